@@ -1,0 +1,12 @@
+# -DSLUICE_SANITIZE=address,undefined   or   -DSLUICE_SANITIZE=thread
+set(SLUICE_SANITIZE "" CACHE STRING "Comma-separated sanitizers: address,undefined or thread")
+if(SLUICE_SANITIZE)
+  string(REPLACE "," ";" _sanitizers "${SLUICE_SANITIZE}")
+  if("thread" IN_LIST _sanitizers AND "address" IN_LIST _sanitizers)
+    message(FATAL_ERROR "SLUICE_SANITIZE: thread cannot be combined with address")
+  endif()
+  set(_flags "-fsanitize=${SLUICE_SANITIZE}" -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_compile_options(${_flags})
+  add_link_options(${_flags})
+  message(STATUS "Sanitizers: ${SLUICE_SANITIZE}")
+endif()

@@ -1,0 +1,31 @@
+# Sourced by run.sh and test.sh: installs the Debian 12 packages Sluice needs when missing.
+#   sluice_install_deps build     compilers, libraries, test frameworks
+#   sluice_install_deps peers     BGP daemons and tools used as real peers and oracles
+SLUICE_BUILD_PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev ccache pkg-config
+  libboost-dev libabsl-dev libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
+  libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libbz2-dev libmnl-dev iproute2 python3)
+SLUICE_PEER_PKGS=(bird2 frr gobgpd openbgpd exabgp bgpdump gnuplot-nox)
+
+sluice_install_deps() {
+  local want=() missing=() p
+  for group in "$@"; do
+    case "$group" in
+      build) want+=("${SLUICE_BUILD_PKGS[@]}") ;;
+      peers) want+=("${SLUICE_PEER_PKGS[@]}") ;;
+    esac
+  done
+  for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "== installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}" ||
+    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${missing[@]}"; }
+  # Debian starts these daemons as system services on install; the tests run their own copies.
+  for svc in bird frr openbgpd gobgpd exabgp; do
+    $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true
+  done
+}
