@@ -26,9 +26,7 @@ void StoreBig64(uint64_t v, uint8_t* p) {
 
 }  // namespace
 
-std::string_view FamilyName(Family family) {
-  return family == Family::kIPv4 ? "ipv4" : "ipv6";
-}
+std::string_view FamilyName(Family family) { return family == Family::kIPv4 ? "ipv4" : "ipv6"; }
 
 absl::StatusOr<IPv4Address> IPv4Address::Parse(std::string_view text) {
   // inet_pton is strict: exactly four decimal octets, no leading zeros, nothing else.

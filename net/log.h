@@ -38,7 +38,7 @@ class LogLine {
 
 }  // namespace sluice::net
 
-#define SLUICE_LOG(level)                                                     \
-  if (!::sluice::net::LogEnabled(::sluice::net::LogLevel::level)) {           \
-  } else                                                                      \
+#define SLUICE_LOG(level)                                           \
+  if (!::sluice::net::LogEnabled(::sluice::net::LogLevel::level)) { \
+  } else                                                            \
     ::sluice::net::LogLine(::sluice::net::LogLevel::level)

@@ -24,7 +24,8 @@ absl::StatusOr<Prefix> ParsePrefix(std::string_view text, bool mask) {
   int length = -1;
   if (len_text.empty() || len_text.size() > 3 ||
       !std::all_of(len_text.begin(), len_text.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-      !absl::SimpleAtoi(absl::string_view(len_text.data(), len_text.size()), &length) || length > address->bits()) {
+      !absl::SimpleAtoi(absl::string_view(len_text.data(), len_text.size()), &length) ||
+      length > address->bits()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("bad prefix length in '%s' (0..%d expected)", text, address->bits()));
   }
