@@ -1,0 +1,344 @@
+#pragma once
+// RouteTrie<A, T> member definitions. Included by net/route_trie.h; include that header.
+//
+// Tree invariants (checked by CheckInvariants): every node in the tree is either an entry
+// (kEntry, holds a value) or a branch point (flags 0) with two children; a child's prefix is
+// longer than its parent's and extends it, and sits in child[bit after the parent's prefix].
+// Erased-but-pinned nodes (kErased) are out of the tree: they keep only their key and value.
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace sluice::net {
+
+template <class A, class T>
+std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(const Prefix& prefix,
+                                                                            T&& value,
+                                                                            bool assign) {
+  if (prefix.family() != Traits::kFamily || !arena_.CanAllocate(2)) return {end(), false};
+  const Key k = Traits::FromPrefix(prefix);
+  const int len = prefix.length();
+  uint32_t parent = 0;
+  uint32_t cur = root_;
+  while (cur != 0) {
+    Node& h = node(cur);  // stays valid: arena chunks never move
+    const int common = std::min({Traits::CommonBits(h.key, k), int{h.length}, len});
+    if (common < h.length) {
+      // cur is not on the path to the new prefix: the new node goes between parent and cur,
+      // either directly above cur or beside it under a new branch point.
+      const uint32_t n = NewNode(k, len, kEntry);
+      ::new (static_cast<void*>(arena_.value(n))) T(std::move(value));
+      if (common == len) {
+        node(n).child[Traits::Bit(h.key, len)] = cur;
+        Relink(parent, cur, n);
+        arena_.parent(cur) = n;
+      } else {
+        const uint32_t b = NewNode(Traits::Masked(k, common), common, 0);
+        node(b).child[Traits::Bit(k, common)] = n;
+        node(b).child[Traits::Bit(h.key, common)] = cur;
+        Relink(parent, cur, b);
+        arena_.parent(n) = b;
+        arena_.parent(cur) = b;
+      }
+      ++size_;
+      return {MakeIterator(n), true};
+    }
+    if (h.length == len) {
+      if (h.flags & kEntry) {
+        if (assign) *arena_.value(cur) = std::move(value);
+        return {MakeIterator(cur), false};
+      }
+      ::new (static_cast<void*>(arena_.value(cur))) T(std::move(value));  // a branch point
+      h.flags = kEntry;
+      ++size_;
+      return {MakeIterator(cur), true};
+    }
+    const int bit = Traits::Bit(k, h.length);
+    if (h.child[bit] == 0) {
+      const uint32_t n = NewNode(k, len, kEntry);
+      ::new (static_cast<void*>(arena_.value(n))) T(std::move(value));
+      h.child[bit] = n;
+      arena_.parent(n) = cur;
+      ++size_;
+      return {MakeIterator(n), true};
+    }
+    parent = cur;
+    cur = h.child[bit];
+  }
+  root_ = NewNode(k, len, kEntry);
+  ::new (static_cast<void*>(arena_.value(root_))) T(std::move(value));
+  ++size_;
+  return {MakeIterator(root_), true};
+}
+
+template <class A, class T>
+uint32_t RouteTrie<A, T>::NewNode(const Key& key, int length, uint8_t flags) {
+  if (!arena_.CanAllocate(1)) {
+    // Only reachable past 4 billion nodes (over 100 GB); insert refuses well before.
+    std::fputs("RouteTrie: node index space exhausted\n", stderr);
+    std::abort();
+  }
+  const uint32_t n = arena_.Allocate();
+  Node& h = node(n);
+  h.key = key;
+  h.child[0] = h.child[1] = 0;
+  h.length = static_cast<uint8_t>(length);
+  h.flags = flags;
+  h.pins = 0;
+  arena_.parent(n) = 0;
+  return n;
+}
+
+template <class A, class T>
+void RouteTrie<A, T>::FreeNode(uint32_t n) {
+  Node& h = node(n);
+  if (h.flags & (kEntry | kErased)) std::destroy_at(arena_.value(n));
+  h.flags = kFree;
+  arena_.Free(n);
+}
+
+// Puts new_child where old_child was under `parent` (or at the root).
+template <class A, class T>
+void RouteTrie<A, T>::Relink(uint32_t parent, uint32_t old_child, uint32_t new_child) {
+  if (parent == 0) {
+    root_ = new_child;
+  } else {
+    Node& p = node(parent);
+    p.child[p.child[0] == old_child ? 0 : 1] = new_child;
+  }
+  if (new_child != 0) arena_.parent(new_child) = parent;
+}
+
+// Takes n (at most one child) out of the tree, and then its parent if that was a branch point
+// now left with one child. Branch points are never pinned, so freeing them is safe.
+template <class A, class T>
+void RouteTrie<A, T>::Unlink(uint32_t n) {
+  const Node& h = node(n);
+  const uint32_t child = h.child[0] != 0 ? h.child[0] : h.child[1];
+  const uint32_t parent = arena_.parent(n);
+  Relink(parent, n, child);
+  if (parent == 0 || child != 0 || node(parent).flags != 0) return;
+  const Node& p = node(parent);
+  const uint32_t other = p.child[0] != 0 ? p.child[0] : p.child[1];
+  Relink(arena_.parent(parent), parent, other);
+  FreeNode(parent);
+}
+
+template <class A, class T>
+void RouteTrie<A, T>::EraseNode(uint32_t n) {
+  --size_;
+  Node& h = node(n);
+  if (h.child[0] != 0 && h.child[1] != 0) {
+    if (h.pins == 0) {  // the node stays as a branch point
+      std::destroy_at(arena_.value(n));
+      h.flags = 0;
+      return;
+    }
+    // Pinned: a new branch point takes its place so that it can leave the tree with its value.
+    const uint32_t b = NewNode(h.key, h.length, 0);
+    Node& bn = node(b);
+    bn.child[0] = h.child[0];
+    bn.child[1] = h.child[1];
+    arena_.parent(h.child[0]) = b;
+    arena_.parent(h.child[1]) = b;
+    Relink(arena_.parent(n), n, b);
+  } else {
+    Unlink(n);
+  }
+  if (h.pins == 0) {
+    FreeNode(n);
+    return;
+  }
+  h.flags = kErased;
+  h.child[0] = h.child[1] = 0;
+  arena_.parent(n) = 0;
+}
+
+template <class A, class T>
+void RouteTrie<A, T>::DestroyAll() {
+  for (uint32_t i = 1; i < arena_.end_index(); ++i) {
+    const Node& h = node(i);
+    if (!(h.flags & kFree) && (h.flags & (kEntry | kErased))) std::destroy_at(arena_.value(i));
+  }
+  arena_.Reset();
+  root_ = 0;
+  size_ = 0;
+  overflow_pins_.clear();
+}
+
+template <class A, class T>
+uint32_t RouteTrie<A, T>::FindNode(const Prefix& prefix) const {
+  const Key k = Traits::FromPrefix(prefix);
+  const int len = prefix.length();
+  uint32_t n = root_;
+  while (n != 0) {
+    const Node& h = node(n);
+    if (h.length >= len) return (h.length == len && h.key == k && (h.flags & kEntry)) ? n : 0;
+    n = h.child[Traits::Bit(k, h.length)];
+  }
+  return 0;
+}
+
+// The deepest entry on the path to (k, length) whose prefix contains it. k need not be masked.
+template <class A, class T>
+uint32_t RouteTrie<A, T>::LongestMatchNode(const Key& k, int length) const {
+  uint32_t n = root_;
+  uint32_t best = 0;
+  while (n != 0) {
+    const Node& h = node(n);
+    if (h.length > length || !Traits::Match(h.key, k, h.length)) break;
+    if (h.flags & kEntry) best = n;
+    if (h.length == length) break;
+    n = h.child[Traits::Bit(k, h.length)];
+  }
+  return best;
+}
+
+// The highest node whose prefix is (k, length) or inside it: its subtree is everything under
+// (k, length). 0 when there is none.
+template <class A, class T>
+uint32_t RouteTrie<A, T>::TopNodeUnder(const Key& k, int length) const {
+  uint32_t n = root_;
+  while (n != 0) {
+    const Node& h = node(n);
+    if (h.length >= length) return Traits::Match(h.key, k, length) ? n : 0;
+    n = h.child[Traits::Bit(k, h.length)];
+  }
+  return 0;
+}
+
+// The first entry of n's subtree in pre-order (a branch point always has child[0]).
+template <class A, class T>
+uint32_t RouteTrie<A, T>::FirstEntry(uint32_t n) const {
+  while (n != 0 && !(node(n).flags & kEntry)) n = node(n).child[0];
+  return n;
+}
+
+// The entry after n (a node in the tree) in pre-order, or 0.
+template <class A, class T>
+uint32_t RouteTrie<A, T>::NextEntry(uint32_t n) const {
+  for (;;) {
+    const Node& h = node(n);
+    uint32_t next = h.child[0] != 0 ? h.child[0] : h.child[1];
+    if (next == 0) {
+      // Climb to the first ancestor with an unvisited right subtree.
+      uint32_t c = n;
+      uint32_t p = arena_.parent(c);
+      while (p != 0 && (node(p).child[1] == c || node(p).child[1] == 0)) {
+        c = p;
+        p = arena_.parent(c);
+      }
+      if (p == 0) return 0;
+      next = node(p).child[1];
+    }
+    if (node(next).flags & kEntry) return next;
+    n = next;
+  }
+}
+
+// The first entry >= (k, length) (inclusive) or > (k, length) in prefix order; k is masked.
+// Walks the path to (k, length), remembering the nearest right subtree passed on the way.
+template <class A, class T>
+uint32_t RouteTrie<A, T>::Successor(const Key& k, int length, bool inclusive) const {
+  uint32_t n = root_;
+  uint32_t after = 0;  // root of the first subtree entirely after the path so far
+  while (n != 0) {
+    const Node& h = node(n);
+    const int common = std::min({Traits::CommonBits(h.key, k), int{h.length}, length});
+    if (common < h.length && common < length) {
+      // Diverging at bit `common`: n's subtree is wholly before or wholly after (k, length).
+      return FirstEntry(Traits::Bit(k, common) ? after : n);
+    }
+    if (common == length && length < h.length) return FirstEntry(n);  // all of n's are longer
+    if (h.length == length) {                                         // n is (k, length) itself
+      if (inclusive && (h.flags & kEntry)) return n;
+      const uint32_t first_child = h.child[0] != 0 ? h.child[0] : h.child[1];
+      return FirstEntry(first_child != 0 ? first_child : after);
+    }
+    // n is a proper ancestor of (k, length): n itself is before it.
+    if (Traits::Bit(k, h.length) == 0) {
+      if (h.child[1] != 0) after = h.child[1];
+      n = h.child[0];
+    } else {
+      n = h.child[1];
+    }
+  }
+  return FirstEntry(after);
+}
+
+template <class A, class T>
+absl::Status RouteTrie<A, T>::CheckInvariants() const {
+  size_t entries = 0;
+  size_t tree_nodes = 0;
+  std::vector<uint32_t> stack;
+  if (root_ != 0) {
+    if (arena_.parent(root_) != 0) return absl::InternalError("root has a parent");
+    stack.push_back(root_);
+  }
+  while (!stack.empty()) {
+    const uint32_t n = stack.back();
+    stack.pop_back();
+    const Node& h = node(n);
+    const std::string name = Traits::ToPrefix(h.key, h.length).ToString();
+    ++tree_nodes;
+    if (tree_nodes > arena_.in_use()) return absl::InternalError("cycle in the tree");
+    if (h.flags != kEntry && h.flags != 0) {
+      return absl::InternalError(absl::StrCat("node ", name, " in tree has flags ", h.flags));
+    }
+    if (!(Traits::Masked(h.key, h.length) == h.key) || h.length > kBits) {
+      return absl::InternalError(absl::StrCat("node ", name, " has host bits or bad length"));
+    }
+    if (h.flags == kEntry) {
+      ++entries;
+    } else if (h.child[0] == 0 || h.child[1] == 0) {
+      return absl::InternalError(absl::StrCat("branch point ", name, " lacks a child"));
+    } else if (h.pins != 0) {
+      return absl::InternalError(absl::StrCat("branch point ", name, " is pinned"));
+    }
+    for (int b = 0; b < 2; ++b) {
+      const uint32_t c = h.child[b];
+      if (c == 0) continue;
+      const Node& ch = node(c);
+      if (arena_.parent(c) != n)
+        return absl::InternalError(absl::StrCat("bad parent under ", name));
+      if (ch.length <= h.length || !Traits::Match(ch.key, h.key, h.length) ||
+          Traits::Bit(ch.key, h.length) != (b == 1)) {
+        return absl::InternalError(absl::StrCat("child ", b, " of ", name, " misplaced"));
+      }
+      stack.push_back(c);
+    }
+  }
+  if (entries != size_) {
+    return absl::InternalError(absl::StrCat("size ", size_, " but ", entries, " entries"));
+  }
+  size_t erased = 0;
+  for (uint32_t i = 1; i < arena_.end_index(); ++i) {
+    const Node& h = node(i);
+    if (h.flags & kErased) {
+      if (h.pins == 0) return absl::InternalError("erased node without pins not freed");
+      ++erased;
+    }
+  }
+  if (tree_nodes + erased != arena_.in_use()) {
+    return absl::InternalError(absl::StrCat("nodes leaked: ", arena_.in_use(), " in use, ",
+                                            tree_nodes, " in tree, ", erased, " erased"));
+  }
+  uint32_t prev = 0;
+  for (uint32_t n = FirstEntry(root_); n != 0; n = NextEntry(n)) {
+    if (prev != 0 && !(Traits::ToPrefix(node(prev).key, node(prev).length) <
+                       Traits::ToPrefix(node(n).key, node(n).length))) {
+      return absl::InternalError("iteration is out of prefix order");
+    }
+    prev = n;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::net
