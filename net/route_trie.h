@@ -27,12 +27,21 @@
 // Memory: nodes live in a pooled arena addressed by 32-bit indices (route_trie_arena.h). An
 // IPv4 node is a 16-octet hot record (32-bit key, two child links, length, flags, pin count),
 // a 4-octet parent link and a slot for T; IPv6 nodes have a 32-octet hot record. A trie of n
-// entries has at most 2n-1 nodes (entries plus branch points). memory_bytes() reports the arena.
+// entries has at most 2n-1 nodes (entries plus branch points).
+//
+// Fast IPv4 lookups: once an IPv4 trie holding at least lookup_index_min_entries() entries
+// (default 65,536) is asked for an address's longest match, it keeps a RouteTrieIndex4 beside
+// the nodes (route_trie_index.h, Poptrie-style, about 1 MiB plus ~8 octets per prefix for a
+// full table) and answers address lookups from it. Updates only mark the index's /18 slots
+// stale; the next lookup in a stale slot rebuilds that slot. So even const lookups may update
+// this cache: the trie is not safe to share between threads in any way. The index is dropped
+// when the trie shrinks below a quarter of the threshold. memory_bytes() counts nodes and index.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -41,6 +50,7 @@
 #include "net/ip_address.h"
 #include "net/prefix.h"
 #include "net/route_trie_arena.h"
+#include "net/route_trie_index.h"
 #include "net/route_trie_iterator.h"
 #include "net/route_trie_key.h"
 
@@ -63,6 +73,7 @@ class RouteTrie {
   static constexpr uint8_t kErased = 2;  // erased but pinned: out of the tree, value kept
   static constexpr uint8_t kFree = 4;    // on the arena's free list
   static constexpr uint16_t kMaxPins = 0xFFFF;
+  static constexpr bool kIndexed = std::is_same_v<A, IPv4Address>;
 
  public:
   using key_type = Prefix;
@@ -126,15 +137,15 @@ class RouteTrie {
   // Longest-prefix match: the most specific entry containing `address`, or end().
   iterator longest_match(const IPAddress& address) {
     if (address.family() != Traits::kFamily) return end();
-    return MakeIterator(LongestMatchNode(Traits::FromAddress(address), kBits));
+    return MakeIterator(AddressMatchNode(Traits::FromAddress(address)));
   }
   iterator longest_match(const A& address) {
-    return MakeIterator(LongestMatchNode(Traits::FromAddress(address), kBits));
+    return MakeIterator(AddressMatchNode(Traits::FromAddress(address)));
   }
   // The value of longest_match(address), or nullptr: the lookup without an iterator.
   const T* longest_match_value(const IPAddress& address) const {
     if (address.family() != Traits::kFamily) return nullptr;
-    const uint32_t n = LongestMatchNode(Traits::FromAddress(address), kBits);
+    const uint32_t n = AddressMatchNode(Traits::FromAddress(address));
     return n ? arena_.value(n) : nullptr;
   }
   // The most specific entry containing `prefix` (prefix itself included), or end().
@@ -191,6 +202,7 @@ class RouteTrie {
   bool empty() const { return size_ == 0; }
   // Erases every entry (pinned ones complete when their iterators leave).
   void clear() {
+    index_.reset();
     root_ = 0;
     size_ = 0;
     bool pinned = false;
@@ -208,8 +220,19 @@ class RouteTrie {
     }
     if (!pinned) arena_.Reset();
   }
-  // Octets the trie's node storage occupies (all nodes, free ones included).
-  size_t memory_bytes() const { return arena_.memory_bytes(); }
+  // Octets the trie occupies: its node storage (all nodes, free ones included) and, for a large
+  // IPv4 trie, its lookup index.
+  size_t memory_bytes() const {
+    return arena_.memory_bytes() + (index_ != nullptr ? index_->memory_bytes() : 0);
+  }
+  // The IPv4 lookup index is built once the trie holds this many entries (see above); 0 keeps
+  // it always (tests), SIZE_MAX never. No effect on IPv6 tries.
+  void set_lookup_index_min_entries(size_t n) {
+    index_min_entries_ = n;
+    if (size_ < n / 4) index_.reset();
+  }
+  size_t lookup_index_min_entries() const { return index_min_entries_; }
+  bool has_lookup_index() const { return index_ != nullptr; }
   // Nodes in use: entries, branch points and erased entries still pinned.
   size_t node_count() const { return arena_.in_use(); }
 
@@ -233,6 +256,20 @@ class RouteTrie {
 
   uint32_t FindNode(const Prefix& prefix) const;
   uint32_t LongestMatchNode(const Key& k, int length) const;
+  uint32_t AddressMatchNode(const Key& k) const {
+    if constexpr (kIndexed) {
+      if (index_ != nullptr || size_ >= index_min_entries_) return IndexedMatchNode(k);
+    }
+    return LongestMatchNode(k, kBits);
+  }
+  uint32_t IndexedMatchNode(uint32_t address) const;
+  void RebuildIndexSlot(uint32_t slot) const;
+  // An entry for (k, length) was added or removed: the index's answers there may change.
+  void EntryChanged(const Key& k, int length) {
+    if constexpr (kIndexed) {
+      if (index_ != nullptr) index_->Invalidate(k, length);
+    }
+  }
   uint32_t TopNodeUnder(const Key& k, int length) const;
   uint32_t FirstEntry(uint32_t n) const;
   uint32_t NextEntry(uint32_t n) const;
@@ -268,6 +305,10 @@ class RouteTrie {
   uint32_t root_ = 0;
   size_t size_ = 0;
   std::unordered_map<uint32_t, uint64_t> overflow_pins_;
+  // The IPv4 lookup index, a cache over the nodes (hence mutable), and its rebuild scratch.
+  mutable std::unique_ptr<RouteTrieIndex4> index_;
+  mutable std::vector<RouteTrieIndex4::Entry> index_entries_;
+  size_t index_min_entries_ = kIndexed ? 65536 : SIZE_MAX;
 };
 
 template <class T>

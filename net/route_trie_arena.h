@@ -24,7 +24,8 @@ class RouteTrieArena {
  public:
   static constexpr int kChunkBits = 12;
   static constexpr uint32_t kChunkSize = uint32_t{1} << kChunkBits;
-  static constexpr uint32_t kMaxNodes = 0xFFFFFFF0u;
+  // Indices stay below 2^30 so that RouteTrieIndex4 can tag them.
+  static constexpr uint32_t kMaxNodes = (uint32_t{1} << 30) - 16;
 
   RouteTrieArena() = default;
   RouteTrieArena(const RouteTrieArena&) = delete;

@@ -48,6 +48,7 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
         arena_.parent(cur) = b;
       }
       ++size_;
+      EntryChanged(k, len);
       return {MakeIterator(n), true};
     }
     if (h.length == len) {
@@ -58,6 +59,7 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
       ::new (static_cast<void*>(arena_.value(cur))) T(std::move(value));  // a branch point
       h.flags = kEntry;
       ++size_;
+      EntryChanged(k, len);
       return {MakeIterator(cur), true};
     }
     const int bit = Traits::Bit(k, h.length);
@@ -67,6 +69,7 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
       h.child[bit] = n;
       arena_.parent(n) = cur;
       ++size_;
+      EntryChanged(k, len);
       return {MakeIterator(n), true};
     }
     parent = cur;
@@ -75,6 +78,7 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
   root_ = NewNode(k, len, kEntry);
   ::new (static_cast<void*>(arena_.value(root_))) T(std::move(value));
   ++size_;
+  EntryChanged(k, len);
   return {MakeIterator(root_), true};
 }
 
@@ -135,6 +139,8 @@ template <class A, class T>
 void RouteTrie<A, T>::EraseNode(uint32_t n) {
   --size_;
   Node& h = node(n);
+  EntryChanged(h.key, h.length);
+  if (index_ != nullptr && size_ < index_min_entries_ / 4) index_.reset();
   if (h.child[0] != 0 && h.child[1] != 0) {
     if (h.pins == 0) {  // the node stays as a branch point
       std::destroy_at(arena_.value(n));
@@ -168,6 +174,7 @@ void RouteTrie<A, T>::DestroyAll() {
     if (!(h.flags & kFree) && (h.flags & (kEntry | kErased))) std::destroy_at(arena_.value(i));
   }
   arena_.Reset();
+  index_.reset();
   root_ = 0;
   size_ = 0;
   overflow_pins_.clear();
@@ -177,6 +184,19 @@ template <class A, class T>
 uint32_t RouteTrie<A, T>::FindNode(const Prefix& prefix) const {
   const Key k = Traits::FromPrefix(prefix);
   const int len = prefix.length();
+  if constexpr (kIndexed) {
+    // When the index is fresh there: the prefix, if present, contains the longest match m of
+    // its first address, so it is m or the first ancestor of m no longer than it.
+    if (index_ != nullptr) {
+      uint32_t m = index_->Lookup(k);
+      if (m != RouteTrieIndex4::kNeedsRebuild) {
+        while (m != 0 && node(m).length > len) m = arena_.parent(m);
+        return (m != 0 && node(m).length == len && node(m).key == k && (node(m).flags & kEntry))
+                   ? m
+                   : 0;
+      }
+    }
+  }
   uint32_t n = root_;
   while (n != 0) {
     const Node& h = node(n);
@@ -199,6 +219,32 @@ uint32_t RouteTrie<A, T>::LongestMatchNode(const Key& k, int length) const {
     n = h.child[Traits::Bit(k, h.length)];
   }
   return best;
+}
+
+// Longest match of an IPv4 address through the index (made on first use), rebuilding the
+// address's slot when it is stale.
+template <class A, class T>
+uint32_t RouteTrie<A, T>::IndexedMatchNode(uint32_t address) const {
+  if (index_ == nullptr) index_ = std::make_unique<RouteTrieIndex4>();
+  uint32_t n = index_->Lookup(address);
+  if (n == RouteTrieIndex4::kNeedsRebuild) {
+    RebuildIndexSlot(RouteTrieIndex4::SlotOf(address));
+    n = index_->Lookup(address);
+  }
+  return n;
+}
+
+template <class A, class T>
+void RouteTrie<A, T>::RebuildIndexSlot(uint32_t slot) const {
+  constexpr int kSlotBits = RouteTrieIndex4::kDirectBits;
+  const uint32_t key = slot << (32 - kSlotBits);
+  index_entries_.clear();
+  for (uint32_t n = FirstEntry(TopNodeUnder(key, kSlotBits)); n != 0 && Under(n, key, kSlotBits);
+       n = NextEntry(n)) {
+    const Node& h = node(n);
+    index_entries_.push_back({h.key, h.length, n});
+  }
+  index_->Rebuild(slot, LongestMatchNode(key, kSlotBits - 1), index_entries_);
 }
 
 // The highest node whose prefix is (k, length) or inside it: its subtree is everything under
@@ -337,6 +383,19 @@ absl::Status RouteTrie<A, T>::CheckInvariants() const {
       return absl::InternalError("iteration is out of prefix order");
     }
     prev = n;
+    if constexpr (kIndexed) {
+      // The index agrees with the nodes at both ends of every entry's range.
+      if (index_ != nullptr) {
+        const Key first = node(n).key;
+        const Key last = first | ~Traits::Mask(node(n).length);
+        for (const Key a : {first, last}) {
+          if (IndexedMatchNode(a) != LongestMatchNode(a, kBits)) {
+            return absl::InternalError(absl::StrCat("lookup index disagrees with the trie for ",
+                                                    Traits::ToPrefix(a, kBits).ToString()));
+          }
+        }
+      }
+    }
   }
   return absl::OkStatus();
 }

@@ -12,7 +12,8 @@ TEST(IPv4Address, ParsePrint) {
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->value(), 0xc0000201u);
   EXPECT_EQ(a->ToString(), "192.0.2.1");
-  for (const char* bad : {"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4 ", "a.b.c.d"}) {
+  for (const char* bad :
+       {"", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4 ", "a.b.c.d"}) {
     EXPECT_FALSE(IPv4Address::Parse(bad).ok()) << bad;
   }
 }
@@ -23,7 +24,7 @@ TEST(IPv6Address, Rfc5952CanonicalForm) {
     const char* out;
   } cases[] = {
       {"2001:0db8:0000:0000:0000:0000:0000:0001", "2001:db8::1"},
-      {"2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"},  // first of two equal runs
+      {"2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"},     // first of two equal runs
       {"2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"},  // one zero group is not compressed
       {"2001:DB8::", "2001:db8::"},
       {"::", "::"},

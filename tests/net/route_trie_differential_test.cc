@@ -50,7 +50,10 @@ class Differential {
   };
 
  public:
-  explicit Differential(uint64_t seed) : rng_(seed) {
+  // index_min_entries: when the IPv4 lookup index is used (RouteTrie::
+  // set_lookup_index_min_entries); 0 uses it for every address lookup.
+  Differential(uint64_t seed, size_t index_min_entries) : rng_(seed) {
+    trie_.set_lookup_index_min_entries(index_min_entries);
     for (auto& b : bases_) b = {rng_(), rng_()};
     if (kBits == 32) {
       for (int l = 0; l <= 32; ++l) lengths_.push_back(l);
@@ -82,9 +85,10 @@ class Differential {
     }
     std::printf(
         "  %s: %zu entries on average, %zu at the end (%zu nodes); %d erases under walkers, %d "
-        "++ from erased entries, %d deep matches (longer than /0)\n",
+        "++ from erased entries, %d deep matches (longer than /0); lookup index %s\n",
         kBits == 32 ? "IPv4" : "IPv6", static_cast<size_t>(size_sum_ / operations), oracle_.size(),
-        trie_.node_count(), erased_under_walkers_, erased_advances_, deep_matches_);
+        trie_.node_count(), erased_under_walkers_, erased_advances_, deep_matches_,
+        trie_.has_lookup_index() ? "in use" : "not in use");
   }
 
  private:
@@ -375,15 +379,34 @@ TEST(RouteTrieDifferential, IPv4AgainstMapOracle) {
   const uint64_t seed = Seed();
   std::printf("  seed %llu (SLUICE_TRIE_SEED to change), %d operations\n",
               static_cast<unsigned long long>(seed), kOperations);
-  Differential<IPv4Address> d(seed);
+  Differential<IPv4Address> d(seed, SIZE_MAX);  // trie walks only
   d.Run(kOperations);
+}
+
+// Address lookups through the lookup index from the start: every update invalidates slots that
+// later lookups rebuild; CheckInvariants also compares the index with the trie.
+TEST(RouteTrieDifferential, IPv4WithLookupIndex) {
+  const uint64_t seed = Seed() + 2;
+  std::printf("  seed %llu (SLUICE_TRIE_SEED to change, plus 2), %d operations\n",
+              static_cast<unsigned long long>(seed), kOperations * 3 / 10);
+  Differential<IPv4Address> d(seed, 0);
+  d.Run(kOperations * 3 / 10);
+}
+
+// The index is made when the trie reaches 1,200 entries and dropped below 300 (after clear).
+TEST(RouteTrieDifferential, IPv4LookupIndexComesAndGoes) {
+  const uint64_t seed = Seed() + 3;
+  std::printf("  seed %llu (SLUICE_TRIE_SEED to change, plus 3), %d operations\n",
+              static_cast<unsigned long long>(seed), kOperations * 3 / 10);
+  Differential<IPv4Address> d(seed, 1200);
+  d.Run(kOperations * 3 / 10);
 }
 
 TEST(RouteTrieDifferential, IPv6AgainstMapOracle) {
   const uint64_t seed = Seed() + 1;
   std::printf("  seed %llu (SLUICE_TRIE_SEED to change, plus 1), %d operations\n",
               static_cast<unsigned long long>(seed), kOperations);
-  Differential<IPv6Address> d(seed);
+  Differential<IPv6Address> d(seed, 0);  // no effect on IPv6
   d.Run(kOperations);
 }
 

@@ -368,5 +368,62 @@ TEST(RouteTrie, MemoryIsReleasedByClear) {
   EXPECT_EQ(trie.node_count(), 0u);
 }
 
+// --- the IPv4 lookup index ------------------------------------------------------------------
+
+TEST(RouteTrieLookupIndex, AnswersLikeTheTrieWalk) {
+  RouteTrie4<int> trie;
+  std::mt19937 rng(5);
+  std::vector<Prefix> prefixes;
+  while (trie.size() < 70000) {
+    // Clustered under a few /12s so that most /18 slots have deep entries.
+    const uint32_t a = (0x0a000000u + (rng() % 16) * 0x100000u) | (rng() & 0xfffffu);
+    const Prefix p(IPv4Address(a), 12 + static_cast<int>(rng() % 21));
+    if (p.length() > 18 && trie.insert(p, static_cast<int>(trie.size())).second) {
+      prefixes.push_back(p);
+    }
+  }
+  trie.insert(P("10.0.0.0/8"), -1);
+  ASSERT_GE(trie.size(), trie.lookup_index_min_entries());
+  EXPECT_FALSE(trie.has_lookup_index());  // made on the first address lookup only
+  trie.longest_match(Addr("10.1.2.3"));
+  EXPECT_TRUE(trie.has_lookup_index());
+  for (int i = 0; i < 200000; ++i) {
+    const IPv4Address a((0x0a000000u + (rng() % 17) * 0x100000u) | (rng() & 0xfffffu));
+    auto indexed = trie.longest_match(IPAddress(a));
+    auto walked = trie.longest_match(Prefix(a, 32));  // the prefix form walks the trie
+    ASSERT_TRUE(indexed == walked) << a.ToString();
+  }
+  // Updates invalidate; later lookups and finds still agree.
+  for (int i = 0; i < 20000; ++i) trie.erase(prefixes[i]);
+  trie.insert(P("10.1.0.0/18"), 7);
+  trie.insert(P("10.1.2.0/24"), 8);
+  EXPECT_EQ(*trie.longest_match(Addr("10.1.2.3")), 8);
+  EXPECT_EQ(*trie.find_value(P("10.1.0.0/18")), 7);
+  for (int i = 0; i < 40000; ++i) {
+    EXPECT_EQ(trie.find(prefixes[i]) != trie.end(),
+              i >= 20000 || prefixes[i] == P("10.1.0.0/18") || prefixes[i] == P("10.1.2.0/24"))
+        << prefixes[i].ToString();
+  }
+  const absl::Status s = trie.CheckInvariants();  // compares the index at every entry's ends
+  EXPECT_TRUE(s.ok()) << s;
+  const size_t with_index = trie.memory_bytes();
+  trie.set_lookup_index_min_entries(SIZE_MAX);  // dropped: lookups walk the trie again
+  EXPECT_FALSE(trie.has_lookup_index());
+  EXPECT_LT(trie.memory_bytes(), with_index);
+  EXPECT_EQ(*trie.longest_match(Addr("10.1.2.3")), 8);
+}
+
+TEST(RouteTrieLookupIndex, DroppedWhenTheTrieShrinks) {
+  RouteTrie4<int> trie;
+  trie.set_lookup_index_min_entries(100);
+  for (int i = 0; i < 200; ++i) trie.insert(Prefix(IPv4Address(0x0a000000u + (i << 8)), 24), i);
+  EXPECT_EQ(*trie.longest_match(Addr("10.0.5.1")), 5);
+  EXPECT_TRUE(trie.has_lookup_index());
+  for (int i = 0; i < 180; ++i) trie.erase(Prefix(IPv4Address(0x0a000000u + (i << 8)), 24));
+  EXPECT_FALSE(trie.has_lookup_index());  // below a quarter of the threshold
+  EXPECT_TRUE(trie.longest_match(Addr("10.0.5.1")) == trie.end());
+  EXPECT_EQ(*trie.longest_match(Addr("10.0.190.1")), 190);
+}
+
 }  // namespace
 }  // namespace sluice::net
