@@ -66,12 +66,12 @@ class RouteTrie {
     Key key;            // masked to `length` bits
     uint32_t child[2];  // by the bit after the prefix; 0 = none
     uint8_t length;
-    uint8_t flags;  // kEntry, kErased or kFree; 0 for a branch point
+    uint8_t flags;  // kEntry, kErased or kBranch; 0 for a free or never-used node
     uint16_t pins;  // iterators standing here (more go in overflow_pins_)
   };
   static constexpr uint8_t kEntry = 1;   // a live entry, in the tree, with a value
   static constexpr uint8_t kErased = 2;  // erased but pinned: out of the tree, value kept
-  static constexpr uint8_t kFree = 4;    // on the arena's free list
+  static constexpr uint8_t kBranch = 4;  // a branch point: in the tree, two children, no value
   static constexpr uint16_t kMaxPins = 0xFFFF;
   static constexpr bool kIndexed = std::is_same_v<A, IPv4Address>;
 
@@ -208,8 +208,8 @@ class RouteTrie {
     bool pinned = false;
     for (uint32_t i = 1; i < arena_.end_index(); ++i) {
       Node& h = node(i);
-      if (h.flags & kFree) continue;
-      if (h.pins > 0) {  // only entries are pinned
+      if (h.flags == 0) continue;  // free
+      if (h.pins > 0) {            // only entries are pinned
         h.flags = kErased;
         h.child[0] = h.child[1] = 0;
         arena_.parent(i) = 0;
@@ -248,6 +248,7 @@ class RouteTrie {
   iterator MakeIterator(uint32_t n) { return iterator(this, n, Key{}, 0); }
   std::pair<iterator, bool> Insert(const Prefix& prefix, T&& value, bool assign);
   uint32_t NewNode(const Key& key, int length, uint8_t flags);
+  uint32_t ReplaceNode(uint32_t n, uint8_t flags);
   void FreeNode(uint32_t n);
   void EraseNode(uint32_t n);
   void Relink(uint32_t parent, uint32_t old_child, uint32_t new_child);
@@ -301,7 +302,8 @@ class RouteTrie {
     if (--h.pins == 0 && (h.flags & kErased)) FreeNode(n);  // the erase completes
   }
 
-  RouteTrieArena<Node, T> arena_;
+  using Arena = RouteTrieArena<Node, T>;
+  Arena arena_;
   uint32_t root_ = 0;
   size_t size_ = 0;
   std::unordered_map<uint32_t, uint64_t> overflow_pins_;

@@ -2,7 +2,8 @@
 // RouteTrie<A, T> member definitions. Included by net/route_trie.h; include that header.
 //
 // Tree invariants (checked by CheckInvariants): every node in the tree is either an entry
-// (kEntry, holds a value) or a branch point (flags 0) with two children; a child's prefix is
+// (kEntry, in an entry chunk, holds a value) or a branch point (kBranch, in a branch chunk) with
+// two children; a child's prefix is
 // longer than its parent's and extends it, and sits in child[bit after the parent's prefix].
 // Erased-but-pinned nodes (kErased) are out of the tree: they keep only their key and value.
 
@@ -22,7 +23,9 @@ template <class A, class T>
 std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(const Prefix& prefix,
                                                                             T&& value,
                                                                             bool assign) {
-  if (prefix.family() != Traits::kFamily || !arena_.CanAllocate(2)) return {end(), false};
+  // Refuse inserts while a margin of chunks remains, so that erases (which may need a node)
+  // never run out.
+  if (prefix.family() != Traits::kFamily || !arena_.CanAllocate(64)) return {end(), false};
   const Key k = Traits::FromPrefix(prefix);
   const int len = prefix.length();
   uint32_t parent = 0;
@@ -40,7 +43,7 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
         Relink(parent, cur, n);
         arena_.parent(cur) = n;
       } else {
-        const uint32_t b = NewNode(Traits::Masked(k, common), common, 0);
+        const uint32_t b = NewNode(Traits::Masked(k, common), common, kBranch);
         node(b).child[Traits::Bit(k, common)] = n;
         node(b).child[Traits::Bit(h.key, common)] = cur;
         Relink(parent, cur, b);
@@ -56,11 +59,13 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
         if (assign) *arena_.value(cur) = std::move(value);
         return {MakeIterator(cur), false};
       }
-      ::new (static_cast<void*>(arena_.value(cur))) T(std::move(value));  // a branch point
-      h.flags = kEntry;
+      // A branch point becomes an entry: it moves to an entry node (it is never pinned).
+      const uint32_t n = ReplaceNode(cur, kEntry);
+      FreeNode(cur);
+      ::new (static_cast<void*>(arena_.value(n))) T(std::move(value));
       ++size_;
       EntryChanged(k, len);
-      return {MakeIterator(cur), true};
+      return {MakeIterator(n), true};
     }
     const int bit = Traits::Bit(k, h.length);
     if (h.child[bit] == 0) {
@@ -85,11 +90,11 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
 template <class A, class T>
 uint32_t RouteTrie<A, T>::NewNode(const Key& key, int length, uint8_t flags) {
   if (!arena_.CanAllocate(1)) {
-    // Only reachable past 4 billion nodes (over 100 GB); insert refuses well before.
+    // Only reachable near 2^30 nodes (tens of GB); insert refuses before that.
     std::fputs("RouteTrie: node index space exhausted\n", stderr);
     std::abort();
   }
-  const uint32_t n = arena_.Allocate();
+  const uint32_t n = arena_.Allocate(flags == kEntry ? Arena::Kind::kEntry : Arena::Kind::kBranch);
   Node& h = node(n);
   h.key = key;
   h.child[0] = h.child[1] = 0;
@@ -104,8 +109,23 @@ template <class A, class T>
 void RouteTrie<A, T>::FreeNode(uint32_t n) {
   Node& h = node(n);
   if (h.flags & (kEntry | kErased)) std::destroy_at(arena_.value(n));
-  h.flags = kFree;
+  h.flags = 0;
   arena_.Free(n);
+}
+
+// Puts a new node with n's prefix and children, and `flags`, in n's place in the tree; n is
+// left out of the tree, untouched otherwise. Returns the new node.
+template <class A, class T>
+uint32_t RouteTrie<A, T>::ReplaceNode(uint32_t n, uint8_t flags) {
+  const uint32_t m = NewNode(node(n).key, node(n).length, flags);
+  const Node& h = node(n);
+  Node& r = node(m);
+  for (int b = 0; b < 2; ++b) {
+    r.child[b] = h.child[b];
+    if (h.child[b] != 0) arena_.parent(h.child[b]) = m;
+  }
+  Relink(arena_.parent(n), n, m);
+  return m;
 }
 
 // Puts new_child where old_child was under `parent` (or at the root).
@@ -128,7 +148,7 @@ void RouteTrie<A, T>::Unlink(uint32_t n) {
   const uint32_t child = h.child[0] != 0 ? h.child[0] : h.child[1];
   const uint32_t parent = arena_.parent(n);
   Relink(parent, n, child);
-  if (parent == 0 || child != 0 || node(parent).flags != 0) return;
+  if (parent == 0 || child != 0 || node(parent).flags != kBranch) return;
   const Node& p = node(parent);
   const uint32_t other = p.child[0] != 0 ? p.child[0] : p.child[1];
   Relink(arena_.parent(parent), parent, other);
@@ -142,19 +162,8 @@ void RouteTrie<A, T>::EraseNode(uint32_t n) {
   EntryChanged(h.key, h.length);
   if (index_ != nullptr && size_ < index_min_entries_ / 4) index_.reset();
   if (h.child[0] != 0 && h.child[1] != 0) {
-    if (h.pins == 0) {  // the node stays as a branch point
-      std::destroy_at(arena_.value(n));
-      h.flags = 0;
-      return;
-    }
-    // Pinned: a new branch point takes its place so that it can leave the tree with its value.
-    const uint32_t b = NewNode(h.key, h.length, 0);
-    Node& bn = node(b);
-    bn.child[0] = h.child[0];
-    bn.child[1] = h.child[1];
-    arena_.parent(h.child[0]) = b;
-    arena_.parent(h.child[1]) = b;
-    Relink(arena_.parent(n), n, b);
+    // A branch point takes its place (and if n is pinned, n leaves the tree with its value).
+    ReplaceNode(n, kBranch);
   } else {
     Unlink(n);
   }
@@ -171,7 +180,7 @@ template <class A, class T>
 void RouteTrie<A, T>::DestroyAll() {
   for (uint32_t i = 1; i < arena_.end_index(); ++i) {
     const Node& h = node(i);
-    if (!(h.flags & kFree) && (h.flags & (kEntry | kErased))) std::destroy_at(arena_.value(i));
+    if (h.flags & (kEntry | kErased)) std::destroy_at(arena_.value(i));
   }
   arena_.Reset();
   index_.reset();
@@ -335,7 +344,7 @@ absl::Status RouteTrie<A, T>::CheckInvariants() const {
     const std::string name = Traits::ToPrefix(h.key, h.length).ToString();
     ++tree_nodes;
     if (tree_nodes > arena_.in_use()) return absl::InternalError("cycle in the tree");
-    if (h.flags != kEntry && h.flags != 0) {
+    if (h.flags != kEntry && h.flags != kBranch) {
       return absl::InternalError(absl::StrCat("node ", name, " in tree has flags ", h.flags));
     }
     if (!(Traits::Masked(h.key, h.length) == h.key) || h.length > kBits) {
