@@ -9,7 +9,7 @@
 //
 // Operations and costs (W = address bits, 32 or 128; n = entries):
 //   insert / insert_or_assign / find / erase(prefix)        O(W)
-//   longest_match(address or prefix), find_less_specific      O(W)
+//   longest_match(address or prefix), find_less_specific      O(W) (IPv4 addresses: see below)
 //   iteration in prefix order (net::Prefix operator<: address, then length — the trie's
 //   pre-order), over everything or over the subtree under a prefix; ++ is O(W) worst case.
 //
@@ -22,20 +22,23 @@
 // (XORP §5.1.2). Inserting the same prefix again makes a new entry; iterators standing on the
 // erased one still see the old value. Iterators are copyable and movable and keep the pin counts
 // right. Everything is single-threaded: the trie and its iterators belong to one event loop.
-// Destroy every iterator before the trie, as with standard containers.
+// Destroy every iterator before the trie, as with standard containers. A T* from find_value()
+// stays valid until its entry is erased (and the erase completes).
 //
 // Memory: nodes live in a pooled arena addressed by 32-bit indices (route_trie_arena.h). An
-// IPv4 node is a 16-octet hot record (32-bit key, two child links, length, flags, pin count),
-// a 4-octet parent link and a slot for T; IPv6 nodes have a 32-octet hot record. A trie of n
-// entries has at most 2n-1 nodes (entries plus branch points).
+// IPv4 node is a 16-octet hot record (32-bit key, two child links, length, flags, pin count)
+// and a 4-octet parent link, plus the T for an entry (branch points have none); IPv6 nodes have
+// a 32-octet hot record. A trie of n entries has at most 2n-1 nodes. The 577,706-prefix PCH
+// table with T = void* takes 44.8 octets per prefix (56.4 with the lookup index below).
 //
 // Fast IPv4 lookups: once an IPv4 trie holding at least lookup_index_min_entries() entries
 // (default 65,536) is asked for an address's longest match, it keeps a RouteTrieIndex4 beside
-// the nodes (route_trie_index.h, Poptrie-style, about 1 MiB plus ~8 octets per prefix for a
-// full table) and answers address lookups from it. Updates only mark the index's /18 slots
-// stale; the next lookup in a stale slot rebuilds that slot. So even const lookups may update
-// this cache: the trie is not safe to share between threads in any way. The index is dropped
-// when the trie shrinks below a quarter of the threshold. memory_bytes() counts nodes and index.
+// the nodes (route_trie_index.h, Poptrie-style, about 1 MiB plus ~10 octets per prefix for a
+// full table) and answers address lookups, and exact finds where it is fresh, from it. Updates only
+// mark the index's /18 slots stale; the next lookup in a stale slot rebuilds that slot. So even
+// const lookups may update this cache: the trie is not safe to share between threads in any way.
+// The index is dropped when the trie shrinks below a quarter of the threshold. memory_bytes()
+// counts nodes and index.
 
 #include <cstddef>
 #include <cstdint>

@@ -177,6 +177,10 @@ TEST(RouteTrie, WrongFamilyFailsCleanly) {
   EXPECT_TRUE(v4.longest_match(P("2001:db8::/64")) == v4.end());
   EXPECT_TRUE(v4.subtree(P("::/0")).empty());
   EXPECT_TRUE(v4.find_less_specific(P("2001:db8::/64")) == v4.end());
+  EXPECT_TRUE(v4.less_specifics(P("2001:db8::/64")).empty());
+  EXPECT_TRUE(v4.lower_bound(P("::/0")) == v4.end());
+  EXPECT_TRUE(v4.upper_bound(P("::/0")) == v4.end());
+  EXPECT_FALSE(v4.insert_or_assign(P("::/0"), 3).second);
   EXPECT_EQ(v4.size(), 1u);
 
   RouteTrie6<int> v6;
