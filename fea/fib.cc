@@ -49,6 +49,7 @@ absl::Status Fib::Shutdown() {
   shut_down_ = true;
   transactions_.clear();
   table_.Clear();
+  ++table_generation_;
   return backend_->Shutdown();
 }
 
@@ -65,7 +66,10 @@ absl::StatusOr<TransactionId> Fib::StartTransaction(std::string owner) {
   }
   TransactionId id = next_id_++;
   if (next_id_ == 0) next_id_ = 1;
-  transactions_[id].owner = std::move(owner);
+  Transaction& tx = transactions_[id];
+  tx.owner = std::move(owner);
+  tx.table_generation = table_generation_;
+  tx.interface_generation = interface_generation_;
   return id;
 }
 
@@ -77,74 +81,76 @@ absl::StatusOr<Fib::Transaction*> Fib::Find(TransactionId id) {
   return &it->second;
 }
 
-// The checks shared by queueing and commit: the op against the FIB as seen through `present`,
-// and the route against the interfaces.
-static absl::Status CheckOp(FibOpKind kind, const FibRoute& route, bool present,
-                            const InterfaceTree& interfaces) {
-  if (kind == FibOpKind::kAdd && present) {
-    return absl::AlreadyExistsError(absl::StrCat("add ", route.ToString(), ": ",
-                                                 route.prefix.ToString(),
-                                                 " is already in the FIB (use replace)"));
-  }
-  if (kind == FibOpKind::kReplace && !present) {
-    return absl::NotFoundError(absl::StrCat("replace ", route.ToString(), ": ",
-                                            route.prefix.ToString(), " is not in the FIB"));
-  }
-  if (kind == FibOpKind::kDelete) {
-    if (!present) {
-      return absl::NotFoundError(
-          absl::StrCat("delete ", route.prefix.ToString(), ": not in the FIB"));
-    }
-    return absl::OkStatus();
-  }
-  return ValidateRoute(route, interfaces);
-}
-
-absl::Status Fib::Queue(TransactionId id, PendingOp op) {
+absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route) {
   ASSIGN_OR_RETURN(Transaction * tx, Find(id));
   if (!tx->error.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("transaction ", id, " already failed (", tx->error.message(), "); abort it"));
   }
   absl::Status status;
-  if (tx->ops.size() >= options_.max_ops_per_transaction) {
+  if (tx->changes >= options_.max_ops_per_transaction) {
     status = absl::ResourceExhaustedError(
-        absl::StrCat("transaction ", id, " holds ", tx->ops.size(), " changes, the most allowed"));
-  } else if (op.delete_all) {
+        absl::StrCat("transaction ", id, " holds ", tx->changes, " changes, the most allowed"));
+  } else if (kind == OpKind::kDeleteAll) {
     tx->deletes_all = true;
-    for (auto& [prefix, present] : tx->staged) present = false;
+    for (Slot& s : tx->slots) {
+      s.present = false;
+      s.route.reset();
+    }
   } else {
-    const net::Prefix& p = op.route.prefix;
-    auto it = tx->staged.find(p);
-    bool present =
-        it != tx->staged.end() ? it->second : (!tx->deletes_all && table_.Find(p) != nullptr);
-    status = CheckOp(op.kind, op.route, present, ifmgr_.tree());
-    if (status.ok()) tx->staged[p] = op.kind != FibOpKind::kDelete;
+    const net::Prefix prefix = route.prefix;
+    auto [it, inserted] = tx->slot_of.try_emplace(prefix, tx->slots.size());
+    if (inserted) {
+      bool in_table = table_.Find(prefix) != nullptr;
+      tx->slots.push_back(
+          Slot{prefix, in_table, !tx->deletes_all, in_table && !tx->deletes_all, std::nullopt});
+    }
+    Slot& slot = tx->slots[it->second];
+    if (kind == OpKind::kAdd && slot.present) {
+      status =
+          absl::AlreadyExistsError(absl::StrCat("add ", route.ToString(), ": ", prefix.ToString(),
+                                                " is already in the FIB (use replace)"));
+    } else if (kind == OpKind::kReplace && !slot.present) {
+      status = absl::NotFoundError(absl::StrCat("replace ", route.ToString(), ": ",
+                                                prefix.ToString(), " is not in the FIB"));
+    } else if (kind == OpKind::kDelete && !slot.present) {
+      status = absl::NotFoundError(absl::StrCat("delete ", prefix.ToString(), ": not in the FIB"));
+    } else if (kind != OpKind::kDelete) {
+      status = ValidateRoute(route, ifmgr_.tree());
+    }
+    if (status.ok()) {
+      slot.present = kind != OpKind::kDelete;
+      if (slot.present) {
+        slot.route = std::move(route);
+      } else {
+        slot.route.reset();
+      }
+    }
   }
   if (!status.ok()) {
     tx->error = status;
     return status;
   }
-  tx->ops.push_back(std::move(op));
+  ++tx->changes;
   return absl::OkStatus();
 }
 
 absl::Status Fib::AddRoute(TransactionId id, FibRoute route) {
-  return Queue(id, PendingOp{FibOpKind::kAdd, std::move(route)});
+  return Queue(id, OpKind::kAdd, std::move(route));
 }
 
 absl::Status Fib::ReplaceRoute(TransactionId id, FibRoute route) {
-  return Queue(id, PendingOp{FibOpKind::kReplace, std::move(route)});
+  return Queue(id, OpKind::kReplace, std::move(route));
 }
 
 absl::Status Fib::DeleteRoute(TransactionId id, const net::Prefix& prefix) {
   FibRoute route;
   route.prefix = prefix;
-  return Queue(id, PendingOp{FibOpKind::kDelete, std::move(route)});
+  return Queue(id, OpKind::kDelete, std::move(route));
 }
 
 absl::Status Fib::DeleteAllRoutes(TransactionId id) {
-  return Queue(id, PendingOp{FibOpKind::kDelete, FibRoute{}, true});
+  return Queue(id, OpKind::kDeleteAll, FibRoute{});
 }
 
 absl::Status Fib::Abort(TransactionId id) {
@@ -163,50 +169,51 @@ size_t Fib::AbortTransactionsOf(std::string_view owner) {
   return ids.size();
 }
 
+absl::Status Fib::Recheck(const Transaction& tx) const {
+  if (tx.table_generation != table_generation_) {
+    for (const Slot& s : tx.slots) {
+      if (!s.check_initial) continue;
+      bool now = table_.Find(s.prefix) != nullptr;
+      if (now && !s.initial_present) {
+        return absl::AlreadyExistsError(
+            absl::StrCat(s.prefix.ToString(),
+                         " was added to the FIB by a transaction committed since this one "
+                         "first changed it"));
+      }
+      if (!now && s.initial_present) {
+        return absl::NotFoundError(
+            absl::StrCat(s.prefix.ToString(),
+                         " was deleted from the FIB by a transaction committed since this one "
+                         "first changed it"));
+      }
+    }
+  }
+  if (tx.interface_generation != interface_generation_) {
+    for (const Slot& s : tx.slots) {
+      if (s.present) RETURN_IF_ERROR(ValidateRoute(*s.route, ifmgr_.tree()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
   ASSIGN_OR_RETURN(Transaction * found, Find(id));
   Transaction tx = std::move(*found);
   transactions_.erase(id);
   const std::string name = absl::StrCat("transaction ", id, " not committed, FIB unchanged: ");
   if (!tx.error.ok()) return Prefixed(tx.error, name);
-
-  // 1. Replay the changes against the FIB and interfaces of this moment: the final state of
-  //    each prefix touched, in order of first touch.
-  struct Slot {
-    net::Prefix prefix;
-    bool present;                   // in the FIB after the ops replayed so far
-    std::optional<FibRoute> route;  // when present: the route if an op set it
-  };
-  std::vector<Slot> final_state;
-  absl::flat_hash_map<net::Prefix, size_t> slot_of;
-  auto slot = [&](const net::Prefix& p) -> Slot& {
-    auto [it, inserted] = slot_of.try_emplace(p, final_state.size());
-    if (inserted) final_state.push_back(Slot{p, table_.Find(p) != nullptr, std::nullopt});
-    return final_state[it->second];
-  };
-  for (PendingOp& op : tx.ops) {
-    if (op.delete_all) {
-      table_.ForEach(std::nullopt, std::nullopt, [&](const FibRoute& r) {
-        slot(r.prefix);
-        return true;
-      });
-      for (Slot& s : final_state) {
-        s.present = false;
-        s.route.reset();
+  RETURN_IF_ERROR(Prefixed(Recheck(tx), name));
+  if (tx.deletes_all) {
+    table_.ForEach(std::nullopt, std::nullopt, [&](const FibRoute& r) {
+      if (!tx.slot_of.contains(r.prefix)) {
+        tx.slots.push_back(Slot{r.prefix, true, false, false, std::nullopt});
       }
-      continue;
-    }
-    Slot& s = slot(op.route.prefix);
-    RETURN_IF_ERROR(Prefixed(CheckOp(op.kind, op.route, s.present, ifmgr_.tree()), name));
-    s.present = op.kind != FibOpKind::kDelete;
-    if (s.present) {
-      s.route = std::move(op.route);
-    } else {
-      s.route.reset();
-    }
+      return true;
+    });
   }
+  std::vector<Slot>& final_state = tx.slots;
 
-  // 2. The net changes for the backend.
+  // The net changes for the backend.
   std::vector<FibOp> ops;
   std::vector<size_t> op_slot;  // ops[i] changes final_state[op_slot[i]]
   ops.reserve(final_state.size());
@@ -227,7 +234,7 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
   std::vector<absl::Status> results(ops.size());
   backend_->Apply(ops, ifmgr_.tree(), results);
 
-  // 3. On refusals, undo what was applied, newest first.
+  // On refusals, undo what was applied, newest first.
   std::vector<bool> in_effect(ops.size(), true);
   std::string failure;
   absl::StatusCode code = absl::StatusCode::kOk;
@@ -287,7 +294,7 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
     }
   }
 
-  // 4. The table follows what is in effect; watchers hear of it.
+  // The table follows what is in effect; watchers hear of it.
   CommitResult result;
   std::vector<FibChange> changes;
   bool watched = watchers_.size() > 0;
@@ -313,6 +320,7 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
   // `ops` point into table_, which moves its elements on change: from here on use final_state.
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!in_effect[i]) continue;
+    ++table_generation_;
     Slot& s = final_state[op_slot[i]];
     if (s.present) {
       table_.Set(std::move(*s.route));
@@ -339,6 +347,7 @@ void Fib::Notify(std::vector<FibChange> changes) {
 }
 
 void Fib::OnInterfaceEvent(const InterfaceEvent& e) {
+  ++interface_generation_;
   const Interface& i = e.interface;
   if (e.kind == InterfaceEventKind::kInterfaceRemoved) {
     interface_up_.erase(i.index);

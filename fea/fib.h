@@ -12,14 +12,16 @@
 // Each queued change is checked at once against the FIB as the transaction would leave it
 // (add: the prefix must be absent; replace, delete: present) and against the interfaces
 // (fea/route_validator.h). A change that fails returns the error and poisons the transaction:
-// its Commit then fails with that first error and changes nothing. Commit checks everything
-// again against the FIB and interfaces of that moment (other transactions may have committed
-// meanwhile), then hands the net changes to the backend. When the backend refuses some (the
-// kernel's errno), Commit undoes the ones already applied and fails with a message naming the
+// its Commit then fails with that first error and changes nothing. The transaction keeps only
+// the net effect per prefix. At commit, what may have changed since is checked again: when
+// another transaction committed meanwhile, that each prefix is still present or absent as this
+// one found it (else AlreadyExists or NotFound: the first commit wins); when an interface
+// changed, every route again. Then the net changes go to the backend. When the backend refuses some
+// (the kernel's errno), Commit undoes the ones already applied and fails with a message naming the
 // first refused route and the reason; the FIB is as before. If an undo itself fails, the
 // message says which changes stayed, and the table (and the watchers) reflect them — nothing is
 // left half-applied without being reported. Several transactions may be open at once; the
-// first to commit wins a conflict, the other's Commit fails with FailedPrecondition.
+// first to commit wins a conflict (see above).
 //
 // Lookups and listing answer from the table: what the control plane installed and the backend
 // accepted. Pointers returned stay valid until the next Commit, Shutdown or interface event.
@@ -134,22 +136,30 @@ class Fib {
   FibBackend& backend() { return *backend_; }
 
  private:
-  struct PendingOp {
-    FibOpKind kind;
-    FibRoute route;           // delete: only route.prefix is set
-    bool delete_all = false;  // DeleteAllRoutes (kind kDelete, no route)
+  enum class OpKind { kAdd, kReplace, kDelete, kDeleteAll };
+  // A transaction keeps, per prefix it touches, the state its changes lead to.
+  struct Slot {
+    net::Prefix prefix;
+    bool initial_present;           // in the FIB when the transaction first touched it
+    bool check_initial;             // touched before any DeleteAllRoutes: recheck at commit
+    bool present;                   // after the changes queued so far
+    std::optional<FibRoute> route;  // the route when present
   };
   struct Transaction {
     std::string owner;
-    std::vector<PendingOp> ops;
-    // The transaction's own view: prefix -> present after the ops queued so far.
-    absl::flat_hash_map<net::Prefix, bool> staged;
+    std::vector<Slot> slots;  // in order of first touch
+    absl::flat_hash_map<net::Prefix, size_t> slot_of;
     bool deletes_all = false;
-    absl::Status error;  // the first error: the transaction is poisoned
+    size_t changes = 0;
+    uint64_t table_generation = 0;      // table_generation_ at StartTransaction
+    uint64_t interface_generation = 0;  // interface_generation_ at StartTransaction
+    absl::Status error;                 // the first error: the transaction is poisoned
   };
 
   absl::StatusOr<Transaction*> Find(TransactionId id);
-  absl::Status Queue(TransactionId id, PendingOp op);
+  absl::Status Queue(TransactionId id, OpKind kind, FibRoute route);
+  // Checks, at commit, what may have changed since the changes were queued.
+  absl::Status Recheck(const Transaction& tx) const;
   void OnInterfaceEvent(const InterfaceEvent& event);
   void Notify(std::vector<FibChange> changes);
 
@@ -162,6 +172,8 @@ class Fib {
   bool shut_down_ = false;
   WatcherId ifmgr_watcher_ = 0;
   absl::flat_hash_map<uint32_t, bool> interface_up_;  // by index, as last seen
+  uint64_t table_generation_ = 0;                     // +1 whenever the table changes
+  uint64_t interface_generation_ = 0;                 // +1 on every interface event
   WatcherList<std::span<const FibChange>> watchers_;
 };
 

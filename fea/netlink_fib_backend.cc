@@ -183,7 +183,9 @@ void NetlinkFibBackend::Apply(std::span<const FibOp> ops, const InterfaceTree& i
         const uint32_t old_metric = KernelMetric(op.old->prefix, op.old->metric);
         if (old_metric == metric) write = RouteWrite::kReplace;
       }
-      if (stale_.contains(Key{route.prefix, metric})) write = RouteWrite::kReplace;
+      if (!stale_.empty() && stale_.contains(Key{route.prefix, metric})) {
+        write = RouteWrite::kReplace;
+      }
       batch.Begin();
       absl::Status built = AppendNewRoute(batch.buffer(), batch.next_seq(), batch.flags(), write,
                                           route, target_, interfaces);

@@ -72,6 +72,7 @@ class FibTest : public ::testing::TestWithParam<Backend> {
       ASSERT_TRUE(dummy->AddAddress("v0", Ip("10.1.0.1"), 24).ok());
       ASSERT_TRUE(dummy->AddAddress("v0", Ip("2001:db8:1::1"), 64).ok());
       ASSERT_TRUE(dummy->AddAddress("v2", Ip("10.2.0.1"), 24).ok());
+      dummy_ifmgr_ = dummy.get();
       ifmgr_ = std::move(dummy);
       auto d = std::make_unique<DummyFibBackend>();
       dummy_backend_ = d.get();
@@ -148,6 +149,7 @@ class FibTest : public ::testing::TestWithParam<Backend> {
   std::unique_ptr<IfMgr> ifmgr_;
   std::unique_ptr<Fib> fib_;
   DummyFibBackend* dummy_backend_ = nullptr;
+  DummyIfMgr* dummy_ifmgr_ = nullptr;
 };
 
 TEST_P(FibTest, AddLookupReplaceDelete) {
@@ -285,6 +287,30 @@ TEST_P(FibTest, RefusedRouteUndoesTheWholeTransaction) {
   EXPECT_EQ(Lookup("10.5.0.1"), "10.5.0.0/16 via 10.1.0.2 dev v0");
 }
 
+TEST_P(FibTest, CommitChecksRoutesAgainstInterfacesChangedSinceTheyWereQueued) {
+  auto id = fib_->StartTransaction();
+  ASSERT_TRUE(fib_->AddRoute(*id, R("10.5.0.0/16 via 10.1.0.2")).ok());
+  ASSERT_TRUE(fib_->AddRoute(*id, R("10.6.0.0/16 via 10.1.0.2 dev v0")).ok());
+  // 10.1.0.0/24 leaves v0 before the commit.
+  if (netlink()) {
+    MustRun("ip addr del 10.1.0.1/24 dev v0");
+    for (int i = 0; i < 200 && ifmgr_->tree().FindConnected(Ip("10.1.0.2")); ++i) {
+      io_.restart();
+      io_.run_for(std::chrono::milliseconds(50));
+    }
+  } else {
+    ASSERT_TRUE(dummy_ifmgr_->RemoveAddress("v0", Ip("10.1.0.1")).ok());
+  }
+  ASSERT_EQ(ifmgr_->tree().FindConnected(Ip("10.1.0.2")), nullptr);
+  auto done = fib_->Commit(*id);
+  ASSERT_FALSE(done.ok());
+  EXPECT_THAT(Message(done.status()),
+              HasSubstr("route 10.5.0.0/16 via 10.1.0.2: gateway 10.1.0.2 is on no connected "
+                        "network"));
+  EXPECT_EQ(fib_->size(), 0u);
+  EXPECT_TRUE(ForwardingPlane().empty());
+}
+
 TEST_P(FibTest, ConcurrentTransactionsFirstCommitWins) {
   auto a = fib_->StartTransaction("a");
   auto b = fib_->StartTransaction("b");
@@ -296,6 +322,8 @@ TEST_P(FibTest, ConcurrentTransactionsFirstCommitWins) {
   ASSERT_TRUE(fib_->Commit(*a).ok());
   auto done = fib_->Commit(*b);
   EXPECT_EQ(done.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(Message(done.status()),
+              HasSubstr("10.5.0.0/16 was added to the FIB by a transaction committed since"));
   EXPECT_EQ(Lookup("10.5.0.1"), "10.5.0.0/16 via 10.1.0.2");
   EXPECT_EQ(Lookup("10.6.0.1"), "none");
   EXPECT_EQ(ForwardingPlane(), std::set<std::string>{"10.5.0.0/16"});
