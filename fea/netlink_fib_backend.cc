@@ -29,9 +29,8 @@ class Batch {
     owners_.push_back(owner);
   }
 
-  // Sends the requests; on_result(owner, result) for each, in order. Returns the channel's
-  // error: unanswered requests then have an unknown outcome (the send itself failing, code
-  // Unavailable, means none was applied).
+  // Sends the requests; on_result(owner, result) for each, in order; error -1 marks an
+  // unknown outcome. Returns the channel's error (then some outcomes are unknown).
   absl::Status Send(const std::function<void(size_t, const NetlinkResult&)>& on_result) {
     if (owners_.empty()) return absl::OkStatus();
     reinterpret_cast<nlmsghdr*>(buffer_.data() + last_)->nlmsg_flags |= NLM_F_ACK;
@@ -41,7 +40,7 @@ class Batch {
     for (size_t j = 0; j < owners_.size(); ++j) {
       NetlinkResult r = results_[j];
       if (!status.ok() && !r.answered) {
-        r.error = status.code() == absl::StatusCode::kUnavailable ? EAGAIN : -1;
+        r.error = -1;
         r.message = std::string(status.message());
       }
       on_result(owners_[j], r);
@@ -96,6 +95,7 @@ absl::Status NetlinkFibBackend::Start() {
   absl::StatusOr<std::unique_ptr<NetlinkSocket>> socket = NetlinkSocket::Open();
   if (!socket.ok()) return socket.status();
   socket_ = std::move(*socket);
+  socket_->SetReceiveTimeout(60);
   // Room for a reply to every request of a batch, should all fail (about 1 KiB each).
   int rcvbuf = socket_->SetBufferSizes(8 << 20);
   size_t fit = static_cast<size_t>(rcvbuf) / 1024;

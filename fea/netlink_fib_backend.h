@@ -19,7 +19,11 @@
 // Crash recovery: Start() lists the table's routes of Sluice's protocol; these are stale until
 // added again (an add of a stale prefix and metric overwrites it) or removed by
 // RemoveStaleRoutes(). Shutdown() deletes every route of the protocol in the table, whether
-// known or not.
+// known or not; destroying the backend without Shutdown() leaves the routes, as a crash would.
+//
+// Replies: each exchange waits at most 60 s for the kernel. An exchange that breaks (no reply,
+// receive buffer overrun) leaves the outcome of its unanswered requests unknown: they are
+// reported as DataLoss and not undone.
 
 #include <cstdint>
 #include <memory>

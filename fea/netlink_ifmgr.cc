@@ -147,6 +147,7 @@ absl::Status NetlinkIfMgr::Start() {
   absl::StatusOr<std::unique_ptr<NetlinkSocket>> requests = NetlinkSocket::Open();
   if (!requests.ok()) return requests.status();
   requests_ = std::move(*requests);
+  requests_->SetReceiveTimeout(60);
   // Subscribed before the dump: nothing that changes meanwhile is missed.
   reader_ = std::make_unique<Reader>(io_, std::move(*events), this);
   if (absl::Status s = Resync(); !s.ok()) {

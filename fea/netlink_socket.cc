@@ -4,6 +4,7 @@
 #include <libmnl/libmnl.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +19,10 @@ namespace {
 constexpr size_t kReceiveBufferSize = 128 * 1024;
 
 absl::Status ErrnoStatus(int error, std::string_view what) {
+  if (error == EAGAIN || error == EWOULDBLOCK) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("netlink: ", std::string(what), ": no reply from the kernel in time"));
+  }
   return absl::ErrnoToStatus(error, absl::StrCat("netlink: ", std::string(what)));
 }
 
@@ -98,6 +103,12 @@ int NetlinkSocket::SetBufferSizes(int bytes) {
   return got;
 }
 
+void NetlinkSocket::SetReceiveTimeout(int seconds) {
+  timeval tv{};
+  tv.tv_sec = seconds;
+  setsockopt(fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
 absl::Status NetlinkSocket::SetNonBlocking() {
   int flags = fcntl(fd(), F_GETFL);
   if (flags < 0 || fcntl(fd(), F_SETFL, flags | O_NONBLOCK) < 0) {
@@ -149,8 +160,15 @@ absl::Status NetlinkSocket::SendBatch(std::span<const char> bytes, uint32_t firs
   for (NetlinkResult& r : results) r = NetlinkResult{};
   if (results.empty()) return absl::OkStatus();
   if (mnl_socket_sendto(socket_, bytes.data(), bytes.size()) < 0) {
-    return ErrnoStatus(errno, absl::StrCat("cannot send a batch of ", results.size(), " requests (",
-                                           bytes.size(), " octets)"));
+    // Nothing was applied: every request has a known outcome, this error.
+    const int error = errno;
+    for (NetlinkResult& r : results) {
+      r.answered = true;
+      r.error = error;
+      r.message = absl::StrCat("cannot send a batch of ", results.size(), " requests (",
+                               bytes.size(), " octets)");
+    }
+    return absl::OkStatus();
   }
   const uint32_t last_seq = first_seq + static_cast<uint32_t>(results.size()) - 1;
   for (bool done = false; !done;) {

@@ -61,6 +61,9 @@ class NetlinkSocket {
   // system's limit). Returns the receive buffer size obtained, in octets.
   int SetBufferSizes(int bytes);
   absl::Status SetNonBlocking();
+  // Makes a blocking receive give up after `seconds` (a reply the kernel never sends must not
+  // hang the event loop forever); the exchange then fails with DeadlineExceeded.
+  void SetReceiveTimeout(int seconds);
 
   // Sends `request` (a dump request with its sequence number set) and calls `on_message` for
   // each reply until NLMSG_DONE. Errors: the kernel's NLMSG_ERROR, Unavailable when the dump was
@@ -72,8 +75,9 @@ class NetlinkSocket {
   // first_seq+1, ... in one sendmsg, and fills results[i] for the request with sequence number
   // first_seq+i. The last request must carry NLM_F_ACK (others may: with NLM_F_ACK on all of
   // them every result is answered; without, silence means success, since the kernel answers
-  // every failure and replies in order). Errors: sending or receiving failed (results not
-  // answered are then unknown).
+  // every failure and replies in order). When the send fails nothing was applied and every
+  // result carries the send's errno. Errors: receiving failed (the outcome of the requests not
+  // answered is then unknown).
   absl::Status SendBatch(std::span<const char> bytes, uint32_t first_seq,
                          std::span<NetlinkResult> results);
 

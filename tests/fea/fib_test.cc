@@ -158,13 +158,14 @@ TEST_P(FibTest, AddLookupReplaceDelete) {
                       "10.1.0.128/25 dev v0 proto static",
                       "10.7.0.0/16 via 10.1.0.2 dev v0 via 10.1.0.3 dev v0 weight 3",
                       "2001:db8:5::/48 via 2001:db8:1::2 dev v0",
-                      "2001:db8:6::/48 via fe80::1 dev v0 via fe80::2 dev v0"});
+                      "2001:db8:6::/48 via fe80::1 dev v0 via fe80::2 dev v0",
+                      "2001:db8:7::/48 via fe80::1 dev v0 via fe80::2 dev v0"});
   ASSERT_TRUE(done.ok()) << done.status();
-  EXPECT_EQ(done->added, 6u);
-  EXPECT_EQ(fib_->size(), 6u);
+  EXPECT_EQ(done->added, 7u);
+  EXPECT_EQ(fib_->size(), 7u);
   EXPECT_EQ(ForwardingPlane(),
             (std::set<std::string>{"10.5.0.0/16", "10.6.0.0/16", "10.1.0.128/25", "10.7.0.0/16",
-                                   "2001:db8:5::/48", "2001:db8:6::/48"}));
+                                   "2001:db8:5::/48", "2001:db8:6::/48", "2001:db8:7::/48"}));
   EXPECT_EQ(Lookup("10.5.1.1"), "10.5.0.0/16 via 10.1.0.2 dev v0 metric 20 proto ebgp");
   EXPECT_EQ(Lookup("10.1.0.200"), "10.1.0.128/25 dev v0 proto static");
   EXPECT_EQ(Lookup("10.1.0.100"), "none");
@@ -185,9 +186,10 @@ TEST_P(FibTest, AddLookupReplaceDelete) {
   ASSERT_TRUE(fib_->ReplaceRoute(*id, R("10.5.0.0/16 via 10.1.0.9 dev v0 metric 20")).ok());
   ASSERT_TRUE(fib_->ReplaceRoute(*id, R("10.6.0.0/16 via 10.1.0.9 metric 7")).ok());
   ASSERT_TRUE(fib_->DeleteRoute(*id, P("2001:db8:6::/48")).ok());
+  ASSERT_TRUE(fib_->ReplaceRoute(*id, R("2001:db8:7::/48 via fe80::3 dev v0")).ok());
   done = fib_->Commit(*id);
   ASSERT_TRUE(done.ok()) << done.status();
-  EXPECT_EQ(done->replaced, 2u);
+  EXPECT_EQ(done->replaced, 3u);
   EXPECT_EQ(done->deleted, 1u);
   EXPECT_EQ(Lookup("10.5.1.1"), "10.5.0.0/16 via 10.1.0.9 dev v0 metric 20");
   EXPECT_EQ(Lookup("10.6.1.1"), "10.6.0.0/16 via 10.1.0.9 metric 7");
@@ -198,8 +200,11 @@ TEST_P(FibTest, AddLookupReplaceDelete) {
     EXPECT_THAT(kernel, HasSubstr("10.6.0.0/16 via 10.1.0.9 dev v0 proto 83 metric 7"));
     EXPECT_THAT(kernel, ::testing::Not(HasSubstr("10.1.0.2 dev v0 proto 83 metric 20")));
     EXPECT_THAT(kernel, ::testing::Not(HasSubstr("2001:db8:6::")));
+    // The IPv6 multipath route became one route with the one new nexthop.
+    EXPECT_EQ(MustRun("ip -6 route show table 100 2001:db8:7::/48"),
+              "2001:db8:7::/48 via fe80::3 dev v0 proto 83 metric 1024 pref medium\n");
   }
-  EXPECT_EQ(ForwardingPlane().size(), 5u);
+  EXPECT_EQ(ForwardingPlane().size(), 6u);
 }
 
 TEST_P(FibTest, InvalidRoutesAreRefusedWithClearErrorsAndChangeNothing) {
