@@ -13,18 +13,19 @@
 // (add: the prefix must be absent; replace, delete: present) and against the interfaces
 // (fea/route_validator.h). A change that fails returns the error and poisons the transaction:
 // its Commit then fails with that first error and changes nothing. The transaction keeps only
-// the net effect per prefix. At commit, what may have changed since is checked again: when
-// another transaction committed meanwhile, that each prefix is still present or absent as this
-// one found it (else AlreadyExists or NotFound: the first commit wins); when an interface
-// changed, every route again. Then the net changes go to the backend. When the backend refuses some
-// (the kernel's errno), Commit undoes the ones already applied and fails with a message naming the
-// first refused route and the reason; the FIB is as before. If an undo itself fails, the
-// message says which changes stayed, and the table (and the watchers) reflect them — nothing is
-// left half-applied without being reported. Several transactions may be open at once; the
-// first to commit wins a conflict (see above).
+// the net effect per prefix.
+//
+// At commit, what may have changed since is checked again: when another transaction committed
+// meanwhile, that each prefix is still present or absent as this one found it (else
+// AlreadyExists or NotFound: the first commit wins); when an interface changed, every route.
+// Then the net changes go to the backend. When it refuses some (the kernel's errno), Commit
+// undoes the ones already applied and fails with a message naming the first refused route and
+// the reason; the FIB is as before. If an undo itself fails, the message says which changes
+// stayed, and the table (and the watchers) reflect them: nothing is left half-applied without
+// being reported. Commit runs to completion on the loop (netlink: about 6 ms per 1,000 routes).
 //
 // Lookups and listing answer from the table: what the control plane installed and the backend
-// accepted. Pointers returned stay valid until the next Commit, Shutdown or interface event.
+// accepted. Pointers returned stay valid until the next Commit or Shutdown.
 //
 // Watchers receive the net changes of each committed transaction, in order, after the table is
 // updated.
@@ -100,7 +101,8 @@ class Fib {
   absl::StatusOr<TransactionId> StartTransaction(std::string owner = "");
   // Errors (all name the route): NotFound (no such transaction), AlreadyExists (add of a
   // prefix present), NotFound (replace or delete of an absent one), InvalidArgument and
-  // FailedPrecondition from route validation, ResourceExhausted.
+  // FailedPrecondition from route validation, FailedPrecondition (the transaction already
+  // failed), ResourceExhausted.
   absl::Status AddRoute(TransactionId id, FibRoute route);
   absl::Status ReplaceRoute(TransactionId id, FibRoute route);
   absl::Status DeleteRoute(TransactionId id, const net::Prefix& prefix);

@@ -6,7 +6,10 @@
 // into one configurable table (default 254, "main"). The pair (table, protocol) is how the FEA
 // recognises its own routes: `ip route show table N proto 83` lists exactly them, deletions
 // name the protocol so they never remove another's route, and an add never overwrites a route
-// it does not own (NLM_F_EXCL; the kernel's "File exists" is reported instead).
+// it does not own (NLM_F_EXCL; the kernel's "File exists" is reported instead). One FEA per
+// (table, protocol): another writer of the same pair would see its routes taken as stale.
+// `ip route show table N proto 83` prints the number; an operator who wants a name can add
+// "83 sluice" to /etc/iproute2/rt_protos.d/ (Sluice does not touch host configuration).
 //
 // Batching: changes are sent many per sendmsg (routes_per_send, default 1,000). Every failure
 // comes back as its own NLMSG_ERROR matched by sequence number, so each route's outcome is
