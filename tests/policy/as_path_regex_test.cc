@@ -1,0 +1,110 @@
+#include "policy/as_path_regex.h"
+
+#include <regex>
+
+#include "gtest/gtest.h"
+
+namespace sluice::policy {
+namespace {
+
+bool M(std::string_view re, std::string_view path) {
+  auto r = AsPathRegex::Compile(re);
+  EXPECT_TRUE(r.ok()) << r.status();
+  auto p = AsPath::Parse(path);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return r->Matches(p->view());
+}
+
+TEST(AsPathRegex, WholePathSemantics) {
+  EXPECT_TRUE(M("1 2 3", "1 2 3"));
+  EXPECT_FALSE(M("1 2", "1 2 3"));
+  EXPECT_FALSE(M("2 3", "1 2 3"));
+  EXPECT_TRUE(M("^1 2 3$", "1 2 3"));
+  EXPECT_TRUE(M(".* 3", "1 2 3"));
+  EXPECT_TRUE(M("1 .*", "1 2 3"));
+  EXPECT_TRUE(M(".* 2 .*", "1 2 3"));
+  EXPECT_FALSE(M(".* 4 .*", "1 2 3"));
+}
+
+TEST(AsPathRegex, AsNumbersAreSymbolsNotDigits) {
+  EXPECT_FALSE(M(".* 174 .*", "1740 2"));
+  EXPECT_FALSE(M(".* 74 .*", "174"));
+  EXPECT_TRUE(M(".* 174 .*", "1 174 2"));
+}
+
+TEST(AsPathRegex, Operators) {
+  EXPECT_TRUE(M("1 (2|3) 4", "1 3 4"));
+  EXPECT_FALSE(M("1 (2|3) 4", "1 5 4"));
+  EXPECT_TRUE(M("1 2+ 4", "1 2 2 2 4"));
+  EXPECT_FALSE(M("1 2+ 4", "1 4"));
+  EXPECT_TRUE(M("1 2? 4", "1 4"));
+  EXPECT_TRUE(M("1 2* 4", "1 4"));
+  EXPECT_TRUE(M("1 2{2} 4", "1 2 2 4"));
+  EXPECT_FALSE(M("1 2{2} 4", "1 2 4"));
+  EXPECT_TRUE(M("1 2{1,} 4", "1 2 2 2 2 4"));
+  EXPECT_FALSE(M("1 2{1,2} 4", "1 2 2 2 4"));
+  EXPECT_TRUE(M("(1 2)+", "1 2 1 2"));
+  EXPECT_FALSE(M("(1 2)+", "1 2 1"));
+  EXPECT_TRUE(M("64512-65534 .*", "65000 1"));
+  EXPECT_TRUE(M("[1 5-7] 9", "6 9"));
+  EXPECT_FALSE(M("[1 5-7] 9", "4 9"));
+  EXPECT_TRUE(M("[^1 5-7] 9", "4 9"));
+  EXPECT_FALSE(M("[^1 5-7] 9", "1 9"));
+  EXPECT_TRUE(M("", ""));
+  EXPECT_FALSE(M("", "1"));
+  EXPECT_TRUE(M(".*", ""));
+}
+
+TEST(AsPathRegex, SetsAndConfederationsAreSymbolsInOrder) {
+  EXPECT_TRUE(M("1 2 3", "1 {2 3}"));
+  EXPECT_TRUE(M(".* 65001 .*", "(65001) 1"));
+}
+
+TEST(AsPathRegex, ErrorsGiveOffsets) {
+  size_t offset = 99;
+  auto r = AsPathRegex::Compile("1 (2 3", &offset);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(offset, 6u);
+  EXPECT_FALSE(AsPathRegex::Compile("1 ) 2", &offset).ok());
+  EXPECT_EQ(offset, 2u);
+  EXPECT_FALSE(AsPathRegex::Compile("1 $ 2", &offset).ok());
+  EXPECT_EQ(offset, 2u);
+  EXPECT_FALSE(AsPathRegex::Compile("5-3", &offset).ok());
+  EXPECT_EQ(offset, 0u);
+  EXPECT_FALSE(AsPathRegex::Compile("1 x", &offset).ok());
+  EXPECT_EQ(offset, 2u);
+  EXPECT_FALSE(AsPathRegex::Compile("1{3,2}").ok());
+  EXPECT_FALSE(AsPathRegex::Compile("[]").ok());
+  EXPECT_FALSE(AsPathRegex::Compile("99999999999").ok());
+  EXPECT_FALSE(AsPathRegex::Compile("(.{255}){255}").ok());  // too many positions
+}
+
+// Cross-check against std::regex on the textual path for random paths.
+TEST(AsPathRegex, AgreesWithStdRegexOnTextualPaths) {
+  const std::pair<const char*, const char*> cases[] = {
+      {".* (1|2) .*", "^(.* )?(1|2)( .*)?$"},
+      {"3 .*", "^3( .*)?$"},
+      {".* 4", "^(.* )?4$"},
+      {"1 2* 3", "^1( 2)* 3$"},
+  };
+  uint32_t seed = 12345;
+  auto next = [&] { return (seed = seed * 1103515245 + 12345) >> 16; };
+  for (const auto& [ours, theirs] : cases) {
+    auto re = AsPathRegex::Compile(ours);
+    ASSERT_TRUE(re.ok());
+    std::regex std_re(theirs);
+    for (int i = 0; i < 500; ++i) {
+      std::vector<uint32_t> symbols;
+      std::string text;
+      const int n = 1 + next() % 5;
+      for (int k = 0; k < n; ++k) {
+        symbols.push_back(1 + next() % 4);
+        text += (k ? " " : "") + std::to_string(symbols.back());
+      }
+      EXPECT_EQ(re->Matches(symbols), std::regex_match(text, std_re)) << ours << " on " << text;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sluice::policy
