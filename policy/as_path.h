@@ -44,7 +44,9 @@ class AsPathView {
  public:
   AsPathView() = default;
   // `intern_id`: a non-zero id that stays the same for every route carrying this same path (a
-  // protocol that interns AS paths passes its handle); 0 when unknown. Lets matchers cache.
+  // protocol that interns AS paths passes its handle); 0 when unknown. Lets AS-path regular
+  // expression matches be cached per path, so an id must never name two different paths during
+  // the life of the process (use a counter, not an address that can be reused).
   explicit AsPathView(std::span<const uint32_t> words, uint64_t intern_id = 0)
       : words_(words), intern_id_(intern_id) {}
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -334,6 +335,7 @@ class AsPathRegexBuilder {
     for (int p = 0; p < count; ++p)
       to_bits(follow_[p], &re.follow_[static_cast<size_t>(p) * re.words_]);
     re.nullable_ = root.nullable;
+    re.BuildTables();
   }
 
   std::string_view text_;
@@ -362,7 +364,71 @@ bool AsPathRegex::Accepts(const Pred& p, uint32_t asn) const {
   return in != p.negated;
 }
 
-void AsPathRegex::Step(uint64_t* state, bool* at_start, uint32_t asn) const {
+int AsPathRegex::ClassOf(uint32_t asn) const {
+  // The number of edges <= asn, by a branch-free binary search.
+  const size_t n = edges_.size();
+  if (n == 0) return 0;
+  const uint32_t* base = edges_.data();
+  size_t len = n;
+  while (len > 1) {
+    const size_t half = len / 2;
+    base = base[half] <= asn ? base + half : base;
+    len -= half;
+  }
+  return static_cast<int>(base - edges_.data()) + (*base <= asn ? 1 : 0);
+}
+
+void AsPathRegex::BuildTables() {
+  // Class edges: every range's low end and one past its high end.
+  for (const Range& r : ranges_) {
+    if (r.lo != 0) edges_.push_back(r.lo);
+    if (r.hi != UINT32_MAX) edges_.push_back(r.hi + 1);
+  }
+  std::sort(edges_.begin(), edges_.end());
+  edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
+  const int classes = static_cast<int>(edges_.size()) + 1;
+  const int positions = static_cast<int>(preds_.size());
+  class_masks_.assign(static_cast<size_t>(classes) * words_, 0);
+  for (int c = 0; c < classes; ++c) {
+    const uint32_t representative = c == 0 ? 0 : edges_[c - 1];
+    for (int p = 0; p < positions; ++p) {
+      if (Accepts(preds_[p], representative)) {
+        class_masks_[static_cast<size_t>(c) * words_ + p / 64] |= uint64_t{1} << (p % 64);
+      }
+    }
+  }
+
+  // Subset construction over the classes; state 0 is the start (nothing read yet).
+  std::map<std::vector<uint64_t>, int32_t> ids;
+  std::vector<std::vector<uint64_t>> sets{std::vector<uint64_t>(words_, 0)};
+  dfa_accepting_.push_back(nullable_);
+  for (size_t s = 0; s < sets.size(); ++s) {
+    for (int c = 0; c < classes; ++c) {
+      std::vector<uint64_t> state = sets[s];
+      bool at_start = s == 0;
+      Step(state.data(), &at_start, c);
+      int32_t target = -1;
+      if (std::any_of(state.begin(), state.end(), [](uint64_t w) { return w != 0; })) {
+        auto [it, added] = ids.emplace(state, static_cast<int32_t>(sets.size()));
+        if (added) {
+          if (sets.size() >= kMaxDfaStates ||
+              sets.size() * static_cast<size_t>(classes) > (size_t{1} << 21)) {
+            dfa_.clear();
+            dfa_accepting_.clear();
+            return;  // too large: run the position automaton instead
+          }
+          sets.push_back(state);
+          dfa_accepting_.push_back(Accepting(state.data(), false));
+        }
+        target = it->second;
+      }
+      dfa_.resize(std::max(dfa_.size(), (s + 1) * classes), -1);
+      dfa_[s * classes + c] = target;
+    }
+  }
+}
+
+void AsPathRegex::Step(uint64_t* state, bool* at_start, int cls) const {
   uint64_t next[kMaxPositions / 64];
   if (*at_start) {
     std::memcpy(next, first_.data(), sizeof(uint64_t) * words_);
@@ -376,14 +442,8 @@ void AsPathRegex::Step(uint64_t* state, bool* at_start, uint32_t asn) const {
       for (int k = 0; k < words_; ++k) next[k] |= f[k];
     }
   }
-  for (int w = 0; w < words_; ++w) {
-    uint64_t keep = 0;
-    for (uint64_t bits = next[w]; bits != 0; bits &= bits - 1) {
-      const int b = __builtin_ctzll(bits);
-      if (Accepts(preds_[w * 64 + b], asn)) keep |= uint64_t{1} << b;
-    }
-    state[w] = keep;
-  }
+  const uint64_t* accept = &class_masks_[static_cast<size_t>(cls) * words_];
+  for (int w = 0; w < words_; ++w) state[w] = next[w] & accept[w];
   *at_start = false;
 }
 
@@ -395,22 +455,45 @@ bool AsPathRegex::Accepting(const uint64_t* state, bool at_start) const {
   return false;
 }
 
-bool AsPathRegex::Matches(std::span<const uint32_t> symbols) const {
-  uint64_t state[kMaxPositions / 64] = {};
-  bool at_start = true;
-  for (uint32_t asn : symbols) {
-    Step(state, &at_start, asn);
+// for_each_symbol(f) calls f(asn) for each AS number and stops when f returns false.
+template <typename Symbols>
+bool AsPathRegex::Run(const Symbols& for_each_symbol) const {
+  if (!dfa_accepting_.empty()) {
+    const size_t classes = edges_.size() + 1;
+    int32_t s = 0;
+    for_each_symbol([&](uint32_t asn) {
+      s = dfa_[static_cast<size_t>(s) * classes + ClassOf(asn)];
+      return s >= 0;
+    });
+    return s >= 0 && dfa_accepting_[s];
   }
-  return Accepting(state, at_start);
+  uint64_t state[kMaxPositions / 64];
+  std::memset(state, 0, sizeof(uint64_t) * words_);
+  bool at_start = true;
+  bool alive = true;
+  for_each_symbol([&](uint32_t asn) {
+    Step(state, &at_start, ClassOf(asn));
+    alive = std::any_of(state, state + words_, [](uint64_t w) { return w != 0; });
+    return alive;
+  });
+  return alive && Accepting(state, at_start);
+}
+
+bool AsPathRegex::Matches(std::span<const uint32_t> symbols) const {
+  return Run([&](auto&& f) {
+    for (uint32_t asn : symbols) {
+      if (!f(asn)) return;
+    }
+  });
 }
 
 bool AsPathRegex::Matches(const AsPathView& path) const {
-  uint64_t state[kMaxPositions / 64] = {};
-  bool at_start = true;
-  path.ForEachSegment([&](const AsSegment& s) {
-    for (uint32_t asn : s.asns) Step(state, &at_start, asn);
+  return Run([&](auto&& f) {
+    bool go = true;
+    path.ForEachSegment([&](const AsSegment& s) {
+      for (size_t i = 0; go && i < s.asns.size(); ++i) go = f(s.asns[i]);
+    });
   });
-  return Accepting(state, at_start);
 }
 
 }  // namespace sluice::policy

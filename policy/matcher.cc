@@ -1,5 +1,7 @@
 #include "policy/matcher.h"
 
+#include <atomic>
+
 namespace sluice::policy {
 
 bool PrefixMatcher::Match(const Value& v) const {
@@ -13,12 +15,41 @@ bool AsPathLengthMatcher::Match(const Value& v) const {
          comparison_.Test(static_cast<uint32_t>(v.as_path().Length()));
 }
 
-bool AsPathRegexMatcher::Match(const Value& v) const {
-  if (v.kind() != ValueKind::kAsPath) return false;
+namespace {
+std::atomic<uint32_t> next_matcher_serial{1};
+}  // namespace
+
+AsPathRegexMatcher::AsPathRegexMatcher(std::vector<std::shared_ptr<const AsPathRegex>> regexes,
+                                       std::string description)
+    : regexes_(std::move(regexes)),
+      description_(std::move(description)),
+      serial_(next_matcher_serial.fetch_add(1, std::memory_order_relaxed)) {}
+
+bool AsPathRegexMatcher::Evaluate(const AsPathView& path) const {
   for (const auto& re : regexes_) {
-    if (re->Matches(v.as_path())) return true;
+    if (re->Matches(path)) return true;
   }
   return false;
+}
+
+bool AsPathRegexMatcher::Match(const Value& v) const {
+  if (v.kind() != ValueKind::kAsPath) return false;
+  const AsPathView& path = v.as_path();
+  const uint64_t id = path.intern_id();
+  if (id == 0) return Evaluate(path);
+  struct Entry {
+    uint64_t id;
+    uint32_t serial;  // 0: empty
+    uint32_t result;
+  };
+  static constexpr size_t kEntries = 4096;
+  thread_local Entry cache[kEntries] = {};
+  const uint64_t h = (id * 0x9E3779B97F4A7C15ull) ^ (uint64_t{serial_} * 0xC2B2AE3D27D4EB4Full);
+  Entry& e = cache[(h >> 40) & (kEntries - 1)];
+  if (e.serial == serial_ && e.id == id) return e.result != 0;
+  const bool result = Evaluate(path);
+  e = Entry{id, serial_, result ? 1u : 0u};
+  return result;
 }
 
 bool TextMatcher::Match(const Value& v) const {

@@ -68,18 +68,21 @@ class AsPathLengthMatcher : public Matcher {
   std::string description_;
 };
 
-// Any of the expressions matches the whole path.
+// Any of the expressions matches the whole path. When the path carries an intern id
+// (AsPathView::intern_id), the answer is remembered per thread in a small direct-mapped cache
+// keyed by (this matcher, id), so a path shared by many routes is matched once.
 class AsPathRegexMatcher : public Matcher {
  public:
   AsPathRegexMatcher(std::vector<std::shared_ptr<const AsPathRegex>> regexes,
-                     std::string description)
-      : regexes_(std::move(regexes)), description_(std::move(description)) {}
+                     std::string description);
   bool Match(const Value& v) const override;
   std::string Describe() const override { return description_; }
 
  private:
+  bool Evaluate(const AsPathView& path) const;
   std::vector<std::shared_ptr<const AsPathRegex>> regexes_;
   std::string description_;
+  uint32_t serial_;  // unique per matcher: part of the cache key
 };
 
 // Text equal to one of the names (protocol).

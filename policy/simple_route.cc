@@ -29,7 +29,7 @@ Value SimpleRoute::Get(VarId id) const {
     case VarId::kLocalPref:
       return u32(local_pref);
     case VarId::kAsPath:
-      return as_path ? Value::Of(as_path->view()) : Value::None();
+      return as_path ? Value::Of(as_path->view(as_path_id)) : Value::None();
     case VarId::kCommunity:
       return Value::Communities(communities);
     case VarId::kExtCommunity:
@@ -88,6 +88,7 @@ void SimpleRouteVarRW::Write(VarId id, const Value& v) {
       if (v.kind() == ValueKind::kAsPath) {
         if (!r.as_path) r.as_path.emplace();
         r.as_path->Assign(v.as_path().words());
+        r.as_path_id = 0;  // a new path: not interned
       }
       break;
     case VarId::kCommunity:

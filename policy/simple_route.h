@@ -30,6 +30,7 @@ struct SimpleRoute {
   std::optional<uint32_t> med;                    // kMed
   std::optional<uint32_t> local_pref;             // kLocalPref
   std::optional<AsPath> as_path;                  // kAsPath
+  uint64_t as_path_id = 0;                        // the path's intern id (AsPathView), 0 for none
   std::vector<uint32_t> communities;              // kCommunity
   std::vector<uint64_t> ext_communities;          // kExtCommunity
   std::vector<LargeCommunity> large_communities;  // kLargeCommunity

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
+#include <type_traits>
 
 namespace sluice::policy {
 namespace {
@@ -79,18 +81,23 @@ Value ListDelete(const Value& base, const Matcher& m, Scratch& s) {
 
 template <bool kTrace>
 Result Run(const Program& p, VarRW& rw, std::vector<bool>* executed) {
-  Value cache[kVarCount];
+  // Values are trivially copyable and destructible: the cache and the stack stay uninitialised
+  // until written (`cached` says which cache slots hold a value).
+  static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_destructible_v<Value>);
+  alignas(Value) unsigned char cache_storage[kVarCount * sizeof(Value)];
+  Value* cache = reinterpret_cast<Value*>(cache_storage);
   uint32_t cached = 0;
   auto load = [&](uint32_t var) -> const Value& {
     if (!((cached >> var) & 1u)) {
-      cache[var] = rw.Read(static_cast<VarId>(var));
+      new (&cache[var]) Value(rw.Read(static_cast<VarId>(var)));
       cached |= 1u << var;
     }
-    return cache[var];
+    return *std::launder(&cache[var]);
   };
 
   constexpr int kStack = 8;
-  Value stack[kStack];
+  alignas(Value) unsigned char stack_storage[kStack * sizeof(Value)];
+  Value* stack = reinterpret_cast<Value*>(stack_storage);
   int sp = 0;
   Result result;
   const Instruction* code = p.code.data();
@@ -106,10 +113,10 @@ Result Run(const Program& p, VarRW& rw, std::vector<bool>* executed) {
         if (!p.matchers[in.b]->Match(load(in.a))) pc = in.c;
         break;
       case Op::kLoad:
-        stack[sp++] = load(in.a);
+        new (&stack[sp++]) Value(load(in.a));
         break;
       case Op::kPush:
-        stack[sp++] = p.constants[in.a];
+        new (&stack[sp++]) Value(p.constants[in.a]);
         break;
       case Op::kMatch:
         stack[sp - 1] = Value::Bool(p.matchers[in.a]->Match(stack[sp - 1]));

@@ -106,5 +106,29 @@ TEST(AsPathRegex, AgreesWithStdRegexOnTextualPaths) {
   }
 }
 
+// ".* 1 ." followed by twelve more "." needs 2^13 DFA states: it runs as a position automaton,
+// with the same answers.
+TEST(AsPathRegex, LargeDfaFallsBackToThePositionAutomaton) {
+  auto big = AsPathRegex::Compile(".* 1 . . . . . . . . . . . . .");
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->dfa_states(), 0);
+  auto small = AsPathRegex::Compile(".* 1 . .");
+  ASSERT_TRUE(small.ok());
+  EXPECT_GT(small->dfa_states(), 0);
+  std::regex big_std("^(.* )?1( [0-9]+){13}$");
+  uint32_t seed = 99;
+  auto next = [&] { return (seed = seed * 1103515245 + 12345) >> 16; };
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<uint32_t> symbols;
+    std::string text;
+    const int n = 10 + next() % 10;
+    for (int k = 0; k < n; ++k) {
+      symbols.push_back(1 + next() % 2);
+      text += (k ? " " : "") + std::to_string(symbols.back());
+    }
+    EXPECT_EQ(big->Matches(symbols), std::regex_match(text, big_std)) << text;
+  }
+}
+
 }  // namespace
 }  // namespace sluice::policy

@@ -141,6 +141,32 @@ TEST(Vm, ReadsEachVariableOncePerRun) {
   EXPECT_EQ(rw.route().med, 4u);
 }
 
+// With intern ids the AS-path answers are cached per (matcher, id): the answers stay right, and
+// a new filter's matcher does not see the old one's answers.
+TEST(Vm, InternedAsPathsGiveTheSameAnswers) {
+  PolicyConfig config = Config(R"(policy-statement p {
+      term t { from { as-path ".* 3356 .*"; } then { tag 1; accept; } } })");
+  auto first = CompileProgram(config, Chain({"p"}, Verdict::kReject));
+  ASSERT_TRUE(first.ok());
+  SimpleRoute through, around;
+  through.as_path = *AsPath::Parse("1 3356 2");
+  through.as_path_id = 7;
+  around.as_path = *AsPath::Parse("1 174 2");
+  around.as_path_id = 8;
+  for (int round = 0; round < 3; ++round) {
+    SimpleRouteVarRW a(through), b(around);
+    EXPECT_TRUE(RunProgram(**first, a).accepted());
+    EXPECT_FALSE(RunProgram(**first, b).accepted());
+  }
+  PolicyConfig inverse = Config(R"(policy-statement p {
+      term t { from { as-path ".* 174 .*"; } then { tag 1; accept; } } })");
+  auto second = CompileProgram(inverse, Chain({"p"}, Verdict::kReject));
+  ASSERT_TRUE(second.ok());
+  SimpleRouteVarRW a(through), b(around);
+  EXPECT_FALSE(RunProgram(**second, a).accepted());
+  EXPECT_TRUE(RunProgram(**second, b).accepted());
+}
+
 TEST(Compiler, ErrorsNameTheLine) {
   PolicyConfig config = Config(R"(prefix-list nets { 10.0.0.0/8; }
 community-list wild { 65000:*; }
