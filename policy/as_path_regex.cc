@@ -112,8 +112,13 @@ class AsPathRegexBuilder {
 
   int ParseRepeat() {
     int atom = ParseAtom();
+    int operators = 0;
     while (!error_) {
       const char c = Peek();
+      if ((c == '*' || c == '+' || c == '?' || c == '{') && ++operators > kMaxDepth) {
+        Fail(pos_, "too many repetition operators in a row");
+        break;
+      }
       if (c == '*' || c == '+' || c == '?') {
         ++pos_;
         atom = Add(Node{c == '*'   ? Node::Kind::kStar
@@ -194,8 +199,14 @@ class AsPathRegexBuilder {
     const size_t start = pos_;
     const char c = Peek();
     if (c == '(') {
+      if (depth_ >= kMaxDepth) {
+        Fail(pos_, "parentheses nested too deeply");
+        return Add(Node{Node::Kind::kEmpty, {}});
+      }
       ++pos_;
+      ++depth_;
       int inner = ParseAlt();
+      --depth_;
       SkipSpace();
       if (Peek() != ')') {
         Fail(pos_, "expected ')'");
@@ -339,7 +350,9 @@ class AsPathRegexBuilder {
   }
 
   std::string_view text_;
+  static constexpr int kMaxDepth = 64;  // keeps the recursion of parsing and Visit bounded
   size_t pos_ = 0;
+  int depth_ = 0;
   std::optional<ParseError> error_;
   std::vector<Node> nodes_;
   AsPathRegex* re_ = nullptr;

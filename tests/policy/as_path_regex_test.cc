@@ -77,6 +77,10 @@ TEST(AsPathRegex, ErrorsGiveOffsets) {
   EXPECT_FALSE(AsPathRegex::Compile("[]").ok());
   EXPECT_FALSE(AsPathRegex::Compile("99999999999").ok());
   EXPECT_FALSE(AsPathRegex::Compile("(.{255}){255}").ok());  // too many positions
+  EXPECT_FALSE(AsPathRegex::Compile(std::string(100000, '(')).ok());
+  EXPECT_FALSE(AsPathRegex::Compile(std::string(100000, '*')).ok());
+  EXPECT_FALSE(AsPathRegex::Compile("1" + std::string(100000, '*')).ok());
+  EXPECT_TRUE(AsPathRegex::Compile("1**").ok());
 }
 
 // Cross-check against std::regex on the textual path for random paths.
