@@ -378,6 +378,10 @@ bool AsPathRegex::Accepts(const Pred& p, uint32_t asn) const {
 }
 
 int AsPathRegex::ClassOf(uint32_t asn) const {
+  if (asn < 65536 && !block_class_.empty()) {
+    const uint8_t c = block_class_[asn >> 4];
+    if (c != 255) return c;
+  }
   // The number of edges <= asn, by a branch-free binary search.
   const size_t n = edges_.size();
   if (n == 0) return 0;
@@ -401,6 +405,14 @@ void AsPathRegex::BuildTables() {
   edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
   const int classes = static_cast<int>(edges_.size()) + 1;
   const int positions = static_cast<int>(preds_.size());
+  if (classes < 255) {
+    std::vector<uint8_t> table(65536 / 16);  // filled while block_class_ is still empty
+    for (uint32_t block = 0; block < 65536 / 16; ++block) {
+      const int first = ClassOf(block * 16), last = ClassOf(block * 16 + 15);
+      table[block] = static_cast<uint8_t>(first == last ? first : 255);
+    }
+    block_class_ = std::move(table);
+  }
   class_masks_.assign(static_cast<size_t>(classes) * words_, 0);
   for (int c = 0; c < classes; ++c) {
     const uint32_t representative = c == 0 ? 0 : edges_[c - 1];

@@ -79,7 +79,10 @@ class AsPathRegex {
   bool nullable_ = false;         // matches the empty path
   std::vector<uint32_t> edges_;   // sorted: class k is [edges_[k-1], edges_[k]), class 0 from 0
   std::vector<uint64_t> class_masks_;  // per class: positions accepting it (words_ each)
-  std::vector<int32_t> dfa_;           // state * classes + class -> state, -1 dead; state 0 = start
+  // For AS numbers below 65536: the class of each block of 16 numbers, or 255 when the block
+  // holds an edge (then the binary search decides). Empty when there are 255 classes or more.
+  std::vector<uint8_t> block_class_;
+  std::vector<int32_t> dfa_;  // state * classes + class -> state, -1 dead; state 0 = start
   std::vector<uint8_t> dfa_accepting_;
 };
 

@@ -55,6 +55,24 @@ TEST(AsPathRegex, Operators) {
   EXPECT_TRUE(M(".*", ""));
 }
 
+// Ranges against their definition for AS numbers on both sides of every edge, small and
+// 4-octet (the class lookup has a table for numbers below 65536 and a search above).
+TEST(AsPathRegex, RangesAtTheirEdges) {
+  auto re = AsPathRegex::Compile("[1000-1999 40000-40015 65535 70000-4200000000] .*");
+  ASSERT_TRUE(re.ok());
+  auto inside = [](uint32_t a) {
+    return (a >= 1000 && a <= 1999) || (a >= 40000 && a <= 40015) || a == 65535 ||
+           (a >= 70000 && a <= 4200000000u);
+  };
+  for (uint32_t edge :
+       {0u, 1000u, 2000u, 40000u, 40016u, 65535u, 65536u, 70000u, 4200000000u, 4294967295u}) {
+    for (uint32_t a : {edge - 1, edge, edge + 1}) {
+      const uint32_t path[] = {a, 7};
+      EXPECT_EQ(re->Matches(path), inside(a)) << a;
+    }
+  }
+}
+
 TEST(AsPathRegex, SetsAndConfederationsAreSymbolsInOrder) {
   EXPECT_TRUE(M("1 2 3", "1 {2 3}"));
   EXPECT_TRUE(M(".* 65001 .*", "(65001) 1"));
