@@ -150,9 +150,14 @@ class Compiler {
     return set;
   }
 
-  std::shared_ptr<const AsPathRegex> Regex(const RegexText& r) {
+  // The parser has checked the text; an AST built by other means may still hold a bad one.
+  absl::StatusOr<std::shared_ptr<const AsPathRegex>> Regex(const RegexText& r) {
     auto& slot = regexes_[r.text];
-    if (!slot) slot = std::make_shared<const AsPathRegex>(*AsPathRegex::Compile(r.text));
+    if (!slot) {
+      auto re = AsPathRegex::Compile(r.text);
+      if (!re.ok()) return ErrorAt(r.loc, Sv(re.status().message()));
+      slot = std::make_shared<const AsPathRegex>(std::move(*re));
+    }
     return slot;
   }
 
@@ -236,7 +241,10 @@ class Compiler {
           description = "as-path";
           for (const auto& r : c.regexes) absl::StrAppend(&description, " \"", r.text, "\"");
         }
-        for (const auto& r : *list) res.push_back(Regex(r));
+        for (const auto& r : *list) {
+          ASSIGN_OR_RETURN(auto re, Regex(r));
+          res.push_back(std::move(re));
+        }
         m = std::make_unique<AsPathRegexMatcher>(std::move(res), description);
         break;
       }

@@ -42,8 +42,9 @@ class Filter {
   static absl::StatusOr<std::shared_ptr<const Filter>> Compile(const PolicyConfig& config,
                                                                const FilterSpec& spec,
                                                                const CompileOptions& options = {});
-  // Parses `text` (a policy block's body, see ParsePolicy), checks every statement in it and
-  // compiles the chain. Errors name file, line and column.
+  // Parses `text` (a policy block's body, see ParsePolicy), checks that every statement in it
+  // compiles (with all variables available: statements for other banks may use any), and
+  // compiles the chain with `options`. Errors name file, line and column.
   static absl::StatusOr<std::shared_ptr<const Filter>> FromText(std::string_view text,
                                                                 const SourceLocation& start,
                                                                 const FilterSpec& spec,

@@ -36,6 +36,31 @@ TEST(Filter, FromTextRunsOnARoute) {
   EXPECT_EQ(rw.route().local_pref, 200u);
 }
 
+// One policy block serves every bank: a RIB redistribution filter compiles from a block that
+// also holds BGP-only statements, as long as its own chain suits the RIB.
+TEST(Filter, BankOptionsApplyToTheChainOnly) {
+  const char* text = R"(
+      policy-statement bgp-out { term t { then { as-path prepend 65000 2; accept; } } }
+      policy-statement static-to-bgp {
+        term t { from { protocol static; tag 7; } then { tag 8; accept; } }
+      })";
+  CompileOptions rib;
+  rib.readable = VarSet().Add(VarId::kProtocol).Add(VarId::kNetwork).Add(VarId::kTag);
+  rib.writable = VarSet().Add(VarId::kTag);
+  FilterSpec redist = Import({"static-to-bgp"});
+  redist.default_verdict = Verdict::kReject;
+  auto f = Filter::FromText(text, SourceLocation{"r.conf", 1, 1}, redist, rib);
+  ASSERT_TRUE(f.ok()) << f.status();
+  SimpleRoute route;
+  route.protocol = "static";
+  route.tag = 7;
+  SimpleRouteVarRW rw(route);
+  EXPECT_TRUE((*f)->Run(rw).accepted());
+  EXPECT_EQ(rw.route().tag, 8u);
+  auto wrong = Filter::FromText(text, SourceLocation{"r.conf", 1, 1}, Import({"bgp-out"}), rib);
+  EXPECT_FALSE(wrong.ok());
+}
+
 TEST(Filter, DefaultFilterGivesTheDefaultVerdict) {
   SimpleRoute route;
   SimpleRouteVarRW rw(route);
