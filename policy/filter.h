@@ -19,12 +19,12 @@
 //     if (result.modified) { r = rw.modified_route(); }
 //   }
 //
-// Take the shared_ptr once per batch (Get() is an atomic load of a shared_ptr, tens of
+// Take the shared_ptr once per batch (Get() locks a mutex and copies a shared_ptr, tens of
 // nanoseconds), not once per route. A stage that must re-filter its routes after a change (the
 // background dynamic stage of issue 10 item 3) compares the Filter pointers it used.
 
-#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -69,9 +69,15 @@ class FilterSlot {
  public:
   explicit FilterSlot(std::shared_ptr<const Filter> initial) : current_(std::move(initial)) {}
 
-  std::shared_ptr<const Filter> Get() const { return current_.load(std::memory_order_acquire); }
+  std::shared_ptr<const Filter> Get() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return current_;
+  }
   void Set(std::shared_ptr<const Filter> filter) {
-    current_.store(std::move(filter), std::memory_order_release);
+    std::lock_guard<std::mutex> lock(mutex_);
+    current_.swap(filter);
+    // The old filter is released outside the lock (when `filter` goes out of scope) unless a
+    // reader still holds it.
   }
   // Compiles and, only when that succeeds, swaps the new filter in. On error the running filter
   // stays and the error (with its location) is returned.
@@ -79,7 +85,10 @@ class FilterSlot {
                          const CompileOptions& options = {});
 
  private:
-  std::atomic<std::shared_ptr<const Filter>> current_;
+  // A mutex, not std::atomic<std::shared_ptr>: libstdc++ 12 implements that with a spin lock
+  // ThreadSanitizer does not understand, and neither is faster uncontended.
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Filter> current_;
 };
 
 }  // namespace sluice::policy
