@@ -52,8 +52,10 @@ bool IsSpecial(char c) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<Token>> Lex(std::string_view text, const SourceLocation& start) {
+absl::StatusOr<std::vector<Token>> Lex(std::string_view text, const SourceLocation& start,
+                                       bool stop_at_unmatched_brace) {
   std::vector<Token> tokens;
+  int depth = 0;
   int line = start.line;
   int column = start.column;
   size_t i = 0;
@@ -120,6 +122,8 @@ absl::StatusOr<std::vector<Token>> Lex(std::string_view text, const SourceLocati
     if (c == '{' || c == '}' || c == '[' || c == ']' || c == ';') {
       advance(1);
       tokens.push_back(std::move(t));
+      depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+      if (depth < 0 && stop_at_unmatched_brace) break;
       continue;
     }
     if (c == '"') {

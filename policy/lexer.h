@@ -43,6 +43,9 @@ struct Token {
 
 // Splits `text` into tokens ending with one kEnd token. Errors (InvalidArgument) name
 // FILE:LINE:COL and the problem: an unterminated string or comment, a control character.
-absl::StatusOr<std::vector<Token>> Lex(std::string_view text, const SourceLocation& start);
+// With `stop_at_unmatched_brace`, lexing ends after the first '}' that closes nothing (the end
+// of an embedded block), so what follows it in a larger file is not looked at.
+absl::StatusOr<std::vector<Token>> Lex(std::string_view text, const SourceLocation& start,
+                                       bool stop_at_unmatched_brace = false);
 
 }  // namespace sluice::policy

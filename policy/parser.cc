@@ -348,7 +348,7 @@ absl::Status Parser::ParseTerm(Term* term) {
 
 absl::StatusOr<PolicyConfig> ParsePolicy(std::string_view text, const SourceLocation& start,
                                          size_t* end_offset) {
-  ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(text, start));
+  ASSIGN_OR_RETURN(std::vector<Token> tokens, Lex(text, start, end_offset != nullptr));
   Parser parser(std::move(tokens), start.file);
   PolicyConfig config;
   while (!parser.AtEnd()) {

@@ -41,7 +41,7 @@ namespace sluice::policy {
 // Parses `text` as the body of a policy block; locations count from `start` (the position of
 // text[0] in its file). When `end_offset` is given, parsing stops at the first '}' that closes
 // nothing (the router manager's closing brace of `policy { ... }`) and *end_offset is set to its
-// byte offset in `text`; without it such a brace is an error.
+// byte offset in `text` (nothing after it is read); without it such a brace is an error.
 absl::StatusOr<PolicyConfig> ParsePolicy(std::string_view text, const SourceLocation& start,
                                          size_t* end_offset = nullptr);
 
