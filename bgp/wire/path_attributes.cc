@@ -59,10 +59,7 @@ void PathAttributes::Clear() {
 }
 
 std::optional<net::IPAddress> PathAttributes::NextHopFor(net::Family family) const {
-  if (mp_next_hop) {
-    if (mp_next_hop->global.family() == family) return mp_next_hop->global;
-    if (family == net::Family::kIPv4 && !next_hop) return mp_next_hop->global;  // RFC 8950
-  }
+  if (mp_next_hop && mp_next_hop->global.family() == family) return mp_next_hop->global;
   if (family == net::Family::kIPv4 && next_hop) return net::IPAddress(*next_hop);
   return std::nullopt;
 }

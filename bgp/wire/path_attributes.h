@@ -91,8 +91,9 @@ struct PathAttributes {
   // Empties every field, keeping vector capacity (for a reused decode scratch).
   void Clear();
 
-  // The nexthop for NLRI of `family`: the MP_REACH_NLRI nexthop when present and of that family
-  // (or an IPv6 nexthop for IPv4 NLRI, RFC 8950), else NEXT_HOP for IPv4.
+  // The nexthop for NLRI of `family`: the MP_REACH_NLRI nexthop when present and of that family,
+  // else NEXT_HOP for IPv4; nullopt if neither. (IPv6 nexthops for IPv4 NLRI, RFC 8950, are
+  // decoded into mp_next_hop but not offered here.)
   std::optional<net::IPAddress> NextHopFor(net::Family family) const;
   // AS_PATH length per RFC 4271 §9.1.2.2 (0 when absent).
   int AsPathLength() const { return as_path ? as_path->PathLength() : 0; }
