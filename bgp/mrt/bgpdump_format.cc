@@ -66,9 +66,7 @@ std::string RibNextHop(const PathAttributes* a) {
 }  // namespace
 
 BgpdumpFormatter::BgpdumpFormatter(AttributeStore* store)
-    : store_(store),
-      update_decoder_(SessionParams::ForMrt(true, false), store),
-      rib_decoder_(store) {}
+    : update_decoder_(SessionParams::ForMrt(true, false), store), rib_decoder_(store) {}
 
 void BgpdumpFormatter::NoteError(std::string error) {
   if (stats_.decode_errors++ == 0) stats_.first_error = std::move(error);

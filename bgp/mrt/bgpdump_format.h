@@ -45,7 +45,6 @@ class BgpdumpFormatter {
   void FormatUpdate(const MrtRecord& record, const Bgp4mpMessage& m, std::string* out);
   void NoteError(std::string error);
 
-  AttributeStore* store_;
   UpdateDecoder update_decoder_;
   RibDecoder rib_decoder_;
   PeerIndexTable peers_;

@@ -8,6 +8,8 @@ namespace sluice::bgp::mrt {
 namespace {
 constexpr size_t kMrtHeader = 12;
 constexpr size_t kChunk = 1 << 18;
+// No MRT record of a real collector comes near this; a larger length means corrupt data.
+constexpr uint32_t kMaxRecord = 64u << 20;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MrtReader>> MrtReader::Open(const std::string& path) {
@@ -65,6 +67,12 @@ bool MrtReader::Next(MrtRecord* record) {
   r.subtype = LoadU16(h + 6);
   const uint32_t length = LoadU32(h + 8);
   r.offset = offset_;
+  if (length > kMaxRecord) {
+    done_ = true;
+    error_ = absl::StrFormat("record %d (type %d/%d) at offset %d: length %d exceeds %d octets",
+                             records_ + 1, r.type, r.subtype, offset_, length, kMaxRecord);
+    return false;
+  }
   if (!Fill(kMrtHeader + size_t(length))) {
     done_ = true;
     truncated_ = true;

@@ -52,7 +52,7 @@ void EncodeRibAttributes(const PathAttributes& attrs, std::vector<uint8_t>* out)
   ByteWriter w(out);
   AttributeEncodeOptions options;
   options.as_size = 4;
-  EncodeAttributes(attrs, options, 1, 13, w);
+  EncodeAttributes(attrs, options, 0, 13, w);
   if (attrs.mp_next_hop) {
     const size_t nh = MpNextHopSize(*attrs.mp_next_hop);
     AppendAttributeHeader(kFlagOptional, uint8_t(AttrType::kMpReachNlri), 1 + nh, w);

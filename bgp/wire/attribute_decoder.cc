@@ -502,6 +502,20 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
     }
   }
 
+  // Remember Partial only for attributes the set holds (and, for AS4_PATH/AS4_AGGREGATOR, only
+  // where a 2-octet encoding will carry them again), so that equal routes make equal sets.
+  auto keep_partial = [&](AttrType t, bool keep) {
+    if (!keep) attrs->partial_types &= ~(uint64_t{1} << uint8_t(t));
+  };
+  if (attrs->partial_types != 0) {
+    keep_partial(AttrType::kAggregator, attrs->aggregator.has_value());
+    keep_partial(AttrType::kCommunities, !attrs->communities.empty());
+    keep_partial(AttrType::kExtCommunities, !attrs->ext_communities.empty());
+    keep_partial(AttrType::kLargeCommunities, !attrs->large_communities.empty());
+    keep_partial(AttrType::kAs4Path, !params.four_octet_as && have_as4_path);
+    keep_partial(AttrType::kAs4Aggregator, !params.four_octet_as && as4_aggregator.has_value());
+  }
+
   if (attrs->unknown.size() > 1 && (*notes & kNoteAttributeOrder)) {
     // Keep `unknown` in type-code order so that equal sets compare equal whatever the wire order.
     std::stable_sort(attrs->unknown.begin(), attrs->unknown.end(),
@@ -514,6 +528,8 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
       // Both AGGREGATOR (not AS_TRANS) and AS4_AGGREGATOR: AS4_PATH and AS4_AGGREGATOR are
       // ignored.
       *notes |= kNoteAs4Reconciled;
+      keep_partial(AttrType::kAs4Path, false);
+      keep_partial(AttrType::kAs4Aggregator, false);
       return;
     }
     if (as4_aggregator && attrs->aggregator) attrs->aggregator = as4_aggregator;
@@ -526,6 +542,8 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
     }
     const bool path_needs = attrs->as_path && attrs->as_path->HasFourOctetAs();
     const bool agg_needs = attrs->aggregator && attrs->aggregator->as > 0xffff;
+    keep_partial(AttrType::kAs4Path, path_needs);
+    keep_partial(AttrType::kAs4Aggregator, agg_needs);
     if ((have_as4_path && !path_needs) || (as4_aggregator && !agg_needs)) {
       *notes |= kNoteAs4Unneeded;
     }

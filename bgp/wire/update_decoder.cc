@@ -220,7 +220,8 @@ void UpdateDecoder::DecodeBody(Bytes body, UpdateMessage* out) {
       if (reach.family == kIPv4Unicast && has_classic) notes |= kNoteMpLayout;
     }
   } else if (reach.usable) {
-    notes |= kNoteMpLayout;  // MP_REACH_NLRI without NLRI
+    notes |= kNoteMpLayout;  // MP_REACH_NLRI without NLRI: its nexthop is of no route
+    scratch_.mp_next_hop.reset();
   }
 
   if (!params_.mrt && !out->announced.empty()) {

@@ -39,7 +39,7 @@ struct Draft {
 };
 
 struct EncodedAttrs {
-  std::vector<uint8_t> pre;   // type codes 1..13
+  std::vector<uint8_t> pre;   // type codes 0..13
   std::vector<uint8_t> post;  // type codes 16..255
 };
 
@@ -127,7 +127,7 @@ absl::StatusOr<int> UpdateEncoder::Pack(const PathAttributes* attrs, std::span<c
   EncodedAttrs encoded;
   if (!announce.empty()) {
     ByteWriter pre(&encoded.pre), post(&encoded.post);
-    EncodeAttributes(*attrs, attr_options_, 1, 13, pre);
+    EncodeAttributes(*attrs, attr_options_, 0, 13, pre);
     EncodeAttributes(*attrs, attr_options_, 16, 255, post);
   }
   const size_t attrs_fixed = encoded.pre.size() + encoded.post.size();
@@ -255,7 +255,7 @@ absl::Status UpdateEncoder::EncodeOne(const UpdateMessage& update,
     ByteWriter pre(&encoded.pre), post(&encoded.post);
     AttributeEncodeOptions exact = attr_options_;
     exact.readvertise = false;
-    EncodeAttributes(*attrs, exact, 1, 13, pre);
+    EncodeAttributes(*attrs, exact, 0, 13, pre);
     EncodeAttributes(*attrs, exact, 16, 255, post);
     d.has_attrs = true;
     d.reach_mp = !mp_a.empty();
