@@ -52,6 +52,8 @@ Session:
 Routes:
   --mrt FILE              an MRT capture (.gz, .bz2 or plain): BGP4MP updates or a RIB dump
   --synthetic N           an Internet-like table of N IPv4 prefixes instead (--seed S)
+  --receive-only          send no routes (only End-of-RIB): count what the peer sends, e.g.
+                          as the downstream peer of a convergence run (with --wait-eor)
   --list-peers            list the capture's peers and exit
   --peer-index N          replay the N-th peer of the capture (as --list-peers numbers them)
   --peer ADDR             replay the capture peer with this address
@@ -84,6 +86,7 @@ struct Options {
   bool extended_messages = false;
   std::string mrt;
   uint64_t synthetic = 0, seed = 1;
+  bool receive_only = false;
   bool list_peers = false, all_peers = false;
   std::optional<size_t> peer_index;
   std::optional<net::IPAddress> peer_address;
@@ -198,6 +201,8 @@ Options ParseOptions(int argc, char** argv) {
       o.mrt = next();
     } else if (a == "--synthetic") {
       o.synthetic = ParseNumber<uint64_t>(next(), "prefix count");
+    } else if (a == "--receive-only") {
+      o.receive_only = true;
     } else if (a == "--seed") {
       o.seed = ParseNumber<uint64_t>(next(), "seed");
     } else if (a == "--list-peers") {
@@ -248,7 +253,9 @@ Options ParseOptions(int argc, char** argv) {
     if (!o.connect == !o.listen) Die("give exactly one of --connect and --listen (see --help)");
     if (!o.local_as && !o.local_as_capture) Die("--local-as is required");
   }
-  if (o.mrt.empty() == (o.synthetic == 0)) Die("give exactly one of --mrt and --synthetic");
+  if (int(!o.mrt.empty()) + int(o.synthetic > 0) + int(o.receive_only) != 1) {
+    Die("give exactly one of --mrt, --synthetic and --receive-only");
+  }
   if (o.next_hop_self && o.next_hop) Die("--next-hop-self and --next-hop exclude each other");
   return o;
 }
@@ -300,11 +307,12 @@ std::string SessionJson(const ReplaySession& s) {
       "\"prefixes_sent\":%d,\"withdrawals_sent\":%d,\"skipped\":%d,\"table_seconds\":%.6f,"
       "\"prefixes_per_second\":%.0f,\"withdraw_seconds\":%.6f,\"updates_received\":%d,"
       "\"prefixes_received\":%d,\"withdrawals_received\":%d,\"end_of_rib_received\":%s,"
+      "\"first_update_received\":%.6f,\"last_update_received\":%.6f,"
       "\"notification_received\":\"%s\",\"notification_sent\":\"%s\",\"peer_open\":\"%s\"}",
       JsonEscape(s.options().name), st.state, JsonEscape(st.error), st.messages_sent,
       st.prefixes_sent, st.withdrawals_sent, st.skipped, st.table_seconds, rate,
       st.withdraw_seconds, st.updates_received, st.prefixes_received, st.withdrawals_received,
-      st.end_of_rib_received ? "true" : "false",
+      st.end_of_rib_received ? "true" : "false", st.first_update_received, st.last_update_received,
       st.notification_received ? JsonEscape(st.notification_received->ToString()) : "",
       st.notification_sent ? JsonEscape(st.notification_sent->ToString()) : "",
       JsonEscape(st.negotiated));
@@ -313,7 +321,10 @@ std::string SessionJson(const ReplaySession& s) {
 int Run(const Options& o) {
   AttributeStore store;  // outlives the feeds and the sessions below
   Capture capture;
-  if (o.synthetic > 0) {
+  if (o.receive_only) {
+    capture.peers.emplace_back();
+    capture.peers.back().address = net::IPAddress(net::IPv4Address());
+  } else if (o.synthetic > 0) {
     capture.peers.push_back(SyntheticTable(o.synthetic, o.seed, &store));
   } else {
     auto loaded = LoadCapture(o.mrt, &store);
@@ -550,6 +561,14 @@ int Run(const Options& o) {
           st.table_seconds > 0 ? double(st.prefixes_sent) / st.table_seconds : 0.0,
           st.skipped ? absl::StrFormat("; %d NLRI not sendable", st.skipped).c_str() : "",
           st.end_of_rib_received ? "; End-of-RIB received" : "");
+      if (st.updates_received > 0) {
+        std::printf(
+            "  received %llu prefixes and %llu withdrawals in %llu UPDATEs, from %.3f s to %.3f s "
+            "after Established\n",
+            (unsigned long long)st.prefixes_received, (unsigned long long)st.withdrawals_received,
+            (unsigned long long)st.updates_received, st.first_update_received,
+            st.last_update_received);
+      }
     }
   }
   return ok ? 0 : 1;

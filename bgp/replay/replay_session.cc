@@ -160,7 +160,10 @@ void ReplaySession::OnMessage(Bytes message) {
       Notification n;
       (void)DecodeNotification(message, &n);
       stats_.notification_received = n;
-      stats_.error = absl::StrCat("the peer sent NOTIFICATION ", n.ToString());
+      // A Cease once everything is sent is the peer ending the session, not a failure.
+      if (!(streams_done_ && n.code == uint8_t(ErrorCode::kCease))) {
+        stats_.error = absl::StrCat("the peer sent NOTIFICATION ", n.ToString());
+      }
       return Close();
     }
     case MessageType::kRouteRefresh:
@@ -237,6 +240,9 @@ void ReplaySession::OnUpdate(Bytes message) {
                 update_.errors.notification);
   }
   ++stats_.updates_received;
+  const double now = Since(established_at_);
+  if (stats_.first_update_received < 0) stats_.first_update_received = now;
+  stats_.last_update_received = now;
   stats_.prefixes_received += update_.announced.size();
   stats_.withdrawals_received += update_.withdrawn.size();
   if (update_.end_of_rib) {

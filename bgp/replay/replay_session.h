@@ -54,6 +54,8 @@ struct SessionStats {
   uint64_t updates_received = 0;
   uint64_t prefixes_received = 0;
   uint64_t withdrawals_received = 0;
+  double first_update_received = -1;  // seconds after Established
+  double last_update_received = -1;
   bool end_of_rib_received = false;
   double table_seconds = -1;     // Established → last table octet written
   double withdraw_seconds = -1;  // first → last withdrawal octet written
