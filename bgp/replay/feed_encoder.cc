@@ -1,0 +1,156 @@
+#include "bgp/replay/feed_encoder.h"
+
+#include <algorithm>
+
+namespace sluice::bgp::replay {
+
+FeedEncoder::FeedEncoder(const SessionParams& params, const RewriteOptions& rewrite,
+                         AttributeStore* store)
+    : params_(params), rewrite_(rewrite), store_(store), encoder_(params, /*readvertise=*/true) {}
+
+const PathAttributes* FeedEncoder::Rewrite(const AttrRef& original) {
+  if (!original) return nullptr;
+  auto it = rewritten_.find(original.get());
+  if (it != rewritten_.end()) return it->second.get();
+  PathAttributes a = *original;
+  if (rewrite_.external) {
+    a.local_pref.reset();
+    a.originator_id.reset();
+    a.cluster_list.clear();
+    if (a.as_path) *a.as_path = a.as_path->WithoutConfedSegments();
+  }
+  if (rewrite_.prepend_own_as) {
+    a.as_path =
+        a.as_path ? a.as_path->Prepended(rewrite_.local_as) : AsPath::Sequence({rewrite_.local_as});
+  }
+  // IPv4 nexthop: the rewrite, else NEXT_HOP, else an IPv4 MP nexthop.
+  if (rewrite_.next_hop4) {
+    a.next_hop = rewrite_.next_hop4;
+  } else if (!a.next_hop && a.mp_next_hop && a.mp_next_hop->global.is_v4()) {
+    a.next_hop = a.mp_next_hop->global.v4();
+  }
+  if (a.mp_next_hop && a.mp_next_hop->global.is_v4()) a.mp_next_hop.reset();  // IPv4 goes classic
+  if (rewrite_.next_hop6)
+    a.mp_next_hop = MpNextHop{net::IPAddress(*rewrite_.next_hop6), std::nullopt};
+  AttrRef ref = store_->Intern(std::move(a));
+  const PathAttributes* p = ref.get();
+  rewritten_.emplace(original.get(), std::move(ref));
+  return p;
+}
+
+bool FeedEncoder::Sendable(const Nlri& n, const PathAttributes* attrs) const {
+  const AfiSafi f = n.family();
+  if (!params_.families.Has(f)) return false;
+  if (f.safi != Safi::kUnicast) return false;  // sluice-replay sends unicast only
+  if (attrs == nullptr) return true;           // a withdrawal
+  return f.afi == Afi::kIPv4 ? attrs->next_hop.has_value()
+                             : attrs->mp_next_hop && attrs->mp_next_hop->global.is_v6();
+}
+
+void FeedEncoder::Append(const PathAttributes* attrs, const std::vector<Nlri>& announce,
+                         const std::vector<Nlri>& withdraw, uint64_t time_us, EncodedStream* out) {
+  if (announce.empty() && withdraw.empty()) return;
+  auto n = encoder_.Pack(attrs, announce, withdraw, &out->bytes);
+  if (!n.ok()) {
+    out->skipped += announce.size() + withdraw.size();
+    return;
+  }
+  out->messages += uint64_t(*n);
+  EncodedStream::Mark m;
+  m.end = out->bytes.size();
+  m.prefixes = out->prefixes() + announce.size();
+  m.withdrawals = out->withdrawals() + withdraw.size();
+  m.time_us = time_us;
+  out->marks.push_back(m);
+}
+
+void FeedEncoder::EncodeMessages(const PeerFeed& feed, EncodedStream* out) {
+  for (const FeedUpdate& u : feed.updates) {
+    const PathAttributes* attrs = Rewrite(u.attributes);
+    announce_.clear();
+    withdraw_.clear();
+    for (const Nlri& n : u.withdrawn) {
+      if (Sendable(n, nullptr)) {
+        withdraw_.push_back(n);
+      } else {
+        ++out->skipped;
+      }
+    }
+    for (const Nlri& n : u.announced) {
+      if (Sendable(n, attrs)) {
+        announce_.push_back(n);
+      } else {
+        ++out->skipped;
+      }
+    }
+    for (auto* v : {&announce_, &withdraw_}) {
+      for (Nlri& n : *v) {
+        if (!params_.add_path_send.Has(n.family())) n.path_id = 0;
+      }
+    }
+    Append(attrs, announce_, withdraw_, u.time_us, out);
+  }
+}
+
+void FeedEncoder::EncodeTable(const std::vector<Route>& table, EncodedStream* out) {
+  // Groups in order of first appearance; without ADD-PATH only the first route of a prefix.
+  absl::flat_hash_map<const PathAttributes*, size_t> group_of;
+  std::vector<std::pair<const PathAttributes*, std::vector<Nlri>>> groups;
+  const Route* previous = nullptr;
+  for (const Route& r : table) {
+    Nlri n = r.nlri;
+    if (!params_.add_path_send.Has(n.family())) {
+      n.path_id = 0;
+      if (previous && previous->nlri.prefix == n.prefix && previous->nlri.safi == n.safi) continue;
+    }
+    previous = &r;
+    const PathAttributes* attrs = Rewrite(r.attributes);
+    if (!Sendable(n, attrs)) {
+      ++out->skipped;
+      continue;
+    }
+    auto [it, inserted] = group_of.try_emplace(attrs, groups.size());
+    if (inserted) groups.emplace_back(attrs, std::vector<Nlri>());
+    groups[it->second].second.push_back(n);
+  }
+  const std::vector<Nlri> none;
+  for (const auto& [attrs, nlri] : groups) Append(attrs, nlri, none, 0, out);
+}
+
+void FeedEncoder::EncodeWithdrawAll(const std::vector<Route>& table, EncodedStream* out) {
+  withdraw_.clear();
+  const Route* previous = nullptr;
+  for (const Route& r : table) {
+    Nlri n = r.nlri;
+    if (!params_.add_path_send.Has(n.family())) {
+      n.path_id = 0;
+      if (previous && previous->nlri.prefix == n.prefix && previous->nlri.safi == n.safi) continue;
+    }
+    previous = &r;
+    if (Sendable(n, nullptr)) withdraw_.push_back(n);
+  }
+  // Marks every 1,000 withdrawals, for progress.
+  const std::vector<Nlri> none;
+  for (size_t i = 0; i < withdraw_.size(); i += 1000) {
+    std::vector<Nlri> part(withdraw_.begin() + i,
+                           withdraw_.begin() + std::min(withdraw_.size(), i + 1000));
+    Append(nullptr, none, part, 0, out);
+  }
+}
+
+void FeedEncoder::EncodeEndOfRib(EncodedStream* out) {
+  for (int i = 0; i < AfiSafi::kCount; ++i) {
+    const AfiSafi f = AfiSafi::FromIndex(i);
+    if (!params_.families.Has(f) || f.safi != Safi::kUnicast) continue;
+    encoder_.EndOfRib(f, &out->bytes);
+    ++out->messages;
+  }
+  EncodedStream::Mark m;
+  m.end = out->bytes.size();
+  m.prefixes = out->prefixes();
+  m.withdrawals = out->withdrawals();
+  m.time_us = out->marks.empty() ? 0 : out->marks.back().time_us;
+  out->marks.push_back(m);
+}
+
+}  // namespace sluice::bgp::replay

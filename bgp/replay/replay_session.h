@@ -1,0 +1,143 @@
+#pragma once
+// ReplaySession: one BGP session of sluice-replay on Boost.Asio — a minimal speaker that opens
+// (or accepts) a TCP connection, exchanges OPENs and KEEPALIVEs (RFC 4271 §8: OpenSent,
+// OpenConfirm, Established), then writes pre-encoded UPDATEs as fast as TCP takes them, or at the
+// capture's pace, while keeping the session alive: KEEPALIVEs every hold/3 seconds, the peer's
+// hold timer honoured, its UPDATEs counted (prefixes and End-of-RIB markers).
+//
+// Order of work once Established: the table stream (ending with End-of-RIB markers), then, if
+// asked, after a delay the withdrawal stream; then it waits for the peer's End-of-RIB if asked,
+// lingers if asked, and closes with a Cease NOTIFICATION (RFC 4486 subcode 2).
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bgp/replay/asio.h"
+#include "bgp/replay/feed_encoder.h"
+#include "bgp/wire/message_framer.h"
+#include "bgp/wire/open_message.h"
+#include "bgp/wire/update_decoder.h"
+
+namespace sluice::bgp::replay {
+
+struct SessionOptions {
+  std::string name;                               // for messages: the capture peer
+  boost::asio::ip::tcp::endpoint remote;          // where to connect (active open)
+  std::optional<boost::asio::ip::address> local;  // source address to bind, if any
+  uint32_t local_as = 0;
+  uint32_t peer_as = 0;  // 0: accept any
+  net::IPv4Address router_id;
+  uint16_t hold_time = 90;         // seconds offered
+  bool extended_messages = false;  // offer RFC 8654
+  AfiSafiSet families;             // offered (unicast families of the feed)
+  std::optional<double> pace;      // replay at the capture's pace times this factor
+  double withdraw_after = -1;      // seconds after the table to withdraw everything; < 0: never
+  bool wait_eor = false;           // stay until the peer's End-of-RIB for every family
+  double linger = 0;               // seconds to stay up at the end; < 0: until stopped
+  double connect_timeout = 30;     // seconds of connection attempts (active open)
+};
+
+struct SessionStats {
+  std::string state = "Idle";
+  std::string error;           // why the session ended early, if it did
+  uint64_t messages_sent = 0;  // UPDATEs of the streams
+  uint64_t prefixes_sent = 0;  // announcements written to the socket
+  uint64_t withdrawals_sent = 0;
+  uint64_t skipped = 0;  // NLRI the session could not carry
+  uint64_t updates_received = 0;
+  uint64_t prefixes_received = 0;
+  uint64_t withdrawals_received = 0;
+  double first_update_received = -1;  // seconds after Established
+  double last_update_received = -1;
+  bool end_of_rib_received = false;
+  double table_seconds = -1;     // Established → last table octet written
+  double withdraw_seconds = -1;  // first → last withdrawal octet written
+  std::optional<Notification> notification_received;
+  std::optional<Notification> notification_sent;
+  std::string negotiated;  // summary of the peer's OPEN
+};
+
+class ReplaySession {
+ public:
+  // Encodes the table and withdrawal streams for the given parameters. Called once before the
+  // session starts (for the parameters we offer), and again if the negotiated ones differ.
+  using Encoder =
+      std::function<void(const SessionParams&, EncodedStream* table, EncodedStream* withdraw)>;
+
+  ReplaySession(boost::asio::io_context& io, SessionOptions options, Encoder encoder);
+
+  void Connect();                                    // active open
+  void Accept(boost::asio::ip::tcp::socket socket);  // passive: an accepted connection
+  // Ends the session: Cease NOTIFICATION (if Established or later) and close.
+  void Stop(const std::string& why);
+
+  bool done() const { return done_; }
+  const SessionStats& stats() const { return stats_; }
+  const SessionOptions& options() const { return options_; }
+  // Progress: announcements and withdrawals written so far.
+  uint64_t progress() const { return stats_.prefixes_sent + stats_.withdrawals_sent; }
+
+  std::function<void(ReplaySession*)> on_done;  // the session is over (closed)
+  std::function<void(ReplaySession*)> on_sent;  // every stream written
+
+ private:
+  enum class State { kIdle, kConnect, kOpenSent, kOpenConfirm, kEstablished, kClosing, kDone };
+  using Clock = std::chrono::steady_clock;
+
+  SessionParams OfferedParams() const;
+  void TryConnect();
+  void OnConnected();
+  void StartReading();
+  void OnMessage(Bytes message);
+  void OnOpen(Bytes message);
+  void OnEstablished();
+  void OnUpdate(Bytes message);
+  void Fail(const std::string& error, std::optional<Notification> notify = std::nullopt);
+  void SendSmall(std::vector<uint8_t> message);
+  void Pump();
+  void AfterStreams();
+  void MaybeFinish();
+  void Close();
+  void ArmHoldTimer();
+  void ArmKeepalive();
+  void SetState(State s);
+  double Since(Clock::time_point t) const;
+
+  boost::asio::io_context& io_;
+  SessionOptions options_;
+  Encoder encoder_;
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer hold_timer_, keepalive_timer_, pace_timer_, misc_timer_;
+  State state_ = State::kIdle;
+  bool done_ = false;
+  SessionStats stats_;
+  Clock::time_point connect_started_, established_at_, withdraw_started_;
+
+  AttributeStore store_;
+  SessionParams assumed_, params_;
+  Negotiated negotiated_;
+  uint16_t hold_time_ = 0;
+  std::unique_ptr<UpdateDecoder> decoder_;
+  UpdateMessage update_;
+  AfiSafiSet eor_pending_;
+  MessageFramer framer_;
+
+  EncodedStream table_, withdraw_;
+  EncodedStream* stream_ = nullptr;  // being written
+  size_t written_ = 0;               // octets of *stream_ written
+  size_t mark_ = 0;                  // next mark of *stream_ not yet fully written
+  bool writing_ = false;
+  std::deque<std::vector<uint8_t>> small_;
+  std::vector<uint8_t> in_flight_small_;
+  bool streams_done_ = false;
+  bool lingering_ = false;
+};
+
+}  // namespace sluice::bgp::replay

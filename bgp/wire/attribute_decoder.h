@@ -1,0 +1,52 @@
+#pragma once
+// AttributeDecoder: parses the Path Attributes field of an UPDATE (RFC 4271 §4.3) — or the
+// attribute block of an MRT RIB entry (RFC 6396 §4.3.4) — into a PathAttributes, applying the
+// per-attribute error handling of RFC 7606 §7 and RFC 6793 §6 and the AS_PATH/AS4_PATH
+// reconciliation of RFC 6793 §4.2.3.
+//
+// MP_REACH_NLRI and MP_UNREACH_NLRI are located but their NLRI are not parsed here: the caller
+// (UpdateDecoder) does that, knowing which families use ADD-PATH.
+
+#include <cstdint>
+
+#include "bgp/wire/as_path.h"
+#include "bgp/wire/byte_io.h"
+#include "bgp/wire/path_attributes.h"
+#include "bgp/wire/session_params.h"
+#include "bgp/wire/update_message.h"
+
+namespace sluice::bgp {
+
+// Where an MP_REACH_NLRI or MP_UNREACH_NLRI attribute put its NLRI.
+struct MpNlriField {
+  bool present = false;  // the attribute was there
+  bool usable = false;   // and its AFI/SAFI is supported and negotiated
+  AfiSafi family;
+  Bytes nlri;
+};
+
+enum class AttributeSource : uint8_t {
+  kUpdate,       // an UPDATE's Path Attributes field
+  kMrtRibEntry,  // TABLE_DUMP_V2 RIB entry: MP_REACH_NLRI holds only the nexthop (RFC 6396
+                 // §4.3.4); the full form is accepted too (first octet 0)
+};
+
+class AttributeDecoder {
+ public:
+  // Decodes `block` into `attrs` (cleared first). Errors are added to `errors` with the RFC 7606
+  // approach they call for; WireNote bits to `notes`. When a session reset is called for, parsing
+  // stops there.
+  void Decode(Bytes block, const SessionParams& params, AttributeSource source,
+              PathAttributes* attrs, MpNlriField* reach, MpNlriField* unreach, UpdateErrors* errors,
+              uint32_t* notes);
+
+ private:
+  AsPath as4_path_;  // scratch, reused
+};
+
+// Records one error in `errors` (keeping the first reason). `attribute` is the whole offending
+// attribute (flags, type, length, value): the NOTIFICATION data RFC 4271 §6.3 asks for.
+void AddUpdateError(UpdateErrors* errors, UpdateAction action, uint8_t subcode, Bytes attribute,
+                    std::string reason);
+
+}  // namespace sluice::bgp

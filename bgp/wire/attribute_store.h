@@ -1,0 +1,116 @@
+#pragma once
+// AttributeStore interns path attribute sets: one immutable shared copy per distinct
+// PathAttributes, handed out as AttrRef handles. A full Internet table has ~600k routes but only
+// ~80k distinct attribute sets, so a route costs its prefix plus an 8-octet AttrRef.
+//
+// Threads: Intern() may be called from any number of threads at once (per-peer UPDATE parsing,
+// shard workers). The store is split into shards chosen by the set's hash, each with its own
+// mutex, so threads rarely wait on one another. AttrRef copies and destructions are atomic
+// reference-count operations with no lock; only the release of the last reference takes its
+// shard's lock to erase the entry.
+//
+// Lifetime: the store must outlive every AttrRef it handed out. Destroying a store with live
+// references is a programming error (it aborts with a message).
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bgp/wire/path_attributes.h"
+
+namespace sluice::bgp {
+
+class AttributeStore;
+
+namespace internal {
+struct AttrShard;
+// One interned set. Immutable after construction apart from the reference count.
+struct AttrEntry {
+  PathAttributes attrs;
+  size_t hash = 0;
+  AttrShard* shard = nullptr;
+  mutable std::atomic<uint32_t> refs{0};
+};
+void ReleaseEntry(const AttrEntry* entry);
+}  // namespace internal
+
+// A counted reference to an interned attribute set: 8 octets (one pointer). Null when default
+// constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs from the same
+// store are equal exactly when their attribute sets are equal, so comparing and hashing handles
+// is comparing and hashing sets.
+class AttrRef {
+ public:
+  AttrRef() = default;
+  AttrRef(const AttrRef& o) : entry_(o.entry_) {
+    if (entry_) entry_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  AttrRef(AttrRef&& o) noexcept : entry_(o.entry_) { o.entry_ = nullptr; }
+  AttrRef& operator=(const AttrRef& o) {
+    AttrRef copy(o);
+    std::swap(entry_, copy.entry_);
+    return *this;
+  }
+  AttrRef& operator=(AttrRef&& o) noexcept {
+    std::swap(entry_, o.entry_);
+    return *this;
+  }
+  ~AttrRef() {
+    if (entry_) internal::ReleaseEntry(entry_);
+  }
+
+  explicit operator bool() const { return entry_ != nullptr; }
+  const PathAttributes& operator*() const { return entry_->attrs; }
+  const PathAttributes* operator->() const { return &entry_->attrs; }
+  const PathAttributes* get() const { return entry_ ? &entry_->attrs : nullptr; }
+  // The set's hash, computed once when interned (0 for a null ref).
+  size_t hash() const { return entry_ ? entry_->hash : 0; }
+  // References alive to this set (for tests and statistics).
+  uint32_t use_count() const { return entry_ ? entry_->refs.load(std::memory_order_relaxed) : 0; }
+  void reset() { AttrRef().swap(*this); }
+  void swap(AttrRef& o) noexcept { std::swap(entry_, o.entry_); }
+
+  friend bool operator==(const AttrRef& a, const AttrRef& b) { return a.entry_ == b.entry_; }
+  template <typename H>
+  friend H AbslHashValue(H h, const AttrRef& r) {
+    return H::combine(std::move(h), r.hash());
+  }
+
+ private:
+  friend class AttributeStore;
+  explicit AttrRef(const internal::AttrEntry* e) : entry_(e) {}
+  const internal::AttrEntry* entry_ = nullptr;
+};
+static_assert(sizeof(AttrRef) == 8);
+
+class AttributeStore {
+ public:
+  // `shards`: number of independently locked parts (rounded up to a power of two).
+  explicit AttributeStore(int shards = 32);
+  ~AttributeStore();
+  AttributeStore(const AttributeStore&) = delete;
+  AttributeStore& operator=(const AttributeStore&) = delete;
+
+  // The shared copy equal to `attrs`, made (copied) if there is none yet. Thread-safe.
+  AttrRef Intern(const PathAttributes& attrs);
+  AttrRef Intern(PathAttributes&& attrs);
+
+  // Distinct sets alive now.
+  size_t size() const;
+  // Heap octets used by the entries (PathAttributes and their vectors) and by the index tables.
+  // Approximate: vector capacity, hash table slots; malloc overhead not included.
+  size_t MemoryBytes() const;
+
+  // A process-wide store, for code that has no reason to own one.
+  static AttributeStore& Default();
+
+ private:
+  template <typename A>
+  AttrRef InternImpl(A&& attrs);
+
+  std::unique_ptr<internal::AttrShard[]> shards_;
+  size_t shard_mask_;
+};
+
+}  // namespace sluice::bgp

@@ -1,0 +1,112 @@
+#pragma once
+// PathAttributes: the decoded path attributes of a route (RFC 4271 §5), everything an UPDATE
+// says about its NLRI except the NLRI themselves.
+//
+// A PathAttributes is a plain value; routes never hold one directly but an AttrRef from an
+// AttributeStore (bgp/wire/attribute_store.h), which keeps one immutable shared copy per distinct
+// set. Field order below is the order of the type codes, which is also the canonical wire order.
+//
+// Conventions:
+//  - AS numbers are 4 octets everywhere. A route from a 2-octet speaker has its AS_PATH and
+//    AS4_PATH (and AGGREGATOR/AS4_AGGREGATOR) reconciled on decode (RFC 6793 §4.2.3); the
+//    encoder splits them again for a 2-octet peer.
+//  - Lists keep wire order (communities are not sorted) so that decode→encode is exact.
+//  - `partial_types` remembers the Partial flag of the known optional transitive attributes
+//    (bit t for type code t); unknown optional transitive attributes keep their own flags in
+//    `unknown`. Unknown optional non-transitive attributes are dropped on decode (§5: "quietly
+//    ignored"), and MP_REACH/MP_UNREACH are not attributes of the route: their NLRI go to the
+//    UPDATE's prefix lists, their nexthop to `mp_next_hop`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bgp/wire/as_path.h"
+#include "bgp/wire/constants.h"
+#include "net/ip_address.h"
+
+namespace sluice::bgp {
+
+enum class Origin : uint8_t { kIgp = 0, kEgp = 1, kIncomplete = 2 };
+std::string_view OriginName(Origin origin);  // "IGP", "EGP", "INCOMPLETE"
+
+// AGGREGATOR (RFC 4271 §5.1.7), with a 4-octet AS (RFC 6793).
+struct Aggregator {
+  uint32_t as = 0;
+  net::IPv4Address address;
+  friend bool operator==(const Aggregator&, const Aggregator&) = default;
+};
+
+// LARGE_COMMUNITY element (RFC 8092): Global Administrator, Local Data Part 1 and 2.
+struct LargeCommunity {
+  uint32_t global_admin = 0;
+  uint32_t local1 = 0;
+  uint32_t local2 = 0;
+  friend bool operator==(const LargeCommunity&, const LargeCommunity&) = default;
+  std::string ToString() const;  // "g:l1:l2"
+};
+
+// The nexthop of MP_REACH_NLRI (RFC 4760 §3): 4 octets (IPv4), 16 (IPv6 global) or 32 (IPv6
+// global then link-local, RFC 2545 §3).
+struct MpNextHop {
+  net::IPAddress global;
+  std::optional<net::IPv6Address> link_local;
+  friend bool operator==(const MpNextHop&, const MpNextHop&) = default;
+};
+
+// An attribute this codec does not interpret, kept as received (flags without Extended Length).
+struct RawAttribute {
+  uint8_t flags = 0;
+  uint8_t type = 0;
+  std::vector<uint8_t> value;
+  friend bool operator==(const RawAttribute&, const RawAttribute&) = default;
+};
+
+// Well-known communities (RFC 1997, RFC 3765).
+inline constexpr uint32_t kCommunityNoExport = 0xFFFFFF01;
+inline constexpr uint32_t kCommunityNoAdvertise = 0xFFFFFF02;
+inline constexpr uint32_t kCommunityNoExportSubconfed = 0xFFFFFF03;
+inline constexpr uint32_t kCommunityNoPeer = 0xFFFFFF04;
+// bgpdump's text form: "no-export", "no-advertise", "local-AS", else "high:low" in decimal.
+std::string CommunityToString(uint32_t community);
+
+struct PathAttributes {
+  std::optional<Origin> origin;                   // 1 ORIGIN
+  std::optional<AsPath> as_path;                  // 2 AS_PATH (empty path ≠ absent)
+  std::optional<net::IPv4Address> next_hop;       // 3 NEXT_HOP
+  std::optional<uint32_t> med;                    // 4 MULTI_EXIT_DISC
+  std::optional<uint32_t> local_pref;             // 5 LOCAL_PREF
+  bool atomic_aggregate = false;                  // 6 ATOMIC_AGGREGATE
+  std::optional<Aggregator> aggregator;           // 7 AGGREGATOR
+  std::vector<uint32_t> communities;              // 8 COMMUNITIES (RFC 1997)
+  std::optional<net::IPv4Address> originator_id;  // 9 ORIGINATOR_ID (RFC 4456)
+  std::vector<uint32_t> cluster_list;             // 10 CLUSTER_LIST (RFC 4456)
+  std::optional<MpNextHop> mp_next_hop;           // 14 MP_REACH_NLRI nexthop (RFC 4760)
+  std::vector<uint64_t> ext_communities;          // 16 EXTENDED COMMUNITIES (RFC 4360)
+  std::vector<LargeCommunity> large_communities;  // 32 LARGE_COMMUNITY (RFC 8092)
+  std::vector<RawAttribute> unknown;              // optional transitive, by type code
+  uint64_t partial_types = 0;                     // Partial flag seen, bit per type code
+
+  // Empties every field, keeping vector capacity (for a reused decode scratch).
+  void Clear();
+
+  // The nexthop for NLRI of `family`: the MP_REACH_NLRI nexthop when present and of that family,
+  // else NEXT_HOP for IPv4; nullopt if neither. (IPv6 nexthops for IPv4 NLRI, RFC 8950, are
+  // decoded into mp_next_hop but not offered here.)
+  std::optional<net::IPAddress> NextHopFor(net::Family family) const;
+  // AS_PATH length per RFC 4271 §9.1.2.2 (0 when absent).
+  int AsPathLength() const { return as_path ? as_path->PathLength() : 0; }
+
+  // A hash of every field (the store caches it).
+  size_t Hash() const;
+  friend bool operator==(const PathAttributes&, const PathAttributes&) = default;
+
+  // Heap octets held by the vectors (for memory accounting).
+  size_t HeapBytes() const;
+  // One line, for logs and tests:
+  // "origin IGP as_path 1 2 3 next_hop 192.0.2.1 med 5 communities 1:2 no-export ..."
+  std::string ToString() const;
+};
+
+}  // namespace sluice::bgp

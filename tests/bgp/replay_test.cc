@@ -1,0 +1,171 @@
+// sluice-replay's parts: the synthetic table, the attribute rewriting and packing of the feed
+// encoder, and two replay sessions talking BGP to each other over loopback TCP (one sends a
+// table, the other receives it and counts the prefixes and the End-of-RIB).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <utility>
+
+#include "bgp/replay/asio.h"
+#include "bgp/replay/feed_encoder.h"
+#include "bgp/replay/replay_feed.h"
+#include "bgp/replay/replay_session.h"
+#include "bgp/wire/update_decoder.h"
+#include "tests/interop/interop_util.h"
+
+namespace sluice::bgp::replay {
+namespace {
+
+TEST(SyntheticTableTest, LooksLikeAnInternetTable) {
+  AttributeStore store;
+  PeerFeed feed = SyntheticTable(70000, 7, &store);
+  ASSERT_EQ(feed.table.size(), 70000u);
+  std::map<int, int> lengths;
+  double path_length = 0;
+  for (const Route& r : feed.table) {
+    ++lengths[r.nlri.prefix.length()];
+    path_length += r.attributes->AsPathLength();
+  }
+  EXPECT_NEAR(lengths[24] / 70000.0, 0.55, 0.03);
+  EXPECT_NEAR(lengths[22] / 70000.0, 0.10, 0.02);
+  EXPECT_GT(lengths[16], 0);
+  EXPECT_NEAR(path_length / 70000, 4.0, 0.6);
+  EXPECT_NEAR(double(store.size()), 10000, 500);  // about one set per 7 routes
+  // Deterministic.
+  PeerFeed again = SyntheticTable(70000, 7, &store);
+  EXPECT_EQ(again.table[123].nlri, feed.table[123].nlri);
+}
+
+TEST(FeedEncoderTest, RewritesForAnEbgpPeerAndPacksByAttributeSet) {
+  AttributeStore store;
+  PathAttributes a;
+  a.origin = Origin::kIgp;
+  a.as_path = AsPath::Sequence({2914, 15169});
+  a.next_hop = net::IPv4Address(0x0a000001);
+  a.local_pref = 100;
+  a.originator_id = net::IPv4Address(1);
+  a.cluster_list = {2};
+  std::vector<Route> table;
+  for (uint32_t i = 0; i < 2000; ++i) {
+    table.push_back(
+        Route{Nlri{net::Prefix(net::IPv4Address(0x0b000000 + (i << 8)), 24)}, store.Intern(a)});
+  }
+  RewriteOptions rw;
+  rw.local_as = 65099;
+  rw.external = true;
+  rw.prepend_own_as = true;
+  rw.next_hop4 = net::IPv4Address(0x7f000003);
+  SessionParams params;
+  FeedEncoder encoder(params, rw, &store);
+  EncodedStream stream;
+  encoder.EncodeTable(table, &stream);
+  encoder.EncodeEndOfRib(&stream);
+  EXPECT_EQ(stream.prefixes(), 2000u);
+  EXPECT_EQ(stream.skipped, 0u);
+  EXPECT_LE(stream.messages, 4u);  // 2000 × 4 octets in 4096-octet UPDATEs, plus End-of-RIB
+
+  UpdateDecoder decoder(params, &store);
+  UpdateMessage u;
+  size_t at = 0, announced = 0;
+  bool eor = false;
+  while (at < stream.bytes.size()) {
+    const size_t len = LoadU16(stream.bytes.data() + at + 16);
+    decoder.Decode(Bytes(stream.bytes.data() + at, len), &u);
+    ASSERT_TRUE(u.errors.ok()) << u.errors.reason;
+    announced += u.announced.size();
+    if (u.end_of_rib) eor = true;
+    if (u.attributes) {
+      EXPECT_EQ(u.attributes->as_path->ToString(), "65099 2914 15169");
+      EXPECT_EQ(u.attributes->next_hop->ToString(), "127.0.0.3");
+      EXPECT_FALSE(u.attributes->local_pref);
+      EXPECT_FALSE(u.attributes->originator_id);
+      EXPECT_TRUE(u.attributes->cluster_list.empty());
+    }
+    at += len;
+  }
+  EXPECT_EQ(announced, 2000u);
+  EXPECT_TRUE(eor);
+
+  EncodedStream withdraw;
+  encoder.EncodeWithdrawAll(table, &withdraw);
+  EXPECT_EQ(withdraw.withdrawals(), 2000u);
+}
+
+TEST(ReplaySessionTest, TwoSpeakersExchangeATableOverLoopback) {
+  namespace asio = boost::asio;
+  AttributeStore store;
+  const PeerFeed feed = SyntheticTable(20000, 3, &store);
+  const PeerFeed empty;
+  const int port = sluice::testing::FreeTcpPort();
+  ASSERT_GT(port, 0);
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
+
+  auto encoder_for = [&store](const PeerFeed& f, RewriteOptions rw) {
+    return [&f, rw, &store](const SessionParams& p, EncodedStream* table, EncodedStream* wd) {
+      FeedEncoder e(p, rw, &store);
+      e.EncodeTable(f.Table(), table);
+      e.EncodeEndOfRib(table);
+      e.EncodeWithdrawAll(f.Table(), wd);
+    };
+  };
+  SessionOptions receiver_options;
+  receiver_options.name = "receiver";
+  receiver_options.local_as = 65001;
+  receiver_options.peer_as = 65002;
+  receiver_options.router_id = net::IPv4Address(0x0a000001);
+  receiver_options.families.Add(kIPv4Unicast);
+  receiver_options.linger = -1;  // until the sender closes the session
+  RewriteOptions rw;
+  rw.local_as = 65001;
+  ReplaySession receiver(io, receiver_options, encoder_for(empty, rw));
+
+  SessionOptions sender_options = receiver_options;
+  sender_options.name = "sender";
+  sender_options.remote = endpoint;
+  sender_options.local_as = 65002;
+  sender_options.peer_as = 65001;
+  sender_options.router_id = net::IPv4Address(0x0a000002);
+  sender_options.withdraw_after = 0;  // then withdraw everything
+  sender_options.linger = 0.5;        // then close with a Cease
+  sender_options.wait_eor = true;
+  rw.local_as = 65002;
+  rw.prepend_own_as = true;
+  rw.next_hop4 = net::IPv4Address(0x7f000001);
+  ReplaySession sender(io, sender_options, encoder_for(feed, rw));
+
+  asio::ip::tcp::acceptor acceptor(io, endpoint);
+  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+    ASSERT_FALSE(ec);
+    receiver.Accept(std::move(s));
+  });
+  sender.Connect();
+  asio::steady_timer guard(io, std::chrono::seconds(60));
+  guard.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) {
+      sender.Stop("timeout");
+      receiver.Stop("timeout");
+    }
+  });
+  int done = 0;
+  sender.on_done = receiver.on_done = [&](ReplaySession*) {
+    if (++done == 2) guard.cancel();
+  };
+  io.run();
+
+  EXPECT_EQ(sender.stats().error, "");
+  EXPECT_EQ(sender.stats().prefixes_sent, 20000u);
+  EXPECT_EQ(sender.stats().withdrawals_sent, 20000u);
+  EXPECT_GT(sender.stats().table_seconds, 0);
+  EXPECT_TRUE(sender.stats().end_of_rib_received);  // the receiver's (empty) table
+  EXPECT_EQ(receiver.stats().prefixes_received, 20000u);
+  EXPECT_EQ(receiver.stats().withdrawals_received, 20000u);
+  EXPECT_TRUE(receiver.stats().end_of_rib_received);
+  // The sender ends the session with a Cease (Administrative Shutdown), which the receiver sees.
+  ASSERT_TRUE(receiver.stats().notification_received.has_value());
+  EXPECT_EQ(receiver.stats().notification_received->code, uint8_t(ErrorCode::kCease));
+  EXPECT_EQ(receiver.stats().notification_received->subcode, cease::kAdministrativeShutdown);
+}
+
+}  // namespace
+}  // namespace sluice::bgp::replay
