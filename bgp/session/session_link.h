@@ -1,0 +1,73 @@
+#pragma once
+// The seam between a BGP session (the RFC 4271 §8 state machine and its TCP connection,
+// bgp/session/) and the routing side (the staged pipeline, bgp/stages/). Neither side knows the
+// other's classes: a session reports to a SessionListener, and the routing side drives the
+// session through SessionSender. Everything runs on the BGP process's event loop.
+//
+// Flow control: the routing side queues encoded UPDATEs with SendMessages() and watches
+// send_backlog(); it stops producing for a peer above a high-water mark of its choosing and
+// resumes on OnWritable(), which the session calls when its backlog has drained below its
+// low-water mark (documented by the session). A slow peer therefore never makes the routing
+// side buffer without bound.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bgp/wire/constants.h"
+#include "bgp/wire/session_params.h"
+#include "bgp/wire/update_message.h"
+#include "net/ip_address.h"
+
+namespace sluice::bgp {
+
+// What the peer said about itself in its OPEN, and what both sides agreed on.
+struct EstablishedInfo {
+  SessionParams params;            // negotiated: 4-octet AS, families, ADD-PATH, ...
+  uint32_t remote_as = 0;          // the peer's AS (4 octets)
+  net::IPv4Address remote_bgp_id;  // the peer's BGP Identifier (decision tie-break, §9.1.2.2)
+  net::IPAddress remote_address;   // the peer's transport address (tie-break, §9.1.2.2 g)
+  net::IPAddress local_address;    // our transport address on this session (next-hop-self)
+  int hold_time_s = 0;             // negotiated hold time, seconds (0 = no keepalives)
+  bool route_refresh = false;      // RFC 2918 negotiated
+};
+
+// Implemented by the routing side, one per peer; called by the session.
+class SessionListener {
+ public:
+  virtual ~SessionListener() = default;
+  // The session reached Established.
+  virtual void OnEstablished(const EstablishedInfo& info) = 0;
+  // A decoded UPDATE (RFC 7606 handling already applied: treat-as-withdraw NLRI are in
+  // `withdrawn`, discarded attributes are gone; session-reset errors never reach here — the
+  // session sends the NOTIFICATION and goes down instead). End-of-RIB arrives as an UPDATE with
+  // `end_of_rib` set.
+  virtual void OnUpdate(UpdateMessage& update) = 0;
+  // The peer asked for our Adj-RIB-Out of `family` again (RFC 2918).
+  virtual void OnRouteRefresh(AfiSafi family) = 0;
+  // The session left Established (NOTIFICATION sent or received, hold timer expired, TCP
+  // closed, administratively stopped). Every route learned from the peer must go.
+  virtual void OnSessionDown(const std::string& reason) = 0;
+  // The send backlog drained: the routing side may send more.
+  virtual void OnWritable() = 0;
+};
+
+// Implemented by the session; called by the routing side.
+class SessionSender {
+ public:
+  virtual ~SessionSender() = default;
+  virtual bool established() const = 0;
+  // Queues whole encoded BGP messages, back to back (UPDATEs, End-of-RIB). Returns false and
+  // drops them when the session is not Established.
+  virtual bool SendMessages(std::vector<uint8_t> messages) = 0;
+  // Octets queued and not yet written to the socket.
+  virtual size_t send_backlog() const = 0;
+  // Asks the peer to re-send its routes of `family` (RFC 2918), when negotiated.
+  virtual void SendRouteRefresh(AfiSafi family) = 0;
+  // The number of prefixes accepted from this peer changed; the session applies the peer's
+  // max-prefix limit (warn, or Cease subcode 1 and idle for the configured time, RFC 4486).
+  virtual void ReportPrefixCount(size_t accepted) = 0;
+};
+
+}  // namespace sluice::bgp
