@@ -124,6 +124,11 @@ InterestAnswer RegisterStage::Register(InterestRegistrant* registrant,
       reg->registrants.end()) {
     reg->registrants.push_back(registrant);
   }
+  // The answer returned now supersedes anything queued for this registrant and subnet (an
+  // invalidation of an earlier registration of it, an older change).
+  for (Notification& n : pending_) {
+    if (n.registrant == registrant && n.subnet == subnet) n.registrant = nullptr;
+  }
   return answer;
 }
 

@@ -50,7 +50,8 @@ class RegisterStage : public RibLinearStage {
   std::string Status() const override;
 
   // Registers `registrant`'s interest in `address` and returns the answer; the registrant
-  // hears about changes to it until it deregisters or the answer is invalidated.
+  // hears about changes to it until it deregisters or the answer is invalidated. Notifications
+  // for the same subnet still queued for the registrant are dropped: this answer is newer.
   InterestAnswer Register(InterestRegistrant* registrant, const net::IPAddress& address);
   // The answer for `address` without registering.
   InterestAnswer Answer(const net::IPAddress& address) const;

@@ -120,7 +120,14 @@ absl::Status RibNetwork::RedistSubscribe(RedistSubscriber* subscriber, Symbol pr
                                         plumber_->io());
     stage::Plumber::InsertBetween<RibRoute>(fea_out_->upstream(), fea_out_, stage);
     if (options_.insert_cache_stages) {
-      stage::Plumber::InsertBetween<RibRoute>(stage, fea_out_, MakeCache(stage->name()));
+      // Routes already flow here: the new cache first learns what its upstream has sent.
+      auto* cache = MakeCache(stage->name());
+      for (std::optional<net::Prefix> p = NextPrefix(sources_.all(), std::nullopt); p;
+           p = NextPrefix(sources_.all(), p)) {
+        if (std::optional<RibRoute> r = stage->lookup_route(*p)) cache->add_route(*r, nullptr);
+      }
+      stage::Plumber::InsertBetween<RibRoute>(stage, fea_out_, cache);
+      redist_caches_[protocol.id()] = cache;
     }
   }
   return stage->Subscribe(subscriber, std::move(policy));
@@ -137,6 +144,11 @@ absl::Status RibNetwork::RedistUnsubscribe(RedistSubscriber* subscriber, Symbol 
   if (it->second->subscriber_count() == 0) {
     plumber_->SpliceOut<RibRoute>(it->second);
     redists_.erase(it);
+    if (auto c = redist_caches_.find(protocol.id()); c != redist_caches_.end()) {
+      std::erase(caches_, c->second);
+      plumber_->SpliceOut<RibRoute>(c->second);
+      redist_caches_.erase(c);
+    }
   }
   return status;
 }

@@ -109,6 +109,7 @@ class RibNetwork {
   FeaOutStage* fea_out_ = nullptr;
   std::map<uint32_t, OriginStage*> origins_;  // by Symbol id
   std::map<uint32_t, RedistStage*> redists_;  // by Symbol id; 0 = every protocol
+  std::map<uint32_t, stage::CacheStage<RibRoute>*> redist_caches_;  // the cache after each
   std::vector<DeletionStage*> deletions_;
   std::vector<stage::CacheStage<RibRoute>*> caches_;
   uint64_t deaths_ = 0;
