@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,14 @@
 #include "rib/fib_client.h"
 #include "rib/interest.h"
 #include "rib/redist.h"
+#include "rib/rib_route.h"
 #include "rib/route_input.h"
+
+namespace sluice::rib {
+// Readable failure messages.
+inline void PrintTo(const RibRoute& r, std::ostream* os) { *os << r.ToString(); }
+inline void PrintTo(const FibRoute& r, std::ostream* os) { *os << r.ToString(); }
+}  // namespace sluice::rib
 
 namespace sluice::rib::testing {
 
