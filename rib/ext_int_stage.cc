@@ -98,6 +98,8 @@ std::optional<RibRoute> ExtIntStage::ResolvedWith(const RibRoute& route, bool pr
   std::optional<Resolution> resolution;
   if (!NeedsResolution(route)) {
     resolution = Resolution{route.nexthop, route.ifname, 0};
+  } else if (last_ != nullptr && last_->address == *route.nexthop) {
+    resolution = (previous && last_->changing) ? last_->previous : last_->current;
   } else if (auto it = nexthops_.find(*route.nexthop); it != nexthops_.end()) {
     const Nexthop& nh = it->second;
     resolution = (previous && nh.changing) ? nh.previous : nh.current;
@@ -121,6 +123,10 @@ std::optional<Resolution> ExtIntStage::ResolutionOf(const net::IPAddress& nextho
 
 void ExtIntStage::Acquire(const RibRoute& route) {
   if (!NeedsResolution(route)) return;
+  if (last_ != nullptr && last_->address == *route.nexthop) {  // runs of one nexthop
+    ++last_->dependents;
+    return;
+  }
   auto [it, added] = nexthops_.try_emplace(*route.nexthop);
   Nexthop& nh = it->second;
   if (added) {
@@ -129,6 +135,7 @@ void ExtIntStage::Acquire(const RibRoute& route) {
     Watch(&nh);
   }
   ++nh.dependents;
+  last_ = &nh;
 }
 
 void ExtIntStage::Release(const RibRoute& route) {
@@ -141,6 +148,7 @@ void ExtIntStage::Release(const RibRoute& route) {
 }
 
 void ExtIntStage::Erase(Nexthop* nh) {
+  if (last_ == nh) last_ = nullptr;
   Unwatch(nh);
   nexthops_.erase(nh->address);
 }

@@ -132,6 +132,7 @@ class ExtIntStage : public RibStage {
   RibStage* downstream_ = nullptr;
 
   absl::node_hash_map<net::IPAddress, Nexthop> nexthops_;
+  Nexthop* last_ = nullptr;  // the entry used last: routes come in runs with one nexthop
   // Host prefix of each address a cached resolution looked up -> the nexthops that did.
   net::PrefixMap<std::vector<Nexthop*>> watch_;
 

@@ -5,9 +5,16 @@ namespace sluice::rib {
 NexthopTable::NexthopTable() { entries_.emplace_back(); }  // id 0 is never handed out
 
 uint32_t NexthopTable::Acquire(const std::optional<net::IPAddress>& nexthop, Symbol ifname) {
+  // Routes come in runs with one nexthop (a BGP UPDATE's NLRI): try the last one first.
+  if (last_ != 0 && entries_[last_].refs > 0 && entries_[last_].ifname == ifname &&
+      entries_[last_].nexthop == nexthop) {
+    ++entries_[last_].refs;
+    return last_;
+  }
   auto [it, added] = index_.try_emplace(Key{nexthop, ifname}, 0);
   if (!added) {
     ++entries_[it->second].refs;
+    last_ = it->second;
     return it->second;
   }
   uint32_t id;
@@ -20,6 +27,7 @@ uint32_t NexthopTable::Acquire(const std::optional<net::IPAddress>& nexthop, Sym
   }
   entries_[id] = Entry{nexthop, ifname, 1};
   it->second = id;
+  last_ = id;
   return id;
 }
 

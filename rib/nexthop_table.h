@@ -74,6 +74,7 @@ class NexthopTable {
   };
   std::vector<Entry> entries_;
   std::vector<uint32_t> free_;
+  uint32_t last_ = 0;  // the entry Acquire returned last (checked before hashing)
   absl::flat_hash_map<Key, uint32_t> index_;
 };
 

@@ -36,20 +36,21 @@ OriginStage::Change OriginStage::Add(const net::Prefix& prefix,
   const uint32_t nh = nexthops_->Acquire(nexthop, ifname);
   const StoredRoute fresh{nh, metric, tags};
   const uint16_t distance = DistanceFor(prefix);
-  StoredRoute* stored = table_->find_value(prefix);
-  if (stored == nullptr) {
-    table_->insert(prefix, fresh);
+  // One descent of the trie: insert, or find what is there.
+  auto [it, added] = table_->insert(prefix, fresh);
+  if (added) {
     if (downstream_ != nullptr) {
       downstream_->add_route(nexthops_->Expand(prefix, fresh, protocol_, distance), this);
     }
     return Change::kAdded;
   }
-  if (stored->nexthop == nh && stored->metric == metric && stored->tags == tags) {
+  StoredRoute& stored = *it;
+  if (stored.nexthop == nh && stored.metric == metric && stored.tags == tags) {
     nexthops_->Release(nh);
     return Change::kUnchanged;
   }
-  const StoredRoute old = *stored;
-  *stored = fresh;
+  const StoredRoute old = stored;
+  stored = fresh;
   if (downstream_ != nullptr) {
     downstream_->replace_route(nexthops_->Expand(prefix, old, protocol_, distance),
                                nexthops_->Expand(prefix, fresh, protocol_, distance), this);

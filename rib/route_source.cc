@@ -32,13 +32,32 @@ std::vector<RouteSource*> SourceRegistry::OfProtocol(Symbol protocol) const {
 std::optional<net::Prefix> NextPrefix(std::span<RouteSource* const> sources,
                                       const std::optional<net::Prefix>& after) {
   std::optional<net::Prefix> best;
+  auto consider = [&best](const net::Prefix& key) {
+    if (!best || key < *best) best = key;
+  };
   for (RouteSource* s : sources) {
     auto& table = s->source_table();
-    auto it = after ? table.lower_bound(*after) : table.begin();
-    if (after && it != table.end() && it.key() == *after) ++it;
-    if (it == table.end()) continue;
-    const net::Prefix key = it.key();
-    if (!best || key < *best) best = key;
+    // Straight to the family's trie: one descent (PrefixMap has no upper_bound).
+    if (after && after->is_v4()) {
+      auto it = table.v4().upper_bound(*after);
+      if (it != table.v4().end()) {
+        consider(it.key());
+        continue;
+      }
+    }
+    if (after && after->is_v6()) {
+      auto it = table.v6().upper_bound(*after);
+      if (it != table.v6().end()) consider(it.key());
+      continue;
+    }
+    // No position yet, or past every IPv4 entry: the first entry (of IPv6, in the latter case).
+    if (!after) {
+      auto it = table.begin();
+      if (it != table.end()) consider(it.key());
+    } else {
+      auto it = table.v6().begin();
+      if (it != table.v6().end()) consider(it.key());
+    }
   }
   return best;
 }

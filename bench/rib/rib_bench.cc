@@ -43,8 +43,7 @@ void* operator new[](size_t n) { return operator new(n); }
 void* operator new(size_t n, const std::nothrow_t&) noexcept {
   void* p = std::malloc(n == 0 ? 1 : n);
   if (p != nullptr) {
-    g_heap_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(p)),
-                           std::memory_order_relaxed);
+    g_heap_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
   }
   return p;
 }
@@ -208,10 +207,10 @@ int main(int argc, char** argv) {
   std::vector<double> add, bytes, rss, resync, withdraw;
   for (int i = 0; i < runs; ++i) {
     const rib::Run r = rib::RunOnce(loaded.prefixes);
-    std::printf("  run %d: add %.0f routes/s, %.1f heap B/route, %.1f RSS B/route, resync %.0f "
-                "routes/s, withdraw %.0f routes/s\n",
-                i + 1, r.add_per_s, r.bytes_per_route, r.rss_per_route, r.resync_per_s,
-                r.withdraw_per_s);
+    std::printf(
+        "  run %d: add %.0f routes/s, %.1f heap B/route, %.1f RSS B/route, resync %.0f "
+        "routes/s, withdraw %.0f routes/s\n",
+        i + 1, r.add_per_s, r.bytes_per_route, r.rss_per_route, r.resync_per_s, r.withdraw_per_s);
     add.push_back(r.add_per_s);
     bytes.push_back(r.bytes_per_route);
     rss.push_back(r.rss_per_route);
