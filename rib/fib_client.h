@@ -61,7 +61,9 @@ class FibClient {
   // Sends one transaction. `done` is called exactly once, on the RIB's event loop and never
   // from inside SendBatch, with OK when the FEA committed it or the FEA's error (naming the
   // route it refused). If the FEA dies, `done` may never be called for batches in flight; the
-  // RIB forgets them when told the FEA was born again, and re-sends everything.
+  // RIB forgets them when told the FEA was born again, and re-sends everything: an add for
+  // every route, which the FEA takes as a replace for a prefix it still holds (a FIB that
+  // survived the restart, or reconciled from the kernel).
   virtual void SendBatch(FibBatch batch, std::function<void(absl::Status)> done) = 0;
 };
 

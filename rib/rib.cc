@@ -21,8 +21,7 @@ RibNetworkOptions NetworkOptions(const RibOptions& options) {
 }  // namespace
 
 Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
-    : io_(io),
-      plumber_(io),
+    : plumber_(io),
       options_(std::move(options)),
       route_in_((options_.profiler != nullptr ? options_.profiler : &stage::Profiler::Default())
                     ->Point("rib_route_in")),

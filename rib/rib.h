@@ -177,7 +177,6 @@ class Rib {
   void ApplyConnected(const net::Prefix& prefix, const std::optional<std::string>& ifname);
   void PushConnected();
 
-  boost::asio::io_context& io_;
   stage::Plumber plumber_;
   RibOptions options_;
   stage::ProfilePoint* route_in_;
