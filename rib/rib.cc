@@ -224,7 +224,9 @@ absl::StatusOr<std::vector<RibRoute>> Rib::ListProtocolRoutes(
     size_t max) const {
   RETURN_IF_ERROR(ValidateProtocolName(protocol));
   std::vector<RibRoute> out;
-  OriginStage* origin = network(family).origin(Symbol::Intern(protocol));
+  auto known = protocols_.find(std::string(protocol));  // names nobody used intern nothing
+  if (known == protocols_.end()) return out;
+  OriginStage* origin = network(family).origin(known->second.name);
   if (origin == nullptr) return out;
   auto& table = origin->source_table();
   auto it = after ? table.lower_bound(*after) : table.begin();

@@ -159,8 +159,8 @@ void RibNetwork::RedistUnsubscribeAll(RedistSubscriber* subscriber) {
     if (stage->subscribed(subscriber)) ids.push_back(id);
   }
   for (uint32_t id : ids) {
-    RedistStage* stage = redists_[id];
-    RedistUnsubscribe(subscriber, stage->protocol()).IgnoreError();
+    auto it = redists_.find(id);
+    if (it != redists_.end()) RedistUnsubscribe(subscriber, it->second->protocol()).IgnoreError();
   }
 }
 
