@@ -1,0 +1,200 @@
+#include "rib/fea_out_stage.h"
+
+#include "absl/strings/str_cat.h"
+#include "net/log.h"
+
+namespace sluice::rib {
+
+const char* FibOpName(FibChange::Op op) {
+  switch (op) {
+    case FibChange::Op::kAdd:
+      return "add";
+    case FibChange::Op::kReplace:
+      return "replace";
+    case FibChange::Op::kDelete:
+      return "delete";
+  }
+  return "?";
+}
+
+std::string FibRoute::ToString() const {
+  std::string out = network.ToString();
+  if (nexthop) absl::StrAppend(&out, " via ", nexthop->ToString());
+  if (!ifname.empty()) absl::StrAppend(&out, " dev ", ifname.name());
+  absl::StrAppend(&out, " metric ", metric, " ", protocol.name(), "/", admin_distance);
+  return out;
+}
+
+FeaOutStage::FeaOutStage(std::string name, net::Family family, FibClient* client,
+                         SourceRegistry* sources, boost::asio::io_context& io,
+                         FeaOutOptions options, stage::Profiler* profiler)
+    : RibLinearStage(std::move(name)),
+      family_(family),
+      client_(client),
+      sources_(sources),
+      options_(options),
+      queued_point_(profiler->Point("rib_queued_to_fea")),
+      sent_point_(profiler->Point("rib_sent_to_fea")),
+      resync_(io, this->name() + " resync", [this] { return ResyncSlice(); }),
+      alive_(std::make_shared<bool>(true)) {
+  if (options_.batch_size == 0) options_.batch_size = 1;
+  if (options_.max_in_flight == 0) options_.max_in_flight = 1;
+}
+
+FeaOutStage::~FeaOutStage() = default;
+
+std::string FeaOutStage::Status() const {
+  std::string s =
+      absl::StrCat(fea_up_ ? "fea=up" : "fea=down", " queued=", queued(), " in_flight=", in_flight_,
+                   " sent=", stats_.batches_sent, " failed=", stats_.batches_failed);
+  if (resyncing_) s += " resyncing";
+  return s;
+}
+
+size_t FeaOutStage::queued() const {
+  size_t n = building_.size();
+  for (const FibBatch& b : ready_) n += b.changes.size();
+  return n;
+}
+
+bool FeaOutStage::idle() const {
+  return building_.empty() && ready_.empty() && in_flight_ == 0 && !resyncing_;
+}
+
+void FeaOutStage::add_route(const RibRoute& route, RibStage* caller) {
+  RibLinearStage::add_route(route, caller);
+  Queue(FibChange::Op::kAdd, route);
+}
+
+void FeaOutStage::delete_route(const RibRoute& route, RibStage* caller) {
+  RibLinearStage::delete_route(route, caller);
+  Queue(FibChange::Op::kDelete, route);
+}
+
+void FeaOutStage::replace_route(const RibRoute& old_route, const RibRoute& new_route,
+                                RibStage* caller) {
+  RibLinearStage::replace_route(old_route, new_route, caller);
+  if (FibRoute::From(old_route) == FibRoute::From(new_route)) return;  // tags, say
+  Queue(FibChange::Op::kReplace, new_route);
+}
+
+void FeaOutStage::push(RibStage* caller) {
+  RibLinearStage::push(caller);
+  CloseBatch();
+  SendReady();
+}
+
+void FeaOutStage::Queue(FibChange::Op op, const RibRoute& route) {
+  if (!Wanted(route.network)) return;
+  building_.push_back(FibChange{op, FibRoute::From(route)});
+  ++stats_.changes_queued;
+  if (queued_point_->enabled()) {
+    queued_point_->Record(absl::StrCat(FibOpName(op), " ", route.network.ToString()));
+  }
+  if (building_.size() >= options_.batch_size) {
+    CloseBatch();
+    SendReady();
+  }
+}
+
+void FeaOutStage::CloseBatch() {
+  if (building_.empty()) return;
+  FibBatch batch;
+  batch.family = family_;
+  batch.sequence = next_sequence_++;
+  batch.changes.swap(building_);
+  ready_.push_back(std::move(batch));
+}
+
+void FeaOutStage::SendReady() {
+  while (fea_up_ && client_ != nullptr && in_flight_ < options_.max_in_flight && !ready_.empty()) {
+    FibBatch batch = std::move(ready_.front());
+    ready_.pop_front();
+    ++in_flight_;
+    ++stats_.batches_sent;
+    if (sent_point_->enabled()) {
+      for (const FibChange& c : batch.changes) {
+        sent_point_->Record(absl::StrCat(FibOpName(c.op), " ", c.route.network.ToString()));
+      }
+    }
+    const uint64_t sequence = batch.sequence;
+    client_->SendBatch(std::move(batch), [this, weak = std::weak_ptr<bool>(alive_),
+                                          generation = generation_, sequence](absl::Status status) {
+      if (weak.lock()) Completed(generation, sequence, status);
+    });
+  }
+}
+
+void FeaOutStage::Completed(uint64_t generation, uint64_t sequence, const absl::Status& status) {
+  if (generation != generation_ || in_flight_ == 0) return;  // sent to an FEA since gone
+  --in_flight_;
+  if (status.ok()) {
+    ++stats_.batches_ok;
+  } else {
+    ++stats_.batches_failed;
+    SLUICE_LOG(kWarning) << name() << ": FIB batch " << sequence
+                         << " refused: " << status.ToString();
+  }
+  SendReady();
+  if (resync_paused_) {
+    resync_paused_ = false;
+    resync_.Start();
+  }
+}
+
+void FeaOutStage::FeaBorn() {
+  ++generation_;
+  fea_up_ = true;
+  building_.clear();
+  ready_.clear();
+  in_flight_ = 0;
+  next_sequence_ = 1;
+  resyncing_ = true;
+  resync_paused_ = false;
+  resync_cursor_.reset();
+  ++stats_.resyncs;
+  resync_.Start();
+}
+
+void FeaOutStage::FeaDied() {
+  ++generation_;
+  fea_up_ = false;
+  building_.clear();
+  ready_.clear();
+  in_flight_ = 0;
+  resyncing_ = false;
+  resync_paused_ = false;
+  resync_cursor_.reset();
+  resync_.Cancel();
+}
+
+bool FeaOutStage::ResyncSlice() {
+  if (!resyncing_) return false;
+  if (ready_.size() >= options_.max_in_flight) {
+    resync_paused_ = true;  // a completion resumes the walk
+    return false;
+  }
+  stage::SliceBudget budget;
+  const std::vector<RouteSource*>& sources = sources_->all();
+  while (true) {
+    const std::optional<net::Prefix> prefix = NextPrefix(sources, resync_cursor_);
+    if (!prefix) {
+      resyncing_ = false;
+      resync_cursor_.reset();
+      CloseBatch();
+      SendReady();
+      return false;
+    }
+    resync_cursor_ = *prefix;
+    if (upstream_ != nullptr) {
+      if (std::optional<RibRoute> r = upstream_->lookup_route(*prefix)) {
+        Queue(FibChange::Op::kAdd, *r);
+      }
+    }
+    if (budget.Exhausted() || ready_.size() >= options_.max_in_flight) break;
+  }
+  SendReady();
+  return true;
+}
+
+}  // namespace sluice::rib

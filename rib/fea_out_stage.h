@@ -1,0 +1,107 @@
+#pragma once
+// FeaOutStage: the last stage of a RIB network; turns route changes into FIB transactions sent
+// to the FEA in batches (XORP NSDI'05 §5.2, the RIB's output to the FEA).
+//
+// Each add, replace and delete from upstream becomes one FibChange (with the winner's resolved
+// nexthop). Changes are queued into batches of up to `batch_size`; a batch is sent when full or
+// at the end of an upstream batch (push), with up to `max_in_flight` batches outstanding —
+// pipelined, in order. A failed batch is counted and logged (the FEA names the route it
+// refused); the stream goes on.
+//
+// FEA lifetime: until the FEA is known to be up (FeaBorn), nothing is queued. FeaBorn() — the
+// first time and whenever the FEA was born again — forgets everything queued or in flight and
+// re-sends the whole FIB: a background walk in prefix order over every route source
+// (route_source.h), sending an add for each prefix's winner (lookup upstream). Until the walk
+// has passed a prefix, live changes for it are not queued (the walk sends what it finds); the
+// walk pauses while enough batches are waiting. FeaDied() stops sending until the next birth.
+//
+// Profiling points (stage/profile.h): "rib_queued_to_fea" when a change is queued,
+// "rib_sent_to_fea" when its batch is handed to the FibClient; text "<op> <prefix>".
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rib/fib_client.h"
+#include "rib/rib_stage.h"
+#include "rib/route_source.h"
+#include "stage/background_task.h"
+#include "stage/profile.h"
+
+namespace sluice::rib {
+
+struct FeaOutOptions {
+  size_t batch_size = 1000;  // changes per FIB transaction
+  size_t max_in_flight = 4;  // transactions sent and not yet answered
+};
+
+class FeaOutStage : public RibLinearStage {
+ public:
+  FeaOutStage(std::string name, net::Family family, FibClient* client, SourceRegistry* sources,
+              boost::asio::io_context& io, FeaOutOptions options, stage::Profiler* profiler);
+  ~FeaOutStage() override;
+
+  std::string_view kind() const override { return "FeaOut"; }
+  std::string Status() const override;
+
+  void add_route(const RibRoute& route, RibStage* caller) override;
+  void delete_route(const RibRoute& route, RibStage* caller) override;
+  void replace_route(const RibRoute& old_route, const RibRoute& new_route,
+                     RibStage* caller) override;
+  void push(RibStage* caller) override;
+
+  void FeaBorn();
+  void FeaDied();
+  bool fea_up() const { return fea_up_; }
+  bool resync_running() const { return resyncing_; }
+  // Nothing queued, in flight or being re-sent.
+  bool idle() const;
+
+  struct Stats {
+    uint64_t changes_queued = 0;
+    uint64_t batches_sent = 0;
+    uint64_t batches_ok = 0;
+    uint64_t batches_failed = 0;
+    uint64_t resyncs = 0;
+  };
+  const Stats& stats() const { return stats_; }
+  size_t in_flight() const { return in_flight_; }
+  size_t queued() const;
+
+ private:
+  void Queue(FibChange::Op op, const RibRoute& route);
+  bool Wanted(const net::Prefix& prefix) const {
+    return fea_up_ && (!resyncing_ || (resync_cursor_ && !(*resync_cursor_ < prefix)));
+  }
+  void CloseBatch();
+  void SendReady();
+  void Completed(uint64_t generation, uint64_t sequence, const absl::Status& status);
+  bool ResyncSlice();
+
+  net::Family family_;
+  FibClient* client_;
+  SourceRegistry* sources_;
+  FeaOutOptions options_;
+  stage::ProfilePoint* queued_point_;
+  stage::ProfilePoint* sent_point_;
+
+  bool fea_up_ = false;
+  uint64_t generation_ = 0;  // bumped at each birth; stale completions are ignored
+  uint64_t next_sequence_ = 1;
+  std::vector<FibChange> building_;
+  std::deque<FibBatch> ready_;
+  size_t in_flight_ = 0;
+
+  bool resyncing_ = false;
+  bool resync_paused_ = false;
+  std::optional<net::Prefix> resync_cursor_;
+  stage::BackgroundTask resync_;
+
+  Stats stats_;
+  std::shared_ptr<bool> alive_;
+};
+
+}  // namespace sluice::rib

@@ -1,0 +1,189 @@
+#pragma once
+// Rib: the RIB process's core, one object per process (DESIGN.md § Processes, § Route stages;
+// XORP NSDI'05 §5.2). It builds the IPv4 and IPv6 stage networks (rib_network.h) and is the
+// only thing the process's RPC service (rib/1.0) and main.cc call: each RPC hands its call to
+// the event loop, which calls one method here. Everything runs on that loop.
+//
+// Adapters implement the interfaces this core uses:
+//   FibClient          (fib_client.h)        route changes to the FEA, in batches;
+//   InterfaceSource    (interface_source.h)  interfaces and addresses from the FEA;
+//   InterestRegistrant (interest.h)          one per client that registers interest;
+//   RedistSubscriber   (redist.h)            one per redistribution client.
+//
+// Protocols: any protocol may add routes under its name ([a-z0-9_-], up to 32 characters);
+// its origin is created on its first route. Class and admin distance come from DefaultsFor()
+// (protocol.h) unless declared. "connected" routes come only from the interface events.
+//
+// Profiling point "rib_route_in" (stage/profile.h): each route change as it arrives, text
+// "<add|replace|delete> <prefix> <protocol>".
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "net/ip_address.h"
+#include "net/prefix.h"
+#include "rib/connected_routes.h"
+#include "rib/fib_client.h"
+#include "rib/interest.h"
+#include "rib/interface_source.h"
+#include "rib/protocol.h"
+#include "rib/redist.h"
+#include "rib/rib_network.h"
+#include "rib/rib_route.h"
+#include "rib/route_input.h"
+#include "stage/plumber.h"
+#include "stage/profile.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace sluice::rib {
+
+struct RibOptions {
+  FeaOutOptions fea;
+  // Tests: a CacheStage after every stage; violations go to on_violation.
+  bool insert_cache_stages = false;
+  std::function<void(const std::string&)> on_violation;
+  stage::Profiler* profiler = nullptr;  // nullptr: stage::Profiler::Default()
+};
+
+// What a batch did. Routes not found (replace or delete of a prefix the protocol does not
+// have) are skipped and listed; everything else in the batch is applied.
+struct BatchResult {
+  size_t applied = 0;    // routes added, replaced or deleted (unchanged re-adds included)
+  size_t unchanged = 0;  // adds identical to the route already there
+  std::vector<net::Prefix> not_found;
+};
+
+struct ProtocolInfo {
+  std::string name;
+  ProtocolClass protocol_class;
+  uint16_t admin_distance;
+  size_t routes_v4 = 0;
+  size_t routes_v6 = 0;
+};
+
+class Rib {
+ public:
+  // `fib` may be null until an FEA client exists (then nothing is sent); it must outlive the
+  // Rib. Nothing is sent to the FEA before FeaBorn().
+  Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options = {});
+  ~Rib();
+  Rib(const Rib&) = delete;
+  Rib& operator=(const Rib&) = delete;
+
+  // --- Protocols --------------------------------------------------------------------------
+  // Sets a protocol's class and admin distance before its first route. Errors: InvalidArgument
+  // (bad name, distance > 255, "connected"); FailedPrecondition when it already has routes in
+  // another class.
+  absl::Status DeclareProtocol(std::string_view protocol, ProtocolClass protocol_class,
+                               std::optional<uint16_t> admin_distance = std::nullopt);
+  // Errors: InvalidArgument for a bad name.
+  absl::StatusOr<uint16_t> GetAdminDistance(std::string_view protocol) const;
+  // Changes a protocol's admin distance; its routes are re-announced and the merge re-decided
+  // in the background. Errors: InvalidArgument (bad name, distance > 255).
+  absl::Status SetAdminDistance(std::string_view protocol, uint16_t admin_distance);
+  std::vector<ProtocolInfo> Protocols() const;
+
+  // --- Routes (rib/1.0 add_route4/6, replace_route4/6, delete_route4/6, in batches) ---------
+  // The whole batch is validated first: one bad route (route_input.h) refuses the batch with
+  // InvalidArgument naming its index and fault, and nothing is applied. Routes of both families
+  // may be mixed.
+  // Adds routes; a route for a prefix the protocol already has replaces it.
+  absl::StatusOr<BatchResult> AddRoutes(std::string_view protocol,
+                                        std::span<const RouteInput> routes);
+  // Replaces routes the protocol has; others are listed in not_found.
+  absl::StatusOr<BatchResult> ReplaceRoutes(std::string_view protocol,
+                                            std::span<const RouteInput> routes);
+  // Deletes routes; prefixes the protocol does not have are listed in not_found.
+  absl::StatusOr<BatchResult> DeleteRoutes(std::string_view protocol,
+                                           std::span<const net::Prefix> prefixes);
+
+  // --- Lookups ------------------------------------------------------------------------------
+  // The winner (what the FIB gets) for the longest match of `address` / for exactly `prefix`.
+  std::optional<RibRoute> LookupDestination(const net::IPAddress& address) const;
+  std::optional<RibRoute> LookupPrefix(const net::Prefix& prefix) const;
+  // Up to `max` winners of `family` after `after` (nullopt: from the first), in prefix order;
+  // call again with the last prefix returned to page through the table.
+  std::vector<RibRoute> ListRoutes(net::Family family, const std::optional<net::Prefix>& after,
+                                   size_t max) const;
+  // A protocol's own routes (winning or not). Errors: InvalidArgument for a bad name.
+  absl::StatusOr<std::vector<RibRoute>> ListProtocolRoutes(std::string_view protocol,
+                                                           net::Family family,
+                                                           const std::optional<net::Prefix>& after,
+                                                           size_t max) const;
+
+  // --- Interest registration (XORP §5.2.1) ----------------------------------------------------
+  InterestAnswer RegisterInterest(InterestRegistrant* registrant, const net::IPAddress& address);
+  // Errors: NotFound when `registrant` has no registration for exactly `valid_subnet`.
+  absl::Status DeregisterInterest(InterestRegistrant* registrant, const net::Prefix& valid_subnet);
+  // Every registration of a client (it died or is going away).
+  void DeregisterAllInterest(InterestRegistrant* registrant);
+
+  // --- Redistribution ------------------------------------------------------------------------
+  // Streams `protocol`'s winning routes of `family` ("" = every protocol's) to `subscriber`,
+  // starting with a dump. Errors: InvalidArgument (bad name), AlreadyExists.
+  absl::Status RedistSubscribe(RedistSubscriber* subscriber, net::Family family,
+                               std::string_view protocol, RedistPolicy policy = {});
+  // Errors: NotFound when not subscribed.
+  absl::Status RedistUnsubscribe(RedistSubscriber* subscriber, net::Family family,
+                                 std::string_view protocol);
+  void RedistUnsubscribeAll(RedistSubscriber* subscriber);
+
+  // --- Lifetime --------------------------------------------------------------------------------
+  // The component that added `protocol`'s routes died: they are withdrawn in the background
+  // (a deletion stage per family, XORP §5.1.2) while the protocol may register again and
+  // re-send them. Errors: InvalidArgument for a bad name.
+  absl::Status ProtocolDied(std::string_view protocol);
+  // The FEA was born (first time or again): the whole FIB is (re-)sent in the background.
+  void FeaBorn();
+  // The FEA died: nothing is sent until it is born again.
+  void FeaDied();
+
+  // --- Interfaces --------------------------------------------------------------------------------
+  // Where interface events go (the FEA adapter, or a test, calls these).
+  InterfaceEvents* interface_events() { return &connected_; }
+  // Starts `source` delivering to interface_events(); Stop() it before destroying the Rib.
+  void AttachInterfaceSource(InterfaceSource* source);
+
+  // --- Show ------------------------------------------------------------------------------------
+  // The stage networks as text (`sluice show plumbing rib`).
+  std::string Describe() const { return plumber_.Describe(); }
+  RibNetwork& network(net::Family family) { return family == net::Family::kIPv4 ? *v4_ : *v6_; }
+  const RibNetwork& network(net::Family family) const {
+    return family == net::Family::kIPv4 ? *v4_ : *v6_;
+  }
+  // No background work under way in either family.
+  bool Idle() const { return v4_->Idle() && v6_->Idle(); }
+
+ private:
+  struct Protocol {
+    Symbol name;
+    ProtocolClass protocol_class;
+    uint16_t admin_distance;
+  };
+  absl::StatusOr<Protocol*> ProtocolFor(std::string_view name, bool from_client);
+  absl::StatusOr<BatchResult> Apply(std::string_view protocol, std::span<const RouteInput> routes,
+                                    bool replace_only);
+  void ApplyConnected(const net::Prefix& prefix, const std::optional<std::string>& ifname);
+  void PushConnected();
+
+  stage::Plumber plumber_;
+  RibOptions options_;
+  stage::ProfilePoint* route_in_;
+  absl::flat_hash_map<std::string, Protocol> protocols_;
+  std::unique_ptr<RibNetwork> v4_;
+  std::unique_ptr<RibNetwork> v6_;
+  ConnectedRoutes connected_;
+};
+
+}  // namespace sluice::rib

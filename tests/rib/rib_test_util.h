@@ -1,0 +1,175 @@
+#pragma once
+// Helpers for RIB tests: route builders, a FIB client that keeps the FIB it is sent, and
+// recording registrants and redistribution subscribers.
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "net/ip_address.h"
+#include "net/prefix.h"
+#include "rib/fib_client.h"
+#include "rib/interest.h"
+#include "rib/redist.h"
+#include "rib/rib_route.h"
+#include "rib/route_input.h"
+
+namespace sluice::rib {
+// Readable failure messages.
+inline void PrintTo(const RibRoute& r, std::ostream* os) { *os << r.ToString(); }
+inline void PrintTo(const FibRoute& r, std::ostream* os) { *os << r.ToString(); }
+}  // namespace sluice::rib
+
+namespace sluice::rib::testing {
+
+inline net::Prefix P(const char* text) { return net::Prefix::Parse(text).value(); }
+inline net::IPAddress A(const char* text) { return net::IPAddress::Parse(text).value(); }
+
+// A route input: "via" a nexthop address (empty: none), "dev" an interface (empty: none).
+inline RouteInput In(const char* prefix, const char* via, const char* dev = "",
+                     uint32_t metric = 0) {
+  RouteInput r;
+  r.network = P(prefix);
+  if (*via != '\0') r.nexthop = A(via);
+  r.ifname = dev;
+  r.metric = metric;
+  return r;
+}
+
+// Keeps the FIB it is sent (applying each batch in order) and answers every batch OK, after the
+// current event. With `hold`, batches wait in `held` until Release().
+class FakeFib : public FibClient {
+ public:
+  explicit FakeFib(boost::asio::io_context& io) : io_(io) {}
+
+  void SendBatch(FibBatch batch, std::function<void(absl::Status)> done) override {
+    ++batches;
+    max_batch = std::max(max_batch, batch.changes.size());
+    if (hold) {
+      held.push_back({std::move(batch), std::move(done)});
+      max_held = std::max(max_held, held.size());
+      return;
+    }
+    Apply(batch);
+    boost::asio::post(io_, [done = std::move(done)] { done(absl::OkStatus()); });
+  }
+  // Completes the oldest held batch (applying it unless `status` is an error).
+  void Release(absl::Status status = absl::OkStatus()) {
+    auto [batch, done] = std::move(held.front());
+    held.pop_front();
+    if (status.ok()) Apply(batch);
+    boost::asio::post(io_, [done = std::move(done), status] { done(status); });
+  }
+  void Apply(const FibBatch& batch) {
+    auto& seq = next_sequence[batch.family];
+    if (batch.sequence != seq + 1) {
+      ADD_FAILURE() << "batch " << batch.sequence << " after " << seq;
+    }
+    seq = batch.sequence;
+    for (const FibChange& c : batch.changes) {
+      ++changes;
+      const bool present = fib.contains(c.route.network);
+      switch (c.op) {
+        case FibChange::Op::kAdd:
+          if (present) ++errors;
+          fib[c.route.network] = c.route;
+          break;
+        case FibChange::Op::kReplace:
+          if (!present) ++errors;
+          fib[c.route.network] = c.route;
+          break;
+        case FibChange::Op::kDelete:
+          if (!present) ++errors;
+          fib.erase(c.route.network);
+          break;
+      }
+      if (log_changes) {
+        log.push_back(std::string(FibOpName(c.op)) + " " + c.route.ToString());
+      }
+    }
+  }
+  // The FEA restarted with an empty FIB.
+  void Reset() {
+    fib.clear();
+    held.clear();
+    next_sequence.clear();
+  }
+  std::string Text() const {
+    std::string out;
+    for (const auto& [p, r] : fib) out += r.ToString() + "\n";
+    return out;
+  }
+
+  bool hold = false;
+  bool log_changes = false;
+  std::deque<std::pair<FibBatch, std::function<void(absl::Status)>>> held;
+  std::map<net::Prefix, FibRoute> fib;
+  std::map<net::Family, uint64_t> next_sequence;
+  std::vector<std::string> log;
+  size_t batches = 0, changes = 0, errors = 0, max_batch = 0, max_held = 0;
+
+ private:
+  boost::asio::io_context& io_;
+};
+
+class RecordingRegistrant : public InterestRegistrant {
+ public:
+  void OnInterestInvalidated(const net::Prefix& valid_subnet) override {
+    events.push_back("invalidated " + valid_subnet.ToString());
+  }
+  void OnInterestChanged(const InterestAnswer& answer) override {
+    events.push_back("changed " + answer.ToString());
+  }
+  std::vector<std::string> events;
+};
+
+// Applies the stream it receives to `routes`, checking that it is consistent.
+class RecordingSubscriber : public RedistSubscriber {
+ public:
+  void OnRedistChanges(net::Family, Symbol, std::span<const RedistChange> batch) override {
+    for (const RedistChange& c : batch) {
+      const bool present = routes.contains(c.route.network);
+      switch (c.op) {
+        case RedistChange::Op::kAdd:
+          if (present) errors.push_back("add of present " + c.route.ToString());
+          routes[c.route.network] = c.route;
+          break;
+        case RedistChange::Op::kReplace:
+          if (!present || !(routes[c.route.network] == *c.old_route)) {
+            errors.push_back("replace of absent/different " + c.route.ToString());
+          }
+          routes[c.route.network] = c.route;
+          break;
+        case RedistChange::Op::kDelete:
+          if (!present || !(routes[c.route.network] == c.route)) {
+            errors.push_back("delete of absent/different " + c.route.ToString());
+          }
+          routes.erase(c.route.network);
+          break;
+      }
+      if (log_changes) {
+        static const char* kOps[] = {"add", "replace", "delete"};
+        log.push_back(std::string(kOps[static_cast<int>(c.op)]) + " " + c.route.ToString());
+      }
+    }
+  }
+  void OnRedistDumpDone(net::Family, Symbol) override {
+    ++dumps_done;
+    if (log_changes) log.push_back("dump done");
+  }
+  std::map<net::Prefix, RibRoute> routes;
+  std::vector<std::string> errors;
+  std::vector<std::string> log;
+  bool log_changes = true;
+  int dumps_done = 0;
+};
+
+}  // namespace sluice::rib::testing
