@@ -20,10 +20,14 @@ BackgroundTask::~BackgroundTask() { state_->running = false; }
 void BackgroundTask::Start() {
   if (state_->running) return;
   state_->running = true;
+  ++state_->generation;
   Post();
 }
 
-void BackgroundTask::Cancel() { state_->running = false; }
+void BackgroundTask::Cancel() {
+  state_->running = false;
+  ++state_->generation;
+}
 
 void BackgroundTask::Post() {
   if (state_->posted) return;
@@ -41,8 +45,11 @@ void BackgroundTask::RunSlice() {
   ++state_->slices;
   // The slice may destroy this task (e.g. a dynamic stage retiring itself); keep the state.
   std::shared_ptr<State> state = state_;
+  const uint64_t generation = state->generation;
   const bool more = slice_();
-  if (!state->running) return;  // cancelled or destroyed during the slice
+  // Cancelled, destroyed, or cancelled and restarted during the slice: the restart has posted
+  // its own first slice, and this slice's result belongs to the old run.
+  if (!state->running || state->generation != generation) return;
   if (more) {
     Post();
     return;

@@ -47,6 +47,7 @@ class BackgroundTask {
     bool running = false;
     bool posted = false;
     uint64_t slices = 0;
+    uint64_t generation = 0;  // bumped by Start and Cancel: a slice's outcome is stale after
   };
   void Post();
   void RunSlice();

@@ -88,6 +88,26 @@ TEST(BackgroundTask, CancelAndDestroyStopSlices) {
   EXPECT_EQ(slices, 2);
 }
 
+TEST(BackgroundTask, RestartFromInsideItsOwnSliceRunsTheNewJob) {
+  boost::asio::io_context io;
+  int job = 1, slices_of_job2 = 0;
+  BackgroundTask* self = nullptr;
+  BackgroundTask task(io, "t", [&] {
+    if (job == 1) {
+      job = 2;  // new work arrived: start over from the top
+      self->Cancel();
+      self->Start();
+      return false;  // the old run reports no more work
+    }
+    return ++slices_of_job2 < 3;
+  });
+  self = &task;
+  task.Start();
+  io.run();
+  EXPECT_EQ(slices_of_job2, 3);
+  EXPECT_FALSE(task.running());
+}
+
 TEST(SliceBudget, StopsOnItemsAndOnTime) {
   SliceBudget items(10, absl::Hours(1));
   int n = 0;
