@@ -438,6 +438,7 @@ void Fsm::Tick(SteadyTime now, FsmActions* out) {
     connect_retry_.reset();
     if (started_ && !idle_until_ && !Progressing() && !settings_.passive) {
       if (Alive(Side::kOutgoing)) {  // still connecting: drop that attempt, start another
+        last_error_ = "connection attempt timed out (no answer within the ConnectRetry time)";
         conn(Side::kOutgoing) = Connection();
         out->push_back(Action(FsmAction::Kind::kClose, Side::kOutgoing));
       }
