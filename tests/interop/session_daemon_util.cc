@@ -80,6 +80,7 @@ void RunScenario(Daemon& daemon, const std::string& daemon_v4, uint32_t daemon_a
   do {
     e.daemon_port6 = uint16_t(sluice::testing::FreeTcpPort());
   } while (e.daemon_port6 == e.daemon_port4);
+  if (daemon.OnePort()) e.daemon_port6 = e.daemon_port4;
   e.daemon_as = daemon_as;
   e.sluice_port4 = s.port4;
   e.sluice_port6 = s.port6;

@@ -56,6 +56,8 @@ class Daemon {
   virtual void StopForRestart() = 0;
   // Everything the daemon logged, for failure messages.
   virtual std::string Logs() const = 0;
+  // The daemon listens on one port for both families (Endpoints::daemon_port6 = daemon_port4).
+  virtual bool OnePort() const { return false; }
 };
 
 // Sluice's side.
