@@ -136,7 +136,7 @@ void RunScenario(Daemon& daemon, const std::string& daemon_v4, uint32_t daemon_a
   }
   ASSERT_TRUE(s.RunUntil([&] { return holds(r2); }, 20))
       << name << ": the withdrawals did not arrive" << describe();
-  std::printf("%s: withdrawals arrived after %.1f s\n", name.c_str(), Since(start));
+  std::printf("%s: withdrawals arrived after %.2f s\n", name.c_str(), Since(start));
 
   // 3. The daemon restarts with another route set: the sessions come back, stale routes are gone.
   start = std::chrono::steady_clock::now();
