@@ -30,10 +30,6 @@ absl::StatusOr<std::shared_ptr<Acceptor>> Acceptor::Open(asio::io_context& io,
     return absl::UnavailableError(
         absl::StrFormat("cannot listen on %s port %d: %s", address.ToString(), port, ec.message()));
   }
-  absl::Status st = SetOutgoingTtl(a->acceptor_.native_handle(), address.family(), 255);
-  if (!st.ok()) {
-    SLUICE_LOG(kWarning) << "listener " << address.ToString() << ": " << st.message();
-  }
   a->address_ = address;
   a->port_ = a->acceptor_.local_endpoint(ec).port();
   a->AcceptNext();
@@ -43,6 +39,11 @@ absl::StatusOr<std::shared_ptr<Acceptor>> Acceptor::Open(asio::io_context& io,
 absl::Status Acceptor::SetMd5Key(const net::IPAddress& peer, const std::string& key) {
   if (peer.family() != address_.family() || !acceptor_.is_open()) return absl::OkStatus();
   return SetTcpMd5Key(acceptor_.native_handle(), peer, key);
+}
+
+absl::Status Acceptor::SetTtl255(bool on) {
+  if (!acceptor_.is_open()) return absl::OkStatus();
+  return SetOutgoingTtl(acceptor_.native_handle(), address_.family(), on ? 255 : -1);
 }
 
 void Acceptor::Close() {

@@ -1,8 +1,9 @@
 #pragma once
 // Acceptor: a listening TCP socket for BGP (passive open, RFC 4271 §8) on one address and port.
 // It hands every accepted connection to its handler, which matches it to a peer. Peers' TCP MD5
-// keys (RFC 2385) are set on it so that their signed SYNs are accepted, and it sends with TTL 255
-// so that a GTSM peer (RFC 5082) accepts our SYN-ACK.
+// keys (RFC 2385) are set on it so that their signed SYNs are accepted. While some peer uses GTSM
+// (RFC 5082) it sends with TTL 255, so that such a peer accepts our SYN-ACK (accepted sockets
+// inherit it; the GTSM peer's own connection then also gets its minimum TTL).
 //
 // An IPv6 acceptor takes IPv6 connections only (IPV6_V6ONLY): IPv4 peers need an IPv4 acceptor.
 
@@ -34,6 +35,8 @@ class Acceptor : public std::enable_shared_from_this<Acceptor> {
   // Sets (empty: removes) the MD5 key for connections from `peer`. A peer of the other family is
   // not this acceptor's business (OK, nothing done).
   absl::Status SetMd5Key(const net::IPAddress& peer, const std::string& key);
+  // TTL (hop limit) 255 on what it sends, or the system default.
+  absl::Status SetTtl255(bool on);
   void Close();
 
  private:

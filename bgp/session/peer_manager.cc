@@ -59,6 +59,7 @@ absl::StatusOr<uint16_t> PeerManager::Listen(const net::IPAddress& address, uint
     }
   }
   acceptors_.push_back(*acceptor);
+  UpdateListenerTtl();
   SLUICE_LOG(kInfo) << "listening for BGP on " << address.ToString() << " port "
                     << acceptors_.back()->port();
   return acceptors_.back()->port();
@@ -84,6 +85,19 @@ absl::Status PeerManager::SetMd5OnListeners(const net::IPAddress& peer, const st
     }
   }
   return absl::OkStatus();
+}
+
+void PeerManager::UpdateListenerTtl() {
+  for (const auto& a : acceptors_) {
+    bool gtsm = false;
+    for (const auto& [address, peer] : peers_) {
+      gtsm |= peer->config().gtsm_hops > 0 && address.family() == a->address().family();
+    }
+    absl::Status st = a->SetTtl255(gtsm);
+    if (!st.ok()) {
+      SLUICE_LOG(kWarning) << "listener " << a->address().ToString() << ": " << st.message();
+    }
+  }
 }
 
 void PeerManager::OnAccepted(tcp::socket socket) {
@@ -130,6 +144,7 @@ absl::Status PeerManager::AddPeer(const PeerConfig& config) {
   auto session = std::make_unique<PeerSession>(io_, config, local_, store_);
   PeerSession* s = session.get();
   peers_.emplace(config.address, std::move(session));
+  if (config.gtsm_hops > 0) UpdateListenerTtl();
   if (routing_) s->set_listener(routing_->PeerAdded(config, s));
   if (config.enabled) s->Start();
   return absl::OkStatus();
@@ -142,6 +157,7 @@ absl::Status PeerManager::RemovePeer(const net::IPAddress& address) {
   peers_.erase(it);
   session->Stop(cease::kPeerDeconfigured);
   if (!session->config().md5_password.empty()) (void)SetMd5OnListeners(address, "");
+  if (session->config().gtsm_hops > 0) UpdateListenerTtl();
   if (routing_) routing_->PeerRemoved(address);
   session->set_listener(nullptr);
   Retire(std::move(session));

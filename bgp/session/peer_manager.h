@@ -95,6 +95,8 @@ class PeerManager {
  private:
   void OnAccepted(boost::asio::ip::tcp::socket socket);
   absl::Status SetMd5OnListeners(const net::IPAddress& peer, const std::string& key);
+  // Listeners send with TTL 255 while a peer of their family uses GTSM.
+  void UpdateListenerTtl();
   void Retire(std::unique_ptr<PeerSession> session);
 
   boost::asio::io_context& io_;

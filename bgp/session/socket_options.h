@@ -19,7 +19,7 @@ namespace sluice::bgp {
 // the peer's.
 absl::Status SetTcpMd5Key(int fd, const net::IPAddress& peer, const std::string& key);
 
-// The TTL (IPv4) or hop limit (IPv6) of the packets the socket sends.
+// The TTL (IPv4) or hop limit (IPv6) of the packets the socket sends; -1: the system default.
 absl::Status SetOutgoingTtl(int fd, net::Family family, int ttl);
 
 // GTSM: the socket drops received packets whose TTL / hop limit is below `min_ttl` (1..255;
