@@ -146,7 +146,7 @@ void Fsm::ConnectFailed(SteadyTime now, const std::string& reason, FsmActions* o
 }
 
 Fsm::Incoming Fsm::IncomingConnection(SteadyTime now, FsmActions* out) {
-  if (!started_ || idle_until_) return Incoming{};
+  if (!started_ || idle_until_) return Incoming{false, Cease(cease::kConnectionRejected)};
   if (established_side()) return Incoming{false, Cease(cease::kConnectionCollision)};
   if (Alive(Side::kIncoming)) {
     // The peer gave up on its earlier connection: the new one replaces it.
@@ -267,12 +267,16 @@ void Fsm::OnNotification(SteadyTime now, Side side, Bytes message, FsmActions* o
   if (!DecodeNotification(message, &n).ok()) n = Notification{};
   last_received_ = n;
   const std::string reason = absl::StrCat("the peer sent NOTIFICATION ", n.ToString());
-  // The peer resolving a collision against this connection is no failure of the session.
-  const bool collision = n.code == uint8_t(ErrorCode::kCease) &&
-                         n.subcode == cease::kConnectionCollision &&
-                         conn(side).state != Conn::kEstablished;
+  // The peer resolving a collision against this connection, or refusing it (RFC 4486 subcode 5:
+  // it is Idle, e.g. in its own idle hold), is no failure of the session: treated as a lost TCP
+  // connection (Active, ConnectRetry), so that two speakers refusing each other while in idle hold
+  // do not keep pushing each other back into it.
+  const bool refused = n.code == uint8_t(ErrorCode::kCease) &&
+                       (n.subcode == cease::kConnectionCollision ||
+                        n.subcode == cease::kConnectionRejected) &&
+                       conn(side).state != Conn::kEstablished;
   Ending ending = Ending::kError;
-  if (collision) ending = Alive(Other(side)) ? Ending::kQuiet : Ending::kLost;
+  if (refused) ending = Alive(Other(side)) ? Ending::kQuiet : Ending::kLost;
   End(now, side, ending, reason, std::nullopt, out);
 }
 

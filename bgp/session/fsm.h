@@ -112,9 +112,9 @@ class Fsm {
   void ConnectSucceeded(SteadyTime now, FsmActions* out);
   void ConnectFailed(SteadyTime now, const std::string& reason, FsmActions* out);
   // The peer's connection was accepted by a listener (event 17). The FSM takes it (the OPEN to
-  // send is in `out`) unless the session is Idle — refused: closed without a message, as §8.2.2
-  // refuses connections in Idle — or Established — closed after NOTIFICATION Cease / Connection
-  // Collision Resolution (§6.8, RFC 4486 subcode 7).
+  // send is in `out`) unless the session is Idle (§8.2.2 refuses connections in Idle: closed after
+  // NOTIFICATION Cease / Connection Rejected, RFC 4486 §4 subcode 5) or Established (closed after
+  // Cease / Connection Collision Resolution, §6.8, RFC 4486 subcode 7).
   struct Incoming {
     bool accepted = false;
     std::optional<Notification> notification;  // to send before closing a connection not taken

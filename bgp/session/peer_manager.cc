@@ -110,18 +110,25 @@ void PeerManager::OnAccepted(tcp::socket socket) {
   if (it == peers_.end()) {
     SLUICE_LOG(kInfo) << "connection from " << from.ToString()
                       << " refused: no such peer configured";
-    socket.close(ec);
-    return;
+    return Reject(std::move(socket));
   }
   const PeerConfig& config = it->second->config();
   if (config.local_address && *config.local_address != FromAsio(local.address())) {
     SLUICE_LOG(kInfo) << "connection from " << from.ToString() << " to "
                       << local.address().to_string() << " refused: the peer's local address is "
                       << config.local_address->ToString();
-    socket.close(ec);
-    return;
+    return Reject(std::move(socket));
   }
   it->second->Accept(std::move(socket));
+}
+
+void PeerManager::Reject(tcp::socket socket) {
+  auto c = Connection::Accepted(io_, nullptr, std::move(socket), ConnectionOptions());
+  std::vector<uint8_t> wire;
+  AppendNotification(Notification{uint8_t(ErrorCode::kCease), cease::kConnectionRejected, {}},
+                     &wire);
+  c->SendUrgent(std::move(wire));
+  c->Close();
 }
 
 // ---- peers ----
@@ -183,6 +190,13 @@ absl::Status PeerManager::DisablePeer(const net::IPAddress& address) {
   PeerSession* s = session(address);
   if (s == nullptr) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
   s->Stop(cease::kAdministrativeShutdown);
+  return absl::OkStatus();
+}
+
+absl::Status PeerManager::ResetPeer(const net::IPAddress& address) {
+  PeerSession* s = session(address);
+  if (s == nullptr) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
+  s->Reset(cease::kAdministrativeReset);
   return absl::OkStatus();
 }
 

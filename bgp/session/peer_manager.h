@@ -11,8 +11,8 @@
 //
 // Incoming connections: each listener (Listen) accepts connections and hands each to the peer
 // whose address is the connection's source address — and, when the peer has a local address
-// configured, only if the connection arrived on that address. Connections from unknown addresses
-// are closed at once.
+// configured, only if the connection arrived on that address. Other connections are closed after
+// NOTIFICATION Cease / Connection Rejected (RFC 4486 §4, subcode 5).
 //
 // Single-threaded: every call on the event loop's thread. Peers removed while their own callback
 // runs are destroyed after it, on the loop.
@@ -80,7 +80,9 @@ class PeerManager {
   // ManualStart; and ManualStop with Cease / Administrative Shutdown (subcode 2).
   absl::Status EnablePeer(const net::IPAddress& address);
   absl::Status DisablePeer(const net::IPAddress& address);
-  // Errors of the three: NotFound.
+  // Restarts the session with Cease / Administrative Reset (subcode 4) ("clear bgp neighbor").
+  absl::Status ResetPeer(const net::IPAddress& address);
+  // Errors of the four: NotFound.
 
   absl::StatusOr<PeerStatus> GetPeer(const net::IPAddress& address) const;
   std::vector<PeerStatus> ListPeers() const;  // by address
@@ -94,6 +96,7 @@ class PeerManager {
 
  private:
   void OnAccepted(boost::asio::ip::tcp::socket socket);
+  void Reject(boost::asio::ip::tcp::socket socket);
   absl::Status SetMd5OnListeners(const net::IPAddress& peer, const std::string& key);
   // Listeners send with TTL 255 while a peer of their family uses GTSM.
   void UpdateListenerTtl();

@@ -25,7 +25,6 @@ PeerSession::~PeerSession() {
   for (auto& c : conns_) {
     if (c) c->Close();
   }
-  boost::system::error_code ec;
   timer_.cancel();
 }
 
@@ -71,15 +70,19 @@ void PeerSession::Stop(uint8_t cease_subcode) {
   Run([&](FsmActions* out) { fsm_.Stop(Clock::now(), Cease(cease_subcode), out); });
 }
 
+void PeerSession::Reset(uint8_t cease_subcode) {
+  if (!enabled_) return;
+  Run([&](FsmActions* out) {
+    fsm_.Stop(Clock::now(), Cease(cease_subcode), out);
+    fsm_.Start(Clock::now(), out);
+  });
+}
+
 void PeerSession::SetLocal(const LocalConfig& local) {
   if (local.as == local_.as && local.bgp_id == local_.bgp_id) return;
   local_ = local;
   fsm_.set_settings(MakeSettings());
-  if (!enabled_) return;
-  Run([&](FsmActions* out) {
-    fsm_.Stop(Clock::now(), Cease(cease::kOtherConfigurationChange), out);
-    fsm_.Start(Clock::now(), out);
-  });
+  Reset(cease::kOtherConfigurationChange);
 }
 
 void PeerSession::Accept(tcp::socket socket) {

@@ -47,6 +47,8 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   // ManualStop: NOTIFICATION Cease with `subcode` (RFC 4486: 2 Administrative Shutdown, 3 Peer
   // De-configured, ...) on every connection, then Idle until Start().
   void Stop(uint8_t cease_subcode);
+  // Stop(cease_subcode) then Start() — for an enabled peer; nothing for a disabled one.
+  void Reset(uint8_t cease_subcode);
   // A new local AS or BGP Identifier: restarts a running session with Cease / Other Configuration
   // Change (RFC 4486 subcode 6).
   void SetLocal(const LocalConfig& local);

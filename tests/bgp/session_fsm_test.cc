@@ -222,9 +222,11 @@ TEST_F(FsmTest, BadOpensGetTheRightNotificationAndIdleHoldBacksOff) {
     ASSERT_TRUE(fsm_.idle_until().has_value());
     EXPECT_EQ(*fsm_.idle_until() - now_, std::chrono::duration_cast<SteadyClock::duration>(
                                              std::chrono::duration<double>(expected_idle)));
-    // Incoming connections are refused while Idle.
+    // Incoming connections are refused while Idle, with Cease / Connection Rejected.
     FsmActions r;
-    EXPECT_FALSE(fsm_.IncomingConnection(now_, &r).accepted);
+    const Fsm::Incoming refused = fsm_.IncomingConnection(now_, &r);
+    EXPECT_FALSE(refused.accepted);
+    EXPECT_EQ(refused.notification, (Notification{6, 5, {}}));
     EXPECT_TRUE(r.empty());
     EXPECT_EQ(Summary(Tick(std::chrono::duration_cast<SteadyClock::duration>(
                   std::chrono::duration<double>(expected_idle)))),
@@ -262,6 +264,17 @@ TEST_F(FsmTest, PeersNotificationClosesWithoutReplyAndBacksOff) {
   EXPECT_EQ(fsm_.last_notification_received(), (Notification{6, 2, {}}));
   EXPECT_EQ(fsm_.state(), FsmState::kIdle);
   EXPECT_EQ(Summary(Tick(seconds(1))), "connect");
+}
+
+TEST_F(FsmTest, ConnectionRejectedByThePeerIsNoFailure) {
+  Do([&](FsmActions* o) { fsm_.Start(now_, o); });
+  Do([&](FsmActions* o) { fsm_.ConnectSucceeded(now_, o); });
+  std::vector<uint8_t> wire;
+  AppendNotification(Notification{6, 5, {}}, &wire);
+  EXPECT_EQ(Summary(Msg(Side::kOutgoing, wire)), "close");
+  EXPECT_EQ(fsm_.state(), FsmState::kActive);  // not Idle: no idle hold, ConnectRetry instead
+  EXPECT_EQ(fsm_.consecutive_failures(), 0);
+  EXPECT_EQ(Summary(Tick(seconds(2))), "connect");
 }
 
 TEST_F(FsmTest, StableSessionForgetsEarlierFailures) {

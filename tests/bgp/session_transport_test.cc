@@ -152,7 +152,7 @@ TEST_F(SessionTransportTest, EstablishesOverIPv6) {
   EXPECT_TRUE(RibB()->info().remote_address.is_v6());
 }
 
-TEST_F(SessionTransportTest, DisableEnableAndRemoveSendTheirCeaseSubcodes) {
+TEST_F(SessionTransportTest, DisableEnableResetAndRemoveSendTheirCeaseSubcodes) {
   Pair("127.0.0.1", "127.0.0.2");
   ASSERT_TRUE(RunUntil(
       io_, [&] { return BothUp(); }, 10));
@@ -172,6 +172,14 @@ TEST_F(SessionTransportTest, DisableEnableAndRemoveSendTheirCeaseSubcodes) {
   EXPECT_FALSE(a_->Status("127.0.0.2").enabled);
 
   ASSERT_TRUE(a_->manager.EnablePeer(Addr("127.0.0.2")).ok());
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return BothUp(); }, 10));
+
+  // Reset: Administrative Reset, and the session comes back by itself.
+  ASSERT_TRUE(a_->manager.ResetPeer(Addr("127.0.0.2")).ok());
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return RibB()->downs == 2; }, 5));
+  EXPECT_EQ(b_->Status("127.0.0.1").last_notification_received, (Notification{6, 4, {}}));
   ASSERT_TRUE(RunUntil(
       io_, [&] { return BothUp(); }, 10));
 
@@ -353,7 +361,7 @@ TEST_F(SessionTransportTest, RouteRefreshAndFlowControl) {
   EXPECT_GT(RibA()->writables, 0);
 }
 
-TEST_F(SessionTransportTest, ConnectionsFromUnknownAddressesAreClosed) {
+TEST_F(SessionTransportTest, ConnectionsFromUnknownAddressesAreRejected) {
   a_ = std::make_unique<Speaker>(io_, kAsA, "10.0.0.1", "127.0.0.1");
   auto result = std::async(std::launch::async, [this] {
     asio::io_context io;
@@ -361,10 +369,15 @@ TEST_F(SessionTransportTest, ConnectionsFromUnknownAddressesAreClosed) {
     s.open(tcp::v4());
     s.bind(tcp::endpoint(asio::ip::make_address("127.0.0.9"), 0));
     s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), a_->port));
-    uint8_t byte;
+    // NOTIFICATION Cease / Connection Rejected (21 octets), then the end of the stream.
+    std::vector<uint8_t> got(64);
+    size_t n = 0;
     boost::system::error_code ec;
-    const size_t n = s.read_some(asio::buffer(&byte, 1), ec);
-    return n == 0 && ec == asio::error::eof;
+    while (!ec) n += s.read_some(asio::buffer(got.data() + n, got.size() - n), ec);
+    got.resize(n);
+    Notification notification;
+    return ec == asio::error::eof && DecodeNotification(got, &notification).ok() &&
+           notification == Notification{6, 5, {}};
   });
   RunUntil(
       io_, [&] { return result.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
