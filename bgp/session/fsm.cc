@@ -147,7 +147,10 @@ void Fsm::ConnectFailed(SteadyTime now, const std::string& reason, FsmActions* o
 
 Fsm::Incoming Fsm::IncomingConnection(SteadyTime now, FsmActions* out) {
   if (!started_ || idle_until_) return Incoming{false, Cease(cease::kConnectionRejected)};
-  if (established_side()) return Incoming{false, Cease(cease::kConnectionCollision)};
+  if (established_side()) {
+    ++collisions_;
+    return Incoming{false, Cease(cease::kConnectionCollision)};
+  }
   if (Alive(Side::kIncoming)) {
     // The peer gave up on its earlier connection: the new one replaces it.
     End(now, Side::kIncoming, Ending::kQuiet, "replaced by a new connection from the peer",
@@ -214,10 +217,12 @@ void Fsm::OnOpen(SteadyTime now, Side side, Bytes message, FsmActions* out) {
   }
   const Side other = Other(side);
   if (conn(other).state == Conn::kEstablished) {
+    ++collisions_;
     return End(now, side, Ending::kQuiet, "collision with the Established connection",
                Cease(cease::kConnectionCollision), out);
   }
   if (conn(other).state == Conn::kOpenConfirm) {
+    ++collisions_;
     const Side keep = KeepOutgoingOnCollision(settings_.local_id, settings_.local_as,
                                               open.bgp_identifier, open.AsNumber())
                           ? Side::kOutgoing
@@ -256,7 +261,10 @@ void Fsm::OnKeepalive(SteadyTime now, Side side, FsmActions* out) {
   const Side other = Other(side);
   if (Alive(other)) {
     std::optional<Notification> n;
-    if (conn(other).state != Conn::kConnecting) n = Cease(cease::kConnectionCollision);
+    if (conn(other).state != Conn::kConnecting) {
+      n = Cease(cease::kConnectionCollision);
+      ++collisions_;
+    }
     End(now, other, Ending::kQuiet, "the other connection is Established", n, out);
   }
   out->push_back(Action(FsmAction::Kind::kEstablished, side));
@@ -271,10 +279,10 @@ void Fsm::OnNotification(SteadyTime now, Side side, Bytes message, FsmActions* o
   // it is Idle, e.g. in its own idle hold), is no failure of the session: treated as a lost TCP
   // connection (Active, ConnectRetry), so that two speakers refusing each other while in idle hold
   // do not keep pushing each other back into it.
-  const bool refused = n.code == uint8_t(ErrorCode::kCease) &&
-                       (n.subcode == cease::kConnectionCollision ||
-                        n.subcode == cease::kConnectionRejected) &&
-                       conn(side).state != Conn::kEstablished;
+  const bool refused =
+      n.code == uint8_t(ErrorCode::kCease) &&
+      (n.subcode == cease::kConnectionCollision || n.subcode == cease::kConnectionRejected) &&
+      conn(side).state != Conn::kEstablished;
   Ending ending = Ending::kError;
   if (refused) ending = Alive(Other(side)) ? Ending::kQuiet : Ending::kLost;
   End(now, side, ending, reason, std::nullopt, out);

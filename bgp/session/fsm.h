@@ -154,6 +154,8 @@ class Fsm {
   const std::optional<Notification>& last_notification_sent() const { return last_sent_; }
   const std::optional<Notification>& last_notification_received() const { return last_received_; }
   int consecutive_failures() const { return consecutive_failures_; }
+  // Connections closed with Cease / Connection Collision Resolution (§6.8), ours or the peer's.
+  uint64_t collisions() const { return collisions_; }
   // When the session will start again by itself after an error, if it is waiting to.
   std::optional<SteadyTime> idle_until() const { return idle_until_; }
 
@@ -204,6 +206,7 @@ class Fsm {
   std::optional<SteadyTime> connect_retry_;
   std::optional<SteadyTime> established_at_;
   int consecutive_failures_ = 0;
+  uint64_t collisions_ = 0;
   std::string last_error_;
   std::optional<Notification> last_sent_, last_received_;
 };

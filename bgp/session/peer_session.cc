@@ -421,6 +421,7 @@ PeerStatus PeerSession::Status() const {
     s.route_refresh = info_.route_refresh;
   }
   s.counters = counters_;
+  s.counters.collisions = fsm_.collisions();
   s.last_error = fsm_.last_error();
   s.last_notification_sent = fsm_.last_notification_sent();
   s.last_notification_received = fsm_.last_notification_received();

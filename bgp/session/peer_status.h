@@ -30,6 +30,7 @@ struct PeerCounters {
   size_t prefixes_advertised = 0;
   uint64_t established_transitions = 0;  // times the session reached Established
   uint64_t connect_attempts = 0;
+  uint64_t collisions = 0;  // connections closed by collision resolution (RFC 4271 §6.8)
 };
 
 struct PeerStatus {

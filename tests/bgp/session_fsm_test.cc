@@ -365,6 +365,7 @@ TEST_F(FsmTest, CollisionKeepsTheConnectionOfTheHigherIdentifier) {
     }
     EXPECT_EQ(fsm.state(), FsmState::kEstablished);
     EXPECT_EQ(fsm.consecutive_failures(), 0);
+    EXPECT_EQ(fsm.collisions(), 1u);
   }
 }
 

@@ -156,6 +156,9 @@ void RunScenario(Daemon& daemon, const std::string& daemon_v4, uint32_t daemon_a
       << name << ": not back after the restart" << describe();
   std::printf("%s: restart (down: %s) handled, back with the new routes after %.1f s\n",
               name.c_str(), down_reason.c_str(), Since(start));
+  std::printf("%s: connection collisions resolved: IPv4 %llu, IPv6 %llu\n", name.c_str(),
+              (unsigned long long)s.Status(daemon_v4).counters.collisions,
+              (unsigned long long)(ipv6 ? s.Status("::1").counters.collisions : 0));
   EXPECT_EQ(s.rib(daemon_v4)->established_count, 2);
   if (ipv6) {
     EXPECT_EQ(s.rib("::1")->established_count, 2);
