@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <future>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "bgp/session/connection.h"
 #include "bgp/session/peer_manager.h"
 #include "tests/bgp/session_test_util.h"
 
@@ -383,6 +385,55 @@ TEST_F(SessionTransportTest, ConnectionsFromUnknownAddressesAreRejected) {
       io_, [&] { return result.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
       5);
   EXPECT_TRUE(result.get());
+}
+
+// Connection: a KEEPALIVE queued behind 1 MiB of UPDATEs goes out after at most one write chunk
+// (64 KiB), not after the backlog; and the reading side hands messages over in slices.
+TEST(ConnectionTest, ControlMessagesGoAheadOfQueuedUpdates) {
+  struct Owner : ConnectionOwner {
+    void OnConnected(Connection*) override {}
+    void OnConnectFailed(Connection*, const std::string&) override {}
+    void OnMessage(Connection*, Bytes m) override { types.push_back(m[18]); }
+    void OnHeaderError(Connection*, const Notification&) override {}
+    void OnClosed(Connection*, const std::string&) override { closed = true; }
+    void OnWritable(Connection*) override { ++writable; }
+    std::vector<uint8_t> types;
+    bool closed = false;
+    int writable = 0;
+  };
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  tcp::socket client(io);
+  client.connect(acceptor.local_endpoint());
+  Owner writer_owner, reader_owner;
+  auto writer = Connection::Accepted(io, &writer_owner, acceptor.accept(), ConnectionOptions());
+  // 1 MiB of 4,096-octet UPDATE-shaped messages, then a KEEPALIVE.
+  std::vector<uint8_t> updates;
+  for (int i = 0; i < 256; ++i) {
+    std::vector<uint8_t> m(4096, 0);
+    std::fill(m.begin(), m.begin() + 16, 0xff);
+    StoreU16(m.data() + 16, 4096);
+    m[18] = uint8_t(MessageType::kUpdate);
+    updates.insert(updates.end(), m.begin(), m.end());
+  }
+  writer->SendBulk(updates);
+  std::vector<uint8_t> keepalive;
+  AppendKeepalive(&keepalive);
+  writer->SendUrgent(keepalive);
+  EXPECT_EQ(writer->backlog(), updates.size());
+  auto reader = Connection::Accepted(io, &reader_owner, std::move(client), ConnectionOptions());
+  ASSERT_TRUE(RunUntil(
+      io, [&] { return reader_owner.types.size() == 257; }, 10));
+  const auto at = std::find(reader_owner.types.begin(), reader_owner.types.end(),
+                            uint8_t(MessageType::kKeepalive)) -
+                  reader_owner.types.begin();
+  EXPECT_LE(at, int(Connection::kWriteChunk / 4096)) << "the KEEPALIVE waited for the backlog";
+  EXPECT_EQ(writer->backlog(), 0u);
+  EXPECT_GT(writer_owner.writable, 0);
+  writer->Close();
+  ASSERT_TRUE(RunUntil(
+      io, [&] { return reader_owner.closed; }, 5));
+  reader->Close();
 }
 
 TEST(PeerManagerTest, ConfigurationErrors) {
