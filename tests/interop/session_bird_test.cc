@@ -192,12 +192,19 @@ TEST(SessionBirdTest, GtsmOnBothSidesEstablishesAndOnOneSideDoesNot) {
           << s.Describe(one.e.daemon_v4) << bird.Logs();
       std::printf("GTSM: Established with BIRD (ttl security on, gtsm_hops 1)\n");
     } else {
+      // BIRD drops every segment with TTL < 254 once it has set the minimum on the accepted
+      // socket. Our OPEN may slip through just before that (so our side may even see BIRD's OPEN
+      // and KEEPALIVE), but our KEEPALIVE never does: BIRD stays short of Established and sends
+      // no route.
       s.RunUntil([] { return false; }, 4);
       const PeerStatus st = s.Status(one.e.daemon_v4);
-      EXPECT_EQ(st.counters.established_transitions, 0u) << st.ToString();
+      EXPECT_TRUE(s.rib(one.e.daemon_v4)->routes.empty()) << st.ToString();
+      EXPECT_EQ(st.counters.updates_in, 0u) << st.ToString();
       EXPECT_EQ(bird.Protocols().find("Established"), std::string::npos) << bird.Protocols();
-      std::printf("GTSM: BIRD with ttl security and Sluice without: no session (%s)\n",
-                  st.last_error.c_str());
+      std::printf(
+          "GTSM: BIRD with ttl security and Sluice without: BIRD never Established, no "
+          "route (our side: %s)\n",
+          st.ToString().c_str());
     }
   }
 }
