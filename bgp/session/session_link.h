@@ -68,6 +68,12 @@ class SessionSender {
   // The number of prefixes accepted from this peer changed; the session applies the peer's
   // max-prefix limit (warn, or Cease subcode 1 and idle for the configured time, RFC 4486).
   virtual void ReportPrefixCount(size_t accepted) = 0;
+  // Optional: the other counts shown in the peer list — prefixes in this peer's Adj-RIB-In
+  // (received, before import policy) and in its Adj-RIB-Out (advertised to it).
+  virtual void ReportRouteCounts(size_t received, size_t advertised) {
+    (void)received;
+    (void)advertised;
+  }
 };
 
 }  // namespace sluice::bgp

@@ -108,6 +108,16 @@ int ChildProcess::Stop(double grace_seconds) {
   return status_;
 }
 
+int ChildProcess::Kill() {
+  if (pid_ <= 0) return status_;
+  kill(pid_, SIGKILL);
+  int status;
+  waitpid(pid_, &status, 0);
+  status_ = status;
+  pid_ = -1;
+  return status_;
+}
+
 std::string ChildProcess::Output() const {
   std::ifstream in(output_path_);
   std::stringstream s;

@@ -47,6 +47,8 @@ class ChildProcess {
   bool Running();
   // Sends SIGTERM and waits; returns the exit status (as waitpid reports it), or -1.
   int Stop(double grace_seconds = 10);
+  // Sends SIGKILL (a crash: no clean shutdown) and reaps it; returns the exit status.
+  int Kill();
   // Waits up to `seconds` for the process to exit by itself; its status, or -1 on timeout.
   int Wait(double seconds);
   const std::string& output_path() const { return output_path_; }

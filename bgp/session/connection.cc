@@ -1,0 +1,305 @@
+#include "bgp/session/connection.h"
+
+#include "absl/strings/str_cat.h"
+#include "bgp/session/socket_options.h"
+#include "bgp/wire/constants.h"
+#include "net/log.h"
+
+namespace sluice::bgp {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+// Applies GTSM to a socket of `family`: TTL 255 out, at least 256 - hops in.
+absl::Status ApplyGtsm(int fd, net::Family family, int hops) {
+  if (hops <= 0) return absl::OkStatus();
+  absl::Status st = SetOutgoingTtl(fd, family, 255);
+  if (!st.ok()) return st;
+  return SetMinimumTtl(fd, family, 256 - hops);
+}
+
+}  // namespace
+
+asio::ip::address ToAsio(const net::IPAddress& address) {
+  if (address.is_v4()) return asio::ip::address_v4(address.v4().value());
+  asio::ip::address_v6::bytes_type bytes;
+  address.v6().ToBytes(bytes.data());
+  return asio::ip::address_v6(bytes);
+}
+
+net::IPAddress FromAsio(const asio::ip::address& address) {
+  if (address.is_v4()) return net::IPv4Address(address.to_v4().to_uint());
+  const auto v6 = address.to_v6();
+  if (v6.is_v4_mapped()) {
+    return net::IPv4Address(asio::ip::make_address_v4(asio::ip::v4_mapped, v6).to_uint());
+  }
+  const auto bytes = v6.to_bytes();
+  return net::IPv6Address::FromBytes(bytes.data());
+}
+
+Connection::Connection(asio::io_context& io, ConnectionOwner* owner)
+    : socket_(io), linger_timer_(io), owner_(owner) {}
+
+Connection::~Connection() {
+  boost::system::error_code ec;
+  socket_.close(ec);
+}
+
+std::shared_ptr<Connection> Connection::Connect(asio::io_context& io, ConnectionOwner* owner,
+                                                const tcp::endpoint& remote,
+                                                const ConnectionOptions& options) {
+  auto c = std::make_shared<Connection>(io, owner);
+  c->StartConnect(remote, options);
+  return c;
+}
+
+std::shared_ptr<Connection> Connection::Accepted(asio::io_context& io, ConnectionOwner* owner,
+                                                 tcp::socket socket,
+                                                 const ConnectionOptions& options) {
+  auto c = std::make_shared<Connection>(io, owner);
+  c->socket_ = std::move(socket);
+  const net::Family family =
+      c->socket_.local_endpoint().address().is_v4() ? net::Family::kIPv4 : net::Family::kIPv6;
+  absl::Status st = ApplyGtsm(c->socket_.native_handle(), family, options.gtsm_hops);
+  if (!st.ok()) {
+    SLUICE_LOG(kWarning) << "GTSM on an accepted connection: " << st.message();
+  }
+  c->OnSocketReady();
+  return c;
+}
+
+void Connection::StartConnect(const tcp::endpoint& remote, const ConnectionOptions& options) {
+  remote_ = remote;
+  boost::system::error_code ec;
+  socket_.open(remote.protocol(), ec);
+  absl::Status st;
+  const net::Family family = remote.address().is_v4() ? net::Family::kIPv4 : net::Family::kIPv6;
+  if (!ec && !options.md5_password.empty()) {
+    st = SetTcpMd5Key(socket_.native_handle(), FromAsio(remote.address()), options.md5_password);
+  }
+  if (!ec && st.ok()) st = ApplyGtsm(socket_.native_handle(), family, options.gtsm_hops);
+  if (!ec && st.ok() && options.local_address) {
+    socket_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) socket_.bind(tcp::endpoint(ToAsio(*options.local_address), 0), ec);
+  }
+  std::string error;
+  if (ec) error = ec.message();
+  if (!st.ok()) error = std::string(st.message());
+  if (!error.empty()) {
+    // Report asynchronously: callers never hear back from inside Connect().
+    asio::post(socket_.get_executor(), [self = shared_from_this(), error] {
+      if (self->owner_ && !self->closing_) self->owner_->OnConnectFailed(self.get(), error);
+    });
+    return;
+  }
+  socket_.async_connect(remote, [self = shared_from_this()](const boost::system::error_code& ec) {
+    if (self->closing_) return;
+    if (ec) {
+      if (self->owner_) self->owner_->OnConnectFailed(self.get(), ec.message());
+      return;
+    }
+    self->OnSocketReady();
+    if (self->owner_ && !self->closing_) self->owner_->OnConnected(self.get());
+  });
+}
+
+void Connection::OnSocketReady() {
+  boost::system::error_code ec;
+  socket_.set_option(tcp::no_delay(true), ec);
+  local_ = socket_.local_endpoint(ec);
+  remote_ = socket_.remote_endpoint(ec);
+  StartRead();
+  Pump();
+}
+
+// ---- reading ----
+
+void Connection::StartRead() {
+  if (reading_ || closing_) return;
+  reading_ = true;
+  std::span<uint8_t> buf = framer_.Prepare(kReadSize);
+  socket_.async_read_some(
+      asio::buffer(buf.data(), buf.size()),
+      [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+        self->reading_ = false;
+        if (self->closing_) {
+          if (self->finished_) return;
+          if (ec) return self->FinishClose();
+          return self->Drain();
+        }
+        if (ec) {
+          return self->Fail(ec == asio::error::eof ? "the peer closed the connection"
+                                                   : ec.message());
+        }
+        self->framer_.Commit(n);
+        self->HandleSlice();
+      });
+}
+
+void Connection::HandleSlice() {
+  const auto start = std::chrono::steady_clock::now();
+  int handled = 0;
+  Bytes message;
+  Notification error;
+  while (owner_ != nullptr && !closing_) {
+    switch (framer_.Next(&message, &error)) {
+      case MessageFramer::Result::kNeedMore:
+        return StartRead();
+      case MessageFramer::Result::kError:
+        owner_->OnHeaderError(this, error);
+        return;
+      case MessageFramer::Result::kMessage:
+        owner_->OnMessage(this, message);
+        break;
+    }
+    if (++handled >= kSliceMessages || std::chrono::steady_clock::now() - start >= kSliceTime) {
+      // Yield: timers and other peers run before the rest of what was read.
+      asio::post(socket_.get_executor(), [self = shared_from_this()] {
+        if (!self->closing_) self->HandleSlice();
+      });
+      return;
+    }
+  }
+}
+
+// ---- writing ----
+
+void Connection::SendUrgent(std::vector<uint8_t> message) {
+  if (finished_) return;
+  urgent_.push_back(std::move(message));
+  Pump();
+}
+
+void Connection::SendBulk(std::vector<uint8_t> messages) {
+  if (closing_ || messages.empty()) return;
+  backlog_ += messages.size();
+  bulk_.push_back(std::move(messages));
+  Pump();
+}
+
+size_t Connection::ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset) const {
+  size_t end = offset;
+  while (end < buffer.size()) {
+    if (buffer.size() - end < size_t(kHeaderSize)) return buffer.size();
+    const size_t length = LoadU16(buffer.data() + end + 16);
+    if (length < size_t(kHeaderSize)) return buffer.size();  // not whole messages: write it all
+    if (end > offset && end + length - offset > kWriteChunk) break;
+    end += length;
+  }
+  return std::min(end, buffer.size());
+}
+
+void Connection::Pump() {
+  if (writing_ || finished_ || !socket_.is_open()) return;
+  // Not connected yet (an outgoing connection in progress): wait.
+  boost::system::error_code ec;
+  socket_.remote_endpoint(ec);
+  if (ec) return;
+  if (!urgent_.empty()) {
+    urgent_in_flight_.clear();
+    for (const auto& m : urgent_)
+      urgent_in_flight_.insert(urgent_in_flight_.end(), m.begin(), m.end());
+    urgent_.clear();
+    writing_ = true;
+    asio::async_write(socket_, asio::buffer(urgent_in_flight_),
+                      [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                        self->writing_ = false;
+                        if (ec) return self->Fail(absl::StrCat("write failed: ", ec.message()));
+                        self->Pump();
+                      });
+    return;
+  }
+  if (closing_) return FinishClose();
+  if (bulk_.empty()) return;
+  const std::vector<uint8_t>& front = bulk_.front();
+  const size_t end = ChunkEnd(front, bulk_offset_);
+  const size_t length = end - bulk_offset_;
+  writing_ = true;
+  asio::async_write(
+      socket_, asio::buffer(front.data() + bulk_offset_, length),
+      [self = shared_from_this(), length](const boost::system::error_code& ec, size_t) {
+        self->writing_ = false;
+        if (ec) return self->Fail(absl::StrCat("write failed: ", ec.message()));
+        if (self->closing_) return self->Pump();  // the bulk queue was dropped meanwhile
+        self->bulk_offset_ += length;
+        self->backlog_ -= length;
+        if (self->bulk_offset_ == self->bulk_.front().size()) {
+          self->bulk_.pop_front();
+          self->bulk_offset_ = 0;
+        }
+        if (self->owner_ && self->backlog_ <= kLowWater) self->owner_->OnWritable(self.get());
+        self->Pump();
+      });
+}
+
+// ---- closing ----
+
+void Connection::Fail(const std::string& reason) {
+  if (finished_) return;
+  ConnectionOwner* owner = owner_;
+  const bool was_closing = closing_;
+  owner_ = nullptr;
+  closing_ = true;
+  finished_ = true;
+  boost::system::error_code ec;
+  linger_timer_.cancel();
+  socket_.close(ec);
+  if (owner && !was_closing) owner->OnClosed(this, reason);
+}
+
+void Connection::Close() {
+  if (closing_) return;
+  owner_ = nullptr;
+  closing_ = true;
+  bulk_.clear();
+  bulk_offset_ = 0;
+  backlog_ = 0;
+  linger_timer_.expires_after(kCloseLinger);
+  linger_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (ec || self->finished_) return;
+    self->finished_ = true;
+    boost::system::error_code ignored;
+    self->socket_.close(ignored);
+  });
+  boost::system::error_code ec;
+  socket_.remote_endpoint(ec);
+  if (ec) {  // never connected
+    finished_ = true;
+    linger_timer_.cancel();
+    socket_.close(ec);
+    return;
+  }
+  Pump();
+}
+
+// The NOTIFICATION is out: send FIN and read until the peer closes too (closing with unread data
+// would send a RST, which can make the peer drop the NOTIFICATION unread).
+void Connection::FinishClose() {
+  if (finished_) return;
+  boost::system::error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_send, ec);
+  Drain();
+}
+
+void Connection::Drain() {
+  if (finished_ || reading_) return;
+  reading_ = true;
+  // Its own buffer: messages the owner is still looking at stay valid in the framer.
+  drain_buffer_.resize(4096);
+  socket_.async_read_some(asio::buffer(drain_buffer_),
+                          [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                            self->reading_ = false;
+                            if (self->finished_) return;
+                            if (ec) {
+                              self->finished_ = true;
+                              self->linger_timer_.cancel();
+                              boost::system::error_code ignored;
+                              self->socket_.close(ignored);
+                              return;
+                            }
+                            self->Drain();
+                          });
+}
+
+}  // namespace sluice::bgp

@@ -1,0 +1,130 @@
+#pragma once
+// Connection: one TCP connection of a BGP session on Boost.Asio — the transport under the FSM. It
+// cuts the byte stream into messages (MessageFramer) and hands them to its owner, and writes what
+// the owner queues. It knows nothing of BGP states.
+//
+// Keepalives never starve (issue 7, item 3):
+//  - Reading: at most kSliceMessages messages or kSliceTime of handling per event, then the rest
+//    is handled in a handler posted to the event loop, so that timers (KEEPALIVE, hold) and other
+//    peers run in between, however slow the owner is. Nothing more is read from the socket while
+//    whole messages wait in the framer, so memory stays bounded (TCP flow control holds the peer
+//    back instead).
+//  - Writing: control messages (OPEN, KEEPALIVE, NOTIFICATION, ROUTE-REFRESH: SendUrgent) go out
+//    before queued UPDATEs (SendBulk), which are written in chunks of at most kWriteChunk octets
+//    cut at message boundaries. A KEEPALIVE therefore waits for at most one chunk, never for the
+//    backlog.
+//
+// Lifetime: owned through std::shared_ptr (every pending operation holds one). Close() detaches the
+// owner: no callback reaches it afterwards, even from a handler already queued.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bgp/session/asio.h"
+#include "bgp/wire/byte_io.h"
+#include "bgp/wire/message_framer.h"
+#include "bgp/wire/notification.h"
+#include "net/ip_address.h"
+
+namespace sluice::bgp {
+
+class Connection;
+
+// Told about a connection's events; every callback may call Close() on it.
+class ConnectionOwner {
+ public:
+  virtual ~ConnectionOwner() = default;
+  virtual void OnConnected(Connection* c) = 0;  // an outgoing connection is up
+  virtual void OnConnectFailed(Connection* c, const std::string& reason) = 0;
+  // A whole message, header checked (RFC 4271 §6.1); valid during the call only.
+  virtual void OnMessage(Connection* c, Bytes message) = 0;
+  // A bad header: the stream is unusable; `error` is the NOTIFICATION to send.
+  virtual void OnHeaderError(Connection* c, const Notification& error) = 0;
+  // The peer closed the connection, or it failed.
+  virtual void OnClosed(Connection* c, const std::string& reason) = 0;
+  // Queued UPDATEs drained to at most kLowWater octets (after each completed write).
+  virtual void OnWritable(Connection* c) = 0;
+};
+
+// Socket protections, set before connect() (outgoing) or right after accept() (incoming; an
+// incoming connection's MD5 key is the listening socket's).
+struct ConnectionOptions {
+  std::string md5_password;                     // RFC 2385; outgoing only
+  int gtsm_hops = 0;                            // RFC 5082: 0 = off
+  std::optional<net::IPAddress> local_address;  // source to bind (outgoing)
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  static constexpr size_t kReadSize = 64 * 1024;
+  static constexpr int kSliceMessages = 256;
+  static constexpr std::chrono::microseconds kSliceTime{2000};
+  static constexpr size_t kWriteChunk = 64 * 1024;
+  static constexpr size_t kLowWater = 256 * 1024;
+  // After Close(): how long the NOTIFICATION may take to leave, and the peer to close its side.
+  static constexpr std::chrono::milliseconds kCloseLinger{1000};
+
+  // Opens a connection to `remote` (the owner hears OnConnected or OnConnectFailed).
+  static std::shared_ptr<Connection> Connect(boost::asio::io_context& io, ConnectionOwner* owner,
+                                             const boost::asio::ip::tcp::endpoint& remote,
+                                             const ConnectionOptions& options);
+  // Takes an accepted socket and starts reading. `owner` may be null (a connection that is only
+  // told a NOTIFICATION and closed).
+  static std::shared_ptr<Connection> Accepted(boost::asio::io_context& io, ConnectionOwner* owner,
+                                              boost::asio::ip::tcp::socket socket,
+                                              const ConnectionOptions& options);
+
+  Connection(boost::asio::io_context& io, ConnectionOwner* owner);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void SendUrgent(std::vector<uint8_t> message);
+  void SendBulk(std::vector<uint8_t> messages);  // whole messages, back to back
+  size_t backlog() const { return backlog_; }    // octets of SendBulk not yet written
+
+  // Stops reading and detaches the owner; drops queued UPDATEs; writes what SendUrgent queued
+  // (the NOTIFICATION), then half-closes and waits up to kCloseLinger for the peer to close.
+  void Close();
+
+  // After the OPEN exchange (RFC 8654 extended messages: 65535).
+  void set_max_message_size(size_t size) { framer_.set_max_message_size(size); }
+  const boost::asio::ip::tcp::endpoint& local_endpoint() const { return local_; }
+  const boost::asio::ip::tcp::endpoint& remote_endpoint() const { return remote_; }
+  bool closed() const { return closing_; }
+
+ private:
+  void StartConnect(const boost::asio::ip::tcp::endpoint& remote, const ConnectionOptions& options);
+  void OnSocketReady();
+  void StartRead();
+  void HandleSlice();
+  void Pump();
+  size_t ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset) const;
+  void Fail(const std::string& reason);
+  void FinishClose();
+  void Drain();
+
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer linger_timer_;
+  ConnectionOwner* owner_;
+  MessageFramer framer_;
+  bool reading_ = false;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool finished_ = false;
+  std::deque<std::vector<uint8_t>> urgent_;
+  std::vector<uint8_t> urgent_in_flight_;
+  std::deque<std::vector<uint8_t>> bulk_;
+  size_t bulk_offset_ = 0;  // into bulk_.front()
+  size_t backlog_ = 0;
+  std::vector<uint8_t> drain_buffer_;
+  boost::asio::ip::tcp::endpoint local_, remote_;
+};
+
+}  // namespace sluice::bgp

@@ -1,0 +1,87 @@
+#pragma once
+// What a BGP peering is configured with (issue 7, item 2): the peer's address, port and AS, our
+// side of the connection, timers, TCP protections (RFC 2385 MD5, RFC 5082 GTSM), the max-prefix
+// limit and the options the routing side reads (next-hop-self, route-reflector client). And the
+// speaker's own AS and BGP Identifier (LocalConfig).
+//
+// A peer is known by its transport address: two peers cannot share one address. Times are in
+// seconds (double, so that tests can use fractions); the hold time is the protocol's whole
+// seconds.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "bgp/wire/constants.h"
+#include "net/ip_address.h"
+
+namespace sluice::bgp {
+
+// The speaker's identity (RFC 4271 §4.2 My Autonomous System and BGP Identifier; 4-octet AS per
+// RFC 6793).
+struct LocalConfig {
+  uint32_t as = 0;          // 0 = not set
+  net::IPv4Address bgp_id;  // 0.0.0.0 = not set
+  bool complete() const { return as != 0 && bgp_id.value() != 0; }
+};
+
+// What to do when the peer's accepted prefixes exceed the limit (RFC 4486 §4).
+enum class MaxPrefixAction : uint8_t {
+  kWarn,      // log once per crossing and flag it in the peer's status
+  kTeardown,  // NOTIFICATION Cease / Maximum Number of Prefixes Reached, then stay Idle
+};
+
+struct MaxPrefix {
+  size_t limit = 0;  // prefixes accepted from the peer (all families); 0 = no limit
+  MaxPrefixAction action = MaxPrefixAction::kTeardown;
+  // After a teardown: seconds in Idle before the session starts again; 0 = stay down until the
+  // peer is enabled again.
+  double restart_after_s = 60;
+};
+
+struct PeerConfig {
+  net::IPAddress address;    // the peer's transport address (the peer's key)
+  uint16_t port = kBgpPort;  // the peer's TCP port, for our connections to it
+  uint32_t remote_as = 0;    // required; equal to the local AS makes an iBGP peer
+  // Our address on this peering: the source of our connections, and the only local address on
+  // which the peer's connections are accepted. Unset: any.
+  std::optional<net::IPAddress> local_address;
+  uint16_t hold_time_s = 90;     // offered in our OPEN: 0 (no keepalives) or at least 3
+  uint16_t min_hold_time_s = 3;  // a peer offering a hold time below this (but not 0) is refused
+  bool passive = false;          // never connect; wait for the peer
+  // RFC 2385 TCP MD5 signature key (Linux TCP_MD5SIG, at most 80 octets); empty = none.
+  std::string md5_password;
+  // RFC 5082 GTSM: send with TTL (hop limit) 255 and accept only packets whose TTL shows at most
+  // this many hops; 0 = off. 1 for a directly connected peer.
+  int gtsm_hops = 0;
+  bool next_hop_self = false;           // read by the routing side
+  bool route_reflector_client = false;  // read by the routing side (RFC 4456)
+  MaxPrefix max_prefix;
+  // RFC 4271 §10 ConnectRetryTime: seconds between our connection attempts.
+  double connect_retry_s = 120;
+  // RFC 4271 §8.1.1 DampPeerOscillations: after a session fails, Idle for idle_hold_s, doubling
+  // with each consecutive failure up to idle_hold_max_s. A session that stays Established for
+  // stable_s seconds forgets its earlier failures.
+  double idle_hold_s = 5;
+  double idle_hold_max_s = 120;
+  double stable_s = 60;
+  // Families offered with the multiprotocol capability (RFC 4760); IPv4 and IPv6 unicast.
+  AfiSafiSet families = [] {
+    AfiSafiSet s;
+    s.Add(kIPv4Unicast);
+    s.Add(kIPv6Unicast);
+    return s;
+  }();
+  bool extended_messages = false;  // offer RFC 8654
+  bool enabled = true;             // start the session when the peer is added
+  std::string description;
+
+  // Errors (InvalidArgument) name the field: no address, AS 0, hold time 1 or 2, a password over
+  // 80 octets, GTSM hops outside 0..254, a local address of the other family, bad timers.
+  absl::Status Validate() const;
+  bool internal(uint32_t local_as) const { return remote_as == local_as; }
+};
+
+}  // namespace sluice::bgp

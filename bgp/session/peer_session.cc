@@ -1,0 +1,437 @@
+#include "bgp/session/peer_session.h"
+
+#include "absl/strings/str_cat.h"
+#include "bgp/wire/constants.h"
+#include "net/log.h"
+
+namespace sluice::bgp {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+Notification Cease(uint8_t subcode) {
+  return Notification{uint8_t(ErrorCode::kCease), subcode, {}};
+}
+
+}  // namespace
+
+PeerSession::PeerSession(asio::io_context& io, const PeerConfig& config, const LocalConfig& local,
+                         AttributeStore* store)
+    : io_(io), config_(config), local_(local), store_(store), fsm_(MakeSettings()), timer_(io) {}
+
+PeerSession::~PeerSession() {
+  alive_.reset();
+  for (auto& c : conns_) {
+    if (c) c->Close();
+  }
+  timer_.cancel();
+}
+
+FsmSettings PeerSession::MakeSettings() const {
+  FsmSettings s;
+  s.local_as = local_.as;
+  s.local_id = local_.bgp_id;
+  s.peer_as = config_.remote_as;
+  s.hold_time_s = config_.hold_time_s;
+  s.min_hold_time_s = config_.min_hold_time_s;
+  s.passive = config_.passive;
+  s.connect_retry_s = config_.connect_retry_s;
+  s.idle_hold_s = config_.idle_hold_s;
+  s.idle_hold_max_s = config_.idle_hold_max_s;
+  s.stable_s = config_.stable_s;
+  for (int i = 0; i < AfiSafi::kCount; ++i) {
+    if (config_.families.Has(AfiSafi::FromIndex(i))) {
+      s.capabilities.multiprotocol.push_back(AfiSafi::FromIndex(i));
+    }
+  }
+  s.capabilities.route_refresh = true;
+  s.capabilities.extended_message = config_.extended_messages;
+  return s;
+}
+
+ConnectionOptions PeerSession::MakeOptions() const {
+  ConnectionOptions o;
+  o.md5_password = config_.md5_password;
+  o.gtsm_hops = config_.gtsm_hops;
+  o.local_address = config_.local_address;
+  return o;
+}
+
+// ---- administrative ----
+
+void PeerSession::Start() {
+  enabled_ = true;
+  Run([&](FsmActions* out) { fsm_.Start(Clock::now(), out); });
+}
+
+void PeerSession::Stop(uint8_t cease_subcode) {
+  enabled_ = false;
+  Run([&](FsmActions* out) { fsm_.Stop(Clock::now(), Cease(cease_subcode), out); });
+}
+
+void PeerSession::Reset(uint8_t cease_subcode) {
+  if (!enabled_) return;
+  Run([&](FsmActions* out) {
+    fsm_.Stop(Clock::now(), Cease(cease_subcode), out);
+    fsm_.Start(Clock::now(), out);
+  });
+}
+
+void PeerSession::SetLocal(const LocalConfig& local) {
+  if (local.as == local_.as && local.bgp_id == local_.bgp_id) return;
+  local_ = local;
+  fsm_.set_settings(MakeSettings());
+  Reset(cease::kOtherConfigurationChange);
+}
+
+void PeerSession::Accept(tcp::socket socket) {
+  accepting_.emplace(std::move(socket));
+  Fsm::Incoming verdict;
+  Run([&](FsmActions* out) { verdict = fsm_.IncomingConnection(Clock::now(), out); });
+  if (!accepting_) return;  // taken (FsmAction::kAccept)
+  auto c = Connection::Accepted(io_, nullptr, std::move(*accepting_), MakeOptions());
+  accepting_.reset();
+  if (verdict.notification) {
+    std::vector<uint8_t> wire;
+    AppendNotification(*verdict.notification, &wire);
+    CountOut(uint8_t(MessageType::kNotification));
+    c->SendUrgent(std::move(wire));
+  }
+  SLUICE_LOG(kDebug) << "peer " << config_.address.ToString() << ": connection refused in "
+                     << FsmStateName(fsm_.state());
+  c->Close();
+}
+
+// ---- the FSM ----
+
+template <typename Event>
+void PeerSession::Run(Event&& event) {
+  FsmActions actions;
+  event(&actions);
+  for (FsmAction& a : actions) pending_.push_back(std::move(a));
+  if (running_) return;  // an outer Run carries them out
+  running_ = true;
+  const std::weak_ptr<bool> alive = alive_;
+  while (!pending_.empty()) {
+    FsmAction a = std::move(pending_.front());
+    pending_.pop_front();
+    Execute(a);
+    if (alive.expired()) return;
+  }
+  running_ = false;
+  ArmTimer();
+}
+
+void PeerSession::Execute(FsmAction& a) {
+  const int side = int(a.side);
+  switch (a.kind) {
+    case FsmAction::Kind::kConnect: {
+      ++counters_.connect_attempts;
+      const tcp::endpoint remote(ToAsio(config_.address), config_.port);
+      conns_[side] = Connection::Connect(io_, this, remote, MakeOptions());
+      return;
+    }
+    case FsmAction::Kind::kAccept:
+      if (accepting_) {
+        conns_[side] = Connection::Accepted(io_, this, std::move(*accepting_), MakeOptions());
+        accepting_.reset();
+      }
+      return;
+    case FsmAction::Kind::kSend:
+      if (conns_[side] && a.message.size() >= size_t(kHeaderSize)) {
+        CountOut(a.message[18]);
+        conns_[side]->SendUrgent(std::move(a.message));
+      }
+      return;
+    case FsmAction::Kind::kClose:
+      if (conns_[side]) {
+        conns_[side]->Close();
+        conns_[side].reset();
+      }
+      return;
+    case FsmAction::Kind::kEstablished: {
+      const Negotiated& n = fsm_.negotiated(a.side);
+      const OpenMessage& open = fsm_.peer_open(a.side);
+      established_ = a.side;
+      established_at_ = Clock::now();
+      ++counters_.established_transitions;
+      max_prefix_exceeded_ = false;
+      teardown_pending_ = false;
+      decoder_ = std::make_unique<UpdateDecoder>(n.params, store_);
+      info_ = EstablishedInfo();
+      info_.params = n.params;
+      info_.remote_as = n.peer_as;
+      info_.remote_bgp_id = open.bgp_identifier;
+      info_.hold_time_s = n.hold_time;
+      info_.route_refresh = n.route_refresh;
+      info_.remote_address = config_.address;
+      if (conns_[side]) {
+        conns_[side]->set_max_message_size(n.params.max_message_size());
+        info_.local_address = FromAsio(conns_[side]->local_endpoint().address());
+        local_port_ = conns_[side]->local_endpoint().port();
+        remote_port_ = conns_[side]->remote_endpoint().port();
+      }
+      SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " AS" << n.peer_as
+                        << " Established (" << SideName(a.side) << " connection, hold time "
+                        << n.hold_time << " s)";
+      if (listener_) listener_->OnEstablished(info_);
+      return;
+    }
+    case FsmAction::Kind::kDown:
+      established_.reset();
+      decoder_.reset();
+      counters_.prefixes_received = 0;
+      counters_.prefixes_accepted = 0;
+      counters_.prefixes_advertised = 0;
+      SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " down: " << a.reason;
+      if (listener_) listener_->OnSessionDown(a.reason);
+      return;
+  }
+}
+
+void PeerSession::ArmTimer() {
+  const std::optional<SteadyTime> next = fsm_.NextDeadline();
+  if (!next) return;                       // an armed timer fires harmlessly
+  if (armed_ && *armed_ <= *next) return;  // it fires first and re-arms
+  armed_ = next;
+  timer_.expires_at(*next);
+  timer_.async_wait(
+      [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+        if (ec || alive.expired()) return;
+        armed_.reset();
+        Run([&](FsmActions* out) { fsm_.Tick(Clock::now(), out); });
+      });
+}
+
+std::optional<Side> PeerSession::SideOf(const Connection* c) const {
+  if (c == nullptr) return std::nullopt;
+  if (conns_[0].get() == c) return Side::kOutgoing;
+  if (conns_[1].get() == c) return Side::kIncoming;
+  return std::nullopt;
+}
+
+// ---- connection events ----
+
+void PeerSession::OnConnected(Connection* c) {
+  if (SideOf(c) != Side::kOutgoing) return;
+  Run([&](FsmActions* out) { fsm_.ConnectSucceeded(Clock::now(), out); });
+}
+
+void PeerSession::OnConnectFailed(Connection* c, const std::string& reason) {
+  if (SideOf(c) != Side::kOutgoing) return;
+  Run([&](FsmActions* out) { fsm_.ConnectFailed(Clock::now(), reason, out); });
+}
+
+void PeerSession::OnClosed(Connection* c, const std::string& reason) {
+  const auto side = SideOf(c);
+  if (!side) return;
+  Run([&](FsmActions* out) { fsm_.ConnectionClosed(Clock::now(), *side, reason, out); });
+}
+
+void PeerSession::OnHeaderError(Connection* c, const Notification& error) {
+  const auto side = SideOf(c);
+  if (!side) return;
+  Run([&](FsmActions* out) { fsm_.HeaderError(Clock::now(), *side, error, out); });
+}
+
+void PeerSession::OnWritable(Connection* c) {
+  if (established_ && conns_[int(*established_)].get() == c && listener_) listener_->OnWritable();
+}
+
+void PeerSession::OnMessage(Connection* c, Bytes message) {
+  const auto side = SideOf(c);
+  if (!side) return;
+  CountIn(message[18]);
+  MessageVerdict verdict = MessageVerdict::kHandled;
+  Run([&](FsmActions* out) { verdict = fsm_.Message(Clock::now(), *side, message, out); });
+  if (verdict == MessageVerdict::kUpdate) {
+    HandleUpdate(message);
+  } else if (verdict == MessageVerdict::kRouteRefresh) {
+    HandleRouteRefresh(message);
+  }
+}
+
+void PeerSession::HandleUpdate(Bytes message) {
+  if (!decoder_ || teardown_pending_) return;
+  decoder_->Decode(message, &update_);
+  const UpdateAction action = update_.errors.action();
+  if (action == UpdateAction::kSessionReset || action == UpdateAction::kAfiSafiDisable) {
+    // RFC 7606 §7.11 allows a session reset instead of disabling the family.
+    const Notification n = update_.errors.notification;
+    const std::string reason = update_.errors.reason;
+    Run([&](FsmActions* out) { fsm_.UpdateError(Clock::now(), n, reason, out); });
+    return;
+  }
+  counters_.nlri_announced_in += update_.announced.size();
+  counters_.nlri_withdrawn_in += update_.withdrawn.size();
+  if (!update_.errors.ok()) {
+    SLUICE_LOG(kDebug) << "peer " << config_.address.ToString() << ": UPDATE error handled ("
+                       << UpdateActionName(action) << "): " << update_.errors.reason;
+  }
+  if (listener_) listener_->OnUpdate(update_);
+}
+
+void PeerSession::HandleRouteRefresh(Bytes message) {
+  RouteRefresh rr;
+  if (!DecodeRouteRefresh(message, &rr).ok() || rr.subtype != 0) return;
+  if (!AfiSafi::Supported(rr.afi, rr.safi)) return;  // RFC 2918 §4: ignore
+  const AfiSafi family{Afi(rr.afi), Safi(rr.safi)};
+  if (!info_.params.families.Has(family)) return;
+  if (listener_) listener_->OnRouteRefresh(family);
+}
+
+// ---- SessionSender ----
+
+bool PeerSession::established() const { return established_.has_value(); }
+
+bool PeerSession::SendMessages(std::vector<uint8_t> messages) {
+  if (!established_ || !conns_[int(*established_)]) return false;
+  for (size_t at = 0; at + kHeaderSize <= messages.size();) {
+    const size_t length = LoadU16(messages.data() + at + 16);
+    CountOut(messages[at + 18]);
+    if (length < size_t(kHeaderSize)) break;
+    at += length;
+  }
+  conns_[int(*established_)]->SendBulk(std::move(messages));
+  return true;
+}
+
+size_t PeerSession::send_backlog() const {
+  if (!established_ || !conns_[int(*established_)]) return 0;
+  return conns_[int(*established_)]->backlog();
+}
+
+void PeerSession::SendRouteRefresh(AfiSafi family) {
+  if (!established_ || !conns_[int(*established_)]) return;
+  if (!info_.route_refresh || !info_.params.families.Has(family)) return;
+  std::vector<uint8_t> wire;
+  AppendRouteRefresh(family, &wire);
+  CountOut(uint8_t(MessageType::kRouteRefresh));
+  conns_[int(*established_)]->SendUrgent(std::move(wire));
+}
+
+void PeerSession::ReportPrefixCount(size_t accepted) {
+  counters_.prefixes_accepted = accepted;
+  const MaxPrefix& mp = config_.max_prefix;
+  if (mp.limit == 0 || accepted <= mp.limit) {
+    max_prefix_exceeded_ = false;
+    return;
+  }
+  if (max_prefix_exceeded_) return;  // this crossing is handled
+  max_prefix_exceeded_ = true;
+  SLUICE_LOG(kWarning) << "peer " << config_.address.ToString() << ": " << accepted
+                       << " prefixes accepted, above the limit of " << mp.limit
+                       << (mp.action == MaxPrefixAction::kWarn ? "" : ": tearing the session down");
+  if (mp.action == MaxPrefixAction::kWarn || !established_) return;
+  // RFC 4486 §4 Data: AFI, SAFI and the limit, when the session carries one family.
+  Notification n = Cease(cease::kMaxPrefixes);
+  int families = 0;
+  AfiSafi only;
+  for (int i = 0; i < AfiSafi::kCount; ++i) {
+    if (info_.params.families.Has(AfiSafi::FromIndex(i))) {
+      ++families;
+      only = AfiSafi::FromIndex(i);
+    }
+  }
+  if (families == 1) {
+    n.data.resize(7);
+    StoreU16(n.data.data(), uint16_t(only.afi));
+    n.data[2] = uint8_t(only.safi);
+    StoreU32(n.data.data() + 3, uint32_t(std::min<size_t>(mp.limit, UINT32_MAX)));
+  }
+  // Not from inside the listener's OnUpdate: the teardown (and OnSessionDown) runs next on the
+  // loop; UPDATEs still being handled meanwhile are dropped.
+  teardown_pending_ = true;
+  asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_), n, restart = mp.restart_after_s] {
+    if (alive.expired()) return;
+    Run([&](FsmActions* out) { fsm_.MaxPrefixExceeded(Clock::now(), n, restart, out); });
+  });
+}
+
+void PeerSession::ReportRouteCounts(size_t received, size_t advertised) {
+  counters_.prefixes_received = received;
+  counters_.prefixes_advertised = advertised;
+}
+
+// ---- status ----
+
+void PeerSession::CountIn(uint8_t type) {
+  ++counters_.messages_in;
+  switch (MessageType(type)) {
+    case MessageType::kOpen:
+      ++counters_.opens_in;
+      break;
+    case MessageType::kUpdate:
+      ++counters_.updates_in;
+      break;
+    case MessageType::kKeepalive:
+      ++counters_.keepalives_in;
+      break;
+    case MessageType::kNotification:
+      ++counters_.notifications_in;
+      break;
+    case MessageType::kRouteRefresh:
+      ++counters_.route_refreshes_in;
+      break;
+  }
+}
+
+void PeerSession::CountOut(uint8_t type) {
+  ++counters_.messages_out;
+  switch (MessageType(type)) {
+    case MessageType::kOpen:
+      ++counters_.opens_out;
+      break;
+    case MessageType::kUpdate:
+      ++counters_.updates_out;
+      break;
+    case MessageType::kKeepalive:
+      ++counters_.keepalives_out;
+      break;
+    case MessageType::kNotification:
+      ++counters_.notifications_out;
+      break;
+    case MessageType::kRouteRefresh:
+      ++counters_.route_refreshes_out;
+      break;
+  }
+}
+
+PeerStatus PeerSession::Status() const {
+  PeerStatus s;
+  s.address = config_.address;
+  s.port = config_.port;
+  s.remote_as = config_.remote_as;
+  s.description = config_.description;
+  s.enabled = enabled_;
+  s.state = fsm_.state();
+  if (established_) {
+    s.uptime_s = std::chrono::duration<double>(Clock::now() - established_at_).count();
+  }
+  if (counters_.established_transitions > 0) {
+    s.local_address = info_.local_address;
+    s.local_port = local_port_;
+    s.remote_port = remote_port_;
+    s.remote_bgp_id = info_.remote_bgp_id;
+    s.hold_time_s = uint16_t(info_.hold_time_s);
+    s.keepalive_time_s = uint16_t(info_.hold_time_s / 3);
+    s.families = info_.params.families;
+    s.four_octet_as = info_.params.four_octet_as;
+    s.route_refresh = info_.route_refresh;
+  }
+  s.counters = counters_;
+  s.counters.collisions = fsm_.collisions();
+  s.last_error = fsm_.last_error();
+  s.last_notification_sent = fsm_.last_notification_sent();
+  s.last_notification_received = fsm_.last_notification_received();
+  s.max_prefix_exceeded = max_prefix_exceeded_;
+  s.consecutive_failures = fsm_.consecutive_failures();
+  if (auto until = fsm_.idle_until()) {
+    s.idle_hold_remaining_s =
+        std::max(0.0, std::chrono::duration<double>(*until - Clock::now()).count());
+  }
+  return s;
+}
+
+}  // namespace sluice::bgp

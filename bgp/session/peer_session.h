@@ -1,0 +1,120 @@
+#pragma once
+// PeerSession: one configured peer — its FSM (fsm.h) driven by its TCP connections
+// (connection.h) on the process's event loop, UPDATE decoding (RFC 7606 outcomes), counters, and
+// the max-prefix limit. It implements SessionSender for the routing side and reports to the
+// SessionListener the routing side gave it (session_link.h).
+//
+// Made and owned by PeerManager, which also hands it the connections its listeners accept from
+// the peer's address. Single-threaded: every call on the event loop's thread.
+//
+// Flow control towards the routing side: OnWritable() after each completed write that leaves at
+// most Connection::kLowWater (256 KiB) of UPDATEs queued.
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bgp/session/asio.h"
+#include "bgp/session/connection.h"
+#include "bgp/session/fsm.h"
+#include "bgp/session/peer_config.h"
+#include "bgp/session/peer_status.h"
+#include "bgp/session/session_link.h"
+#include "bgp/wire/attribute_store.h"
+#include "bgp/wire/update_decoder.h"
+
+namespace sluice::bgp {
+
+class PeerSession final : public SessionSender, private ConnectionOwner {
+ public:
+  // `config` must be valid (PeerConfig::Validate) and `local` complete. `store` interns the
+  // attributes of received UPDATEs; it must outlive the session and every route it produced.
+  PeerSession(boost::asio::io_context& io, const PeerConfig& config, const LocalConfig& local,
+              AttributeStore* store);
+  ~PeerSession() override;  // closes connections silently: Stop() first for a NOTIFICATION
+  PeerSession(const PeerSession&) = delete;
+  PeerSession& operator=(const PeerSession&) = delete;
+
+  // The routing side's listener for this peer (may be null: routes are then dropped).
+  void set_listener(SessionListener* listener) { listener_ = listener; }
+  const PeerConfig& config() const { return config_; }
+
+  // ManualStart: connect (or wait for the peer, when passive).
+  void Start();
+  // ManualStop: NOTIFICATION Cease with `subcode` (RFC 4486: 2 Administrative Shutdown, 3 Peer
+  // De-configured, ...) on every connection, then Idle until Start().
+  void Stop(uint8_t cease_subcode);
+  // Stop(cease_subcode) then Start() — for an enabled peer; nothing for a disabled one.
+  void Reset(uint8_t cease_subcode);
+  // A new local AS or BGP Identifier: restarts a running session with Cease / Other Configuration
+  // Change (RFC 4486 subcode 6).
+  void SetLocal(const LocalConfig& local);
+  // A connection from the peer's address reached one of our listeners.
+  void Accept(boost::asio::ip::tcp::socket socket);
+
+  PeerStatus Status() const;
+  FsmState state() const { return fsm_.state(); }
+
+  // SessionSender.
+  bool established() const override;
+  bool SendMessages(std::vector<uint8_t> messages) override;
+  size_t send_backlog() const override;
+  void SendRouteRefresh(AfiSafi family) override;
+  void ReportPrefixCount(size_t accepted) override;
+  void ReportRouteCounts(size_t received, size_t advertised) override;
+
+ private:
+  using Clock = SteadyClock;
+
+  // ConnectionOwner.
+  void OnConnected(Connection* c) override;
+  void OnConnectFailed(Connection* c, const std::string& reason) override;
+  void OnMessage(Connection* c, Bytes message) override;
+  void OnHeaderError(Connection* c, const Notification& error) override;
+  void OnClosed(Connection* c, const std::string& reason) override;
+  void OnWritable(Connection* c) override;
+
+  // Runs one FSM event (a callable taking FsmActions*) and carries out the actions, in order;
+  // events raised while actions run (by listener callbacks) queue behind them.
+  template <typename Event>
+  void Run(Event&& event);
+  void Execute(FsmAction& action);
+  void ArmTimer();
+  std::optional<Side> SideOf(const Connection* c) const;
+  void HandleUpdate(Bytes message);
+  void HandleRouteRefresh(Bytes message);
+  void CountIn(uint8_t type);
+  void CountOut(uint8_t type);
+  FsmSettings MakeSettings() const;
+  ConnectionOptions MakeOptions() const;
+
+  boost::asio::io_context& io_;
+  PeerConfig config_;
+  LocalConfig local_;
+  AttributeStore* store_;
+  SessionListener* listener_ = nullptr;
+  Fsm fsm_;
+  std::shared_ptr<Connection> conns_[2];
+  std::optional<boost::asio::ip::tcp::socket> accepting_;  // for FsmAction::kAccept
+  std::deque<FsmAction> pending_;
+  bool running_ = false;
+  boost::asio::steady_timer timer_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+
+  std::optional<Side> established_;
+  Clock::time_point established_at_;
+  EstablishedInfo info_;  // of the current or last session
+  std::unique_ptr<UpdateDecoder> decoder_;
+  UpdateMessage update_;
+  PeerCounters counters_;
+  bool max_prefix_exceeded_ = false;
+  bool teardown_pending_ = false;  // max-prefix teardown posted: drop further UPDATEs
+  bool enabled_ = false;
+  uint16_t local_port_ = 0, remote_port_ = 0;
+  std::optional<SteadyTime> armed_;  // when timer_ fires, if armed
+};
+
+}  // namespace sluice::bgp

@@ -1,0 +1,17 @@
+#include "bgp/session/peer_status.h"
+
+#include "absl/strings/str_format.h"
+
+namespace sluice::bgp {
+
+std::string PeerStatus::ToString() const {
+  std::string s = absl::StrFormat("%s AS%u %s", address.ToString(), remote_as, FsmStateName(state));
+  if (state == FsmState::kEstablished) absl::StrAppendFormat(&s, " up %.0fs", uptime_s);
+  absl::StrAppendFormat(&s, " msgs in %u out %u pfx %u/%u/%u", counters.messages_in,
+                        counters.messages_out, counters.prefixes_received,
+                        counters.prefixes_accepted, counters.prefixes_advertised);
+  if (!last_error.empty()) absl::StrAppendFormat(&s, " last error: %s", last_error);
+  return s;
+}
+
+}  // namespace sluice::bgp
