@@ -20,9 +20,8 @@ DeletionStage::DeletionStage(std::string name, stage::Plumber* plumber, RouteTab
   // The table is already in `tables` (PeerIn registered it); it stays there until deleted.
 }
 
-DeletionStage::~DeletionStage() {
-  if (!finished_) tables_->Remove(table_.get());
-}
+// See ~PeerIn: the table set may be gone already.
+DeletionStage::~DeletionStage() = default;
 
 std::string DeletionStage::Status() const {
   return absl::StrCat("remaining=", table_->size(), " deleted=", deleted_);

@@ -17,10 +17,9 @@ PeerIn::PeerIn(std::string name, stage::Plumber* plumber, RouteTableSet* tables,
   tables_->Add(table_.get());
 }
 
-PeerIn::~PeerIn() {
-  *self_ = nullptr;
-  tables_->Remove(table_.get());
-}
+// The table set is not touched here: the pipeline drops the branch's whole set when it
+// retires the branch, and may destroy it before the Plumber destroys this stage.
+PeerIn::~PeerIn() { *self_ = nullptr; }
 
 std::string PeerIn::Status() const {
   std::string s = absl::StrCat("routes=", table_->size());

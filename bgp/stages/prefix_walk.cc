@@ -7,7 +7,18 @@ PrefixWalk::PrefixWalk(boost::asio::io_context& io, std::string name, const Pref
     : source_(source),
       hooks_(std::move(hooks)),
       per_slice_(prefixes_per_slice),
+      self_(std::make_shared<PrefixWalk*>(this)),
       task_(io, std::move(name), [this] { return Slice(); }) {}
+
+PrefixWalk::~PrefixWalk() { *self_ = nullptr; }
+
+std::function<void()> PrefixWalk::Resumer() {
+  std::weak_ptr<PrefixWalk*> weak = self_;
+  return [weak] {
+    auto self = weak.lock();
+    if (self && *self != nullptr) (*self)->Resume();
+  };
+}
 
 void PrefixWalk::Start() {
   state_ = State::kRunning;

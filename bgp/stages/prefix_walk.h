@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -24,17 +25,20 @@ namespace sluice::bgp {
 class PrefixWalk {
  public:
   struct Hooks {
-    std::function<void(const net::Prefix&)> visit;  // each prefix, in order
-    std::function<void()> end_of_slice;             // e.g. push downstream; optional
-    std::function<bool()> can_run;                  // optional; false pauses the walk
-    std::function<void()> paused;                   // optional; called when can_run said no
-    std::function<void()> done;                     // after the last prefix; optional. May
-                                                    // retire the stage that owns the walk.
+    std::function<void(const net::Prefix&)> visit = {};  // each prefix, in order
+    std::function<void()> end_of_slice = {};             // e.g. push downstream; optional
+    std::function<bool()> can_run = {};                  // optional; false pauses the walk
+    std::function<void()> paused = {};                   // optional; called when can_run said no
+    std::function<void()> done = {};                     // after the last prefix; optional. May
+                                                         // retire the stage that owns the walk.
   };
   enum class State { kIdle, kRunning, kFinished };
 
   PrefixWalk(boost::asio::io_context& io, std::string name, const PrefixSource* source, Hooks hooks,
              size_t prefixes_per_slice = 1000);
+  ~PrefixWalk();
+  PrefixWalk(const PrefixWalk&) = delete;
+  PrefixWalk& operator=(const PrefixWalk&) = delete;
 
   // Starts from the first prefix (again, if it ran before). May be called from the hooks.
   void Start();
@@ -42,6 +46,8 @@ class PrefixWalk {
   void Resume();
   // Stops; state becomes kIdle.
   void Cancel();
+  // A callback that resumes this walk if it still exists (for FlowControl::WhenReady).
+  std::function<void()> Resumer();
 
   State state() const { return state_; }
   bool running() const { return state_ == State::kRunning; }
@@ -66,6 +72,7 @@ class PrefixWalk {
   uint64_t visited_ = 0;
   bool in_slice_ = false;
   bool restart_ = false;
+  std::shared_ptr<PrefixWalk*> self_;
   stage::BackgroundTask task_;
 };
 
