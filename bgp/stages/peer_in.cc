@@ -38,18 +38,18 @@ BgpRoute PeerIn::Make(const net::Prefix& prefix, const StoredRoute& stored) cons
 bool PeerIn::Announce(const net::Prefix& prefix, const AttrRef& attrs, uint32_t path_id) {
   if (source_ == nullptr || !attrs) return false;
   if (route_in_ != nullptr && route_in_->enabled()) route_in_->Record(prefix.ToString());
-  StoredRoute* existing = table_->find_value(prefix);
-  if (existing == nullptr) {
-    table_->insert(prefix, StoredRoute{attrs, path_id, 0});
-    if (downstream_ != nullptr)
-      downstream_->add_route(Make(prefix, StoredRoute{attrs, path_id, 0}), this);
+  // One descent: insert, or find the route already there.
+  auto [it, added] = table_->insert(prefix, StoredRoute{attrs, path_id, 0});
+  if (added) {
+    if (downstream_ != nullptr) downstream_->add_route(Make(prefix, *it), this);
     return true;
   }
-  if (existing->attrs == attrs && existing->path_id == path_id) return true;  // no change
-  BgpRoute old_route = Make(prefix, *existing);
-  existing->attrs = attrs;
-  existing->path_id = path_id;
-  if (downstream_ != nullptr) downstream_->replace_route(old_route, Make(prefix, *existing), this);
+  StoredRoute& existing = *it;
+  if (existing.attrs == attrs && existing.path_id == path_id) return true;  // no change
+  BgpRoute old_route = Make(prefix, existing);
+  existing.attrs = attrs;
+  existing.path_id = path_id;
+  if (downstream_ != nullptr) downstream_->replace_route(old_route, Make(prefix, existing), this);
   return true;
 }
 

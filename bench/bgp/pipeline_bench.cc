@@ -1,0 +1,203 @@
+// The BGP pipeline on the PCH full table, in one process: 1 upstream eBGP peer → 1 downstream
+// eBGP peer (issue 8's benchmark, without sockets). Timed: decoding every UPDATE as the session
+// would, the whole pipeline (PeerIn, ImportFilter, NexthopResolver, Decision, Fanout,
+// ExportFilter, PeerOut) and encoding the UPDATEs sent downstream, until the event loop is idle.
+// Not timed: reading the capture into memory.
+//
+//   SLUICE_DATA_DIR=... pipeline_bench [--reps 5] [--rib]
+//
+// --rib adds a RIB branch whose client acknowledges each batch from the event loop.
+// Prints each run and the medians: seconds, prefixes/s, UPDATEs sent, and bytes per route —
+// the growth of the heap in use (mallinfo2: uordblks + hblkhd) from before the routing side is
+// built to the end of the load, with everything alive, divided by the routes in the Adj-RIB-In.
+// The heap counts all routing state (attribute store, tries, queues), not the process's fixed
+// cost (code, libraries), which RSS would include.
+#include <malloc.h>
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "bgp/mrt/mrt_reader.h"
+#include "bgp/mrt/mrt_records.h"
+#include "bgp/stages/bgp_routing.h"
+#include "bgp/wire/update_decoder.h"
+
+namespace sluice::bgp {
+namespace {
+
+struct Capture {
+  std::vector<uint8_t> bytes;
+  std::vector<std::pair<size_t, size_t>> messages;
+  bool as4 = true;
+};
+
+class CountingSession : public SessionSender {
+ public:
+  bool established() const override { return true; }
+  bool SendMessages(std::vector<uint8_t> m) override {
+    octets += m.size();
+    for (size_t pos = 0; pos + kHeaderSize <= m.size();) {
+      ++messages;
+      pos += (size_t{m[pos + 16]} << 8) | m[pos + 17];
+    }
+    return true;
+  }
+  size_t send_backlog() const override { return 0; }
+  void SendRouteRefresh(AfiSafi) override {}
+  void ReportPrefixCount(size_t) override {}
+  size_t octets = 0, messages = 0;
+};
+
+class AckingRib : public RibRouteClient {
+ public:
+  explicit AckingRib(boost::asio::io_context& io) : io_(io) {}
+  void SendRoutes(net::Family, std::vector<RibRouteChange> batch, Done done) override {
+    routes += batch.size();
+    boost::asio::post(io_, [done = std::move(done)] { done(absl::OkStatus()); });
+  }
+  size_t routes = 0;
+
+ private:
+  boost::asio::io_context& io_;
+};
+
+size_t HeapInUse() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+struct Result {
+  double seconds = 0;
+  size_t prefixes = 0;  // announced NLRI in the capture
+  size_t routes = 0;    // in the Adj-RIB-In at the end
+  size_t updates_out = 0;
+  size_t octets_out = 0;
+  double bytes_per_route = 0;
+};
+
+Result RunOnce(const Capture& c, bool with_rib) {
+  malloc_trim(0);
+  const size_t heap_before = HeapInUse();
+  Result r;
+  {
+    boost::asio::io_context io;
+    AttributeStore store;
+    AckingRib rib(io);
+    CountingSession up_session, down_session;
+    RouterConfig rc;
+    rc.local_as = 65000;
+    rc.router_id = net::IPv4Address(0xc0000201);
+    rc.ipv6 = false;
+    auto routing = std::make_unique<BgpRouting>(
+        io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store});
+    PeerConfig up;
+    up.name = "pch";
+    up.address = net::IPAddress(net::IPv4Address(0xcedce737));
+    up.peer_as = 3856;
+    up.ebgp_requires_policy = false;
+    PeerConfig down = up;
+    down.name = "down";
+    down.address = net::IPAddress(net::IPv4Address(0xc6336402));
+    down.peer_as = 65010;
+    SessionListener* up_l = *routing->AddPeer(up, &up_session);
+    SessionListener* down_l = *routing->AddPeer(down, &down_session);
+    EstablishedInfo info;
+    info.params.external = true;
+    info.remote_as = 65010;
+    info.remote_address = down.address;
+    info.local_address = net::IPAddress(net::IPv4Address(0xc6336401));
+    down_l->OnEstablished(info);
+    info.params.four_octet_as = c.as4;
+    info.remote_as = 3856;
+    info.remote_address = up.address;
+    up_l->OnEstablished(info);
+    io.run();
+    io.restart();
+    const size_t updates_before = down_session.messages;
+
+    const absl::Time start = absl::Now();
+    UpdateDecoder decoder(info.params, &store);
+    UpdateMessage u;
+    for (const auto& [off, len] : c.messages) {
+      decoder.Decode(Bytes(c.bytes.data() + off, len), &u);
+      r.prefixes += u.announced.size();
+      up_l->OnUpdate(u);
+    }
+    io.run();
+    r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    u.Clear();
+    u = UpdateMessage();
+    r.routes = routing->pipeline(net::Family::kIPv4)->peer_in(1)->size();
+    r.updates_out = down_session.messages - updates_before;
+    r.octets_out = down_session.octets;
+    r.bytes_per_route = double(HeapInUse() - heap_before) / double(r.routes);
+  }
+  return r;
+}
+
+template <typename T>
+T Median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int Main(int argc, char** argv) {
+  int reps = 5;
+  bool with_rib = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--rib") == 0) with_rib = true;
+  }
+  const char* dir = std::getenv("SLUICE_DATA_DIR");
+  if (dir == nullptr) {
+    std::fprintf(stderr, "SLUICE_DATA_DIR is not set (the folder holding mrt/)\n");
+    return 2;
+  }
+  auto reader =
+      mrt::MrtReader::Open(std::string(dir) + "/mrt/pch-2015-10-23-fulltable-updates.mrt.gz");
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(reader.status().message()).c_str());
+    return 2;
+  }
+  Capture c;
+  mrt::MrtRecord rec;
+  while ((*reader)->Next(&rec)) {
+    mrt::Bgp4mpMessage m;
+    if (!mrt::IsBgp4mpMessage(rec) || !mrt::DecodeBgp4mpMessage(rec, &m).ok()) continue;
+    if (m.message.size() < kHeaderSize || m.message[18] != 2) continue;
+    c.as4 = m.as4;
+    c.messages.emplace_back(c.bytes.size(), m.message.size());
+    c.bytes.insert(c.bytes.end(), m.message.begin(), m.message.end());
+  }
+  std::printf("PCH: %zu UPDATEs loaded; 1 upstream -> 1 downstream%s, %d runs\n", c.messages.size(),
+              with_rib ? " + RIB" : "", reps);
+  std::vector<double> secs, rate, bpr;
+  std::vector<size_t> updates;
+  for (int i = 0; i < reps; ++i) {
+    Result r = RunOnce(c, with_rib);
+    secs.push_back(r.seconds);
+    rate.push_back(double(r.prefixes) / r.seconds);
+    bpr.push_back(r.bytes_per_route);
+    updates.push_back(r.updates_out);
+    std::printf(
+        "run %d: %.3f s, %.0f prefixes/s, %zu routes, %zu UPDATEs out (%zu octets), "
+        "%.1f heap bytes/route\n",
+        i + 1, r.seconds, double(r.prefixes) / r.seconds, r.routes, r.updates_out, r.octets_out,
+        r.bytes_per_route);
+  }
+  std::printf("median: %.3f s, %.0f prefixes/s, %zu UPDATEs out, %.1f heap bytes/route\n",
+              Median(secs), Median(rate), Median(updates), Median(bpr));
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::bgp
+
+int main(int argc, char** argv) { return sluice::bgp::Main(argc, argv); }
