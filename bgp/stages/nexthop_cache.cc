@@ -34,6 +34,20 @@ void NexthopCache::Register(const net::IPAddress& nexthop) {
 }
 
 void NexthopCache::OnAnswer(const net::IPAddress& nexthop, absl::StatusOr<NexthopInfo> info) {
+  bool ask_again = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stale_.erase(nexthop) > 0) {
+      ask_again = true;  // the subnet changed while the question was out
+      ++registrations_;
+    } else if (!pending_.erase(nexthop)) {
+      return;  // not asked (any more): e.g. a RIB restart
+    }
+  }
+  if (ask_again) {
+    Register(nexthop);
+    return;
+  }
   net::Prefix subnet(nexthop, nexthop.bits());
   NexthopAnswer answer;
   if (info.ok()) {
@@ -43,7 +57,6 @@ void NexthopCache::OnAnswer(const net::IPAddress& nexthop, absl::StatusOr<Nextho
   bool deregister = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    pending_.erase(nexthop);
     uint32_t users = 0;
     for (const auto& [address, count] : uses_) {
       if (subnet.Contains(address)) ++users;
@@ -106,6 +119,9 @@ void NexthopCache::OnInvalid(const net::Prefix& valid_subnet) {
       gone.push_back(it.key());
     }
     for (const net::Prefix& p : gone) entries_.erase(p);
+    for (const net::IPAddress& a : pending_) {
+      if (valid_subnet.Contains(a)) stale_.insert(a);
+    }
   }
   for (const net::Prefix& p : gone) Notify(p);
 }
@@ -117,6 +133,7 @@ void NexthopCache::OnRibBorn() {
     for (auto it = entries_.begin(); it != entries_.end(); ++it) gone.push_back(it.key());
     entries_.clear();
     pending_.clear();
+    stale_.clear();
   }
   for (const net::Prefix& p : gone) Notify(p);
 }

@@ -86,6 +86,9 @@ class NexthopCache {
   mutable std::mutex mu_;
   net::PrefixMap<Entry> entries_;
   absl::flat_hash_set<net::IPAddress> pending_;
+  // Pending registrations inside a subnet invalidated before their answer came: the answer may
+  // predate the change, so it is dropped and the address asked again.
+  absl::flat_hash_set<net::IPAddress> stale_;
   absl::flat_hash_map<net::IPAddress, uint32_t> uses_;
   std::vector<Subscriber*> subscribers_;
   uint64_t registrations_ = 0;

@@ -1,5 +1,8 @@
 #include "bgp/stages/nexthop_resolver.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "absl/strings/str_cat.h"
 
 namespace sluice::bgp {
@@ -136,7 +139,11 @@ void NexthopResolver::OnNexthopsChanged(const net::Prefix& subnet) {
     st.next = *a;
     if (*st.next == st.sent) st.next.reset();  // what routes carry (or will, after this walk)
   }
-  if (released) release_task_.Start();
+  if (released) {
+    // Released in prefix order (ReleaseSlice pops from the back).
+    std::sort(release_.begin(), release_.end(), std::greater<net::Prefix>());
+    release_task_.Start();
+  }
   StartWalkIfNeeded();
 }
 

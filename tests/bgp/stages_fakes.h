@@ -39,6 +39,7 @@ class FakeSession : public SessionSender {
       ++updates;
       if (!u_.errors.ok()) errors.push_back(u_.errors.reason);
       if (u_.end_of_rib) ++end_of_ribs;
+      log.push_back(Describe(u_));
       for (const Nlri& n : u_.withdrawn) {
         if (!held.erase(n.prefix))
           errors.push_back("withdrawal of " + n.prefix.ToString() + " never announced");
@@ -56,6 +57,31 @@ class FakeSession : public SessionSender {
   void SendRouteRefresh(AfiSafi family) override { refresh_requests.push_back(family); }
   void ReportPrefixCount(size_t accepted) override { last_prefix_count = accepted; }
 
+  // One line per UPDATE: "End-of-RIB", or "withdraw N [..] announce M [..] {attributes}"
+  // (prefixes listed when there are at most 4).
+  static std::string Describe(const UpdateMessage& u) {
+    if (u.end_of_rib) return "End-of-RIB " + u.end_of_rib->ToString();
+    auto list = [](const std::vector<Nlri>& v) {
+      std::string s = std::to_string(v.size());
+      if (v.size() <= 4) {
+        for (const Nlri& n : v) s += " " + n.prefix.ToString();
+      }
+      return s;
+    };
+    std::string s;
+    if (!u.withdrawn.empty()) s += "withdraw " + list(u.withdrawn);
+    if (!u.announced.empty()) {
+      if (!s.empty()) s += "; ";
+      s += "announce " + list(u.announced) + " {" + u.attributes->ToString() + "}";
+    }
+    return s;
+  }
+  std::string Log() const {
+    std::string s;
+    for (const std::string& l : log) s += l + "\n";
+    return s;
+  }
+
   // The remote peer's session went down: it forgets everything.
   void Reset() {
     held.clear();
@@ -68,6 +94,7 @@ class FakeSession : public SessionSender {
   size_t last_prefix_count = 0;
   std::vector<AfiSafi> refresh_requests;
   std::vector<std::string> errors;
+  std::vector<std::string> log;
   std::map<net::Prefix, AttrRef> held;
 
  private:
