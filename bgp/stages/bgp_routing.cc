@@ -6,8 +6,7 @@ namespace sluice::bgp {
 
 BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, RoutingServices services,
                        PipelineOptions options)
-    : io_(io),
-      config_(config),
+    : config_(config),
       services_(services),
       nexthops_(std::make_unique<NexthopCache>(io, services.interest)),
       plumber_(io) {

@@ -167,12 +167,12 @@ class BgpRouting {
     return pipelines_[family == net::Family::kIPv6 ? 1 : 0].get();
   }
   stage::Plumber& plumber() { return plumber_; }
+  boost::asio::io_context& io() { return plumber_.io(); }
   BgpPeer* peer(const net::IPAddress& address);
 
  private:
   PeerSettings MakeSettings(const PeerConfig& config, uint32_t peer_id) const;
 
-  boost::asio::io_context& io_;
   RouterConfig config_;
   RoutingServices services_;
   // Destroyed in reverse: peers, then the stages (which use the pipelines' table sets and the

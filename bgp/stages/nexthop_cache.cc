@@ -20,16 +20,27 @@ std::optional<NexthopAnswer> NexthopCache::Lookup(const net::IPAddress& nexthop)
     ++registrations_;
   }
   Register(nexthop);
-  std::lock_guard<std::mutex> lock(mu_);  // the client may have answered at once
-  if (const Entry* e = entries_.longest_match_value(nexthop)) return e->answer;
   return std::nullopt;
 }
 
 void NexthopCache::Register(const net::IPAddress& nexthop) {
+  // Lookup may run on any thread; the client is only ever called on the event loop.
   std::weak_ptr<NexthopCache*> weak = self_;
-  client_->RegisterInterest(nexthop, [weak, nexthop](absl::StatusOr<NexthopInfo> info) {
+  boost::asio::post(io_, [weak, nexthop] {
     auto self = weak.lock();
-    if (self && *self != nullptr) (*self)->OnAnswer(nexthop, std::move(info));
+    if (!self || *self == nullptr) return;
+    (*self)->client_->RegisterInterest(nexthop, [weak, nexthop](absl::StatusOr<NexthopInfo> info) {
+      auto self = weak.lock();
+      if (self && *self != nullptr) (*self)->OnAnswer(nexthop, std::move(info));
+    });
+  });
+}
+
+void NexthopCache::Deregister(const net::Prefix& subnet) {
+  std::weak_ptr<NexthopCache*> weak = self_;
+  boost::asio::post(io_, [weak, subnet] {
+    auto self = weak.lock();
+    if (self && *self != nullptr) (*self)->client_->DeregisterInterest(subnet);
   });
 }
 
@@ -68,7 +79,7 @@ void NexthopCache::OnAnswer(const net::IPAddress& nexthop, absl::StatusOr<Nextho
     }
   }
   if (deregister) {
-    client_->DeregisterInterest(subnet);
+    Deregister(subnet);
     return;
   }
   Notify(subnet);
@@ -94,7 +105,7 @@ void NexthopCache::Release(const net::IPAddress& nexthop) {
       entries_.erase(it);
     }
   }
-  if (deregister && client_ != nullptr) client_->DeregisterInterest(*deregister);
+  if (deregister && client_ != nullptr) Deregister(*deregister);
 }
 
 void NexthopCache::Subscribe(Subscriber* s) {

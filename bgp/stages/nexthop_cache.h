@@ -8,7 +8,9 @@
 //   std::optional<NexthopAnswer> a = cache.Lookup(nh);   // nullopt: asked the RIB, wait
 //
 // Lookup answers from the cached subnet containing `nexthop`; when none does, it registers
-// interest with the RIB (once per address until answered) and returns nullopt. When an answer
+// interest with the RIB (once per address until answered) and returns nullopt. Lookup, Use and
+// Release may be called from any thread; the interest client is only called on the event loop
+// (registrations are posted to it). When an answer
 // arrives, and when the RIB invalidates a subnet, subscribers (the resolver stages) are told
 // which subnet changed, always from a fresh handler on the event loop (never from inside
 // Lookup): they then Lookup their own nexthops in it again.
@@ -79,6 +81,7 @@ class NexthopCache {
   };
   void OnAnswer(const net::IPAddress& nexthop, absl::StatusOr<NexthopInfo> info);
   void Register(const net::IPAddress& nexthop);
+  void Deregister(const net::Prefix& subnet);
   void Notify(const net::Prefix& subnet);
 
   boost::asio::io_context& io_;

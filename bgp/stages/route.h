@@ -81,6 +81,8 @@ struct BgpRoute {
   friend bool operator==(const BgpRoute&, const BgpRoute&) = default;
 };
 
+static_assert(sizeof(BgpRoute) == 56, "BgpRoute: 24 prefix + 8 attrs + 8 source + 4 + 4 + 1");
+
 // What PeerIn and Deletion stages store per prefix (the prefix is the trie key, the source is
 // the table's). 16 octets.
 struct StoredRoute {
@@ -88,6 +90,8 @@ struct StoredRoute {
   uint32_t path_id = 0;
   uint32_t flags = 0;  // reserved (e.g. stale marks for graceful restart)
 };
+
+static_assert(sizeof(StoredRoute) == 16);
 
 using RouteTable = net::PrefixMap<StoredRoute>;
 

@@ -201,6 +201,25 @@ TEST_F(RoutingTest, RemovedPeerTakesItsRoutesAndStagesAway) {
   EXPECT_EQ(routing_->plumber().size(), stages - 9) << routing_->Describe();
 }
 
+// Issue 13 will plumb a DampingStage between ImportFilter and NexthopResolver without touching
+// other stages: a stand-in linear stage plumbed there sees every route, and goes away with the
+// peer.
+TEST_F(RoutingTest, AStageCanBePlumbedAfterTheImportFilter) {
+  FamilyPipeline* v4 = routing_->pipeline(net::Family::kIPv4);
+  const uint32_t id = routing_->peer(A("192.0.2.2"))->settings().peer_id;
+  auto* damping = routing_->plumber().Make<stage::CaptureStage<BgpRoute>>("v4 Damping(up)", false);
+  stage::Plumber::InsertAfter<BgpRoute>(v4->import_filter(id), damping);
+  Announce({"10.0.0.0/8"}, Attr().Path({65001}).NextHop("192.0.2.2").In(store_));
+  RunLoop();
+  EXPECT_EQ(damping->trace().size(), 1u);
+  EXPECT_EQ(down_->held.size(), 1u);
+  EXPECT_NE(routing_->Describe().find("v4 Damping(up) [Capture]"), std::string::npos);
+  ASSERT_TRUE(routing_->RemovePeer(A("192.0.2.2")).ok());
+  RunLoop();
+  EXPECT_EQ(down_->held.size(), 0u);
+  EXPECT_EQ(routing_->Describe().find("Damping"), std::string::npos);
+}
+
 TEST_F(RoutingTest, ProfilingPoints) {
   for (const char* name : {"bgp_route_in", "bgp_queued_to_rib", "bgp_sent_to_rib"}) {
     profiler_.Point(name)->set_enabled(true);
