@@ -64,8 +64,13 @@ Capture Variant(const Capture& c, int k) {
     }
     const size_t before = out.bytes.size();
     if (!encoder.EncodeOne(u, &out.bytes).ok()) {
+      // Too long with the longer path: several UPDATEs stand for this one (kept together, so
+      // that the upstreams stay in step).
       out.bytes.resize(before);
-      continue;
+      if (!encoder.Pack(u.attributes.get(), u.announced, u.withdrawn, &out.bytes).ok()) {
+        out.bytes.resize(before);
+        continue;
+      }
     }
     out.messages.emplace_back(before, out.bytes.size() - before);
   }
@@ -185,9 +190,15 @@ Result RunOnce(const std::vector<Capture>& feeds, bool with_rib) {
       for (size_t k = 0; k < feeds.size(); ++k) {
         if (i >= feeds[k].messages.size()) continue;
         const auto& [off, len] = feeds[k].messages[i];
-        decoders[k]->Decode(Bytes(feeds[k].bytes.data() + off, len), &u);
-        r.prefixes += u.announced.size();
-        up_l[k]->OnUpdate(u);
+        // One or more whole messages.
+        for (size_t pos = off; pos + kHeaderSize <= off + len;) {
+          const uint8_t* m = feeds[k].bytes.data() + pos;
+          const size_t n = (size_t{m[16]} << 8) | m[17];
+          decoders[k]->Decode(Bytes(m, n), &u);
+          r.prefixes += u.announced.size();
+          up_l[k]->OnUpdate(u);
+          pos += n;
+        }
       }
     }
     io.run();
