@@ -250,6 +250,11 @@ void Fanout::Trim() {
     entries_.pop_front();
     ++base_;
   }
+  // After a long lag, give the memory back (a hash map never shrinks by itself).
+  if (entries_.empty() && index_.capacity() > 4096) {
+    absl::flat_hash_map<net::Prefix, Chain>().swap(index_);
+    std::deque<Entry>().swap(entries_);
+  }
 }
 
 }  // namespace sluice::bgp
