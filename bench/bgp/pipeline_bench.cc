@@ -1,0 +1,303 @@
+// The BGP pipeline on the PCH full table, in one process: 1 upstream eBGP peer → 1 downstream
+// eBGP peer (issue 8's benchmark, without sockets). Timed: decoding every UPDATE as the session
+// would, the whole pipeline (PeerIn, ImportFilter, NexthopResolver, Decision, Fanout,
+// ExportFilter, PeerOut) and encoding the UPDATEs sent downstream, until the event loop is idle.
+// Not timed: reading the capture into memory. Between two UPDATEs the event loop runs what is
+// ready (as it would between two reads of a session): background slices, RIB acknowledgements.
+//
+//   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
+//
+// --rib adds a RIB branch whose client acknowledges each batch from the event loop.
+// --no-poll runs the loop only after the last UPDATE (the worst case for queues: the RIB branch
+// lags by the whole table).
+// --upstreams N: N upstream eBGP peers each send the whole table, peer k with its own AS
+// prepended k times (so every prefix has N paths; peer 0's shortest path wins), their UPDATEs
+// interleaved one by one; the messages are re-encoded before timing, decoded in the timed loop.
+// Prints each run and the medians: seconds, prefixes/s, UPDATEs sent, and bytes per route —
+// the growth of the heap in use (mallinfo2: uordblks + hblkhd) from before the routing side is
+// built to the end of the load, with everything alive, divided by the routes in the Adj-RIB-In.
+// The heap counts all routing state (attribute store, tries, queues), not the process's fixed
+// cost (code, libraries), which RSS would include.
+#include <malloc.h>
+#include <time.h>
+
+#include <algorithm>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "bgp/mrt/mrt_reader.h"
+#include "bgp/mrt/mrt_records.h"
+#include "bgp/stages/bgp_routing.h"
+#include "bgp/wire/update_decoder.h"
+#include "bgp/wire/update_encoder.h"
+
+namespace sluice::bgp {
+namespace {
+
+struct Capture {
+  std::vector<uint8_t> bytes;
+  std::vector<std::pair<size_t, size_t>> messages;
+  bool as4 = true;
+};
+
+// The capture as upstream `k` sends it: its AS (64600 + k) prepended k times.
+Capture Variant(const Capture& c, int k) {
+  if (k == 0) return c;
+  SessionParams params;
+  params.four_octet_as = c.as4;
+  params.external = true;
+  AttributeStore store;
+  UpdateDecoder decoder(params, &store);
+  UpdateEncoder encoder(params, /*readvertise=*/false);
+  Capture out;
+  out.as4 = c.as4;
+  UpdateMessage u;
+  for (const auto& [off, len] : c.messages) {
+    decoder.Decode(Bytes(c.bytes.data() + off, len), &u);
+    if (u.attributes) {
+      PathAttributes a = *u.attributes;
+      a.as_path = (a.as_path ? *a.as_path : AsPath()).Prepended(64600 + k, k);
+      u.attributes = store.Intern(a);
+    }
+    const size_t before = out.bytes.size();
+    if (!encoder.EncodeOne(u, &out.bytes).ok()) {
+      // Too long with the longer path: several UPDATEs stand for this one (kept together, so
+      // that the upstreams stay in step).
+      out.bytes.resize(before);
+      if (!encoder.Pack(u.attributes.get(), u.announced, u.withdrawn, &out.bytes).ok()) {
+        out.bytes.resize(before);
+        continue;
+      }
+    }
+    out.messages.emplace_back(before, out.bytes.size() - before);
+  }
+  return out;
+}
+
+class CountingSession : public SessionSender {
+ public:
+  bool established() const override { return true; }
+  bool SendMessages(std::vector<uint8_t> m) override {
+    octets += m.size();
+    for (size_t pos = 0; pos + kHeaderSize <= m.size();) {
+      ++messages;
+      pos += (size_t{m[pos + 16]} << 8) | m[pos + 17];
+    }
+    return true;
+  }
+  size_t send_backlog() const override { return 0; }
+  void SendRouteRefresh(AfiSafi) override {}
+  void ReportPrefixCount(size_t) override {}
+  size_t octets = 0, messages = 0;
+};
+
+class AckingRib : public RibRouteClient {
+ public:
+  explicit AckingRib(boost::asio::io_context& io) : io_(io) {}
+  void SendRoutes(net::Family, std::vector<RibRouteChange> batch, Done done) override {
+    routes += batch.size();
+    boost::asio::post(io_, [done = std::move(done)] { done(absl::OkStatus()); });
+  }
+  size_t routes = 0;
+
+ private:
+  boost::asio::io_context& io_;
+};
+
+size_t HeapInUse() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+struct Result {
+  double seconds = 0;      // wall clock
+  double cpu_seconds = 0;  // this thread's CPU time (what other processes on the machine
+                           // do not inflate)
+  size_t prefixes = 0;     // announced NLRI in the capture
+  size_t routes = 0;       // in the Adj-RIB-In at the end
+  size_t updates_out = 0;
+  size_t octets_out = 0;
+  double bytes_per_route = 0;       // at the end of the load
+  double peak_bytes_per_route = 0;  // the largest seen during it (sampled)
+};
+
+Result RunOnce(const std::vector<Capture>& feeds, bool with_rib, bool poll) {
+  const Capture& c = feeds[0];
+  malloc_trim(0);
+  const size_t heap_before = HeapInUse();
+  Result r;
+  {
+    boost::asio::io_context io;
+    AttributeStore store;
+    AckingRib rib(io);
+    std::vector<CountingSession> up_sessions(feeds.size());
+    CountingSession down_session;
+    RouterConfig rc;
+    rc.local_as = 65000;
+    rc.router_id = net::IPv4Address(0xc0000201);
+    rc.ipv6 = false;
+    auto routing = std::make_unique<BgpRouting>(
+        io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store});
+    PeerConfig down;
+    down.name = "down";
+    down.address = net::IPAddress(net::IPv4Address(0xc6336402));
+    down.peer_as = 65010;
+    down.ebgp_requires_policy = false;
+    SessionListener* down_l = *routing->AddPeer(down, &down_session);
+    std::vector<SessionListener*> up_l;
+    for (size_t k = 0; k < feeds.size(); ++k) {
+      PeerConfig up = down;
+      up.name = "up" + std::to_string(k);
+      up.address = net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k)));
+      up.peer_as = k == 0 ? 3856 : 64600 + uint32_t(k);
+      up_l.push_back(*routing->AddPeer(up, &up_sessions[k]));
+    }
+    EstablishedInfo info;
+    info.params.external = true;
+    info.remote_as = 65010;
+    info.remote_address = down.address;
+    info.local_address = net::IPAddress(net::IPv4Address(0xc6336401));
+    down_l->OnEstablished(info);
+    info.params.four_octet_as = c.as4;
+    for (size_t k = 0; k < feeds.size(); ++k) {
+      info.remote_as = k == 0 ? 3856 : 64600 + uint32_t(k);
+      info.remote_address = net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k)));
+      info.remote_bgp_id = net::IPv4Address(0xcedce737 + uint32_t(k));
+      up_l[k]->OnEstablished(info);
+    }
+    io.run();
+    io.restart();
+    const size_t updates_before = down_session.messages;
+
+    const absl::Time start = absl::Now();
+    const double cpu_start = ThreadCpuSeconds();
+    std::vector<std::unique_ptr<UpdateDecoder>> decoders;
+    for (size_t k = 0; k < feeds.size(); ++k) {
+      decoders.push_back(std::make_unique<UpdateDecoder>(info.params, &store));
+    }
+    UpdateMessage u;
+    size_t peak = 0;
+    // Keeps poll() working when the loop momentarily has nothing to do.
+    auto guard = boost::asio::make_work_guard(io);
+    size_t longest = 0;
+    for (const Capture& f : feeds) longest = std::max(longest, f.messages.size());
+    for (size_t i = 0; i < longest; ++i) {
+      for (size_t k = 0; k < feeds.size(); ++k) {
+        if (i >= feeds[k].messages.size()) continue;
+        const auto& [off, len] = feeds[k].messages[i];
+        // One or more whole messages.
+        for (size_t pos = off; pos + kHeaderSize <= off + len;) {
+          const uint8_t* m = feeds[k].bytes.data() + pos;
+          const size_t n = (size_t{m[16]} << 8) | m[17];
+          decoders[k]->Decode(Bytes(m, n), &u);
+          r.prefixes += u.announced.size();
+          up_l[k]->OnUpdate(u);
+          if (poll) io.poll();  // as in the process: what became ready runs between messages
+          pos += n;
+        }
+      }
+      if (i % 4096 == 0) peak = std::max(peak, HeapInUse());
+    }
+    guard.reset();
+    io.run();
+    r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    r.cpu_seconds = ThreadCpuSeconds() - cpu_start;
+    u.Clear();
+    u = UpdateMessage();
+    r.routes = 0;
+    for (uint32_t id = 2; id < 2 + feeds.size(); ++id) {
+      r.routes += routing->pipeline(net::Family::kIPv4)->peer_in(id)->size();
+    }
+    r.updates_out = down_session.messages - updates_before;
+    r.octets_out = down_session.octets;
+    r.bytes_per_route = double(HeapInUse() - heap_before) / double(r.routes);
+    r.peak_bytes_per_route = double(std::max(peak, HeapInUse()) - heap_before) / double(r.routes);
+  }
+  return r;
+}
+
+template <typename T>
+T Median(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int Main(int argc, char** argv) {
+  int reps = 5;
+  bool with_rib = false;
+  int upstreams = 1;
+  bool poll = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--rib") == 0) with_rib = true;
+    if (std::strcmp(argv[i], "--no-poll") == 0) poll = false;
+    if (std::strcmp(argv[i], "--upstreams") == 0 && i + 1 < argc) {
+      upstreams = std::max(1, std::atoi(argv[++i]));
+    }
+  }
+  const char* dir = std::getenv("SLUICE_DATA_DIR");
+  if (dir == nullptr) {
+    std::fprintf(stderr, "SLUICE_DATA_DIR is not set (the folder holding mrt/)\n");
+    return 2;
+  }
+  auto reader =
+      mrt::MrtReader::Open(std::string(dir) + "/mrt/pch-2015-10-23-fulltable-updates.mrt.gz");
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(reader.status().message()).c_str());
+    return 2;
+  }
+  Capture c;
+  mrt::MrtRecord rec;
+  while ((*reader)->Next(&rec)) {
+    mrt::Bgp4mpMessage m;
+    if (!mrt::IsBgp4mpMessage(rec) || !mrt::DecodeBgp4mpMessage(rec, &m).ok()) continue;
+    if (m.message.size() < kHeaderSize || m.message[18] != 2) continue;
+    c.as4 = m.as4;
+    c.messages.emplace_back(c.bytes.size(), m.message.size());
+    c.bytes.insert(c.bytes.end(), m.message.begin(), m.message.end());
+  }
+  std::vector<Capture> feeds;
+  for (int k = 0; k < upstreams; ++k) feeds.push_back(Variant(c, k));
+  std::printf("PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d runs\n",
+              c.messages.size(), upstreams, with_rib ? " + RIB" : "", reps);
+  std::vector<double> secs, rate, bpr, cpu, cpu_rate;
+  std::vector<size_t> updates;
+  for (int i = 0; i < reps; ++i) {
+    Result r = RunOnce(feeds, with_rib, poll);
+    secs.push_back(r.seconds);
+    cpu.push_back(r.cpu_seconds);
+    cpu_rate.push_back(double(r.prefixes) / r.cpu_seconds);
+    rate.push_back(double(r.prefixes) / r.seconds);
+    bpr.push_back(r.bytes_per_route);
+    updates.push_back(r.updates_out);
+    std::printf(
+        "run %d: %.3f s wall (%.0f prefixes/s), %.3f s CPU (%.0f prefixes/s), %zu routes, "
+        "%zu UPDATEs out (%zu octets), %.1f heap bytes/route (peak %.1f)\n",
+        i + 1, r.seconds, double(r.prefixes) / r.seconds, r.cpu_seconds,
+        double(r.prefixes) / r.cpu_seconds, r.routes, r.updates_out, r.octets_out,
+        r.bytes_per_route, r.peak_bytes_per_route);
+  }
+  std::printf(
+      "median: %.3f s wall (%.0f prefixes/s), %.3f s CPU (%.0f prefixes/s), %zu UPDATEs "
+      "out, %.1f heap bytes/route\n",
+      Median(secs), Median(rate), Median(cpu), Median(cpu_rate), Median(updates), Median(bpr));
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::bgp
+
+int main(int argc, char** argv) { return sluice::bgp::Main(argc, argv); }

@@ -1,0 +1,128 @@
+#include "bgp/stages/bgp_peer.h"
+
+#include "absl/time/clock.h"
+#include "net/log.h"
+
+namespace sluice::bgp {
+
+BgpPeer::BgpPeer(PeerSettings settings, AfiSafiSet families, SessionSender* sender,
+                 std::array<FamilyPipeline*, 2> pipelines, PeerSourceRegistry* sources)
+    : settings_(std::move(settings)), sender_(sender), pipelines_(pipelines), sources_(sources) {
+  families_[0].configured = families.Has(kIPv4Unicast) && pipelines_[0] != nullptr;
+  families_[1].configured = families.Has(kIPv6Unicast) && pipelines_[1] != nullptr;
+}
+
+BgpPeer::~BgpPeer() = default;
+
+void BgpPeer::OnEstablished(const EstablishedInfo& info) {
+  if (established_) OnSessionDown("established again");
+  established_ = true;
+  info_ = info;
+  since_ = absl::Now();
+  down_reason_.clear();
+  PeerSource source;
+  source.peer_id = settings_.peer_id;
+  source.name = settings_.name;
+  source.address = info.remote_address;
+  source.bgp_id = info.remote_bgp_id;
+  source.remote_as = info.remote_as;
+  source.ibgp = settings_.ibgp;
+  source.rr_client = settings_.rr_client;
+  const PeerSource* src = sources_->Intern(source);
+  for (int slot = 0; slot < 2; ++slot) {
+    const AfiSafi f = slot == 0 ? kIPv4Unicast : kIPv6Unicast;
+    FamilyState& st = families_[slot];
+    st.end_of_rib_received = false;
+    if (!st.configured || !info.params.families.Has(f)) continue;
+    st.up = true;
+    pipelines_[slot]->PeerUp(settings_.peer_id, src, sender_, info);
+    in_[slot] = pipelines_[slot]->peer_in(settings_.peer_id);
+  }
+}
+
+void BgpPeer::OnUpdate(UpdateMessage& update) {
+  if (!established_) return;
+  if (update.errors.action() == UpdateAction::kAfiSafiDisable) {
+    for (int slot = 0; slot < 2; ++slot) {
+      const AfiSafi f = slot == 0 ? kIPv4Unicast : kIPv6Unicast;
+      if (update.errors.disabled_families.Has(f) && families_[slot].up) {
+        SLUICE_LOG(kWarning) << settings_.name << ": " << f.ToString()
+                             << " disabled (RFC 7606): " << update.errors.reason;
+        FamilyDown(slot);
+      }
+    }
+  }
+  if (update.end_of_rib) {
+    if (update.end_of_rib->safi == Safi::kUnicast) {
+      families_[Slot(*update.end_of_rib)].end_of_rib_received = true;
+    }
+    return;
+  }
+  bool touched[2] = {false, false};
+  for (const Nlri& n : update.withdrawn) {
+    const int slot = n.prefix.is_v6() ? 1 : 0;
+    if (n.safi != Safi::kUnicast || in_[slot] == nullptr) continue;
+    ++families_[slot].prefixes_withdrawn;
+    in_[slot]->Withdraw(n.prefix);
+    touched[slot] = true;
+  }
+  if (update.attributes) {
+    for (const Nlri& n : update.announced) {
+      const int slot = n.prefix.is_v6() ? 1 : 0;
+      if (n.safi != Safi::kUnicast || in_[slot] == nullptr) continue;
+      ++families_[slot].prefixes_announced;
+      in_[slot]->Announce(n.prefix, update.attributes, n.path_id);
+      touched[slot] = true;
+    }
+  }
+  for (int slot = 0; slot < 2; ++slot) {
+    if (!touched[slot]) continue;
+    ++families_[slot].updates_received;
+    in_[slot]->Push();
+  }
+  if (touched[0] || touched[1]) sender_->ReportPrefixCount(accepted());
+}
+
+size_t BgpPeer::accepted() const {
+  size_t n = 0;
+  for (int slot = 0; slot < 2; ++slot) {
+    if (pipelines_[slot] == nullptr) continue;
+    if (ImportFilter* f = pipelines_[slot]->import_filter(settings_.peer_id)) {
+      n += f->counters().accepted;
+    }
+  }
+  return n;
+}
+
+void BgpPeer::OnRouteRefresh(AfiSafi family) {
+  FamilyPipeline* p = PipelineFor(family);
+  if (p != nullptr && families_[Slot(family)].up) p->RouteRefresh(settings_.peer_id);
+}
+
+void BgpPeer::FamilyDown(int slot) {
+  if (!families_[slot].up) return;
+  families_[slot].up = false;
+  in_[slot] = nullptr;
+  pipelines_[slot]->PeerDown(settings_.peer_id);
+}
+
+void BgpPeer::OnSessionDown(const std::string& reason) {
+  if (!established_) return;
+  established_ = false;
+  down_reason_ = reason;
+  for (int slot = 0; slot < 2; ++slot) FamilyDown(slot);
+}
+
+void BgpPeer::OnWritable() {
+  for (int slot = 0; slot < 2; ++slot) {
+    if (families_[slot].up) pipelines_[slot]->Writable(settings_.peer_id);
+  }
+}
+
+bool BgpPeer::RequestRouteRefresh(AfiSafi family) {
+  if (!established_ || !info_.route_refresh || !info_.params.families.Has(family)) return false;
+  sender_->SendRouteRefresh(family);
+  return true;
+}
+
+}  // namespace sluice::bgp

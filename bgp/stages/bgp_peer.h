@@ -1,0 +1,81 @@
+#pragma once
+// BgpPeer: the routing side of one peer (issue 8), the SessionListener of its session
+// (bgp/session/session_link.h). It turns session events into pipeline calls:
+//
+//   OnEstablished   the peer's families come up in each FamilyPipeline (output branch, dump)
+//   OnUpdate        withdrawn and announced NLRI into the family's PeerIn (Adj-RIB-In), one
+//                   push per UPDATE; End-of-RIB noted; RFC 7606 AFI/SAFI-disable takes the
+//                   family down; the accepted prefix count goes back to the session
+//   OnRouteRefresh  PeerOut re-announces everything the peer has (RFC 2918)
+//   OnSessionDown   every family goes down: background deletion, output branch removed
+//   OnWritable      PeerOut lets the fanout send again
+//
+// Made by BgpRouting::AddPeer; lives until RemovePeer.
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "absl/time/time.h"
+#include "bgp/session/session_link.h"
+#include "bgp/stages/family_pipeline.h"
+
+namespace sluice::bgp {
+
+class BgpPeer : public SessionListener {
+ public:
+  struct FamilyState {
+    bool configured = false;  // the family is configured for this peer
+    bool up = false;          // negotiated and running on the current session
+    bool end_of_rib_received = false;
+    uint64_t updates_received = 0;
+    uint64_t prefixes_announced = 0;  // NLRI received (events)
+    uint64_t prefixes_withdrawn = 0;
+  };
+
+  // `pipelines[i]`: the pipeline of AfiSafi index 0 (IPv4 unicast) and 2 (IPv6 unicast); null
+  // when the family is not run by the router.
+  BgpPeer(PeerSettings settings, AfiSafiSet families, SessionSender* sender,
+          std::array<FamilyPipeline*, 2> pipelines, PeerSourceRegistry* sources);
+  ~BgpPeer() override;
+
+  void OnEstablished(const EstablishedInfo& info) override;
+  void OnUpdate(UpdateMessage& update) override;
+  void OnRouteRefresh(AfiSafi family) override;
+  void OnSessionDown(const std::string& reason) override;
+  void OnWritable() override;
+
+  // Asks the peer to send its routes of `family` again (RFC 2918), when it can.
+  bool RequestRouteRefresh(AfiSafi family);
+
+  const PeerSettings& settings() const { return settings_; }
+  void set_settings(const PeerSettings& s) { settings_ = s; }
+  SessionSender* sender() const { return sender_; }
+  bool established() const { return established_; }
+  const EstablishedInfo& info() const { return info_; }
+  absl::Time established_since() const { return since_; }
+  const std::string& last_down_reason() const { return down_reason_; }
+  const FamilyState& family(int index) const { return families_[index]; }
+  // Routes accepted by import from this peer, both families (what max-prefix counts).
+  size_t accepted() const;
+
+ private:
+  static int Slot(const AfiSafi& f) { return f.afi == Afi::kIPv6 ? 1 : 0; }
+  FamilyPipeline* PipelineFor(const AfiSafi& f) {
+    return f.safi == Safi::kUnicast ? pipelines_[Slot(f)] : nullptr;
+  }
+  void FamilyDown(int slot);
+
+  PeerSettings settings_;
+  SessionSender* sender_;
+  std::array<FamilyPipeline*, 2> pipelines_;
+  std::array<PeerIn*, 2> in_{nullptr, nullptr};  // while the family is up
+  PeerSourceRegistry* sources_;
+  std::array<FamilyState, 2> families_;
+  bool established_ = false;
+  EstablishedInfo info_;
+  absl::Time since_;
+  std::string down_reason_;
+};
+
+}  // namespace sluice::bgp

@@ -1,0 +1,265 @@
+#include "bgp/stages/bgp_routing.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace sluice::bgp {
+
+BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, RoutingServices services,
+                       PipelineOptions options)
+    : config_(config),
+      services_(services),
+      nexthops_(std::make_unique<NexthopCache>(io, services.interest)),
+      plumber_(io) {
+  RouterSettings router;
+  router.local_as = config_.local_as;
+  router.router_id = config_.router_id;
+  router.cluster_id = config_.cluster_id.value_or(config_.router_id.value());
+  router.decision = config_.decision;
+  PipelineServices ps;
+  ps.plumber = &plumber_;
+  ps.store = services_.store != nullptr ? services_.store : &AttributeStore::Default();
+  services_.store = ps.store;
+  ps.nexthops = nexthops_.get();
+  ps.sources = &sources_;
+  ps.rib = services_.rib;
+  ps.profiler = services_.profiler;
+  if (config_.ipv4) {
+    pipelines_[0] = std::make_unique<FamilyPipeline>(net::Family::kIPv4, router, ps, options);
+  }
+  if (config_.ipv6) {
+    pipelines_[1] = std::make_unique<FamilyPipeline>(net::Family::kIPv6, router, ps, options);
+  }
+}
+
+BgpRouting::~BgpRouting() = default;
+
+PeerSettings BgpRouting::MakeSettings(const PeerConfig& c, uint32_t peer_id) const {
+  PeerSettings s;
+  s.peer_id = peer_id;
+  s.name = c.name.empty() ? c.address.ToString() : c.name;
+  s.address = c.address;
+  s.peer_as = c.peer_as;
+  s.ibgp = c.peer_as == config_.local_as;
+  s.rr_client = c.rr_client;
+  s.next_hop_self = c.next_hop_self;
+  s.ebgp_requires_policy = c.ebgp_requires_policy;
+  s.shared_subnet = c.shared_subnet;
+  s.nexthop_v4 = c.nexthop_v4;
+  s.nexthop_v6 = c.nexthop_v6;
+  s.import_policy = c.import_policy;
+  s.export_policy = c.export_policy;
+  return s;
+}
+
+absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const PeerConfig& config,
+                                                     SessionSender* sender) {
+  if (peers_.contains(config.address)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("peer ", config.address.ToString(), " is already configured"));
+  }
+  if (config.peer_as == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peer ", config.address.ToString(), ": AS 0 is not a valid peer AS"));
+  }
+  if (sender == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("peer ", config.address.ToString(), ": no session"));
+  }
+  const uint32_t id = next_peer_id_++;
+  PeerSettings settings = MakeSettings(config, id);
+  std::array<FamilyPipeline*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  for (int i = 0; i < 2; ++i) {
+    const AfiSafi f = i == 0 ? kIPv4Unicast : kIPv6Unicast;
+    if (pipes[i] != nullptr && config.families.Has(f)) pipes[i]->AddPeer(settings);
+  }
+  auto peer = std::make_unique<BgpPeer>(settings, config.families, sender, pipes, &sources_);
+  BgpPeer* raw = peer.get();
+  peers_.emplace(config.address, std::move(peer));
+  return raw;
+}
+
+BgpPeer* BgpRouting::peer(const net::IPAddress& address) {
+  auto it = peers_.find(address);
+  return it == peers_.end() ? nullptr : it->second.get();
+}
+
+absl::Status BgpRouting::UpdatePeer(const PeerConfig& config) {
+  BgpPeer* p = peer(config.address);
+  if (p == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no peer ", config.address.ToString()));
+  }
+  if (config.peer_as != p->settings().peer_as) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "peer ", config.address.ToString(), ": changing the peer AS needs a remove and an add"));
+  }
+  PeerSettings settings = MakeSettings(config, p->settings().peer_id);
+  p->set_settings(settings);
+  for (auto& pipe : pipelines_) {
+    if (pipe != nullptr) pipe->UpdatePeer(settings);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BgpRouting::RemovePeer(const net::IPAddress& address) {
+  auto it = peers_.find(address);
+  if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
+  it->second->OnSessionDown("peer removed");
+  const uint32_t id = it->second->settings().peer_id;
+  for (auto& pipe : pipelines_) {
+    if (pipe != nullptr) pipe->RemovePeer(id);
+  }
+  peers_.erase(it);
+  return absl::OkStatus();
+}
+
+absl::Status BgpRouting::RequestRouteRefresh(const net::IPAddress& address, AfiSafi family) {
+  BgpPeer* p = peer(address);
+  if (p == nullptr) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
+  if (!p->RequestRouteRefresh(family)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "peer ", address.ToString(), ": session down or no route refresh for ", family.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyPipeline*, 2> pipes) {
+  PeerStatus s;
+  const PeerSettings& set = p.settings();
+  s.name = set.name;
+  s.address = set.address;
+  s.peer_as = set.peer_as;
+  s.ibgp = set.ibgp;
+  s.established = p.established();
+  s.established_since = p.established_since();
+  s.last_down_reason = p.last_down_reason();
+  s.remote_bgp_id = p.info().remote_bgp_id;
+  for (int i = 0; i < 2; ++i) {
+    const BgpPeer::FamilyState& st = p.family(i);
+    if (!st.configured || pipes[i] == nullptr) continue;
+    PeerStatus::Family f;
+    f.family = i == 0 ? kIPv4Unicast : kIPv6Unicast;
+    f.up = st.up;
+    f.updates_received = st.updates_received;
+    f.end_of_rib_received = st.end_of_rib_received;
+    if (PeerIn* in = pipes[i]->peer_in(set.peer_id)) f.received = in->size();
+    if (ImportFilter* imp = pipes[i]->import_filter(set.peer_id)) {
+      f.accepted = imp->counters().accepted;
+    }
+    if (PeerOut* out = pipes[i]->peer_out(set.peer_id)) {
+      f.advertised = out->counters().advertised;
+      f.updates_sent = out->counters().updates;
+      f.end_of_rib_sent = out->counters().end_of_rib_sent;
+    }
+    s.families.push_back(f);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<PeerStatus> BgpRouting::Peers() const {
+  std::vector<PeerStatus> out;
+  std::array<FamilyPipeline*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  for (const auto& [address, p] : peers_) out.push_back(MakeStatus(*p, pipes));
+  return out;
+}
+
+absl::StatusOr<PeerStatus> BgpRouting::Peer(const net::IPAddress& address) const {
+  auto it = peers_.find(address);
+  if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
+  return MakeStatus(*it->second, {pipelines_[0].get(), pipelines_[1].get()});
+}
+
+absl::Status BgpRouting::Originate(const net::Prefix& prefix, PathAttributes attributes) {
+  FamilyPipeline* pipe = pipeline(prefix.family());
+  if (pipe == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(std::string(net::FamilyName(prefix.family())), " is not enabled"));
+  }
+  if (!attributes.NextHopFor(prefix.family())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("originate ", prefix.ToString(), ": a nexthop of the same family is needed"));
+  }
+  if (!attributes.origin) attributes.origin = Origin::kIgp;
+  if (!attributes.as_path) attributes.as_path = AsPath();
+  AttrRef attrs = services_.store->Intern(std::move(attributes));
+  pipe->local_in()->Announce(prefix, attrs);
+  pipe->local_in()->Push();
+  return absl::OkStatus();
+}
+
+absl::Status BgpRouting::WithdrawOriginated(const net::Prefix& prefix) {
+  FamilyPipeline* pipe = pipeline(prefix.family());
+  if (pipe == nullptr || !pipe->local_in()->Withdraw(prefix)) {
+    return absl::NotFoundError(absl::StrCat(prefix.ToString(), " is not originated here"));
+  }
+  pipe->local_in()->Push();
+  return absl::OkStatus();
+}
+
+void BgpRouting::OnRibBorn() {
+  nexthops_->OnRibBorn();
+  for (auto& pipe : pipelines_) {
+    if (pipe != nullptr) pipe->RibBorn();
+  }
+}
+
+std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {
+  FamilyPipeline* pipe = pipeline(prefix.family());
+  if (pipe == nullptr) return {};
+  return pipe->decision()->Candidates(prefix);
+}
+
+absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q) {
+  FamilyPipeline* pipe = pipeline(q.family);
+  if (pipe == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(std::string(net::FamilyName(q.family)), " is not enabled"));
+  }
+  uint32_t peer_id = 0;
+  if (q.view != RibView::kLocRib) {
+    if (!q.peer) return absl::InvalidArgumentError("the Adj-RIB-In and -Out need a peer");
+    BgpPeer* p = peer(*q.peer);
+    if (p == nullptr) return absl::NotFoundError(absl::StrCat("no peer ", q.peer->ToString()));
+    peer_id = p->settings().peer_id;
+  }
+  PeerIn* in = q.view == RibView::kAdjRibIn ? pipe->peer_in(peer_id) : nullptr;
+  if (q.view == RibView::kAdjRibIn && in == nullptr) {
+    return absl::NotFoundError("the peer does not run this family");
+  }
+  auto lookup = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
+    switch (q.view) {
+      case RibView::kAdjRibIn:
+        return in->lookup_route(p);
+      case RibView::kLocRib:
+        return pipe->decision()->lookup_route(p);
+      case RibView::kAdjRibOut:
+        return pipe->AdjRibOutLookup(peer_id, p);
+    }
+    return std::nullopt;
+  };
+  std::vector<BgpRoute> out;
+  if (q.prefix) {
+    if (std::optional<BgpRoute> r = lookup(*q.prefix)) out.push_back(std::move(*r));
+    return out;
+  }
+  auto next = [&](const std::optional<net::Prefix>& after) {
+    return q.view == RibView::kAdjRibIn ? NextPrefixIn(in->table(), after)
+                                        : pipe->loc_rib_prefixes().NextPrefix(after);
+  };
+  std::optional<net::Prefix> cursor = q.after;
+  if (q.within && (!cursor || *cursor < *q.within)) {
+    // The subtree starts at `within` itself (a covering prefix sorts first).
+    if (std::optional<BgpRoute> r = lookup(*q.within)) out.push_back(std::move(*r));
+    cursor = q.within;
+  }
+  while (out.size() < q.max) {
+    cursor = next(cursor);
+    if (!cursor || (q.within && !q.within->Contains(*cursor))) break;
+    if (std::optional<BgpRoute> r = lookup(*cursor)) out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+}  // namespace sluice::bgp

@@ -1,0 +1,188 @@
+#pragma once
+// BgpRouting: the routing side of the BGP process — what sluice-bgp's main and its RPC adapter
+// (bgp/1.0) call (issue 8). It owns the Plumber, the NexthopCache, one FamilyPipeline per
+// address family (IPv4 and IPv6 unicast) and one BgpPeer per configured peer, applies the local
+// AS and BGP Identifier, and answers what `show bgp routes`, `show bgp peers` and
+// `show plumbing` need.
+//
+// Wiring in the process (the adapter's job):
+//   BgpRouting routing(io, config, {&interest_client, &rib_client, &store, &profiler});
+//   for each configured peer:
+//     ASSIGN_OR_RETURN(SessionListener* l, routing.AddPeer(peer_config, &session));
+//     session.SetListener(l);                 // Session → routing: Established, UPDATEs, ...
+//   Finder birth of the RIB  → routing.OnRibBorn();
+//   RIB route_info_invalid   → routing.nexthop_cache().OnInvalid(subnet);
+//   bgp/1.0 originate_route  → routing.Originate(prefix, attributes);
+//   bgp/1.0 get routes       → routing.ReadRoutes(query) page by page;
+//   profile/1.0              → the Profiler given in the services ("bgp_route_in",
+//                              "bgp_queued_to_rib", "bgp_sent_to_rib").
+// Everything runs on the loop `io`; nothing here blocks.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "bgp/session/session_link.h"
+#include "bgp/stages/bgp_peer.h"
+#include "bgp/stages/family_pipeline.h"
+#include "bgp/stages/nexthop_cache.h"
+#include "bgp/stages/rib_client.h"
+#include "stage/plumber.h"
+#include "stage/profile.h"
+
+namespace sluice::bgp {
+
+struct RouterConfig {
+  uint32_t local_as = 0;
+  net::IPv4Address router_id;          // BGP Identifier
+  std::optional<uint32_t> cluster_id;  // RFC 4456; the router id when unset
+  DecisionOptions decision;            // always-compare-med, default LOCAL_PREF
+  bool ipv4 = true;                    // run IPv4 unicast
+  bool ipv6 = true;                    // run IPv6 unicast
+};
+
+struct PeerConfig {
+  std::string name;  // for display; the address when empty
+  net::IPAddress address;
+  uint32_t peer_as = 0;
+  AfiSafiSet families = [] {
+    AfiSafiSet s;
+    s.Add(kIPv4Unicast);
+    s.Add(kIPv6Unicast);
+    return s;
+  }();
+  bool rr_client = false;
+  bool next_hop_self = false;
+  bool ebgp_requires_policy = true;  // RFC 8212 default deny for external peers
+  std::optional<net::Prefix> shared_subnet;
+  std::optional<net::IPAddress> nexthop_v4;
+  std::optional<net::IPAddress> nexthop_v6;
+  policy::FilterSlot* import_policy = nullptr;  // owned by the caller, outlive the peer
+  policy::FilterSlot* export_policy = nullptr;
+};
+
+// What the routing side needs from the rest of the process. Pointers are not owned; all but
+// `store` may be null (no RIB: nexthops all resolve and nothing is sent to a RIB; no profiler).
+struct RoutingServices {
+  NexthopInterestClient* interest = nullptr;
+  RibRouteClient* rib = nullptr;
+  AttributeStore* store = nullptr;
+  stage::Profiler* profiler = nullptr;
+};
+
+struct PeerStatus {
+  std::string name;
+  net::IPAddress address;
+  uint32_t peer_as = 0;
+  bool ibgp = false;
+  bool established = false;
+  absl::Time established_since;
+  std::string last_down_reason;
+  net::IPv4Address remote_bgp_id;
+  struct Family {
+    AfiSafi family;
+    bool up = false;
+    size_t received = 0;    // in the Adj-RIB-In
+    size_t accepted = 0;    // past the import filter
+    size_t advertised = 0;  // in the Adj-RIB-Out
+    uint64_t updates_received = 0;
+    uint64_t updates_sent = 0;
+    bool end_of_rib_received = false;
+    bool end_of_rib_sent = false;
+  };
+  std::vector<Family> families;
+};
+
+enum class RibView { kAdjRibIn, kLocRib, kAdjRibOut };
+
+// Which routes to read. Routes come in prefix order; a page ends after `max` routes and the next
+// one starts `after` the last prefix returned.
+struct RouteQuery {
+  RibView view = RibView::kLocRib;
+  net::Family family = net::Family::kIPv4;
+  std::optional<net::IPAddress> peer;  // Adj-RIB-In / Adj-RIB-Out: whose
+  std::optional<net::Prefix> prefix;   // exactly this prefix
+  std::optional<net::Prefix> within;   // prefixes inside this one (itself included)
+  std::optional<net::Prefix> after;    // paging: start after this prefix
+  size_t max = 1000;
+};
+
+class BgpRouting {
+ public:
+  // Errors are reported by the methods; construction needs services.store.
+  BgpRouting(boost::asio::io_context& io, RouterConfig config, RoutingServices services,
+             PipelineOptions options = {});
+  ~BgpRouting();
+  BgpRouting(const BgpRouting&) = delete;
+  BgpRouting& operator=(const BgpRouting&) = delete;
+
+  const RouterConfig& config() const { return config_; }
+
+  // --- Peers ---------------------------------------------------------------------------------
+  // Adds a peer whose session is `sender`; returns the listener the session must report to.
+  // Errors: AlreadyExists for a configured address, InvalidArgument for AS 0.
+  absl::StatusOr<SessionListener*> AddPeer(const PeerConfig& config, SessionSender* sender);
+  // New settings or policies for a configured peer (routes move over in the background).
+  // Errors: NotFound. Changing peer_as or the address is a remove and add.
+  absl::Status UpdatePeer(const PeerConfig& config);
+  // Removes a peer; its routes are withdrawn in the background. The session must stop reporting
+  // to the listener from now on (the listener is destroyed). Errors: NotFound.
+  absl::Status RemovePeer(const net::IPAddress& address);
+  // Asks the peer to send its routes again (RFC 2918). Errors: NotFound, FailedPrecondition
+  // when the session is down or did not negotiate route refresh.
+  absl::Status RequestRouteRefresh(const net::IPAddress& address, AfiSafi family);
+  std::vector<PeerStatus> Peers() const;
+  absl::StatusOr<PeerStatus> Peer(const net::IPAddress& address) const;
+
+  // --- Originated routes (bgp/1.0 originate_route / withdraw_route) --------------------------
+  // Announces `prefix` with `attributes` (a nexthop of the prefix's family is required; ORIGIN
+  // defaults to IGP, AS_PATH to empty). Errors: InvalidArgument naming what is missing,
+  // FailedPrecondition when the family is not run.
+  absl::Status Originate(const net::Prefix& prefix, PathAttributes attributes);
+  // Errors: NotFound when `prefix` was not originated.
+  absl::Status WithdrawOriginated(const net::Prefix& prefix);
+
+  // --- RIB -----------------------------------------------------------------------------------
+  // A RIB instance was born (again): nexthops are asked again and every route is re-sent.
+  void OnRibBorn();
+  NexthopCache& nexthop_cache() { return *nexthops_; }
+
+  // --- Reading -------------------------------------------------------------------------------
+  // One page of routes. Errors: NotFound for an unknown peer, InvalidArgument for a query that
+  // needs a peer and has none, FailedPrecondition for a family that is not run.
+  absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query);
+  // The Loc-RIB route and every candidate for one prefix (`show bgp routes PREFIX detail`).
+  std::vector<BgpRoute> Candidates(const net::Prefix& prefix);
+  // `show plumbing`: every stage, one per line (Plumber::Describe).
+  std::string Describe() const { return plumber_.Describe(); }
+
+  FamilyPipeline* pipeline(net::Family family) {
+    return pipelines_[family == net::Family::kIPv6 ? 1 : 0].get();
+  }
+  stage::Plumber& plumber() { return plumber_; }
+  boost::asio::io_context& io() { return plumber_.io(); }
+  BgpPeer* peer(const net::IPAddress& address);
+
+ private:
+  PeerSettings MakeSettings(const PeerConfig& config, uint32_t peer_id) const;
+
+  RouterConfig config_;
+  RoutingServices services_;
+  // Destroyed in reverse: peers, then the stages (which use the pipelines' table sets and the
+  // nexthop cache), then the pipelines.
+  PeerSourceRegistry sources_;
+  std::unique_ptr<NexthopCache> nexthops_;
+  std::array<std::unique_ptr<FamilyPipeline>, 2> pipelines_;
+  stage::Plumber plumber_;
+  std::map<net::IPAddress, std::unique_ptr<BgpPeer>> peers_;
+  uint32_t next_peer_id_ = 1;
+};
+
+}  // namespace sluice::bgp

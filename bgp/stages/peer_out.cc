@@ -1,0 +1,142 @@
+#include "bgp/stages/peer_out.h"
+
+#include "absl/strings/str_cat.h"
+#include "net/log.h"
+
+namespace sluice::bgp {
+
+PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
+                 const SessionParams& params, AfiSafi family, FlowControl* reader,
+                 const PrefixSource* loc_rib, Options options)
+    : BgpLinearStage(name),
+      sender_(sender),
+      family_(family),
+      reader_(reader),
+      options_(options),
+      encoder_(params),
+      refresh_(io, name + " refresh", loc_rib,
+               PrefixWalk::Hooks{
+                   .visit =
+                       [this](const net::Prefix& p) {
+                         if (upstream_ == nullptr) return;
+                         if (std::optional<BgpRoute> r = upstream_->lookup_route(p)) {
+                           Op& op = Pending(p, r->attrs);
+                           op.to = r->attrs;
+                           op.force = true;
+                         }
+                       },
+                   .end_of_slice = [this] { Flush(); },
+                   .can_run = [this] { return !blocked_; },
+                   .paused = [this] { when_writable_.push_back(refresh_.Resumer()); },
+               }) {}
+
+std::string PeerOut::Status() const {
+  std::string s = absl::StrCat("advertised=", counters_.advertised, " updates=", counters_.updates);
+  if (blocked_) s += " blocked";
+  if (refresh_.running()) s += " refreshing";
+  return s;
+}
+
+PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, const AttrRef& from) {
+  auto [it, added] = op_index_.try_emplace(prefix, static_cast<uint32_t>(ops_.size()));
+  if (added) ops_.push_back(Op{prefix, from, from, false});
+  return ops_[it->second];
+}
+
+void PeerOut::add_route(const BgpRoute& route, BgpStage*) {
+  Pending(route.net, AttrRef()).to = route.attrs;
+}
+
+void PeerOut::delete_route(const BgpRoute& route, BgpStage*) {
+  Pending(route.net, route.attrs).to.reset();
+}
+
+void PeerOut::replace_route(const BgpRoute& old_route, const BgpRoute& new_route, BgpStage*) {
+  Pending(new_route.net, old_route.attrs).to = new_route.attrs;
+}
+
+void PeerOut::Flush() {
+  if (ops_.empty()) return;
+  withdraw_.clear();
+  groups_used_ = 0;
+  group_index_.clear();
+  for (Op& op : ops_) {
+    if (op.from == op.to && !op.force) continue;
+    if (!op.to) {
+      withdraw_.push_back(Nlri{op.prefix, 0, family_.safi});
+      --counters_.advertised;
+      continue;
+    }
+    if (!op.from) ++counters_.advertised;
+    auto [it, added] = group_index_.try_emplace(op.to.get(), static_cast<uint32_t>(groups_used_));
+    if (added) {
+      if (groups_used_ == groups_.size()) groups_.emplace_back();
+      groups_[groups_used_].first = op.to;
+      groups_[groups_used_].second.clear();
+      ++groups_used_;
+    }
+    groups_[it->second].second.push_back(Nlri{op.prefix, 0, family_.safi});
+  }
+  ops_.clear();
+  op_index_.clear();
+  if (withdraw_.empty() && groups_used_ == 0) return;
+  std::vector<uint8_t> out;
+  int messages = 0;
+  counters_.withdrawn += withdraw_.size();
+  std::span<const Nlri> withdraw = withdraw_;
+  for (size_t g = 0; g < groups_used_; ++g) {
+    auto& [attrs, nlri] = groups_[g];
+    absl::StatusOr<int> n = encoder_.Pack(attrs.get(), nlri, withdraw, &out);
+    if (!n.ok()) {
+      ++counters_.encode_errors;
+      SLUICE_LOG(kWarning) << name() << ": cannot encode " << nlri.size()
+                           << " prefixes: " << n.status().ToString();
+      counters_.advertised -= nlri.size();
+    } else {
+      messages += *n;
+      counters_.announced += nlri.size();
+      withdraw = {};
+    }
+    attrs.reset();  // do not keep attribute sets alive between batches
+  }
+  if (!withdraw.empty()) {
+    absl::StatusOr<int> n = encoder_.Pack(nullptr, {}, withdraw, &out);
+    if (n.ok()) messages += *n;
+  }
+  Send(std::move(out), messages);
+}
+
+void PeerOut::Send(std::vector<uint8_t> messages, int count) {
+  if (messages.empty()) return;
+  counters_.updates += count;
+  counters_.octets += messages.size();
+  sender_->SendMessages(std::move(messages));
+  CheckBacklog();
+}
+
+void PeerOut::CheckBacklog() {
+  if (blocked_ || sender_->send_backlog() <= options_.high_water) return;
+  blocked_ = true;
+  if (reader_ != nullptr) reader_->SetBlocked(true);
+}
+
+void PeerOut::OnWritable() {
+  if (!blocked_ || sender_->send_backlog() > options_.high_water) return;
+  blocked_ = false;
+  if (reader_ != nullptr) reader_->SetBlocked(false);
+  std::vector<std::function<void()>> callbacks;
+  callbacks.swap(when_writable_);
+  for (auto& cb : callbacks) cb();
+}
+
+void PeerOut::EndOfRib() {
+  Flush();
+  std::vector<uint8_t> out;
+  encoder_.EndOfRib(family_, &out);
+  counters_.end_of_rib_sent = true;
+  Send(std::move(out), 1);
+}
+
+void PeerOut::Refresh() { refresh_.Start(); }
+
+}  // namespace sluice::bgp

@@ -1,0 +1,108 @@
+#pragma once
+// PeerOut: the Adj-RIB-Out of one peer for one family, and what turns route changes into
+// UPDATE messages (RFC 4271 §3.2, §9.2; issue 8 item 8).
+//
+// It stores no routes. The stream it receives is consistent (every delete matches an add it
+// got, a replace carries the route it replaces), so it knows, for each change, what the peer
+// has and what the peer should have; the Adj-RIB-Out as a table is what lookups through the
+// branch answer (ExportFilter over the FanoutReader's view of the Loc-RIB), which is what
+// `show bgp routes ... advertised` and route refresh read. Memory per route: nothing beyond the
+// batch being encoded.
+//
+// Batching: changes are collected until push() (the end of the batch upstream: one UPDATE in,
+// one dump slice, one fanout drain slice). Several changes of one prefix in a batch collapse to
+// the last; a change that leaves the peer's state as it was (an add after a delete of the same
+// attributes, a replace between routes that export to the same attributes) sends nothing. Then
+// the prefixes to announce are grouped by attribute set and each group packed into as few
+// UPDATEs as the maximum message size allows (UpdateEncoder::Pack), withdrawals first, in the
+// order the prefixes first changed.
+//
+// Flow control: after sending, when the session's send backlog is above `high_water` octets,
+// PeerOut blocks its FanoutReader (changes wait in the fanout queue) until OnWritable().
+// End-of-RIB (RFC 4724) is sent by EndOfRib(), which the branch's Dump stage triggers when the
+// initial dump is done. Refresh() answers a ROUTE-REFRESH (RFC 2918): a background walk over the
+// Loc-RIB re-announces every route the peer has.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "bgp/session/session_link.h"
+#include "bgp/stages/bgp_stage.h"
+#include "bgp/stages/prefix_walk.h"
+#include "bgp/wire/update_encoder.h"
+
+namespace sluice::bgp {
+
+class PeerOut : public BgpLinearStage {
+ public:
+  struct Options {
+    size_t high_water = 1 << 20;  // octets of send backlog above which the branch is blocked
+  };
+  struct Counters {
+    uint64_t advertised = 0;  // prefixes the peer has from us now
+    uint64_t updates = 0;     // UPDATE messages sent (End-of-RIB included)
+    uint64_t announced = 0;   // prefixes announced (events)
+    uint64_t withdrawn = 0;   // prefixes withdrawn (events)
+    uint64_t octets = 0;      // octets handed to the session
+    uint64_t encode_errors = 0;
+    bool end_of_rib_sent = false;
+  };
+
+  PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
+          const SessionParams& params, AfiSafi family, FlowControl* reader,
+          const PrefixSource* loc_rib, Options options);
+
+  std::string_view kind() const override { return "PeerOut"; }
+  std::string Status() const override;
+
+  void add_route(const BgpRoute& route, BgpStage* caller) override;
+  void delete_route(const BgpRoute& route, BgpStage* caller) override;
+  void replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
+                     BgpStage* caller) override;
+  void push(BgpStage* caller) override { Flush(); }
+
+  // Sends End-of-RIB for the family (after flushing what is pending).
+  void EndOfRib();
+  // Re-announces everything the peer has from us (RFC 2918), in the background.
+  void Refresh();
+  // The session's backlog drained.
+  void OnWritable();
+
+  const Counters& counters() const { return counters_; }
+  bool blocked() const { return blocked_; }
+
+ private:
+  struct Op {
+    net::Prefix prefix;
+    AttrRef from;  // what the peer has (null: nothing)
+    AttrRef to;    // what it should have (null: nothing)
+    bool force = false;
+  };
+  Op& Pending(const net::Prefix& prefix, const AttrRef& from);
+  void Flush();
+  void Send(std::vector<uint8_t> messages, int count);
+  void CheckBacklog();
+
+  SessionSender* sender_;
+  AfiSafi family_;
+  FlowControl* reader_;
+  Options options_;
+  UpdateEncoder encoder_;
+  Counters counters_;
+  bool blocked_ = false;
+  std::vector<std::function<void()>> when_writable_;
+  // The batch: ops in the order prefixes first changed.
+  std::vector<Op> ops_;
+  absl::flat_hash_map<net::Prefix, uint32_t> op_index_;
+  // Encoding scratch, reused.
+  std::vector<Nlri> withdraw_;
+  std::vector<std::pair<AttrRef, std::vector<Nlri>>> groups_;
+  size_t groups_used_ = 0;
+  absl::flat_hash_map<const PathAttributes*, uint32_t> group_index_;
+  PrefixWalk refresh_;
+};
+
+}  // namespace sluice::bgp

@@ -1,0 +1,58 @@
+// NexthopCache is read by every shard of issue 9's shard stage: lookups, uses and releases from
+// several threads at once while the event loop applies answers and invalidations (run under
+// ThreadSanitizer in CI).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <thread>
+
+#include "bgp/stages/nexthop_cache.h"
+#include "tests/bgp/stages_fakes.h"
+
+namespace sluice::bgp {
+namespace {
+
+TEST(NexthopCacheThreads, LookupsFromManyThreadsWhileAnswersArrive) {
+  boost::asio::io_context io;
+  testing::FakeInterest interest(io);
+  interest.routes[net::Prefix::Parse("10.0.0.0/8").value()] = 7;
+  NexthopCache cache(io, &interest);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> answered{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 4; ++t) {
+    workers.emplace_back([&, t] {
+      for (uint32_t i = 0; !stop.load(); i = (i + 1) % 64) {
+        const net::IPAddress nh(net::IPv4Address(0x0a000000 + (uint32_t(t) << 16) + i));
+        cache.Use(nh);
+        if (std::optional<NexthopAnswer> a = cache.Lookup(nh)) {
+          EXPECT_TRUE(a->resolvable);
+          EXPECT_EQ(a->metric, 7u);
+          answered.fetch_add(1);
+        }
+        cache.Release(nh);
+      }
+    });
+  }
+  // The event loop delivers answers and invalidations meanwhile (FakeInterest is called from
+  // the worker threads too; it posts its answers to the loop).
+  // Until enough lookups were answered from the cache (or, should that never happen, a
+  // deadline far beyond what it takes: the assertion below then fails).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int round = 1; answered.load() < 10000 && std::chrono::steady_clock::now() < deadline;
+       ++round) {
+    io.restart();
+    io.poll();
+    if (round % 100 == 0) cache.OnInvalid(net::Prefix::Parse("10.0.0.0/8").value());
+    std::this_thread::yield();
+  }
+  stop = true;
+  for (auto& w : workers) w.join();
+  io.restart();
+  io.poll();
+  EXPECT_GE(answered.load(), 10000u);
+}
+
+}  // namespace
+}  // namespace sluice::bgp

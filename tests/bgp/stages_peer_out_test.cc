@@ -1,0 +1,116 @@
+// PeerOut: prefixes sharing attributes packed into as few UPDATEs as fit, withdrawals first,
+// changes that leave the peer's state unchanged not sent, End-of-RIB, flow control on the send
+// backlog, and route refresh. What it sends is decoded again (golden log of UPDATEs).
+#include <gtest/gtest.h>
+
+#include "bgp/stages/peer_in.h"
+#include "bgp/stages/peer_out.h"
+#include "tests/bgp/stages_fakes.h"
+#include "tests/bgp/stages_test_util.h"
+#include "tests/testing/golden.h"
+
+namespace sluice::bgp {
+namespace {
+
+using testing::Attr;
+using testing::P;
+
+class FakeFlow : public FlowControl {
+ public:
+  void SetBlocked(bool b) override {
+    blocked = b;
+    ++changes;
+  }
+  bool ready() const override { return !blocked; }
+  void WhenReady(std::function<void()> cb) override { cb(); }
+  bool blocked = false;
+  int changes = 0;
+};
+
+class PeerOutTest : public testing::StagesTest {
+ protected:
+  void SetUp() override {
+    PeerIn::Options resolved;
+    resolved.mark_resolved = true;
+    in_ = plumber_.Make<PeerIn>("PeerIn", &plumber_, &tables_, resolved);
+    SessionParams params;
+    session_ = std::make_unique<testing::FakeSession>(&store_, params);
+    PeerOut::Options options;
+    options.high_water = 100000;
+    out_ = plumber_.Make<PeerOut>("PeerOut", io_, session_.get(), params, kIPv4Unicast, &flow_,
+                                  &tables_, options);
+    stage::Plumber::Plumb<BgpRoute>(in_, out_);
+    in_->SessionUp(sources_.Intern(testing::Source(1, "P", "10.0.0.1", 65001, false)));
+    a_ = Attr().Path({65000, 1}).NextHop("192.0.2.1").In(store_);
+    b_ = Attr().Path({65000, 2}).NextHop("192.0.2.1").In(store_);
+  }
+  net::Prefix N(uint32_t i) { return net::Prefix(net::IPv4Address(0x0a000000 + (i << 8)), 24); }
+
+  RouteTableSet tables_;
+  FakeFlow flow_;
+  std::unique_ptr<testing::FakeSession> session_;
+  PeerIn* in_ = nullptr;
+  PeerOut* out_ = nullptr;
+  AttrRef a_, b_;
+};
+
+TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
+  // 2,000 /24s with one attribute set: 4 octets each, two 4,096-octet UPDATEs.
+  for (uint32_t i = 0; i < 2000; ++i) in_->Announce(N(i), a_);
+  in_->Push();
+  EXPECT_EQ(session_->updates, 2u);
+  EXPECT_EQ(session_->held.size(), 2000u);
+  // Two attribute sets interleaved: one UPDATE per set.
+  for (uint32_t i = 2000; i < 2010; ++i) in_->Announce(N(i), i % 2 ? a_ : b_);
+  in_->Push();
+  EXPECT_EQ(session_->updates, 4u);
+  // Withdrawals ride in the first UPDATE with announcements.
+  in_->Withdraw(N(0));
+  in_->Withdraw(N(1));
+  in_->Announce(N(2), b_);
+  in_->Push();
+  // Changes that end where they started send nothing: withdraw and re-announce the same
+  // attributes, or announce and withdraw a new prefix, in one batch.
+  const size_t before = session_->updates;
+  in_->Withdraw(N(3));
+  in_->Announce(N(3), a_);
+  in_->Announce(N(5000), a_);
+  in_->Withdraw(N(5000));
+  in_->Push();
+  EXPECT_EQ(session_->updates, before);
+  out_->EndOfRib();
+  EXPECT_EQ(session_->end_of_ribs, 1u);
+  EXPECT_TRUE(out_->counters().end_of_rib_sent);
+  EXPECT_EQ(out_->counters().advertised, 2008u);
+  EXPECT_EQ(session_->held.size(), 2008u);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+  EXPECT_GOLDEN(session_->Log(), "tests/bgp/golden/peer_out.updates");
+}
+
+TEST_F(PeerOutTest, HighBacklogBlocksTheBranchUntilWritable) {
+  session_->backlog = 200000;
+  in_->Announce(N(1), a_);
+  in_->Push();
+  EXPECT_TRUE(out_->blocked());
+  EXPECT_TRUE(flow_.blocked);
+  out_->OnWritable();  // still above the mark: stays blocked
+  EXPECT_TRUE(flow_.blocked);
+  session_->backlog = 0;
+  out_->OnWritable();
+  EXPECT_FALSE(flow_.blocked);
+  EXPECT_FALSE(out_->blocked());
+}
+
+TEST_F(PeerOutTest, RouteRefreshReannouncesEverything) {
+  for (uint32_t i = 0; i < 300; ++i) in_->Announce(N(i), i < 150 ? a_ : b_);
+  in_->Push();
+  const size_t announced = session_->announced;
+  out_->Refresh();
+  RunLoop();
+  EXPECT_EQ(session_->announced, announced + 300);
+  EXPECT_EQ(out_->counters().advertised, 300u);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+}
+
+}  // namespace
+}  // namespace sluice::bgp
