@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "finder/registry.h"
 #include "grpcpp/grpcpp.h"
+#include "ipc/grpc_init.h"
 #include "ipc/grpc_status.h"
 #include "ipc/proto/finder.grpc.pb.h"
 #include "ipc/random.h"
@@ -108,7 +109,9 @@ class FinderServer::Impl final : public v1::Finder::CallbackService {
             options_.access_list, [] { return ipc::RandomOctets(16); },
             options_.recovery_grace.count() > 0),
         grace_timer_(io),
-        link_(std::make_shared<LoopLink>(LoopLink{&io, this})) {}
+        link_(std::make_shared<LoopLink>(LoopLink{&io, this})) {
+    ipc::HoldGrpcForProcessLifetime();
+  }
 
   ~Impl() override {
     Stop();

@@ -84,26 +84,30 @@ void SetWellKnown(WellKnown kind, const XrlValue& value, Message* m) {
     case WellKnown::kIPv6:
       SetIPv6(m, value.ipv6());
       return;
-    case WellKnown::kIP:
-      if (value.type() == AtomType::kIPv4) {
-        SetIPv4(MutableSub(m, "v4"), value.ipv4());
+    case WellKnown::kIP: {
+      net::IPAddress a = value.type() == AtomType::kIPv4   ? net::IPAddress(value.ipv4())
+                         : value.type() == AtomType::kIPv6 ? net::IPAddress(value.ipv6())
+                                                           : value.ipvx();
+      if (a.is_v4()) {
+        SetIPv4(MutableSub(m, "v4"), a.v4());
       } else {
-        SetIPv6(MutableSub(m, "v6"), value.ipv6());
+        SetIPv6(MutableSub(m, "v6"), a.v6());
       }
       return;
+    }
     case WellKnown::kIPv4Net:
       SetNet(m, value.ipv4net());
       return;
     case WellKnown::kIPv6Net:
       SetNet(m, value.ipv6net());
       return;
-    case WellKnown::kNet:
-      if (value.type() == AtomType::kIPv4Net) {
-        SetNet(MutableSub(m, "v4"), value.ipv4net());
-      } else {
-        SetNet(MutableSub(m, "v6"), value.ipv6net());
-      }
+    case WellKnown::kNet: {
+      const net::Prefix& p = value.type() == AtomType::kIPv4Net   ? value.ipv4net()
+                             : value.type() == AtomType::kIPv6Net ? value.ipv6net()
+                                                                  : value.ipvxnet();
+      SetNet(MutableSub(m, p.is_v4() ? "v4" : "v6"), p);
       return;
+    }
     case WellKnown::kMac:
       SetU64(m, "address", value.mac().value());
       return;
@@ -131,10 +135,10 @@ absl::StatusOr<std::optional<XrlValue>> ReadWellKnown(WellKnown kind, const Mess
       return XrlValue::IPv6(net::IPv6Address(GetU64(m, "hi"), GetU64(m, "lo")));
     case WellKnown::kIP:
       if (const Message* v4 = GetSubIfSet(m, "v4")) {
-        return XrlValue::IPv4(net::IPv4Address(GetU32(*v4, "address")));
+        return XrlValue::IPvX(net::IPv4Address(GetU32(*v4, "address")));
       }
       if (const Message* v6 = GetSubIfSet(m, "v6")) {
-        return XrlValue::IPv6(net::IPv6Address(GetU64(*v6, "hi"), GetU64(*v6, "lo")));
+        return XrlValue::IPvX(net::IPv6Address(GetU64(*v6, "hi"), GetU64(*v6, "lo")));
       }
       return std::optional<XrlValue>();
     case WellKnown::kIPv4Net:
@@ -145,11 +149,11 @@ absl::StatusOr<std::optional<XrlValue>> ReadWellKnown(WellKnown kind, const Mess
     case WellKnown::kNet:
       if (const Message* v4 = GetSubIfSet(m, "v4")) {
         ASSIGN_OR_RETURN(net::Prefix p, ReadNet(*v4, true));
-        return XrlValue::Net(p);
+        return XrlValue::IPvXNet(p);
       }
       if (const Message* v6 = GetSubIfSet(m, "v6")) {
         ASSIGN_OR_RETURN(net::Prefix p, ReadNet(*v6, false));
-        return XrlValue::Net(p);
+        return XrlValue::IPvXNet(p);
       }
       return std::optional<XrlValue>();
     case WellKnown::kMac:
@@ -163,13 +167,15 @@ absl::StatusOr<std::optional<XrlValue>> ReadWellKnown(WellKnown kind, const Mess
 AtomType WellKnownAtom(WellKnown kind) {
   switch (kind) {
     case WellKnown::kIPv4:
-    case WellKnown::kIP:
       return AtomType::kIPv4;
+    case WellKnown::kIP:
+      return AtomType::kIPvX;
     case WellKnown::kIPv6:
       return AtomType::kIPv6;
     case WellKnown::kIPv4Net:
-    case WellKnown::kNet:
       return AtomType::kIPv4Net;
+    case WellKnown::kNet:
+      return AtomType::kIPvXNet;
     case WellKnown::kIPv6Net:
       return AtomType::kIPv6Net;
     case WellKnown::kMac:
@@ -211,8 +217,8 @@ bool Accepts(const FieldDescriptor& field, AtomType given) {
   if (given == want) return true;
   if (field.cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) return false;
   WellKnown kind = Classify(field.message_type());
-  return (kind == WellKnown::kIP && given == AtomType::kIPv6) ||
-         (kind == WellKnown::kNet && given == AtomType::kIPv6Net);
+  return (kind == WellKnown::kIP && (given == AtomType::kIPv4 || given == AtomType::kIPv6)) ||
+         (kind == WellKnown::kNet && (given == AtomType::kIPv4Net || given == AtomType::kIPv6Net));
 }
 
 std::string FieldNames(const Descriptor& d) {
@@ -258,11 +264,6 @@ class ToMessage {
  private:
   static std::string DescribeType(const FieldDescriptor& field) {
     std::string atom(AtomTypeName(ScalarAtom(field)));
-    if (field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      WellKnown kind = Classify(field.message_type());
-      if (kind == WellKnown::kIP) atom = "ipv4 or ipv6";
-      if (kind == WellKnown::kNet) atom = "ipv4net or ipv6net";
-    }
     return field.is_repeated() ? absl::StrFormat("list<%s>", atom) : atom;
   }
 
@@ -416,11 +417,6 @@ absl::StatusOr<XrlArgs> MessageToArgs(const Message& message) {
       if (!value) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s[%d] has no address family set", f.full_name(), j));
-      }
-      if (j == 0) element = value->type();
-      if (value->type() != element) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s mixes IPv4 and IPv6 values; an XRL list holds one type", f.full_name()));
       }
       values.push_back(*std::move(value));
     }

@@ -9,7 +9,8 @@
 //   string -> txt                     bytes -> binary            enum -> txt (value name)
 //   sluice.types.v1.IPv4Address -> ipv4     IPv6Address -> ipv6     MacAddress -> mac
 //   sluice.types.v1.IPv4Prefix -> ipv4net   IPv6Prefix -> ipv6net
-//   sluice.types.v1.IPAddress -> ipv4 or ipv6; IPPrefix -> ipv4net or ipv6net (either family)
+//   sluice.types.v1.IPAddress -> ipvx      IPPrefix -> ipvxnet  (either family; when setting such
+//                                a field, ipv4/ipv6 and ipv4net/ipv6net are accepted too)
 //   any other message -> msg (its own arguments in parentheses; nests to any depth)
 //   repeated T -> list<T>; a map<K, V> is a list<msg> of (key:K=...&value:V=...)
 //
@@ -32,7 +33,7 @@ class Message;
 
 namespace sluice::ipc {
 
-// The XRL type that stands for `field` (for IPAddress and IPPrefix fields: ipv4 and ipv4net).
+// The XRL type that stands for `field`.
 XrlType FieldXrlType(const google::protobuf::FieldDescriptor& field);
 
 // Clears `message`, then sets its fields from `args`. Errors (InvalidArgument) name the
@@ -42,8 +43,8 @@ XrlType FieldXrlType(const google::protobuf::FieldDescriptor& field);
 //   argument 3 "routes[1].metric": no field metric in sluice.rib.v1.Route (fields: network, ...)
 absl::Status ArgsToMessage(const XrlArgs& args, google::protobuf::Message* message);
 
-// The arguments that describe `message`. Errors (InvalidArgument): a repeated IPAddress or
-// IPPrefix field that mixes families (a list holds one atom type).
+// The arguments that describe `message`. Errors (InvalidArgument): a prefix length out of range,
+// an element of a repeated IPAddress or IPPrefix field with no family set.
 absl::StatusOr<XrlArgs> MessageToArgs(const google::protobuf::Message& message);
 
 }  // namespace sluice::ipc

@@ -242,8 +242,17 @@ std::shared_ptr<ChannelClient> RouterCore::ChannelTo(const std::string& endpoint
   return channel;
 }
 
+void RouterCore::Retire(std::shared_ptr<void> client) {
+  if (client != nullptr) retired_.push_back(std::move(client));
+  std::erase_if(retired_, [](const std::shared_ptr<void>& c) { return c.use_count() == 1; });
+}
+
 void RouterCore::ChannelFailed(const std::string& endpoint) {
-  channels_.erase(endpoint);
+  auto it = channels_.find(endpoint);
+  if (it != channels_.end()) {
+    Retire(std::move(it->second));
+    channels_.erase(it);
+  }
   for (auto& [name, target] : targets_) {
     absl::erase_if(target.services,
                    [&](const auto& entry) { return entry.second->endpoint == endpoint; });

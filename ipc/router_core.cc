@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "ipc/channel_client.h"
 #include "ipc/finder_session.h"
+#include "ipc/grpc_init.h"
 #include "ipc/inproc.h"
 #include "ipc/random.h"
 #include "ipc/rpc_server.h"
@@ -54,6 +55,7 @@ RouterCore::RouterCore(boost::asio::io_context& io, std::string class_name,
       reactors_(std::make_shared<ReactorCount>()),
       incarnation_(RandomOctets(16)),
       shutdown_handler_([&io] { io.stop(); }) {
+  HoldGrpcForProcessLifetime();
   AddCommonHandlers();
 }
 
@@ -162,12 +164,18 @@ void RouterCore::Shutdown() {
   if (retry_timer_) retry_timer_->cancel();
   if (wait_timer_) wait_timer_->cancel();
   if (session_ != nullptr) session_->Cancel();
+  retired_.push_back(std::move(session_));
   session_.reset();
-  for (auto& [endpoint, channel] : channels_) channel->Cancel();
+  for (auto& [endpoint, channel] : channels_) {
+    channel->Cancel();
+    retired_.push_back(std::move(channel));
+  }
   channels_.clear();
   targets_.clear();
   if (server_ != nullptr) server_->Stop();
+  // Every gRPC client has seen OnDone; only now are they freed, on this thread.
   reactors_->WaitForZero();
+  retired_.clear();
   server_.reset();
   retry_timer_.reset();
   wait_timer_.reset();

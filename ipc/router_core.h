@@ -116,6 +116,10 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   absl::Status CheckTypes(const MethodName& method, const OutgoingCall& call);
   void Drain(const std::string& name, Target& target);
   std::shared_ptr<ChannelClient> ChannelTo(const std::string& endpoint, const std::string& target);
+  // Keeps an ended gRPC client (session or channel) until no gRPC thread holds it, and frees it
+  // on the loop: a gRPC thread must never drop the last reference to a grpc::Channel, or gRPC
+  // shuts its callback queue down from that queue's own thread (abort or deadlock).
+  void Retire(std::shared_ptr<void> client);
   void ChannelFailed(const std::string& endpoint);
   void Invalidate(const std::string& instance);
 
@@ -157,6 +161,7 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   // Calls.
   absl::flat_hash_map<std::string, Target> targets_;
   absl::flat_hash_map<std::string, std::shared_ptr<ChannelClient>> channels_;  // by endpoint
+  std::vector<std::shared_ptr<void>> retired_;
   absl::flat_hash_map<std::string, absl::StatusOr<MethodName>> text_methods_;
   absl::flat_hash_map<std::string, const google::protobuf::MethodDescriptor*> method_types_;
 

@@ -138,6 +138,7 @@ void RouterCore::OnRegistered(const fv1::Registered& registered) {
 
 void RouterCore::OnSessionClosed(uint64_t generation, absl::Status status) {
   if (generation != session_generation_ || shut_down_) return;
+  Retire(std::move(session_));
   session_.reset();
   bool was_registered = finder_state_ == FinderState::kRegistered;
   finder_state_ = FinderState::kDown;

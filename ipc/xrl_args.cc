@@ -10,9 +10,11 @@
 namespace sluice::ipc {
 namespace {
 
-constexpr std::array<std::string_view, 14> kAtomNames = {
-    "i32",    "u32",  "i64",  "u64",     "bool",    "fp64", "txt",
-    "binary", "ipv4", "ipv6", "ipv4net", "ipv6net", "mac",  "msg"};
+// Indexed by AtomType.
+constexpr std::array<std::string_view, 16> kAtomNames = {
+    "i32",  "u32",  "i64",     "u64",     "bool", "fp64", "txt",  "binary",
+    "ipv4", "ipv6", "ipv4net", "ipv6net", "mac",  "msg",  "ipvx", "ipvxnet"};
+static_assert(kAtomNames.size() == static_cast<size_t>(AtomType::kIPvXNet) + 1);
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -135,7 +137,8 @@ class ArgsParser {
     if (!type) {
       return Error(type_start, where,
                    absl::StrFormat("unknown type \"%s\" (want i32 u32 i64 u64 bool fp64 txt "
-                                   "binary ipv4 ipv6 ipv4net ipv6net mac msg or list<T>)",
+                                   "binary ipv4 ipv6 ipv4net ipv6net ipvx ipvxnet mac msg or "
+                                   "list<T>)",
                                    type_text));
     }
     pos_ = eq + 1;
@@ -363,7 +366,11 @@ void XrlValue::AppendTo(std::string* out, bool in_list) const {
       return;
     case AtomType::kIPv4Net:
     case AtomType::kIPv6Net:
+    case AtomType::kIPvXNet:
       out->append(std::get<net::Prefix>(v_).ToString());
+      return;
+    case AtomType::kIPvX:
+      out->append(ipvx().ToString());
       return;
     case AtomType::kMac:
       out->append(mac().ToString());
@@ -449,6 +456,16 @@ absl::StatusOr<XrlValue> XrlValue::ParseScalar(AtomType type, std::string_view t
         return BadValue(type, text, want_v4 ? "not an IPv4 prefix" : "not an IPv6 prefix");
       }
       return Net(*v);
+    }
+    case AtomType::kIPvX: {
+      auto v = net::IPAddress::Parse(text);
+      if (!v.ok()) return BadValue(type, text, "not an IPv4 or IPv6 address");
+      return IPvX(*v);
+    }
+    case AtomType::kIPvXNet: {
+      auto v = net::Prefix::Parse(text);
+      if (!v.ok()) return BadValue(type, text, std::string(v.status().message()));
+      return IPvXNet(*v);
     }
     case AtomType::kMac: {
       auto v = MacAddress::Parse(text);

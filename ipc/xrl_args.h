@@ -14,6 +14,7 @@
 //   binary         hex digits, two per octet             00ff10
 //   ipv4 ipv6      address (RFC 5952 form printed)       192.0.2.1   2001:db8::1
 //   ipv4net ipv6net  prefix, host bits zero              10.0.0.0/8  2001:db8::/32
+//   ipvx ipvxnet   address / prefix of either family     192.0.2.1   2001:db8::/32
 //   mac            six hex octets                        00:11:22:aa:bb:cc
 //   msg            a nested message: its own arguments in parentheses
 //                                                        route:msg=(network:ipv4net=10.0.0.0/8&nexthop:ipv4=192.0.2.1)
@@ -63,6 +64,8 @@ enum class AtomType : uint8_t {
   kIPv6Net,
   kMac,
   kMsg,
+  kIPvX,     // an address of either family (XORP's IPvX)
+  kIPvXNet,  // a prefix of either family (XORP's IPvXNet)
 };
 
 // "i32", "ipv4net", "msg", ...
@@ -131,10 +134,13 @@ class XrlValue {
   }
   static XrlValue IPv4(net::IPv4Address v) { return XrlValue(AtomType::kIPv4, v); }
   static XrlValue IPv6(net::IPv6Address v) { return XrlValue(AtomType::kIPv6, v); }
-  // Either family; the atom type follows the address.
+  // ipv4 or ipv6, following the address's family.
   static XrlValue IP(const net::IPAddress& v);
-  // Either family: ipv4net or ipv6net follows the prefix.
+  // ipv4net or ipv6net, following the prefix's family.
   static XrlValue Net(const net::Prefix& v);
+  // ipvx / ipvxnet: either family.
+  static XrlValue IPvX(const net::IPAddress& v) { return XrlValue(AtomType::kIPvX, v); }
+  static XrlValue IPvXNet(const net::Prefix& v) { return XrlValue(AtomType::kIPvXNet, v); }
   static XrlValue Mac(MacAddress v) { return XrlValue(AtomType::kMac, v); }
   static XrlValue Msg(XrlArgs v) { return XrlValue(AtomType::kMsg, std::move(v)); }
 
@@ -153,6 +159,8 @@ class XrlValue {
   net::IPv6Address ipv6() const { return std::get<net::IPv6Address>(v_); }
   const net::Prefix& ipv4net() const { return std::get<net::Prefix>(v_); }
   const net::Prefix& ipv6net() const { return std::get<net::Prefix>(v_); }
+  const net::IPAddress& ipvx() const { return std::get<net::IPAddress>(v_); }
+  const net::Prefix& ipvxnet() const { return std::get<net::Prefix>(v_); }
   MacAddress mac() const { return std::get<MacAddress>(v_); }
   const XrlArgs& msg() const { return std::get<XrlArgs>(v_); }
 
@@ -169,7 +177,7 @@ class XrlValue {
 
  private:
   using Storage = std::variant<int64_t, uint64_t, bool, double, std::string, net::IPv4Address,
-                               net::IPv6Address, net::Prefix, MacAddress, XrlArgs>;
+                               net::IPv6Address, net::IPAddress, net::Prefix, MacAddress, XrlArgs>;
   template <typename T>
   XrlValue(AtomType type, T v) : type_(type), v_(std::move(v)) {}
 

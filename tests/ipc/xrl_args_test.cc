@@ -44,6 +44,10 @@ TEST(XrlArgsTest, EveryAtomTypeRoundTrips) {
       "a:ipv4net=10.0.0.0/8",
       "a:ipv6net=2001:db8::/32",
       "a:mac=00:11:22:aa:bb:cc",
+      "a:ipvx=192.0.2.1",
+      "a:ipvx=2001:db8::1",
+      "a:ipvxnet=10.0.0.0/8",
+      "a:list<ipvxnet>=10.0.0.0/8,2001:db8::/32",
       "a:msg=(x:u32=1&y:txt=two)",
       "a:msg=()",
       "a:list<u32>=1,2,3",
@@ -107,6 +111,8 @@ TEST(XrlArgsTest, MalformedArgumentsNameColumnAndArgument) {
   EXPECT_THAT(ParseError("a:ipv4net=10.0.0.1/8"), HasSubstr("bad ipv4net value"));
   EXPECT_THAT(ParseError("a:ipv4net=2001:db8::/32"), HasSubstr("not an IPv4 prefix"));
   EXPECT_THAT(ParseError("a:mac=00:11:22"), HasSubstr("bad mac value"));
+  EXPECT_THAT(ParseError("a:ipvx=10.0.0.0/8"), HasSubstr("not an IPv4 or IPv6 address"));
+  EXPECT_THAT(ParseError("a:ipvxnet=10.0.0.0"), HasSubstr("bad ipvxnet value"));
   EXPECT_THAT(ParseError("a:u32=1&b:float=2"),
               HasSubstr("column 11: argument 2 \"b\": unknown type \"float\""));
   EXPECT_THAT(ParseError("a:u32"), HasSubstr("expected '=' after the type"));
@@ -138,7 +144,7 @@ TEST(XrlArgsTest, TypesParseAndPrint) {
   EXPECT_EQ(XrlType::Parse("msg")->atom, AtomType::kMsg);
   EXPECT_FALSE(XrlType::Parse("list<>"));
   EXPECT_FALSE(XrlType::Parse("List<u32>"));
-  for (int i = 0; i <= static_cast<int>(AtomType::kMsg); ++i) {
+  for (int i = 0; i <= static_cast<int>(AtomType::kIPvXNet); ++i) {
     auto type = static_cast<AtomType>(i);
     EXPECT_EQ(AtomTypeFromName(AtomTypeName(type)), type);
   }
