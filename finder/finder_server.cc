@@ -236,6 +236,9 @@ class SessionReactor final : public grpc::ServerBidiReactor<v1::SessionRequest, 
       case v1::SessionRequest::kUnwatch:
         impl.registry_.Unwatch(link.id, request.unwatch().watch_id());
         return;
+      case v1::SessionRequest::kReady:
+        impl.registry_.Ready(link.id);
+        return;
       case v1::SessionRequest::KIND_NOT_SET:
         link.Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty session request"));
         return;

@@ -116,15 +116,28 @@ absl::StatusOr<v1::Registered> Registry::Register(SessionId id,
   auto [it, inserted] = components_.emplace(instance, std::move(component));
   SLUICE_LOG(kInfo) << "registered " << instance << " (class " << class_name << ", "
                     << it->second.keys.size() << " methods)";
-  Notify(it->second, v1::LifetimeEvent::BIRTH);
   return reply;
 }
 
+void Registry::Ready(SessionId id) {
+  auto session = sessions_.find(id);
+  if (session == sessions_.end() || session->second.instance.empty()) return;
+  auto it = components_.find(session->second.instance);
+  if (it == components_.end() || it->second.ready) return;
+  it->second.ready = true;
+  v1::SessionEvent visible;
+  visible.mutable_visible();
+  session->second.sink->Send(std::move(visible));
+  Notify(it->second, v1::LifetimeEvent::BIRTH);
+}
+
 Registry::Component* Registry::FindTarget(const std::string& name) {
-  if (auto it = components_.find(name); it != components_.end()) return &it->second;
+  if (auto it = components_.find(name); it != components_.end()) {
+    return it->second.ready ? &it->second : nullptr;
+  }
   Component* oldest = nullptr;
   for (auto& [instance, component] : components_) {
-    if (component.registration.class_name() == name &&
+    if (component.ready && component.registration.class_name() == name &&
         (oldest == nullptr || component.order < oldest->order)) {
       oldest = &component;
     }
@@ -195,7 +208,9 @@ void Registry::Watch(SessionId id, const v1::WatchRequest& request) {
   session.watches[request.watch_id()] = watch;
   std::vector<const Component*> matches;
   for (const auto& [instance, component] : components_) {
-    if (WatchMatches(watch, component.registration)) matches.push_back(&component);
+    if (component.ready && WatchMatches(watch, component.registration)) {
+      matches.push_back(&component);
+    }
   }
   std::sort(matches.begin(), matches.end(),
             [](const Component* a, const Component* b) { return a->order < b->order; });
@@ -262,6 +277,7 @@ void Registry::Close(SessionId id) {
   Component component = std::move(it->second);
   components_.erase(it);
   SLUICE_LOG(kInfo) << "deregistered " << instance;
+  if (!component.ready) return;  // never visible: nobody knows it
   for (SessionId resolver : component.resolvers) {
     auto r = sessions_.find(resolver);
     if (r == sessions_.end()) continue;
@@ -275,7 +291,9 @@ void Registry::Close(SessionId id) {
 
 v1::ListTargetsReply Registry::ListTargets() const {
   std::vector<const Component*> all;
-  for (const auto& [instance, component] : components_) all.push_back(&component);
+  for (const auto& [instance, component] : components_) {
+    if (component.ready) all.push_back(&component);
+  }
   std::sort(all.begin(), all.end(),
             [](const Component* a, const Component* b) { return a->order < b->order; });
   v1::ListTargetsReply reply;
@@ -293,6 +311,7 @@ v1::ListTargetsReply Registry::ListTargets() const {
 
 absl::StatusOr<v1::GetDescriptorsReply> Registry::GetDescriptors(const std::string& service) const {
   for (const auto& [instance, component] : components_) {
+    if (!component.ready) continue;
     for (const auto& s : component.registration.services()) {
       if (s.name() != service) continue;
       v1::GetDescriptorsReply reply;

@@ -41,11 +41,14 @@ class Registry {
 
   // A new session; events for it go to `sink` (which must outlive Close(id)).
   SessionId Open(SessionSink* sink);
-  // Registers the session's component. Errors (the adapter ends the stream with them):
-  // FailedPrecondition (registered twice), InvalidArgument (bad names), AlreadyExists (the
-  // instance name is taken, or a sole-instance class already has an instance).
-  // Watchers of the new component get `birth`.
+  // Registers the session's component and reserves its name. Errors (the adapter ends the
+  // stream with them): FailedPrecondition (registered twice), InvalidArgument (bad names),
+  // AlreadyExists (the instance name is taken, or a sole-instance class already has an
+  // instance). The component is not visible until Ready().
   absl::StatusOr<v1::Registered> Register(SessionId id, const v1::Registration& registration);
+  // The session's component has installed its keys: it becomes resolvable and listed, it gets
+  // `visible`, and its watchers get `birth`.
+  void Ready(SessionId id);
   // Resolves for the session's component; remembers the resolver for invalidation.
   v1::ResolveReply Resolve(SessionId id, const v1::ResolveRequest& request);
   // Sends `birth` for every live match now, then `synced` (after the grace period).
@@ -70,6 +73,7 @@ class Registry {
   struct Component {
     SessionId session = 0;
     uint64_t order = 0;  // registration order: a class resolves to its oldest instance
+    bool ready = false;  // visible: resolvable, listed, born to watchers
     v1::Registration registration;
     absl::flat_hash_map<std::string, std::string> keys;  // method path -> key
     absl::flat_hash_set<SessionId> resolvers;

@@ -138,6 +138,7 @@ absl::Status RouterCore::Start() {
   }
   if (options_.allow_inproc) inproc_endpoint_ = AddInprocRouter(weak_from_this());
   started_ = true;
+  work_.emplace(io_.get_executor());
   if (!status_set_) status_ = common::v1::READY;
   retry_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
   wait_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
@@ -179,6 +180,7 @@ void RouterCore::Shutdown() {
   server_.reset();
   retry_timer_.reset();
   wait_timer_.reset();
+  work_.reset();
 }
 
 }  // namespace sluice::ipc::internal

@@ -8,10 +8,12 @@
 //                     or over gRPC
 //   router_finder.cc  the Finder session: registration, reconnection, resolutions, watches
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,7 +69,7 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
 
   const std::string& class_name() const { return class_name_; }
   const std::string& instance_name() const { return instance_name_; }
-  bool registered() const { return finder_state_ == FinderState::kRegistered; }
+  bool registered() const { return visible_; }
   const std::vector<std::string>& endpoints() const { return endpoints_; }
 
  private:
@@ -129,6 +131,7 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   void OnSessionEvent(uint64_t generation, finder::v1::SessionEvent event);
   void OnSessionClosed(uint64_t generation, absl::Status status);
   void OnRegistered(const finder::v1::Registered& registered);
+  void OnVisible();
   void OnResolved(const finder::v1::ResolveReply& reply);
   void OnLifetime(const finder::v1::LifetimeEvent& event);
   void OnSynced(uint64_t watch_id);
@@ -170,8 +173,11 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   std::shared_ptr<FinderSession> session_;
   uint64_t session_generation_ = 0;
   bool ever_registered_ = false;
+  bool visible_ = false;     // the Finder confirmed `ready`: others can resolve us
   bool waited_out_ = false;  // finder_wait_ms passed without a registration
   absl::Status finder_error_;
+  // While started: io_context::run() does not return while calls are inside gRPC.
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::unique_ptr<boost::asio::steady_timer> retry_timer_;
   std::unique_ptr<boost::asio::steady_timer> wait_timer_;
   int retry_delay_ms_ = 50;

@@ -98,6 +98,9 @@ void RouterCore::OnSessionEvent(uint64_t generation, fv1::SessionEvent event) {
     case fv1::SessionEvent::kInvalidate:
       Invalidate(event.invalidate().instance_name());
       return;
+    case fv1::SessionEvent::kVisible:
+      OnVisible();
+      return;
     case fv1::SessionEvent::KIND_NOT_SET:
       return;
   }
@@ -116,6 +119,10 @@ void RouterCore::OnRegistered(const fv1::Registered& registered) {
     keys[key.method()] = key.key();
   }
   methods_.SetKeys(std::move(keys));
+  // Keys installed: now the Finder may let others call us.
+  fv1::SessionRequest ready;
+  ready.mutable_ready();
+  session_->Send(std::move(ready));
   SLUICE_LOG(kInfo) << instance_name_ << (reconnect ? " re-registered" : " registered")
                     << " with the Finder at " << finder_address_;
   if (reconnect) {
@@ -130,16 +137,19 @@ void RouterCore::OnRegistered(const fv1::Registered& registered) {
   for (auto& [name, target] : targets_) {
     if (!target.queue.empty()) RequestResolution(name, target.queue.front().method.service());
   }
-  if (!ever_registered_) {
-    ever_registered_ = true;
-    ReportReady(absl::OkStatus());
-  }
+  ever_registered_ = true;
+}
+
+void RouterCore::OnVisible() {
+  visible_ = true;
+  ReportReady(absl::OkStatus());
 }
 
 void RouterCore::OnSessionClosed(uint64_t generation, absl::Status status) {
   if (generation != session_generation_ || shut_down_) return;
   Retire(std::move(session_));
   session_.reset();
+  visible_ = false;
   bool was_registered = finder_state_ == FinderState::kRegistered;
   finder_state_ = FinderState::kDown;
   finder_error_ = status;

@@ -69,7 +69,10 @@
 // period ends).
 //
 // Threads. Use the router on its loop thread only (construct, Handle, Start, Call, Watch,
-// destroy). The io_context must outlive the router. Destroying the router stops serving,
+// destroy). The io_context must outlive the router. From Start() until it is destroyed the
+// router keeps the io_context busy, so io_context::run() does not return while calls are in
+// flight inside gRPC: stop the loop with io_context::stop() (the default shutdown handler
+// does). Destroying the router stops serving,
 // cancels calls in flight (their callbacks do not run), and ends its Finder session (watchers
 // elsewhere see its death).
 
@@ -186,8 +189,9 @@ class XrlRouter {
   // Starts serving and registering with the Finder (asynchronously). Errors: a listening
   // endpoint that cannot be bound or is malformed (Unavailable / InvalidArgument).
   absl::Status Start();
-  // Runs once on the loop when the first registration succeeds (OK) or when the Finder could
-  // not be reached within finder_wait_ms (the error; the router keeps trying).
+  // Runs once on the loop when the first registration succeeds and the component is visible
+  // to others (OK), or when the Finder refused the registration or could not be reached within
+  // finder_wait_ms (the error; the router keeps trying).
   void OnReady(std::function<void(absl::Status)> fn);
 
   // --- Calling.
@@ -234,7 +238,7 @@ class XrlRouter {
   const std::string& class_name() const;
   // The registered instance name ("" before the first registration when the Finder picks it).
   const std::string& instance_name() const;
-  bool registered() const;  // registered with the Finder right now
+  bool registered() const;  // registered with the Finder and visible to others right now
   // Where the router serves ("unix:/...", "tcp:127.0.0.1:PORT"), after Start().
   const std::vector<std::string>& endpoints() const;
 

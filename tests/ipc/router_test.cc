@@ -212,6 +212,27 @@ TEST_F(RouterTest, UnaryTransportWorks) {
   EXPECT_EQ(failed.status(), absl::OutOfRangeError("too far"));
 }
 
+TEST_F(RouterTest, UnaryTransportUnderLoad) {
+  auto server = MakeServer("echo");
+  RouterOptions options = Options();
+  options.unary_calls = true;
+  auto client = MakeClient("caller", options);
+  constexpr int kCalls = 20000;
+  int sent = 0, answered = 0, failed = 0;
+  std::function<void()> send = [&] {
+    tv1::AddRequest request;
+    request.set_a(sent++);
+    client->Call("echo", kAdd, request, [&](absl::StatusOr<tv1::AddReply> reply) {
+      ++answered;
+      failed += !reply.ok();
+      if (sent < kCalls) send();
+    });
+  };
+  for (int i = 0; i < 100; ++i) send();
+  EXPECT_TRUE(RunUntil([&] { return answered == kCalls; }, 60000)) << answered;
+  EXPECT_EQ(failed, 0);
+}
+
 TEST_F(RouterTest, ErrorsAreClear) {
   auto server = MakeServer("echo");
   auto client = MakeClient("caller");
