@@ -74,11 +74,19 @@ class AsyncHandler final : public Handler {
   F fn_;
 };
 
+// A distinct address per (Request, Reply) pair: lets the router check a call's types against a
+// method once per pair instead of reading protobuf descriptors on every call.
+template <typename Request, typename Reply>
+inline constexpr char kTypeTag = 0;
+
 // One call made by this router: owns the request, the reply being received, and the caller's
 // callback. The router finishes it exactly once, on the caller's loop thread, then deletes it.
 class OutgoingCall {
  public:
   virtual ~OutgoingCall() = default;
+  // &kTypeTag<Request, Reply> for generated types; null when the types are only known at run
+  // time (dynamic messages), which are then checked on every call.
+  virtual const void* type_tag() const { return nullptr; }
   virtual const google::protobuf::Message& request() const = 0;
   virtual google::protobuf::Message* reply() = 0;
   // Runs the callback with *reply() (OK) or the error.
@@ -91,6 +99,7 @@ class TypedCall final : public OutgoingCall {
  public:
   TypedCall(Request request, F callback)
       : request_(std::move(request)), callback_(std::move(callback)) {}
+  const void* type_tag() const override { return &kTypeTag<Request, Reply>; }
   const google::protobuf::Message& request() const override { return request_; }
   google::protobuf::Message* reply() override { return &reply_; }
   void Finish(absl::Status status) override {

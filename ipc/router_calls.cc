@@ -17,7 +17,7 @@ namespace {
 class InprocCall final : public CallCompletion {
  public:
   InprocCall(std::shared_ptr<LoopRef> caller, bool same_loop, std::unique_ptr<OutgoingCall> call,
-             Handler* handler, std::string target)
+             Handler* handler, std::shared_ptr<RouterCore> target)
       : caller_(std::move(caller)),
         same_loop_(same_loop),
         call_(std::move(call)),
@@ -26,7 +26,8 @@ class InprocCall final : public CallCompletion {
 
   ~InprocCall() {
     if (!ran_ && call_ != nullptr) {
-      Return(absl::UnavailableError(absl::StrFormat("%s shut down before the call ran", target_)));
+      Return(absl::UnavailableError(
+          absl::StrFormat("%s shut down before the call ran", target_->instance_name())));
     }
   }
 
@@ -78,7 +79,7 @@ class InprocCall final : public CallCompletion {
   bool same_loop_;
   std::unique_ptr<OutgoingCall> call_;
   Handler* handler_;
-  std::string target_;
+  std::shared_ptr<RouterCore> target_;
   std::unique_ptr<google::protobuf::Message> request_copy_;
   std::unique_ptr<google::protobuf::Message> reply_copy_;
   bool ran_ = false;
@@ -111,24 +112,52 @@ void RouterCore::CallText(std::string_view target, std::string_view method,
   Call(target, *it->second, std::move(call));
 }
 
-absl::Status RouterCore::CheckTypes(const MethodName& method, const OutgoingCall& call) {
-  auto it = method_types_.find(method.path());
-  if (it == method_types_.end()) {
-    it = method_types_
-             .emplace(method.path(),
-                      google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(
-                          method.full_name()))
-             .first;
-  }
-  const google::protobuf::MethodDescriptor* desc = it->second;
-  if (desc == nullptr) return absl::OkStatus();  // not linked in: the receiver checks
+absl::Status RouterCore::CheckTypes(const MethodName& method, MethodEntry& entry,
+                                    Resolution& resolution, OutgoingCall& call) {
+  const void* tag = call.type_tag();
+  if (tag != nullptr && tag == entry.checked_tag) return absl::OkStatus();
   const auto* request = call.request().GetDescriptor();
-  const auto* reply = const_cast<OutgoingCall&>(call).reply()->GetDescriptor();
-  if (request != desc->input_type() && request->full_name() != desc->input_type()->full_name()) {
-    return TypeMismatch(method, "request", desc->input_type(), request);
+  const auto* reply = call.reply()->GetDescriptor();
+  const google::protobuf::Descriptor* want_request = nullptr;
+  const google::protobuf::Descriptor* want_reply = nullptr;
+  if (resolution.inproc != nullptr) {
+    if (entry.handler == nullptr && entry.handler_status.ok()) {
+      auto handler = resolution.inproc->methods().Authorize(method.path(), entry.key);
+      if (handler.ok()) {
+        entry.handler = *handler;
+      } else {
+        entry.handler_status = handler.status();
+      }
+    }
+    if (entry.handler == nullptr) return entry.handler_status;
+    want_request = entry.handler->request_prototype().GetDescriptor();
+    want_reply = entry.handler->reply_prototype().GetDescriptor();
+  } else {
+    auto it = method_types_.find(method.path());
+    if (it == method_types_.end()) {
+      it = method_types_
+               .emplace(method.path(),
+                        google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(
+                            method.full_name()))
+               .first;
+    }
+    if (it->second == nullptr) return absl::OkStatus();  // not linked in: the receiver checks
+    want_request = it->second->input_type();
+    want_reply = it->second->output_type();
   }
-  if (reply != desc->output_type() && reply->full_name() != desc->output_type()->full_name()) {
-    return TypeMismatch(method, "reply", desc->output_type(), reply);
+  if (request != want_request && request->full_name() != want_request->full_name()) {
+    return TypeMismatch(method, "request", want_request, request);
+  }
+  if (reply != want_reply && reply->full_name() != want_reply->full_name()) {
+    return TypeMismatch(method, "reply", want_reply, reply);
+  }
+  // Same names but other descriptors: a dynamic message meeting a generated handler.
+  bool convert = request != want_request || reply != want_reply;
+  if (tag != nullptr) {
+    entry.checked_tag = tag;
+    entry.convert = convert;
+  } else {
+    entry.convert = convert;  // rechecked on every dynamic call
   }
   return absl::OkStatus();
 }
@@ -136,9 +165,6 @@ absl::Status RouterCore::CheckTypes(const MethodName& method, const OutgoingCall
 void RouterCore::Call(std::string_view target_name, const MethodName& method,
                       std::unique_ptr<OutgoingCall> call) {
   if (shut_down_) return;
-  if (absl::Status status = CheckTypes(method, *call); !status.ok()) {
-    return FailLater(std::move(call), std::move(status));
-  }
   absl::string_view key(target_name.data(), target_name.size());
   auto it = targets_.find(key);
   if (it == targets_.end()) it = targets_.emplace(key, Target()).first;
@@ -178,51 +204,33 @@ void RouterCore::Drain(const std::string& name, Target& target) {
 
 void RouterCore::Dispatch(Resolution& resolution, const MethodName& method,
                           std::unique_ptr<OutgoingCall> call) {
-  auto key = resolution.keys.find(method.path());
-  if (key == resolution.keys.end()) {
+  auto entry = resolution.methods.find(method.path());
+  if (entry == resolution.methods.end()) {
     return FailLater(std::move(call),
                      absl::UnimplementedError(absl::StrFormat(
                          "%s has no method %s", resolution.instance,
                          method.xrl().empty() ? method.full_name() : method.xrl())));
   }
-  if (resolution.inproc != nullptr) return DispatchInproc(resolution, method, std::move(call));
+  if (absl::Status status = CheckTypes(method, entry->second, resolution, *call); !status.ok()) {
+    return FailLater(std::move(call), std::move(status));
+  }
+  if (resolution.inproc != nullptr) {
+    return DispatchInproc(resolution, entry->second, method, std::move(call));
+  }
   if (options_.unary_calls) {
-    resolution.channel->SendUnary(method.path(), key->second, std::move(call));
+    resolution.channel->SendUnary(method.path(), entry->second.key, std::move(call));
   } else {
-    resolution.channel->Send(method.path(), key->second, std::move(call));
+    resolution.channel->Send(method.path(), entry->second.key, std::move(call));
   }
 }
 
-void RouterCore::DispatchInproc(Resolution& resolution, const MethodName& method,
-                                std::unique_ptr<OutgoingCall> call) {
-  auto handler = resolution.inproc_handlers.find(method.path());
-  if (handler == resolution.inproc_handlers.end()) {
-    handler = resolution.inproc_handlers
-                  .emplace(method.path(), resolution.inproc->methods().Authorize(
-                                              method.path(), resolution.keys[method.path()]))
-                  .first;
-  }
-  if (!handler->second.ok()) return FailLater(std::move(call), handler->second.status());
-  Handler* h = *handler->second;
-  bool convert = false;
-  const auto* want_request = h->request_prototype().GetDescriptor();
-  const auto* want_reply = h->reply_prototype().GetDescriptor();
-  const auto* request = call->request().GetDescriptor();
-  const auto* reply = call->reply()->GetDescriptor();
-  if (request != want_request || reply != want_reply) {
-    if (request->full_name() != want_request->full_name()) {
-      return FailLater(std::move(call), TypeMismatch(method, "request", want_request, request));
-    }
-    if (reply->full_name() != want_reply->full_name()) {
-      return FailLater(std::move(call), TypeMismatch(method, "reply", want_reply, reply));
-    }
-    convert = true;
-  }
+void RouterCore::DispatchInproc(Resolution& resolution, MethodEntry& entry,
+                                const MethodName& method, std::unique_ptr<OutgoingCall> call) {
   RouterCore& target = *resolution.inproc;
   bool same_loop = &target.io() == &io_;
-  auto inproc =
-      std::make_unique<InprocCall>(loop_, same_loop, std::move(call), h, resolution.instance);
-  if (convert) inproc->Convert();
+  auto inproc = std::make_unique<InprocCall>(loop_, same_loop, std::move(call), entry.handler,
+                                             resolution.inproc);
+  if (entry.convert) inproc->Convert();
   auto task = [inproc = std::move(inproc)]() mutable { inproc.release()->Run(); };
   if (same_loop) {
     target.loop()->PostFromLoop(std::move(task));

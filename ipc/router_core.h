@@ -74,13 +74,20 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
 
  private:
   // A cached answer of the Finder for (target, service).
+  // One method of a resolved service; what a call needs, found with one lookup.
+  struct MethodEntry {
+    std::string key;
+    const void* checked_tag = nullptr;  // call types already checked against the method
+    bool convert = false;               // in-process: request/reply types differ (dynamic)
+    Handler* handler = nullptr;         // in-process: authorized handler, once looked up
+    absl::Status handler_status;        // in-process: why there is no handler
+  };
   struct Resolution {
     std::string instance;
     std::string endpoint;
-    absl::flat_hash_map<std::string, std::string> keys;  // method path -> key
-    std::shared_ptr<RouterCore> inproc;                  // the target, when in this process
-    absl::flat_hash_map<std::string, absl::StatusOr<Handler*>> inproc_handlers;
-    std::shared_ptr<ChannelClient> channel;  // else
+    absl::flat_hash_map<std::string, MethodEntry> methods;  // by method path
+    std::shared_ptr<RouterCore> inproc;                     // the target, when in this process
+    std::shared_ptr<ChannelClient> channel;                 // else
   };
   struct QueuedCall {
     MethodName method;
@@ -113,9 +120,11 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   // router_calls.cc
   void Dispatch(Resolution& resolution, const MethodName& method,
                 std::unique_ptr<OutgoingCall> call);
-  void DispatchInproc(Resolution& resolution, const MethodName& method,
+  void DispatchInproc(Resolution& resolution, MethodEntry& entry, const MethodName& method,
                       std::unique_ptr<OutgoingCall> call);
-  absl::Status CheckTypes(const MethodName& method, const OutgoingCall& call);
+  // Checks the call's request and reply types against the method (once per type pair).
+  absl::Status CheckTypes(const MethodName& method, MethodEntry& entry, Resolution& resolution,
+                          OutgoingCall& call);
   void Drain(const std::string& name, Target& target);
   std::shared_ptr<ChannelClient> ChannelTo(const std::string& endpoint, const std::string& target);
   // Keeps an ended gRPC client (session or channel) until no gRPC thread holds it, and frees it

@@ -214,7 +214,7 @@ void RouterCore::OnResolved(const fv1::ResolveReply& reply) {
   if (status.ok()) {
     resolution = std::make_shared<Resolution>();
     resolution->instance = reply.instance_name();
-    for (const auto& k : reply.keys()) resolution->keys[k.method()] = k.key();
+    for (const auto& k : reply.keys()) resolution->methods[k.method()].key = k.key();
     std::string unix_endpoint, tcp_endpoint;
     for (const std::string& endpoint : reply.endpoints()) {
       if (endpoint.rfind("inproc:", 0) == 0) {
