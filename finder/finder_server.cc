@@ -355,6 +355,11 @@ absl::Status FinderServer::Impl::Start() {
     builder.AddListeningPort(*address, grpc::InsecureServerCredentials(), ports.back().get());
   }
   builder.RegisterService(this);
+  // A component on another host that dies without closing its connection (power loss, cable)
+  // is noticed by keepalive pings within about 15 s.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) {
     return absl::UnavailableError(

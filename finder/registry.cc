@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "ipc/grpc_status.h"
 #include "ipc/method_name.h"
 #include "net/log.h"
 
@@ -24,7 +25,7 @@ bool ValidComponentName(const std::string& name) {
 v1::ResolveReply ResolveError(uint64_t id, absl::StatusCode code, std::string message) {
   v1::ResolveReply reply;
   reply.set_id(id);
-  reply.set_code(static_cast<int>(code));
+  reply.set_code(ipc::StatusCodeToWire(code));
   reply.set_message(std::move(message));
   return reply;
 }

@@ -13,6 +13,8 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   return StatusFromWire(static_cast<int>(status.error_code()), status.error_message());
 }
 
+int StatusCodeToWire(absl::StatusCode code) { return static_cast<int>(code); }
+
 absl::Status StatusFromWire(int code, std::string_view message) {
   if (code == 0) return absl::OkStatus();
   if (code < 0 || code > 16) code = static_cast<int>(absl::StatusCode::kUnknown);

@@ -11,8 +11,9 @@ namespace sluice::ipc {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 absl::Status FromGrpcStatus(const grpc::Status& status);
-// A status carried as (code, message) in a protobuf field (ipc/proto/channel.proto,
+// A status carried as (code, message) in protobuf fields (ipc/proto/channel.proto,
 // finder.proto). An unknown code becomes UNKNOWN.
 absl::Status StatusFromWire(int code, std::string_view message);
+int StatusCodeToWire(absl::StatusCode code);
 
 }  // namespace sluice::ipc

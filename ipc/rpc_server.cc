@@ -132,7 +132,7 @@ class StreamState {
     auto* out = pending_.add_replies();
     out->set_seq(seq);
     if (!status.ok()) {
-      out->set_code(static_cast<int>(status.code()));
+      out->set_code(StatusCodeToWire(status.code()));
       out->set_message(std::string(status.message()));
     } else {
       out->set_payload(std::move(payload));

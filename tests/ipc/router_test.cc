@@ -153,6 +153,19 @@ TEST_F(RouterTest, CallsOverTcp) {
   EXPECT_EQ(*Add(*client, "echo", 1, 2), 3);
 }
 
+TEST_F(RouterTest, FinderOverTcp) {
+  finder_.reset();
+  finder_ = std::make_unique<testing::FinderThread>(finder::FinderOptions{
+      .listen = {"tcp:127.0.0.1:0"}, .access_list = {}, .recovery_grace = {}});
+  ASSERT_TRUE(finder_->status().ok()) << finder_->status();
+  ASSERT_THAT(finder_->endpoints()[0], HasSubstr("tcp:127.0.0.1:"));
+  RouterOptions options = Options();
+  options.finder_address = finder_->endpoints()[0];
+  auto server = MakeServer("echo", options);
+  auto client = MakeClient("caller", options);
+  EXPECT_EQ(*Add(*client, "echo", 5, 5), 10);
+}
+
 TEST_F(RouterTest, CallsInProcessWithoutGrpc) {
   RouterOptions server_options = Options(/*allow_inproc=*/true);
   server_options.serve = false;  // no gRPC server at all: only the in-process path can answer
