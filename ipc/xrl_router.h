@@ -72,9 +72,8 @@
 // destroy). The io_context must outlive the router. From Start() until it is destroyed the
 // router keeps the io_context busy, so io_context::run() does not return while calls are in
 // flight inside gRPC: stop the loop with io_context::stop() (the default shutdown handler
-// does). Destroying the router stops serving,
-// cancels calls in flight (their callbacks do not run), and ends its Finder session (watchers
-// elsewhere see its death).
+// does). Destroying the router stops serving, cancels calls in flight (their callbacks do not
+// run), and ends its Finder session (watchers elsewhere see its death).
 
 #include <cstdint>
 #include <functional>
