@@ -1,0 +1,74 @@
+// sluice-test-component: a component serving test_echo/1.0 for the system tests.
+//
+//   sluice-test-component [--class C] [--instance NAME] [--finder ADDRESS] [--listen EP]...
+//                         [--watch CLASS]... [--sole]
+//
+// Prints "ready INSTANCE" when registered, "refused MESSAGE" when the Finder refuses it, and
+// for each --watch "birth INSTANCE" / "death INSTANCE" lines, flushed. Exits 0 on SIGTERM,
+// SIGINT or common/1.0/shutdown.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ipc/xrl_router.h"
+#include "net/log.h"
+#include "tests/ipc/test_echo_service.h"
+
+int main(int argc, char** argv) {
+  sluice::net::SetLogTag("test-component");
+  std::string class_name = "test_echo", instance;
+  std::vector<std::string> watches;
+  sluice::ipc::RouterOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    const char* next = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (arg == "--class" && next) {
+      class_name = argv[++i];
+    } else if (arg == "--instance" && next) {
+      instance = argv[++i];
+    } else if (arg == "--finder" && next) {
+      options.finder_address = argv[++i];
+    } else if (arg == "--listen" && next) {
+      options.listen.push_back(argv[++i]);
+    } else if (arg == "--watch" && next) {
+      watches.push_back(argv[++i]);
+    } else if (arg == "--sole") {
+      options.sole_instance = true;
+    } else {
+      std::cerr << "sluice-test-component: bad argument " << arg << "\n";
+      return 2;
+    }
+  }
+  boost::asio::io_context io;
+  sluice::ipc::XrlRouter router(io, class_name, instance, options);
+  sluice::test_echo::TestEchoService service(io, router);
+  if (auto status = service.Register(); !status.ok()) {
+    std::cerr << "sluice-test-component: " << status.message() << "\n";
+    return 1;
+  }
+  router.OnReady([&](absl::Status status) {
+    if (status.ok()) {
+      std::cout << "ready " << router.instance_name() << std::endl;
+    } else {
+      std::cout << "refused " << status.message() << std::endl;
+    }
+  });
+  for (const std::string& watch : watches) {
+    router.WatchClass(watch, [](const sluice::ipc::TargetEvent& event) {
+      std::cout << (event.kind == sluice::ipc::TargetEvent::kBirth ? "birth " : "death ")
+                << event.instance_name << std::endl;
+    });
+  }
+  if (auto status = router.Start(); !status.ok()) {
+    std::cerr << "sluice-test-component: " << status.message() << "\n";
+    return 1;
+  }
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code&, int) { io.stop(); });
+  io.run();
+  return 0;
+}
