@@ -37,7 +37,11 @@ FamilyPipeline::FamilyPipeline(net::Family family, const RouterSettings& router,
   fanout_ = plumber_->Make<Fanout>(Name("Fanout", ""), plumber_->io());
   tail = decision_;
   Append(&tail, fanout_, &ignored, "decision");
-  if (services_.rib != nullptr) BuildRibBranch();
+  if (HasRib()) BuildRibBranch();
+}
+
+bool FamilyPipeline::HasRib() const {
+  return services_.tails != nullptr ? services_.tails->rib() : services_.rib != nullptr;
 }
 
 FamilyPipeline::~FamilyPipeline() { *self_ = nullptr; }
@@ -175,7 +179,7 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
       [weak, peer_id] {
         auto self = weak.lock();
         if (!self || *self == nullptr) return;
-        if (PeerOut* out = (*self)->peer_out(peer_id)) out->EndOfRib();
+        if (BranchTail* tail = (*self)->peer_tail(peer_id)) tail->EndOfRib();
       },
       options_.dump_slice);
   stage::Plumber::Plumb<BgpRoute>(tail, dump);
@@ -186,10 +190,19 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
                  Name("ExportFilter", name), plumber_->io(), &loc_rib_, o.reader, services_.store,
                  MakeExportConfig(b.settings, info), b.settings.export_policy),
              &ignored, name);
-  o.out = Append(&tail,
-                 plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
-                                         afi_safi(), o.reader, &loc_rib_, options_.peer_out),
-                 &ignored, name);
+  if (services_.tails != nullptr) {
+    o.tail = Append(&tail,
+                    services_.tails->MakePeerTail(plumber_, Name("PeerOut", name), peer_id,
+                                                  o.reader, &loc_rib_),
+                    &ignored, name);
+  } else {
+    o.out =
+        Append(&tail,
+               plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
+                                       afi_safi(), o.reader, &loc_rib_, options_.peer_out),
+               &ignored, name);
+    o.tail = o.out;
+  }
   b.output = o;
   dump->Start();
 }
@@ -284,6 +297,12 @@ PeerOut* FamilyPipeline::peer_out(uint32_t peer_id) {
   return it->second.output->out;
 }
 
+BranchTail* FamilyPipeline::peer_tail(uint32_t peer_id) {
+  auto it = branches_.find(peer_id);
+  if (it == branches_.end() || !it->second.output) return nullptr;
+  return it->second.output->tail;
+}
+
 ExportFilter* FamilyPipeline::export_filter(uint32_t peer_id) {
   auto it = branches_.find(peer_id);
   if (it == branches_.end() || !it->second.output) return nullptr;
@@ -291,16 +310,16 @@ ExportFilter* FamilyPipeline::export_filter(uint32_t peer_id) {
 }
 
 void FamilyPipeline::RouteRefresh(uint32_t peer_id) {
-  if (PeerOut* out = peer_out(peer_id)) out->Refresh();
+  if (BranchTail* tail = peer_tail(peer_id)) tail->Refresh();
 }
 
 void FamilyPipeline::Writable(uint32_t peer_id) {
-  if (PeerOut* out = peer_out(peer_id)) out->OnWritable();
+  if (BranchTail* tail = peer_tail(peer_id)) tail->OnWritable();
 }
 
 std::optional<BgpRoute> FamilyPipeline::AdjRibOutLookup(uint32_t peer_id,
                                                         const net::Prefix& prefix) {
-  PeerOut* out = peer_out(peer_id);
+  BranchTail* out = peer_tail(peer_id);
   if (out == nullptr || out->upstream() == nullptr) return std::nullopt;
   return out->upstream()->lookup_route(prefix);
 }
@@ -314,18 +333,26 @@ void FamilyPipeline::BuildRibBranch() {
   stage::Plumber::Plumb<BgpRoute>(rib_reader_, dump);
   BgpStage* tail = dump;
   std::vector<stage::StageBase*> ignored;
-  rib_out_ = Append(&tail,
-                    plumber_->Make<RibOut>(Name("RibOut", name), services_.rib, family_,
-                                           rib_reader_, options_.rib_out, services_.profiler),
-                    &ignored, name);
+  if (services_.tails != nullptr) {
+    rib_tail_ =
+        Append(&tail, services_.tails->MakeRibTail(plumber_, Name("RibOut", name), rib_reader_),
+               &ignored, name);
+  } else {
+    rib_out_ = Append(&tail,
+                      plumber_->Make<RibOut>(Name("RibOut", name), services_.rib, family_,
+                                             rib_reader_, options_.rib_out, services_.profiler),
+                      &ignored, name);
+    rib_tail_ = rib_out_;
+  }
   dump->Start();
 }
 
 void FamilyPipeline::RibBorn() {
-  if (services_.rib == nullptr) return;
+  if (!HasRib()) return;
   if (rib_reader_ != nullptr) RemoveOutputChain(rib_reader_);
   rib_reader_ = nullptr;
   rib_out_ = nullptr;
+  rib_tail_ = nullptr;
   BuildRibBranch();
 }
 

@@ -27,6 +27,7 @@
 
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_stage.h"
+#include "bgp/stages/branch_tail.h"
 #include "bgp/stages/decision.h"
 #include "bgp/stages/dump_stage.h"
 #include "bgp/stages/export_filter.h"
@@ -84,6 +85,9 @@ struct PipelineServices {
   PeerSourceRegistry* sources = nullptr;
   RibRouteClient* rib = nullptr;        // null: no RIB branch
   stage::Profiler* profiler = nullptr;  // null: no profiling points
+  // Null: branches end in PeerOut and RibOut. Otherwise the factory makes their tails (a shard's
+  // copy of the pipeline, issue 9); the RIB branch exists when it says so.
+  BranchTailFactory* tails = nullptr;
 };
 
 class FamilyPipeline {
@@ -116,7 +120,8 @@ class FamilyPipeline {
   // The Adj-RIB-In of the peer: where its UPDATEs go (Announce/Withdraw/Push).
   PeerIn* peer_in(uint32_t peer_id);
   ImportFilter* import_filter(uint32_t peer_id);  // e.g. to plumb a Damping stage after it
-  PeerOut* peer_out(uint32_t peer_id);            // null while down
+  PeerOut* peer_out(uint32_t peer_id);            // null while down, or with other tails
+  BranchTail* peer_tail(uint32_t peer_id);        // PeerOut or the factory's; null while down
   ExportFilter* export_filter(uint32_t peer_id);  // null while down
   // RFC 2918 from the peer: re-send what it has from us.
   void RouteRefresh(uint32_t peer_id);
@@ -129,7 +134,8 @@ class FamilyPipeline {
   // --- RIB -----------------------------------------------------------------------------------
   // A new RIB instance: rebuilds the RIB branch, which sends every route again.
   void RibBorn();
-  RibOut* rib_out() { return rib_out_; }
+  RibOut* rib_out() { return rib_out_; }  // null without a RIB, or with other tails
+  BranchTail* rib_tail() { return rib_tail_; }
 
   // --- Reading -------------------------------------------------------------------------------
   Decision* decision() { return decision_; }
@@ -147,7 +153,8 @@ class FamilyPipeline {
   struct Output {
     FanoutReader* reader = nullptr;
     ExportFilter* exporter = nullptr;
-    PeerOut* out = nullptr;
+    BranchTail* tail = nullptr;
+    PeerOut* out = nullptr;  // the tail when it is a PeerOut
   };
   struct Branch {
     PeerSettings settings;
@@ -169,6 +176,7 @@ class FamilyPipeline {
   ExportConfig MakeExportConfig(const PeerSettings& s, const EstablishedInfo& info) const;
   // Unplumbs and retires the chain that hangs off `reader` (and the reader).
   void RemoveOutputChain(FanoutReader* reader);
+  bool HasRib() const;
   void BuildRibBranch();
   void FinishRemoval(uint32_t peer_id);
   std::string Name(const std::string& kind, const std::string& peer) const;
@@ -187,6 +195,7 @@ class FamilyPipeline {
   Fanout* fanout_ = nullptr;
   FanoutReader* rib_reader_ = nullptr;
   RibOut* rib_out_ = nullptr;
+  BranchTail* rib_tail_ = nullptr;
   int rib_generation_ = 0;
   std::map<uint32_t, Branch> branches_;
   // Table sets of removed branches, kept until their stages are destroyed.

@@ -8,7 +8,7 @@ namespace sluice::bgp {
 PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
                  const SessionParams& params, AfiSafi family, FlowControl* reader,
                  const PrefixSource* loc_rib, Options options)
-    : BgpLinearStage(name),
+    : BranchTail(name),
       sender_(sender),
       family_(family),
       reader_(reader),
@@ -20,9 +20,7 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
                        [this](const net::Prefix& p) {
                          if (upstream_ == nullptr) return;
                          if (std::optional<BgpRoute> r = upstream_->lookup_route(p)) {
-                           Op& op = Pending(p, r->attrs);
-                           op.to = r->attrs;
-                           op.force = true;
+                           Readvertise(*r);
                          }
                        },
                    .end_of_slice = [this] { Flush(); },
@@ -41,6 +39,12 @@ PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, const AttrRef& from) {
   auto [it, added] = op_index_.try_emplace(prefix, static_cast<uint32_t>(ops_.size()));
   if (added) ops_.push_back(Op{prefix, from, from, false});
   return ops_[it->second];
+}
+
+void PeerOut::Readvertise(const BgpRoute& route) {
+  Op& op = Pending(route.net, route.attrs);
+  op.to = route.attrs;
+  op.force = true;
 }
 
 void PeerOut::add_route(const BgpRoute& route, BgpStage*) {
