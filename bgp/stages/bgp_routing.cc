@@ -67,7 +67,7 @@ absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const PeerConfig& config,
   }
   const uint32_t id = next_peer_id_++;
   PeerSettings settings = MakeSettings(config, id);
-  std::array<FamilyPipeline*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  std::array<FamilyRouting*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
   for (int i = 0; i < 2; ++i) {
     const AfiSafi f = i == 0 ? kIPv4Unicast : kIPv6Unicast;
     if (pipes[i] != nullptr && config.families.Has(f)) pipes[i]->AddPeer(settings);
@@ -123,7 +123,7 @@ absl::Status BgpRouting::RequestRouteRefresh(const net::IPAddress& address, AfiS
 }
 
 namespace {
-PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyPipeline*, 2> pipes) {
+PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
   PeerStatus s;
   const PeerSettings& set = p.settings();
   s.name = set.name;
@@ -142,15 +142,12 @@ PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyPipeline*, 2> pipes) {
     f.up = st.up;
     f.updates_received = st.updates_received;
     f.end_of_rib_received = st.end_of_rib_received;
-    if (PeerIn* in = pipes[i]->peer_in(set.peer_id)) f.received = in->size();
-    if (ImportFilter* imp = pipes[i]->import_filter(set.peer_id)) {
-      f.accepted = imp->counters().accepted;
-    }
-    if (PeerOut* out = pipes[i]->peer_out(set.peer_id)) {
-      f.advertised = out->counters().advertised;
-      f.updates_sent = out->counters().updates;
-      f.end_of_rib_sent = out->counters().end_of_rib_sent;
-    }
+    const PeerCounts c = pipes[i]->Counts(set.peer_id);
+    f.received = c.received;
+    f.accepted = c.accepted;
+    f.advertised = c.advertised;
+    f.updates_sent = c.updates_sent;
+    f.end_of_rib_sent = c.end_of_rib_sent;
     s.families.push_back(f);
   }
   return s;
@@ -160,7 +157,7 @@ PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyPipeline*, 2> pipes) {
 
 std::vector<PeerStatus> BgpRouting::Peers() const {
   std::vector<PeerStatus> out;
-  std::array<FamilyPipeline*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  std::array<FamilyRouting*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
   for (const auto& [address, p] : peers_) out.push_back(MakeStatus(*p, pipes));
   return out;
 }
@@ -172,7 +169,7 @@ absl::StatusOr<PeerStatus> BgpRouting::Peer(const net::IPAddress& address) const
 }
 
 absl::Status BgpRouting::Originate(const net::Prefix& prefix, PathAttributes attributes) {
-  FamilyPipeline* pipe = pipeline(prefix.family());
+  FamilyRouting* pipe = routing(prefix.family());
   if (pipe == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat(std::string(net::FamilyName(prefix.family())), " is not enabled"));
@@ -184,17 +181,17 @@ absl::Status BgpRouting::Originate(const net::Prefix& prefix, PathAttributes att
   if (!attributes.origin) attributes.origin = Origin::kIgp;
   if (!attributes.as_path) attributes.as_path = AsPath();
   AttrRef attrs = services_.store->Intern(std::move(attributes));
-  pipe->local_in()->Announce(prefix, attrs);
-  pipe->local_in()->Push();
+  pipe->local_input()->Announce(prefix, attrs);
+  pipe->local_input()->Push();
   return absl::OkStatus();
 }
 
 absl::Status BgpRouting::WithdrawOriginated(const net::Prefix& prefix) {
-  FamilyPipeline* pipe = pipeline(prefix.family());
-  if (pipe == nullptr || !pipe->local_in()->Withdraw(prefix)) {
+  FamilyRouting* pipe = routing(prefix.family());
+  if (pipe == nullptr || !pipe->local_input()->Withdraw(prefix)) {
     return absl::NotFoundError(absl::StrCat(prefix.ToString(), " is not originated here"));
   }
-  pipe->local_in()->Push();
+  pipe->local_input()->Push();
   return absl::OkStatus();
 }
 
@@ -206,13 +203,21 @@ void BgpRouting::OnRibBorn() {
 }
 
 std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {
-  FamilyPipeline* pipe = pipeline(prefix.family());
+  FamilyRouting* pipe = routing(prefix.family());
   if (pipe == nullptr) return {};
-  return pipe->decision()->Candidates(prefix);
+  return pipe->Candidates(prefix);
+}
+
+std::string BgpRouting::Describe() const {
+  std::string out = plumber_.Describe();
+  for (const auto& pipe : pipelines_) {
+    if (pipe != nullptr) out += pipe->DescribeShards();
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q) {
-  FamilyPipeline* pipe = pipeline(q.family);
+  FamilyRouting* pipe = routing(q.family);
   if (pipe == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat(std::string(net::FamilyName(q.family)), " is not enabled"));
@@ -224,42 +229,7 @@ absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q
     if (p == nullptr) return absl::NotFoundError(absl::StrCat("no peer ", q.peer->ToString()));
     peer_id = p->settings().peer_id;
   }
-  PeerIn* in = q.view == RibView::kAdjRibIn ? pipe->peer_in(peer_id) : nullptr;
-  if (q.view == RibView::kAdjRibIn && in == nullptr) {
-    return absl::NotFoundError("the peer does not run this family");
-  }
-  auto lookup = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
-    switch (q.view) {
-      case RibView::kAdjRibIn:
-        return in->lookup_route(p);
-      case RibView::kLocRib:
-        return pipe->decision()->lookup_route(p);
-      case RibView::kAdjRibOut:
-        return pipe->AdjRibOutLookup(peer_id, p);
-    }
-    return std::nullopt;
-  };
-  std::vector<BgpRoute> out;
-  if (q.prefix) {
-    if (std::optional<BgpRoute> r = lookup(*q.prefix)) out.push_back(std::move(*r));
-    return out;
-  }
-  auto next = [&](const std::optional<net::Prefix>& after) {
-    return q.view == RibView::kAdjRibIn ? NextPrefixIn(in->table(), after)
-                                        : pipe->loc_rib_prefixes().NextPrefix(after);
-  };
-  std::optional<net::Prefix> cursor = q.after;
-  if (q.within && (!cursor || *cursor < *q.within)) {
-    // The subtree starts at `within` itself (a covering prefix sorts first).
-    if (std::optional<BgpRoute> r = lookup(*q.within)) out.push_back(std::move(*r));
-    cursor = q.within;
-  }
-  while (out.size() < q.max) {
-    cursor = next(cursor);
-    if (!cursor || (q.within && !q.within->Contains(*cursor))) break;
-    if (std::optional<BgpRoute> r = lookup(*cursor)) out.push_back(std::move(*r));
-  }
-  return out;
+  return pipe->ReadRoutes(q, peer_id);
 }
 
 }  // namespace sluice::bgp

@@ -32,6 +32,7 @@
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_peer.h"
 #include "bgp/stages/family_pipeline.h"
+#include "bgp/stages/family_routing.h"
 #include "bgp/stages/nexthop_cache.h"
 #include "bgp/stages/rib_client.h"
 #include "stage/plumber.h"
@@ -100,20 +101,6 @@ struct PeerStatus {
   std::vector<Family> families;
 };
 
-enum class RibView { kAdjRibIn, kLocRib, kAdjRibOut };
-
-// Which routes to read. Routes come in prefix order; a page ends after `max` routes and the next
-// one starts `after` the last prefix returned.
-struct RouteQuery {
-  RibView view = RibView::kLocRib;
-  net::Family family = net::Family::kIPv4;
-  std::optional<net::IPAddress> peer;  // Adj-RIB-In / Adj-RIB-Out: whose
-  std::optional<net::Prefix> prefix;   // exactly this prefix
-  std::optional<net::Prefix> within;   // prefixes inside this one (itself included)
-  std::optional<net::Prefix> after;    // paging: start after this prefix
-  size_t max = 1000;
-};
-
 class BgpRouting {
  public:
   // Errors are reported by the methods; construction needs services.store.
@@ -160,10 +147,15 @@ class BgpRouting {
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query);
   // The Loc-RIB route and every candidate for one prefix (`show bgp routes PREFIX detail`).
   std::vector<BgpRoute> Candidates(const net::Prefix& prefix);
-  // `show plumbing`: every stage, one per line (Plumber::Describe).
-  std::string Describe() const { return plumber_.Describe(); }
+  // `show plumbing`: every stage, one per line (Plumber::Describe), the shards' after the loop's.
+  std::string Describe() const;
 
+  // The family's serial pipeline; null when the family is not run or runs sharded (threads > 1).
   FamilyPipeline* pipeline(net::Family family) {
+    return dynamic_cast<FamilyPipeline*>(routing(family));
+  }
+  // The family's routing, serial or sharded; null when the family is not run.
+  FamilyRouting* routing(net::Family family) {
     return pipelines_[family == net::Family::kIPv6 ? 1 : 0].get();
   }
   stage::Plumber& plumber() { return plumber_; }
@@ -179,7 +171,7 @@ class BgpRouting {
   // nexthop cache), then the pipelines.
   PeerSourceRegistry sources_;
   std::unique_ptr<NexthopCache> nexthops_;
-  std::array<std::unique_ptr<FamilyPipeline>, 2> pipelines_;
+  std::array<std::unique_ptr<FamilyRouting>, 2> pipelines_;
   stage::Plumber plumber_;
   std::map<net::IPAddress, std::unique_ptr<BgpPeer>> peers_;
   uint32_t next_peer_id_ = 1;

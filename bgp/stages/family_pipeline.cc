@@ -309,6 +309,23 @@ ExportFilter* FamilyPipeline::export_filter(uint32_t peer_id) {
   return it->second.output->exporter;
 }
 
+size_t FamilyPipeline::accepted(uint32_t peer_id) {
+  ImportFilter* f = import_filter(peer_id);
+  return f != nullptr ? f->counters().accepted : 0;
+}
+
+PeerCounts FamilyPipeline::Counts(uint32_t peer_id) {
+  PeerCounts c;
+  if (PeerIn* in = peer_in(peer_id)) c.received = in->size();
+  c.accepted = accepted(peer_id);
+  if (PeerOut* out = peer_out(peer_id)) {
+    c.advertised = out->counters().advertised;
+    c.updates_sent = out->counters().updates;
+    c.end_of_rib_sent = out->counters().end_of_rib_sent;
+  }
+  return c;
+}
+
 void FamilyPipeline::RouteRefresh(uint32_t peer_id) {
   if (BranchTail* tail = peer_tail(peer_id)) tail->Refresh();
 }
@@ -360,6 +377,50 @@ size_t FamilyPipeline::VerifyCaches() {
   size_t n = 0;
   for (Cache* c : caches_) n += c->Verify();
   return n;
+}
+
+}  // namespace sluice::bgp
+
+namespace sluice::bgp {
+
+absl::StatusOr<std::vector<BgpRoute>> FamilyPipeline::ReadRoutes(const RouteQuery& q,
+                                                                 uint32_t peer_id) {
+  PeerIn* in = q.view == RibView::kAdjRibIn ? peer_in(peer_id) : nullptr;
+  if (q.view == RibView::kAdjRibIn && in == nullptr) {
+    return absl::NotFoundError("the peer does not run this family");
+  }
+  auto lookup = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
+    switch (q.view) {
+      case RibView::kAdjRibIn:
+        return in->lookup_route(p);
+      case RibView::kLocRib:
+        return decision_->lookup_route(p);
+      case RibView::kAdjRibOut:
+        return AdjRibOutLookup(peer_id, p);
+    }
+    return std::nullopt;
+  };
+  std::vector<BgpRoute> out;
+  if (q.prefix) {
+    if (std::optional<BgpRoute> r = lookup(*q.prefix)) out.push_back(std::move(*r));
+    return out;
+  }
+  auto next = [&](const std::optional<net::Prefix>& after) {
+    return q.view == RibView::kAdjRibIn ? NextPrefixIn(in->table(), after)
+                                        : loc_rib_.NextPrefix(after);
+  };
+  std::optional<net::Prefix> cursor = q.after;
+  if (q.within && (!cursor || *cursor < *q.within)) {
+    // The subtree starts at `within` itself (a covering prefix sorts first).
+    if (std::optional<BgpRoute> r = lookup(*q.within)) out.push_back(std::move(*r));
+    cursor = q.within;
+  }
+  while (out.size() < q.max) {
+    cursor = next(cursor);
+    if (!cursor || (q.within && !q.within->Contains(*cursor))) break;
+    if (std::optional<BgpRoute> r = lookup(*cursor)) out.push_back(std::move(*r));
+  }
+  return out;
 }
 
 }  // namespace sluice::bgp
