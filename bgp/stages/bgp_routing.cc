@@ -1,5 +1,7 @@
 #include "bgp/stages/bgp_routing.h"
 
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 
 namespace sluice::bgp {
@@ -23,15 +25,41 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.sources = &sources_;
   ps.rib = services_.rib;
   ps.profiler = services_.profiler;
+  const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
+  if (threads > 1) {
+    sharded_ = std::make_unique<ShardedRouting>(threads, router, ps, options,
+                                                std::array<bool, 2>{config_.ipv4, config_.ipv6});
+    families_ = {sharded_->family(0), sharded_->family(1)};
+    return;
+  }
   if (config_.ipv4) {
     pipelines_[0] = std::make_unique<FamilyPipeline>(net::Family::kIPv4, router, ps, options);
   }
   if (config_.ipv6) {
     pipelines_[1] = std::make_unique<FamilyPipeline>(net::Family::kIPv6, router, ps, options);
   }
+  families_ = {pipelines_[0].get(), pipelines_[1].get()};
 }
 
-BgpRouting::~BgpRouting() = default;
+int RouterConfig::DefaultThreads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+void BgpRouting::Settle() {
+  if (sharded_ != nullptr) {
+    sharded_->Settle();
+    return;
+  }
+  io().restart();
+  while (io().poll() > 0) {
+  }
+}
+
+BgpRouting::~BgpRouting() {
+  peers_.clear();
+  sharded_.reset();  // the shards' threads stop before the stages on the loop go
+}
 
 PeerSettings BgpRouting::MakeSettings(const PeerConfig& c, uint32_t peer_id) const {
   PeerSettings s;
@@ -67,7 +95,7 @@ absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const PeerConfig& config,
   }
   const uint32_t id = next_peer_id_++;
   PeerSettings settings = MakeSettings(config, id);
-  std::array<FamilyRouting*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  std::array<FamilyRouting*, 2> pipes = families_;
   for (int i = 0; i < 2; ++i) {
     const AfiSafi f = i == 0 ? kIPv4Unicast : kIPv6Unicast;
     if (pipes[i] != nullptr && config.families.Has(f)) pipes[i]->AddPeer(settings);
@@ -94,7 +122,7 @@ absl::Status BgpRouting::UpdatePeer(const PeerConfig& config) {
   }
   PeerSettings settings = MakeSettings(config, p->settings().peer_id);
   p->set_settings(settings);
-  for (auto& pipe : pipelines_) {
+  for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->UpdatePeer(settings);
   }
   return absl::OkStatus();
@@ -105,7 +133,7 @@ absl::Status BgpRouting::RemovePeer(const net::IPAddress& address) {
   if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
   it->second->OnSessionDown("peer removed");
   const uint32_t id = it->second->settings().peer_id;
-  for (auto& pipe : pipelines_) {
+  for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->RemovePeer(id);
   }
   peers_.erase(it);
@@ -157,7 +185,7 @@ PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
 
 std::vector<PeerStatus> BgpRouting::Peers() const {
   std::vector<PeerStatus> out;
-  std::array<FamilyRouting*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  std::array<FamilyRouting*, 2> pipes = families_;
   for (const auto& [address, p] : peers_) out.push_back(MakeStatus(*p, pipes));
   return out;
 }
@@ -165,7 +193,7 @@ std::vector<PeerStatus> BgpRouting::Peers() const {
 absl::StatusOr<PeerStatus> BgpRouting::Peer(const net::IPAddress& address) const {
   auto it = peers_.find(address);
   if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
-  return MakeStatus(*it->second, {pipelines_[0].get(), pipelines_[1].get()});
+  return MakeStatus(*it->second, families_);
 }
 
 absl::Status BgpRouting::Originate(const net::Prefix& prefix, PathAttributes attributes) {
@@ -197,7 +225,7 @@ absl::Status BgpRouting::WithdrawOriginated(const net::Prefix& prefix) {
 
 void BgpRouting::OnRibBorn() {
   nexthops_->OnRibBorn();
-  for (auto& pipe : pipelines_) {
+  for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->RibBorn();
   }
 }
@@ -210,7 +238,7 @@ std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {
 
 std::string BgpRouting::Describe() const {
   std::string out = plumber_.Describe();
-  for (const auto& pipe : pipelines_) {
+  for (const FamilyRouting* pipe : families_) {
     if (pipe != nullptr) out += pipe->DescribeShards();
   }
   return out;

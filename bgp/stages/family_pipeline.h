@@ -77,6 +77,10 @@ struct PipelineOptions {
   size_t dump_slice = 1000;         // prefixes per dump slice
   PeerOut::Options peer_out;
   RibOut::Options rib_out;
+  // The shard stage (RouterConfig::threads > 1, issue 9): routes per hand-over batch, and routes
+  // handed to one shard and not yet processed above which the event loop waits for it.
+  size_t shard_batch = 1024;
+  size_t shard_backlog = 65536;
 };
 
 struct PipelineServices {
