@@ -19,9 +19,10 @@
 // stream. Results are delivered epoch by epoch: `deliver` gets each shard's outputs of the
 // oldest epoch not yet delivered, once every shard has finished it, then `delivered` runs — so a
 // merge point downstream (UPDATE packing) sees what all the shards made of one upstream batch
-// together, as the serial pipeline would have. Outputs a shard makes on its own between epochs
-// (background slices) go with the epoch it finished last, or straight on if that one was
-// delivered already. Within one shard, outputs keep their order.
+// together, as the serial pipeline would have — also when an epoch's items reach a shard in two
+// batches (its outputs so far leave unmarked and are delivered with the epoch's end). Outputs a
+// shard makes on its own between epochs (background slices) go with the epoch it finished last,
+// or straight on if that one was delivered already. Within one shard, outputs keep their order.
 //
 // Commands run on the shard's thread between the items sent before and after them (peer up and
 // down, configuration). Query() runs a function on a shard's thread in order with its input and
@@ -391,7 +392,8 @@ class ShardRunner {
     OutBatch* open_out = nullptr;   // shard: being filled
     bool unmarked = false;          // shard: outputs since the last mark
     uint64_t last_epoch = 0;        // shard: the last epoch processed
-    uint64_t reported_epoch = 0;    // shard: the last epoch the main loop was told about
+    uint64_t marked_epoch = 0;      // shard: the epoch of the last mark placed
+    bool mid_epoch = false;         // shard: items of an epoch not ended yet were processed
     bool in_drain = false;          // shard: inside DrainInput
     bool out_flush_posted = false;  // shard
 
@@ -477,6 +479,7 @@ class ShardRunner {
       size_t at = 0;
       for (const Mark& m : b->marks) {
         if (m.pos > at) {
+          EnterEpoch(w);
           cb_.process(*w.shard, std::span<In>(b->items.data() + at, m.pos - at));
           at = m.pos;
         }
@@ -485,10 +488,12 @@ class ShardRunner {
         } else {
           cb_.end_epoch(*w.shard, m.epoch);
           w.last_epoch = m.epoch;
+          w.mid_epoch = false;
           if (w.unmarked) MarkOut(w);
         }
       }
       if (b->items.size() > at) {
+        EnterEpoch(w);  // the epoch's end comes in a later batch
         cb_.process(*w.shard, std::span<In>(b->items.data() + at, b->items.size() - at));
       }
       const size_t n = b->items.size();
@@ -512,17 +517,25 @@ class ShardRunner {
     OutBatch& b = OpenOut(w);
     b.marks.push_back(OutMark{static_cast<uint32_t>(b.items.size()), w.last_epoch});
     w.unmarked = false;
+    w.marked_epoch = w.last_epoch;
+  }
+  // Before the first item of an epoch: what was emitted until now (background outputs) belongs
+  // to the last epoch ended, and the main loop must learn how far this shard got — the outputs
+  // of the epoch now begun must not go with that mark, even if they leave before the epoch ends
+  // (its end may come in a later batch): one UPDATE's changes reach the merge point together.
+  void EnterEpoch(Worker& w) {
+    if (w.mid_epoch) return;
+    w.mid_epoch = true;
+    if (w.unmarked || w.marked_epoch < w.last_epoch) MarkOut(w);
   }
   // Closes the open output batch (its outputs marked with the last epoch processed) and hands
   // it over; with no output, still tells the main loop how far this shard got.
   void FinishOut(Worker& w) {
-    if (w.unmarked) MarkOut(w);
-    if (w.reported_epoch < w.last_epoch &&
-        (w.open_out == nullptr || w.open_out->marks.back().epoch < w.last_epoch)) {
+    // Outputs of an epoch in progress leave unmarked: they go with its mark, later.
+    if (!(w.mid_epoch && w.unmarked) && (w.unmarked || w.marked_epoch < w.last_epoch)) {
       MarkOut(w);
     }
     if (w.open_out == nullptr) return;
-    w.reported_epoch = w.last_epoch;
     w.open_out = nullptr;
     w.out.Commit();
     if (inline_) {
