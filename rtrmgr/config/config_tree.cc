@@ -65,7 +65,7 @@ class TreeParser {
       }
       if (t.kind != TokenKind::kWord) {
         Error(t, absl::StrCat("expected a keyword, found ", t.Describe()));
-        SkipOne();
+        SkipStatement();
         continue;
       }
       out.push_back(ParseStatement(owner == nullptr));
@@ -88,17 +88,19 @@ class TreeParser {
     diags_->Add(Loc(t), std::move(message));
   }
 
-  // Skips one token; a '{' or '[' with everything up to its match.
-  void SkipOne() {
-    const TokenKind open = Peek().kind;
-    Next();
-    if (open != TokenKind::kLBrace && open != TokenKind::kLBracket) return;
-    const TokenKind close = open == TokenKind::kLBrace ? TokenKind::kRBrace : TokenKind::kRBracket;
-    int depth = 1;
+  // Skips what follows a statement that does not start with a keyword: up to and including
+  // its ';' or its block, or up to (not including) the '}' that closes the enclosing block.
+  void SkipStatement() {
+    int depth = 0;
+    bool first = true;
     while (Peek().kind != TokenKind::kEnd) {
-      const TokenKind k = Next().kind;
-      if (k == open) ++depth;
-      if (k == close && --depth == 0) return;
+      const TokenKind k = Peek().kind;
+      if (k == TokenKind::kRBrace && depth == 0 && !first) return;
+      Next();
+      first = false;
+      if (k == TokenKind::kLBrace) ++depth;
+      if (k == TokenKind::kRBrace && depth > 0 && --depth == 0) return;
+      if (k == TokenKind::kSemicolon && depth == 0) return;
     }
   }
 

@@ -130,8 +130,8 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
 
 TEST(ConfigRoundTrip, LocationsDoNotMatterButValuesDo) {
   auto a = ParseConfig("protocols { bgp { local-as 1; bgp-id 1.1.1.1; } }", "a.conf");
-  auto b = ParseConfig("protocols {\n  bgp {\n    bgp-id 1.1.1.1;\n    local-as 1;\n  }\n}\n",
-                       "b.conf");
+  auto b =
+      ParseConfig("protocols {\n  bgp {\n    bgp-id 1.1.1.1;\n    local-as 1;\n  }\n}\n", "b.conf");
   auto c = ParseConfig("protocols { bgp { local-as 2; bgp-id 1.1.1.1; } }", "c.conf");
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
   EXPECT_EQ(*a, *b);
