@@ -39,6 +39,10 @@ std::string ConfigNode::Summary() const {
 
 namespace {
 
+// The language needs five levels; the limit keeps recursion (and the stack) bounded for any
+// input.
+constexpr int kMaxDepth = 32;
+
 class TreeParser {
  public:
   TreeParser(std::string_view text, std::string_view file, std::vector<Token> tokens,
@@ -88,6 +92,18 @@ class TreeParser {
     diags_->Add(Loc(t), std::move(message));
   }
 
+  // Skips to the '}' matching an already consumed '{' (consumed too). False when the input
+  // ends first.
+  bool SkipBlockBody() {
+    int depth = 1;
+    while (Peek().kind != TokenKind::kEnd) {
+      const TokenKind k = Next().kind;
+      if (k == TokenKind::kLBrace) ++depth;
+      if (k == TokenKind::kRBrace && --depth == 0) return true;
+    }
+    return false;
+  }
+
   // Skips what follows a statement that does not start with a keyword: up to and including
   // its ';' or its block, or up to (not including) the '}' that closes the enclosing block.
   void SkipStatement() {
@@ -135,8 +151,13 @@ class TreeParser {
           node.has_block = true;
           if (top_level && node.keyword == "policy") {
             ParsePolicyBody(open, &node);
+          } else if (depth_ >= kMaxDepth) {
+            Error(open, absl::StrFormat("blocks nested deeper than %d levels", kMaxDepth));
+            SkipBlockBody();
           } else {
+            ++depth_;
             node.children = ParseBlock(&node);
+            --depth_;
           }
           return node;
         }
@@ -195,14 +216,9 @@ class TreeParser {
       return;
     }
     diags_->AddPolicyError(parsed.status(), file_, node->loc);
-    // Skip to the brace closing the block (the policy error already says if there is none).
-    int depth = 1;
-    while (Peek().kind != TokenKind::kEnd) {
-      const TokenKind k = Next().kind;
-      if (k == TokenKind::kLBrace) ++depth;
-      if (k == TokenKind::kRBrace && --depth == 0) return;
-    }
-    syntax_ok_ = false;
+    // Skip to the brace closing the block (the policy error already says if there is none; the
+    // rest of the file is then inside the block, and later checks would only guess).
+    if (!SkipBlockBody()) syntax_ok_ = false;
   }
 
   std::string_view text_;
@@ -210,6 +226,7 @@ class TreeParser {
   std::vector<Token> tokens_;
   Diagnostics* diags_;
   size_t pos_ = 0;
+  int depth_ = 0;  // of the block being read
   bool syntax_ok_ = true;
 };
 

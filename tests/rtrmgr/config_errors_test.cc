@@ -316,6 +316,15 @@ TEST(ConfigErrors, TooManyErrorsAreCounted) {
   EXPECT_THAT(message, testing::EndsWith("\n10 more errors not shown"));
 }
 
+TEST(ConfigErrors, DeepNestingIsRefusedNotRecursedInto) {
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += "a {";
+  for (int i = 0; i < 100000; ++i) text += "}";
+  auto c = ParseConfig(text, "t.conf");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(std::string(c.status().message()), "t.conf:1:99: blocks nested deeper than 32 levels");
+}
+
 TEST(ConfigErrors, UnreadableFiles) {
   EXPECT_EQ(LoadConfigFile("/nonexistent/sluice.conf").status().code(),
             absl::StatusCode::kNotFound);
