@@ -185,6 +185,11 @@ void BuildPeer(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags) {
   if (!ExpectBlock(n, 1, "peer ADDRESS { as N; ... }", diags)) return;
   auto address = ReadAddress(n.args[0], nullptr, "peer address", diags);
   if (!address) return;
+  if (IsMulticast(*address)) {
+    diags->Add(n.args[0].loc,
+               absl::StrFormat("peer address %s is a multicast address", address->ToString()));
+    return;
+  }
   if (auto it = bgp->peers.find(*address); it != bgp->peers.end()) {
     diags->Add(n.args[0].loc,
                absl::StrFormat("peer %s is already defined at %s", address->ToString(),

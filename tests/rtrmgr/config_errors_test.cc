@@ -72,6 +72,8 @@ const ErrorCase kCases[] = {
      "t.conf:1:79: local-ip is the peer's own address"},
     {"peer address", BGP "peer 127.0.0.300 { as 2; } } }",
      "t.conf:1:52: expected peer address (an IPv4 or IPv6 address), found '127.0.0.300'"},
+    {"multicast peer", BGP "peer ff02::5 { as 2; } } }",
+     "t.conf:1:52: peer address ff02::5 is a multicast address"},
     {"port", BGP "peer 127.0.0.2 { as 2; port 0; } } }",
      "t.conf:1:75: port 0 is out of range 1..65535"},
     {"prefix length", "interfaces { interface eth0 { address 10.0.0.1/33; } }",
