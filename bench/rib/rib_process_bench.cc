@@ -6,7 +6,9 @@
 // min, max):
 //   - routes per second from the first add_routes until the FEA's FIB holds every route
 //     (polled through profile/1.0/describe_plumbing every 2 ms);
-//   - RIB bytes per route: sluice-rib's VmRSS with the table loaded minus before, over routes.
+//   - RIB bytes per route: sluice-rib's VmRSS with the table loaded minus before, over routes;
+//   - CPU microseconds per route used by sluice-rib and by sluice-fea over the load, which do
+//     not depend on what else the machine runs (the rate does).
 //
 //   rib_process_bench [--runs N] [--batch N] [--in-flight N] [--fea-batch N]
 //                     [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... [--hold]
@@ -14,6 +16,8 @@
 // The prefixes come from $SLUICE_DATA_DIR/mrt/pch-2015-10-23-fulltable-updates.mrt.gz read with
 // the project's MRT reader (bgp/mrt); without it, a synthetic table of the same size.
 // --hold keeps the processes running after the first run's load (for perf), until Enter.
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -22,9 +26,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -113,8 +119,25 @@ int64_t RssBytes(pid_t pid) {
   return 0;
 }
 
+// User plus system CPU seconds the process has used so far (/proc/PID/stat fields 14 and 15).
+double CpuSeconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t at = text.rfind(')');  // the command name may hold spaces
+  if (at == std::string::npos) return 0;
+  std::istringstream fields(text.substr(at + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::atof(field.c_str());
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 struct Run {
   double routes_per_s = 0;
+  double rib_cpu_us_per_route = 0;  // sluice-rib's CPU time over the load, per route
+  double fea_cpu_us_per_route = 0;
   double rib_bytes_per_route = 0;
   double fea_bytes_per_route = 0;
 };
@@ -158,6 +181,8 @@ class Bench {
     const int64_t target = base + static_cast<int64_t>(prefixes_.size()) - connected_overlap;
     const int64_t rib_rss0 = RssBytes(p.rib()->pid());
     const int64_t fea_rss0 = RssBytes(p.fea()->pid());
+    const double rib_cpu0 = CpuSeconds(p.rib()->pid());
+    const double fea_cpu0 = CpuSeconds(p.fea()->pid());
 
     const net::IPAddress nexthop = *net::IPAddress::Parse("192.0.2.2");
     const auto t0 = Clock::now();
@@ -204,6 +229,8 @@ class Bench {
         static_cast<double>(RssBytes(p.rib()->pid()) - rib_rss0) / prefixes_.size();
     run.fea_bytes_per_route =
         static_cast<double>(RssBytes(p.fea()->pid()) - fea_rss0) / prefixes_.size();
+    run.rib_cpu_us_per_route = (CpuSeconds(p.rib()->pid()) - rib_cpu0) * 1e6 / prefixes_.size();
+    run.fea_cpu_us_per_route = (CpuSeconds(p.fea()->pid()) - fea_cpu0) * 1e6 / prefixes_.size();
     std::printf("    all sent to the RIB after %.3f s, all in the FEA after %.3f s (FIB %lld)\n",
                 std::chrono::duration<double>(sent - t0).count(), seconds,
                 static_cast<long long>(size));
@@ -297,21 +324,28 @@ int main(int argc, char** argv) {
       prefixes.size(), source.c_str(), options.batch, options.in_flight, options.fea_batch.c_str(),
       options.fea_in_flight.c_str(), options.runs);
   Bench bench(options, prefixes);
-  std::vector<double> rate, rib_bytes, fea_bytes;
+  std::vector<double> rate, rib_bytes, fea_bytes, rib_cpu, fea_cpu;
   for (int i = 0; i < options.runs; ++i) {
     std::optional<Run> r = bench.RunOnce(options.hold && i == 0);
     if (!r) {
       std::cerr << "run " << i + 1 << " failed\n";
       return 1;
     }
-    std::printf("  run %d: %.0f routes/s end to end, RIB %.1f B/route, FEA %.1f B/route (RSS)\n",
-                i + 1, r->routes_per_s, r->rib_bytes_per_route, r->fea_bytes_per_route);
+    std::printf(
+        "  run %d: %.0f routes/s end to end, RIB %.1f B/route, FEA %.1f B/route (RSS); CPU "
+        "per route: RIB %.2f us, FEA %.2f us\n",
+        i + 1, r->routes_per_s, r->rib_bytes_per_route, r->fea_bytes_per_route,
+        r->rib_cpu_us_per_route, r->fea_cpu_us_per_route);
     rate.push_back(r->routes_per_s);
     rib_bytes.push_back(r->rib_bytes_per_route);
     fea_bytes.push_back(r->fea_bytes_per_route);
+    rib_cpu.push_back(r->rib_cpu_us_per_route);
+    fea_cpu.push_back(r->fea_cpu_us_per_route);
   }
   Report("end to end", rate, "routes/s");
   Report("sluice-rib RSS growth", rib_bytes, "bytes/route");
   Report("sluice-fea RSS growth", fea_bytes, "bytes/route");
+  Report("sluice-rib CPU", rib_cpu, "us/route");
+  Report("sluice-fea CPU", fea_cpu, "us/route");
   return 0;
 }
