@@ -6,7 +6,7 @@
 //                 [--route "NETWORK [via NH] [dev IF] [metric N] [track]"]... [--config FILE]
 //
 // Wiring:
-//   static/1.0 (router manager, `sluice call`) ─┐
+//   static_routes/1.0 (router manager, `sluice call`) ─┐
 //   --route / --config                           ├► StaticRoutes ─► XrlRibClient ─► rib/1.0
 //   rib_client/1.0/route_info_invalid ───────────┘
 //   Finder birth of the RIB class → register_protocol("static"), StaticRoutes::RibBorn
@@ -43,7 +43,7 @@ Static routes, handed to the RIB as protocol "static" (admin distance 1).
                         NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [track]
                       `track`: in the RIB only while the RIB resolves the nexthop
   --config FILE       one ROUTE per line; '#' starts a comment
-Also configurable at run time through static/1.0 (add_route, delete_route, list_routes).
+Also configurable at run time through static_routes/1.0 (add_route, delete_route, list_routes).
 )";
 
 struct Flags {
@@ -112,7 +112,7 @@ int Run(const Flags& flags) {
   // StaticRoutes → rib/1.0 (routes and nexthop interest).
   XrlRibClient rib(&router, flags.rib);
   StaticRoutes routes(&rib, &rib);
-  // static/1.0 and rib_client/1.0 → StaticRoutes.
+  // static_routes/1.0 and rib_client/1.0 → StaticRoutes.
   if (absl::Status s = ServeStatic(router, routes); !s.ok()) {
     std::cerr << "sluice-static: " << s.message() << "\n";
     return 1;

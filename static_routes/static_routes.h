@@ -4,7 +4,7 @@
 // only through two small interfaces, which the process implements with rib/1.0 calls
 // (static_xrl.h) and tests with fakes.
 //
-//   configuration (static/1.0, --route, --config) → Add / Delete
+//   configuration (static_routes/1.0, --route, --config) → Add / Delete
 //   StaticRoutes ──RibSink──► rib/1.0 add_route4/6, delete_route4/6 (protocol "static")
 //   StaticRoutes ──NexthopTracker──► rib/1.0 register_interest / deregister_interest
 //   rib_client/1.0 route_info_invalid(subnet) → RouteInfoInvalid (ask again)

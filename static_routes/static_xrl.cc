@@ -6,7 +6,7 @@
 #include "ipc/method.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rib_client.pb.h"
-#include "ipc/proto/static.pb.h"
+#include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
 #include "net/status_macros.h"
@@ -34,14 +34,15 @@ const M<rib_v1::RegisterInterestRequest, rib_v1::RegisterInterestReply> kRegiste
     "rib/1.0/register_interest"};
 const M<rib_v1::DeregisterInterestRequest, rib_v1::DeregisterInterestReply> kDeregisterInterest{
     "rib/1.0/deregister_interest"};
-// --- rib_client/1.0 and static/1.0 (served) ---
+// --- rib_client/1.0 and static_routes/1.0 (served) ---
 const M<client_v1::RouteInfoInvalidRequest, client_v1::RouteInfoInvalidReply> kRouteInfoInvalid{
     "rib_client/1.0/route_info_invalid"};
 const M<client_v1::RedistRoutesRequest, client_v1::RedistRoutesReply> kRedistRoutes{
     "rib_client/1.0/redist_routes"};
-const M<v1::AddRouteRequest, v1::AddRouteReply> kAddRoute{"static/1.0/add_route"};
-const M<v1::DeleteRouteRequest, v1::DeleteRouteReply> kDeleteRoute{"static/1.0/delete_route"};
-const M<v1::ListRoutesRequest, v1::ListRoutesReply> kListRoutes{"static/1.0/list_routes"};
+const M<v1::AddRouteRequest, v1::AddRouteReply> kAddRoute{"static_routes/1.0/add_route"};
+const M<v1::DeleteRouteRequest, v1::DeleteRouteReply> kDeleteRoute{
+    "static_routes/1.0/delete_route"};
+const M<v1::ListRoutesRequest, v1::ListRoutesReply> kListRoutes{"static_routes/1.0/list_routes"};
 
 }  // namespace
 

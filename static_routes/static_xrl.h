@@ -8,7 +8,7 @@
 //                                 instance, which the RIB calls back on rib_client/1.0)
 //                 RegisterProtocol() → rib/1.0 register_protocol("static", our instance): the
 //                                 RIB drops our routes when the Finder reports our death
-//   ServeStatic: static/1.0 add_route, delete_route, list_routes → StaticRoutes
+//   ServeStatic: static_routes/1.0 add_route, delete_route, list_routes → StaticRoutes
 //                rib_client/1.0 route_info_invalid → StaticRoutes::RouteInfoInvalid;
 //                redist_routes → UNIMPLEMENTED (we subscribe to nothing)
 //
