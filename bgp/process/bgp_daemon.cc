@@ -1,6 +1,7 @@
 #include "bgp/process/bgp_daemon.h"
 
 #include "bgp/process/bgp_service.h"
+#include "bgp/process/damping_service.h"
 #include "bgp/process/profile_service.h"
 #include "net/log.h"
 #include "net/status_macros.h"
@@ -25,6 +26,7 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   o.ipv4 = options_.ipv4;
   o.ipv6 = options_.ipv6;
   bgp_ = std::make_unique<BgpProcess>(io, o);
+  damping_ = std::make_unique<DampingControl>(&bgp_->routing());
 }
 
 BgpDaemon::~BgpDaemon() { Shutdown(); }
@@ -32,6 +34,7 @@ BgpDaemon::~BgpDaemon() { Shutdown(); }
 absl::Status BgpDaemon::Start() {
   // bgp/1.0, rib_client/1.0, profile/1.0 -> BgpProcess.
   RETURN_IF_ERROR(ServeBgp(*router_, *bgp_));
+  RETURN_IF_ERROR(ServeDamping(*router_, *damping_));  // bgp/1.0 damping methods
   if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_));
   RETURN_IF_ERROR(ServeProfile(*router_, &profiler_, [this] { return bgp_->Describe(); }));
   // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route.

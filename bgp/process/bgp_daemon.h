@@ -7,6 +7,7 @@
 //                           ──serves──► profile/1.0 (profile_service.h) ┘   (sessions + pipeline)
 //   BgpProcess ──NexthopInterestClient / RibRouteClient──► RibIpcClient ──► rib/1.0 calls
 //   Finder birth of the RIB class ──► RibIpcClient::RegisterProtocols + BgpProcess::OnRibBorn
+//   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
 //
 // Profiling points: bgp_route_in (a prefix enters BGP), bgp_queued_to_rib, bgp_sent_to_rib.
 // describe_plumbing answers BgpRouting::Describe().
@@ -17,6 +18,7 @@
 #include "absl/status/status.h"
 #include "bgp/process/bgp_process.h"
 #include "bgp/process/rib_ipc_client.h"
+#include "bgp/stages/damping_control.h"
 #include "ipc/xrl_router.h"
 #include "stage/profile.h"
 
@@ -48,6 +50,7 @@ class BgpDaemon {
   ipc::XrlRouter& router() { return *router_; }
   stage::Profiler& profiler() { return profiler_; }
   RibIpcClient* rib() { return rib_.get(); }  // null without a RIB
+  DampingControl& damping() { return *damping_; }
 
  private:
   BgpDaemonOptions options_;
@@ -56,6 +59,7 @@ class BgpDaemon {
   stage::Profiler profiler_;
   std::unique_ptr<RibIpcClient> rib_;
   std::unique_ptr<BgpProcess> bgp_;
+  std::unique_ptr<DampingControl> damping_;  // issue 13: plumbs stages into bgp_'s pipelines
   bool shut_down_ = false;
 };
 
