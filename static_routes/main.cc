@@ -3,7 +3,8 @@
 // StaticRoutes (static_routes.h) decides, XrlRibClient / ServeStatic (static_xrl.h) talk.
 //
 //   sluice-static [--finder ENDPOINT] [--instance NAME] [--rib TARGET]
-//                 [--route "NETWORK [via NH] [dev IF] [metric N] [track]"]... [--config FILE]
+//                 [--route "NETWORK [via NH] [dev IF] [metric N] [tag N] [track]"]... [--config
+//                 FILE]
 //
 // Wiring:
 //   static_routes/1.0 (router manager, `sluice call`) ─┐
@@ -40,7 +41,7 @@ Static routes, handed to the RIB as protocol "static" (admin distance 1).
   --instance NAME     our instance name (default "static_routes")
   --rib TARGET        the RIB's class or instance name (default "rib")
   --route ROUTE       one static route, repeatable:
-                        NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [track]
+                        NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [tag N] [track]
                       `track`: in the RIB only while the RIB resolves the nexthop
   --config FILE       one ROUTE per line; '#' starts a comment
 Also configurable at run time through static_routes/1.0 (add_route, delete_route, list_routes).

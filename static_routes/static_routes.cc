@@ -33,6 +33,7 @@ std::string StaticRoute::ToString() const {
   if (nexthop) absl::StrAppend(&s, " via ", nexthop->ToString());
   if (!ifname.empty()) absl::StrAppend(&s, " dev ", ifname);
   if (metric != 0) absl::StrAppend(&s, " metric ", metric);
+  if (tag != 0) absl::StrAppend(&s, " tag ", tag);
   if (track) absl::StrAppend(&s, " track");
   return s;
 }
@@ -72,11 +73,17 @@ absl::StatusOr<StaticRoute> ParseStaticRoute(std::string_view text) {
       if (!absl::SimpleAtoi(*v, &r.metric)) {
         return absl::InvalidArgumentError(absl::StrCat("static route: bad metric '", *v, "'"));
       }
+    } else if (w == "tag") {
+      absl::StatusOr<std::string> v = value();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, &r.tag)) {
+        return absl::InvalidArgumentError(absl::StrCat("static route: bad tag '", *v, "'"));
+      }
     } else if (w == "track") {
       r.track = true;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("static route: unknown word '", w,
-                                                     "' (expected via, dev, metric or track)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "static route: unknown word '", w, "' (expected via, dev, metric, tag or track)"));
     }
   }
   if (absl::Status s = r.Validate(); !s.ok()) return s;

@@ -37,17 +37,18 @@ struct StaticRoute {
   std::optional<net::IPAddress> nexthop;  // of the network's family
   std::string ifname;                     // empty: the RIB finds it from the nexthop
   uint32_t metric = 0;
+  uint32_t tag = 0;    // for policy in the RIB (`from { tag N; }`)
   bool track = false;  // needs a nexthop
 
   // InvalidArgument naming what is wrong.
   absl::Status Validate() const;
-  // "10.0.0.0/8 via 192.0.2.2 dev eth0 metric 5 track" (only the parts that are set).
+  // "10.0.0.0/8 via 192.0.2.2 dev eth0 metric 5 tag 7 track" (only the parts that are set).
   std::string ToString() const;
   friend bool operator==(const StaticRoute&, const StaticRoute&) = default;
 };
 
 // One line of a config file or one --route flag:
-//   NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [track]
+//   NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [tag N] [track]
 // Errors: InvalidArgument naming the word that is wrong.
 absl::StatusOr<StaticRoute> ParseStaticRoute(std::string_view text);
 

@@ -78,6 +78,7 @@ void XrlRibClient::Add(const StaticRoute& route) {
     if (route.nexthop) ipc::ToProto(route.nexthop->v4(), r.mutable_nexthop());
     r.set_ifname(route.ifname);
     r.set_metric(route.metric);
+    r.set_tag(route.tag);
     router_->Call(rib_target_, kAddRoute4, std::move(r), std::move(done));
   } else {
     rib_v1::AddRoute6Request r;
@@ -86,6 +87,7 @@ void XrlRibClient::Add(const StaticRoute& route) {
     if (route.nexthop) ipc::ToProto(route.nexthop->v6(), r.mutable_nexthop());
     r.set_ifname(route.ifname);
     r.set_metric(route.metric);
+    r.set_tag(route.tag);
     router_->Call(rib_target_, kAddRoute6, std::move(r), std::move(done));
   }
 }
@@ -155,6 +157,7 @@ absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes) {
         }
         route.ifname = r.ifname();
         route.metric = r.metric();
+        route.tag = r.tag();
         route.track = r.track();
         RETURN_IF_ERROR(routes.Add(route));
         return v1::AddRouteReply();
@@ -182,6 +185,7 @@ absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes) {
           if (v.route.nexthop) ipc::ToProto(*v.route.nexthop, out->mutable_nexthop());
           out->set_ifname(v.route.ifname);
           out->set_metric(v.route.metric);
+          out->set_tag(v.route.tag);
           out->set_track(v.route.track);
           out->set_installed(v.installed);
           out->set_nexthop_state(StaticRoutes::StateName(v.nexthop_state));

@@ -54,9 +54,10 @@ class FakeRib : public RibSink, public NexthopTracker {
 using ::testing::UnorderedElementsAre;
 
 TEST(StaticRouteParse, AllFormsAndClearErrors) {
-  auto r = ParseStaticRoute("10.0.0.0/8 via 192.0.2.2 metric 5 track");
+  auto r = ParseStaticRoute("10.0.0.0/8 via 192.0.2.2 metric 5 tag 7 track");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->ToString(), "10.0.0.0/8 via 192.0.2.2 metric 5 track");
+  EXPECT_EQ(r->ToString(), "10.0.0.0/8 via 192.0.2.2 metric 5 tag 7 track");
+  EXPECT_EQ(r->tag, 7u);
   r = ParseStaticRoute("2001:db8::/32 dev eth0");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->nexthop);
@@ -72,7 +73,7 @@ TEST(StaticRouteParse, AllFormsAndClearErrors) {
   EXPECT_EQ(ParseStaticRoute("10.0.0.0/33 via 192.0.2.1").status().message(),
             "static route: bad network '10.0.0.0/33'");
   EXPECT_EQ(ParseStaticRoute("10.0.0.0/8 gateway 192.0.2.1").status().message(),
-            "static route: unknown word 'gateway' (expected via, dev, metric or track)");
+            "static route: unknown word 'gateway' (expected via, dev, metric, tag or track)");
 }
 
 TEST(StaticRoutesTest, UntrackedRoutesOfBothFamiliesGoStraightToTheRib) {
