@@ -68,6 +68,10 @@ Routes:
                           captures such as PCH); towards eBGP peers LOCAL_PREF, ORIGINATOR_ID and
                           CLUSTER_LIST are always removed
   --withdraw-after SECONDS  after the table, wait, then withdraw every route
+  --flap-every SECONDS    flap every route once per SECONDS: withdrawn half a period after the
+                          table, announced again half a period later (route flap damping
+                          tests); not with --pace
+  --flaps N               stop flapping after N cycles, routes announced (default: never)
 End:
   --wait-eor              stay until the peer's End-of-RIB has arrived
   --linger [SECONDS]      stay up after sending (until SIGINT/SIGTERM without SECONDS)
@@ -97,6 +101,8 @@ struct Options {
   std::optional<net::IPv6Address> next_hop6;
   bool prepend_own_as = false;
   double withdraw_after = -1;
+  double flap_every = 0;
+  uint64_t flaps = 0;
   bool wait_eor = false;
   double linger = 0;
   bool json = false, quiet = false;
@@ -236,6 +242,11 @@ Options ParseOptions(int argc, char** argv) {
       o.prepend_own_as = true;
     } else if (a == "--withdraw-after") {
       o.withdraw_after = ParseNumber<double>(next(), "seconds");
+    } else if (a == "--flap-every") {
+      o.flap_every = ParseNumber<double>(next(), "seconds");
+      if (o.flap_every <= 0) Die("--flap-every wants a positive number of seconds");
+    } else if (a == "--flaps") {
+      o.flaps = ParseNumber<uint64_t>(next(), "flaps");
     } else if (a == "--wait-eor") {
       o.wait_eor = true;
     } else if (a == "--linger") {
@@ -257,6 +268,7 @@ Options ParseOptions(int argc, char** argv) {
     Die("give exactly one of --mrt, --synthetic and --receive-only");
   }
   if (o.next_hop_self && o.next_hop) Die("--next-hop-self and --next-hop exclude each other");
+  if (o.flap_every > 0 && o.pace) Die("--flap-every cannot be used with --pace");
   return o;
 }
 
@@ -403,6 +415,8 @@ int Run(const Options& o) {
     so.extended_messages = o.extended_messages;
     so.pace = o.pace;
     so.withdraw_after = o.withdraw_after;
+    so.flap_every = o.flap_every;
+    so.flaps = o.flaps;
     so.wait_eor = o.wait_eor;
     so.linger = o.linger;
     // Families: those the feed has routes of (unicast).

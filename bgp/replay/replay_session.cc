@@ -282,9 +282,13 @@ void ReplaySession::Pump() {
     EncodedStream* done = stream_;
     stream_ = nullptr;
     stats_.messages_sent += done->messages;
+    const bool flapping = options_.flap_every > 0 && !withdraw_.bytes.empty();
     if (done == &table_) {
-      stats_.table_seconds = Since(established_at_);
-      if (options_.withdraw_after >= 0 && !withdraw_.bytes.empty()) {
+      if (stats_.flaps == 0) stats_.table_seconds = Since(established_at_);
+      if (flapping && (options_.flaps == 0 || stats_.flaps < options_.flaps)) {
+        return StreamAfter(&withdraw_, options_.flap_every / 2);
+      }
+      if (!flapping && options_.withdraw_after >= 0 && !withdraw_.bytes.empty()) {
         misc_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(options_.withdraw_after)));
         misc_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -299,6 +303,10 @@ void ReplaySession::Pump() {
       }
     } else {
       stats_.withdraw_seconds = Since(withdraw_started_);
+      if (flapping) {
+        ++stats_.flaps;
+        return StreamAfter(&table_, options_.flap_every / 2);  // announce everything again
+      }
     }
     return AfterStreams();
   }
@@ -344,6 +352,19 @@ void ReplaySession::Pump() {
                       }
                       Pump();
                     });
+}
+
+void ReplaySession::StreamAfter(EncodedStream* stream, double seconds) {
+  misc_timer_.expires_after(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
+  misc_timer_.async_wait([this, stream](const boost::system::error_code& ec) {
+    if (ec || state_ != State::kEstablished) return;
+    stream_ = stream;
+    written_ = 0;
+    mark_ = 0;
+    if (stream == &withdraw_) withdraw_started_ = Clock::now();
+    Pump();
+  });
 }
 
 void ReplaySession::AfterStreams() {

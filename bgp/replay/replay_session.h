@@ -39,9 +39,15 @@ struct SessionOptions {
   AfiSafiSet families;             // offered (unicast families of the feed)
   std::optional<double> pace;      // replay at the capture's pace times this factor
   double withdraw_after = -1;      // seconds after the table to withdraw everything; < 0: never
-  bool wait_eor = false;           // stay until the peer's End-of-RIB for every family
-  double linger = 0;               // seconds to stay up at the end; < 0: until stopped
-  double connect_timeout = 30;     // seconds of connection attempts (active open)
+  // Flap mode (route flap damping tests): one flap per `flap_every` seconds — every route is
+  // withdrawn half a period after the table was sent and announced again half a period later;
+  // `flaps` cycles (0: until stopped), ending with the routes announced. > 0 overrides
+  // withdraw_after.
+  double flap_every = 0;
+  uint64_t flaps = 0;
+  bool wait_eor = false;        // stay until the peer's End-of-RIB for every family
+  double linger = 0;            // seconds to stay up at the end; < 0: until stopped
+  double connect_timeout = 30;  // seconds of connection attempts (active open)
 };
 
 struct SessionStats {
@@ -59,6 +65,7 @@ struct SessionStats {
   bool end_of_rib_received = false;
   double table_seconds = -1;     // Established → last table octet written
   double withdraw_seconds = -1;  // first → last withdrawal octet written
+  uint64_t flaps = 0;            // withdraw + announce cycles done (flap mode)
   std::optional<Notification> notification_received;
   std::optional<Notification> notification_sent;
   std::string negotiated;  // summary of the peer's OPEN
@@ -103,6 +110,8 @@ class ReplaySession {
   void SendSmall(std::vector<uint8_t> message);
   void Pump();
   void AfterStreams();
+  // Sends `stream` from its start `seconds` from now (flap mode).
+  void StreamAfter(EncodedStream* stream, double seconds);
   void MaybeFinish();
   void Close();
   void ArmHoldTimer();

@@ -97,6 +97,10 @@ class FamilyPipeline {
   net::Family family() const { return family_; }
   AfiSafi afi_safi() const { return AfiSafi{AfiOf(family_), Safi::kUnicast}; }
 
+  // New router settings (local AS, BGP Identifier, cluster id; the decision options stay): used
+  // by what is configured or comes up from now on; configured peers take them with UpdatePeer.
+  void SetRouter(const RouterSettings& router);
+
   // --- Peers ---------------------------------------------------------------------------------
   void AddPeer(const PeerSettings& settings);
   // New import/export settings or policies: routes move over in background walks.

@@ -167,5 +167,70 @@ TEST(ReplaySessionTest, TwoSpeakersExchangeATableOverLoopback) {
   EXPECT_EQ(receiver.stats().notification_received->subcode, cease::kAdministrativeShutdown);
 }
 
+// Flap mode (issue 13, route flap damping tests): the table, then three cycles of withdraw
+// everything / announce everything again, ending announced.
+TEST(ReplaySessionTest, FlapModeWithdrawsAndAnnouncesAgainAndEndsAnnounced) {
+  namespace asio = boost::asio;
+  AttributeStore store;
+  const PeerFeed feed = SyntheticTable(100, 5, &store);
+  const PeerFeed empty;
+  const int port = sluice::testing::FreeTcpPort();
+  ASSERT_GT(port, 0);
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
+  auto encoder_for = [&store](const PeerFeed& f, RewriteOptions rw) {
+    return [&f, rw, &store](const SessionParams& p, EncodedStream* table, EncodedStream* wd) {
+      FeedEncoder e(p, rw, &store);
+      e.EncodeTable(f.Table(), table);
+      e.EncodeWithdrawAll(f.Table(), wd);
+    };
+  };
+  SessionOptions receiver_options;
+  receiver_options.name = "receiver";
+  receiver_options.local_as = 65001;
+  receiver_options.peer_as = 65002;
+  receiver_options.router_id = net::IPv4Address(0x0a000001);
+  receiver_options.families.Add(kIPv4Unicast);
+  receiver_options.linger = -1;
+  RewriteOptions rw;
+  rw.local_as = 65001;
+  ReplaySession receiver(io, receiver_options, encoder_for(empty, rw));
+  SessionOptions sender_options = receiver_options;
+  sender_options.name = "sender";
+  sender_options.remote = endpoint;
+  sender_options.local_as = 65002;
+  sender_options.peer_as = 65001;
+  sender_options.router_id = net::IPv4Address(0x0a000002);
+  sender_options.flap_every = 0.2;
+  sender_options.flaps = 3;
+  sender_options.linger = 0.3;
+  rw.local_as = 65002;
+  rw.prepend_own_as = true;
+  rw.next_hop4 = net::IPv4Address(0x7f000001);
+  ReplaySession sender(io, sender_options, encoder_for(feed, rw));
+  asio::ip::tcp::acceptor acceptor(io, endpoint);
+  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+    ASSERT_FALSE(ec);
+    receiver.Accept(std::move(s));
+  });
+  sender.Connect();
+  asio::steady_timer guard(io, std::chrono::seconds(60));
+  guard.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) {
+      sender.Stop("timeout");
+      receiver.Stop("timeout");
+    }
+  });
+  int done = 0;
+  sender.on_done = receiver.on_done = [&](ReplaySession*) {
+    if (++done == 2) guard.cancel();
+  };
+  io.run();
+  EXPECT_EQ(sender.stats().error, "");
+  EXPECT_EQ(sender.stats().flaps, 3u);
+  EXPECT_EQ(receiver.stats().prefixes_received, 400u);  // the table, then again after each flap
+  EXPECT_EQ(receiver.stats().withdrawals_received, 300u);
+}
+
 }  // namespace
 }  // namespace sluice::bgp::replay
