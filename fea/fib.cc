@@ -81,7 +81,7 @@ absl::StatusOr<Fib::Transaction*> Fib::Find(TransactionId id) {
   return &it->second;
 }
 
-absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route) {
+absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route, bool* skipped) {
   ASSIGN_OR_RETURN(Transaction * tx, Find(id));
   if (!tx->error.ok()) {
     return absl::FailedPreconditionError(
@@ -106,6 +106,17 @@ absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route) {
           Slot{prefix, in_table, !tx->deletes_all, in_table && !tx->deletes_all, std::nullopt});
     }
     Slot& slot = tx->slots[it->second];
+    if (kind == OpKind::kSet) kind = slot.present ? OpKind::kReplace : OpKind::kAdd;
+    if (kind == OpKind::kDeleteIfPresent) {
+      if (!slot.present) {
+        // Nothing queued: a slot made just now only records that the prefix was absent, which
+        // no later commit needs to recheck.
+        if (inserted) slot.check_initial = false;
+        if (skipped != nullptr) *skipped = true;
+        return absl::OkStatus();
+      }
+      kind = OpKind::kDelete;
+    }
     if (kind == OpKind::kAdd && slot.present) {
       status =
           absl::AlreadyExistsError(absl::StrCat("add ", route.ToString(), ": ", prefix.ToString(),
@@ -147,6 +158,18 @@ absl::Status Fib::DeleteRoute(TransactionId id, const net::Prefix& prefix) {
   FibRoute route;
   route.prefix = prefix;
   return Queue(id, OpKind::kDelete, std::move(route));
+}
+
+absl::Status Fib::SetRoute(TransactionId id, FibRoute route) {
+  return Queue(id, OpKind::kSet, std::move(route));
+}
+
+absl::StatusOr<bool> Fib::DeleteRouteIfPresent(TransactionId id, const net::Prefix& prefix) {
+  FibRoute route;
+  route.prefix = prefix;
+  bool skipped = false;
+  RETURN_IF_ERROR(Queue(id, OpKind::kDeleteIfPresent, std::move(route), &skipped));
+  return !skipped;
 }
 
 absl::Status Fib::DeleteAllRoutes(TransactionId id) {
