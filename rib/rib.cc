@@ -25,6 +25,13 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
       options_(std::move(options)),
       route_in_((options_.profiler != nullptr ? options_.profiler : &stage::Profiler::Default())
                     ->Point("rib_route_in")),
+      origin_policy_(
+          io,
+          [this](std::string_view protocol, const net::Prefix& prefix,
+                 const std::optional<RouteInput>& filtered) {
+            ApplyFiltered(protocol, prefix, filtered);
+          },
+          [this](std::string_view protocol) { PushOrigins(protocol); }),
       v4_(std::make_unique<RibNetwork>(net::Family::kIPv4, &plumber_, fib,
                                        NetworkOptions(options_))),
       v6_(std::make_unique<RibNetwork>(net::Family::kIPv6, &plumber_, fib,
@@ -33,14 +40,7 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
           [this](const net::Prefix& prefix, const std::optional<std::string>& ifname) {
             ApplyConnected(prefix, ifname);
           },
-          [this] { PushConnected(); }),
-      origin_policy_(
-          io,
-          [this](std::string_view protocol, const net::Prefix& prefix,
-                 const std::optional<RouteInput>& filtered) {
-            ApplyFiltered(protocol, prefix, filtered);
-          },
-          [this](std::string_view protocol) { PushOrigins(protocol); }) {}
+          [this] { PushConnected(); }) {}
 
 Rib::~Rib() = default;
 

@@ -196,10 +196,12 @@ class Rib {
   RibOptions options_;
   stage::ProfilePoint* route_in_;
   absl::flat_hash_map<std::string, Protocol> protocols_;
+  // Its walk applies to the networks below; destroyed after them (and after connected_, which
+  // calls it), it never runs then.
+  OriginPolicy origin_policy_;
   std::unique_ptr<RibNetwork> v4_;
   std::unique_ptr<RibNetwork> v6_;
   ConnectedRoutes connected_;
-  OriginPolicy origin_policy_;  // after the networks: its walk applies to them
 };
 
 }  // namespace sluice::rib

@@ -146,10 +146,11 @@ class BgpProcess : private RoutingSide {
 
   BgpProcessOptions options_;
   AttributeStore store_;  // every route's attributes: outlives the routing side and sessions
+  // Peers' filter slots: the routing side's stages hold pointers to them, so they outlive it.
+  std::map<net::IPAddress, std::unique_ptr<PeerPolicySlots>> policy_slots_;
   std::unique_ptr<BgpRouting> routing_;
   PeerManager peers_;
   std::vector<ListenerInfo> listeners_;
-  std::map<net::IPAddress, std::unique_ptr<PeerPolicySlots>> policy_slots_;
   // The routing settings of each configured peer (for RefilterPeer).
   std::map<net::IPAddress, RoutingPeerConfig> routing_configs_;
   // The routing settings of the peer being added (read by PeerAdded, inside PeerManager::AddPeer).
