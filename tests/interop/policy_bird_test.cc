@@ -12,7 +12,8 @@
 //     prepend) and community 65001:300 added;
 //   - a bad policy: INVALID_ARGUMENT naming file, line and column; BIRD's view unchanged;
 //   - static routes put in the RIB with tags 5 and 6 (rib/1.0/add_route4, protocol "static"),
-//     redistributed through redist:static: BIRD sees them with 65001:5 / 65001:6.
+//     redistributed through redist:static: BIRD sees them with 65001:5 / 65001:6;
+//   - sluice-rib's origin:static policy tags an untagged static route, which then follows.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -257,6 +258,31 @@ TEST(PolicyBirdTest, ImportExportAndRedistributionPoliciesAsBirdSeesThem) {
   std::printf("redistributed: 198.18.5.0/24 community %s, 198.18.6.0/24 community %s\n",
               down.Attribute("198.18.5.0/24", "BGP.community").c_str(),
               down.Attribute("198.18.6.0/24", "BGP.community").c_str());
+
+  // sluice-rib's own bank: origin:static tags the untagged 198.18.7.0/24 with 6 as it enters the
+  // RIB (re-applied to the route already there); the redistribution then sends it on.
+  auto tagged = bgp.Call(kConfigure,
+                         Configure("origin:static",
+                                   "policy-statement tag-statics {\n  term t { from { network4 "
+                                   "198.18.7.0/24; } then { tag 6; accept; } }\n}\n",
+                                   "tag-statics"),
+                         "rib");
+  ASSERT_TRUE(tagged.ok()) << tagged.status();
+  with_statics.insert(P("198.18.7.0/24"));
+  const bool retagged = WaitFor([&] { return down.Prefixes() == with_statics; }, 30);
+  ASSERT_TRUE(retagged) << sluice.Logs();
+  EXPECT_EQ(down.Attribute("198.18.7.0/24", "BGP.community"), "(65001,6) (65001,300)");
+  // The RIB refuses what a RIB route cannot carry, at its line and column.
+  auto rib_refused =
+      bgp.Call(kConfigure,
+               Configure("origin:static",
+                         "policy-statement tag-statics {\n  term t { then { local-pref 5; } }\n}\n",
+                         "tag-statics"),
+               "rib");
+  ASSERT_FALSE(rib_refused.ok());
+  EXPECT_NE(rib_refused.status().message().find("sluice.conf:11:"), std::string::npos)
+      << rib_refused.status().message();
+  std::printf("RIB refused: %s\n", std::string(rib_refused.status().message()).c_str());
 
   // A static route deleted in the RIB leaves BIRD.
   auto st = sluice.Cli({"call",
