@@ -11,7 +11,8 @@
 //   --fea-batch-size     route changes per FIB transaction (default 1000)
 //   --fea-max-in-flight  FIB transactions sent and not yet answered (default 4)
 //
-// Serves rib/1.0, fea_ifmgr_client/1.0 (the FEA's interface events), profile/1.0 and
+// Serves rib/1.0, fea_ifmgr_client/1.0 (the FEA's interface events), profile/1.0,
+// policy_backend/1.0 (origin:static, origin:connected) and
 // common/1.0; calls fea_fib/1.0, fea_ifmgr/1.0 and its clients' rib_client/1.0. Status:
 // NOT_READY while no FEA is up, READY while one is. SIGTERM, SIGINT or common/1.0/shutdown exit
 // 0 (the FEA keeps the FIB; a new RIB re-sends it). A bad option exits 2 with a message.
@@ -29,6 +30,7 @@
 #include "net/log.h"
 #include "rib/rib.h"
 #include "rib/service/fea_watcher.h"
+#include "rib/service/policy_service.h"
 #include "rib/service/profile_service.h"
 #include "rib/service/rib_clients.h"
 #include "rib/service/rib_service.h"
@@ -120,7 +122,10 @@ int main(int argc, char** argv) {
     return absl::StrCat(rib.Describe(), "\n", fib_client.Describe(), "\n", clients.Describe(),
                         "\n");
   });
-  for (absl::Status s : {service.Register(), interfaces.Register(), profile.Register(router)}) {
+  // policy_backend/1.0 -> the Rib's origin policy on static and connected routes.
+  rib::RibPolicyService policy(router, rib);
+  for (absl::Status s :
+       {service.Register(), interfaces.Register(), profile.Register(router), policy.Register()}) {
     if (!s.ok()) {
       std::cerr << "sluice-rib: " << s.message() << "\n";
       return 1;

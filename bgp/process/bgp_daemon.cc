@@ -27,6 +27,14 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   o.ipv6 = options_.ipv6;
   bgp_ = std::make_unique<BgpProcess>(io, o);
   damping_ = std::make_unique<DampingControl>(&bgp_->routing());
+  // RIB -> BGP: redistributed routes through the redist:PROTOCOL banks.
+  if (rib_) {
+    redist_ = std::make_unique<BgpRedist>(
+        bgp_.get(), [rib = rib_.get()](net::Family f, const std::string& protocol, bool on) {
+          rib->RedistSubscribe(f, protocol, on);
+        });
+  }
+  policy_ = std::make_unique<BgpPolicyBackend>(bgp_.get(), redist_.get());
 }
 
 BgpDaemon::~BgpDaemon() { Shutdown(); }
@@ -35,7 +43,8 @@ absl::Status BgpDaemon::Start() {
   // bgp/1.0, rib_client/1.0, profile/1.0 -> BgpProcess.
   RETURN_IF_ERROR(ServeBgp(*router_, *bgp_));
   RETURN_IF_ERROR(ServeDamping(*router_, *damping_));  // bgp/1.0 damping methods
-  if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_));
+  if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_, redist_.get()));
+  RETURN_IF_ERROR(ServePolicyBackend(*router_, *policy_));
   RETURN_IF_ERROR(ServeProfile(*router_, &profiler_, [this] { return bgp_->Describe(); }));
   // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route.
   if (rib_) {
@@ -45,6 +54,7 @@ absl::Status BgpDaemon::Start() {
         SLUICE_LOG(kInfo) << "RIB " << e.instance_name << " is up: registering and sending routes";
         rib_->RegisterProtocols();
         bgp_->OnRibBorn();
+        redist_->OnRibBorn();
       } else {
         SLUICE_LOG(kWarning) << "RIB " << e.instance_name << " died";
       }

@@ -5,8 +5,12 @@
 //   XrlRouter (class "bgp") ──serves──► bgp/1.0 (bgp_service.h)        ─┐
 //                           ──serves──► rib_client/1.0 (bgp_service.h) ─┼─► BgpProcess
 //                           ──serves──► profile/1.0 (profile_service.h) ┘   (sessions + pipeline)
+//                           ──serves──► policy_backend/1.0 (policy_service.h) ─► the peers'
+//                                       filter slots, BgpRedist (bgp_redist.h)
+//   rib_client/1.0/redist_routes ──► BgpRedist ──► BgpProcess::Originate / WithdrawOriginated
 //   BgpProcess ──NexthopInterestClient / RibRouteClient──► RibIpcClient ──► rib/1.0 calls
 //   Finder birth of the RIB class ──► RibIpcClient::RegisterProtocols + BgpProcess::OnRibBorn
+//                                     + BgpRedist::OnRibBorn (subscribe again)
 //   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
 //
 // Profiling points: bgp_route_in (a prefix enters BGP), bgp_queued_to_rib, bgp_sent_to_rib.
@@ -17,6 +21,8 @@
 
 #include "absl/status/status.h"
 #include "bgp/process/bgp_process.h"
+#include "bgp/process/bgp_redist.h"
+#include "bgp/process/policy_service.h"
 #include "bgp/process/rib_ipc_client.h"
 #include "bgp/stages/damping_control.h"
 #include "ipc/xrl_router.h"
@@ -51,6 +57,8 @@ class BgpDaemon {
   stage::Profiler& profiler() { return profiler_; }
   RibIpcClient* rib() { return rib_.get(); }  // null without a RIB
   DampingControl& damping() { return *damping_; }
+  BgpPolicyBackend& policy() { return *policy_; }
+  BgpRedist* redist() { return redist_.get(); }  // null without a RIB
 
  private:
   BgpDaemonOptions options_;
@@ -60,6 +68,8 @@ class BgpDaemon {
   std::unique_ptr<RibIpcClient> rib_;
   std::unique_ptr<BgpProcess> bgp_;
   std::unique_ptr<DampingControl> damping_;  // issue 13: plumbs stages into bgp_'s pipelines
+  std::unique_ptr<BgpRedist> redist_;  // uses bgp_ and rib_
+  std::unique_ptr<BgpPolicyBackend> policy_;
   bool shut_down_ = false;
 };
 

@@ -106,20 +106,37 @@ SessionListener* BgpProcess::PeerAdded(const PeerConfig& config, SessionSender* 
     routing.next_hop_self = config.next_hop_self;
     routing.families = config.families;
   }
+  PeerPolicySlots& slots = PolicySlots(config.address);
+  routing.import_policy = &slots.import_slot;
+  routing.export_policy = &slots.export_slot;
   absl::StatusOr<SessionListener*> listener = routing_->AddPeer(routing, sender);
   if (!listener.ok()) {
     SLUICE_LOG(kError) << "peer " << config.address.ToString()
                        << ": the routing side refused it: " << listener.status().message();
     return nullptr;
   }
+  routing_configs_[config.address] = routing;
   return *listener;
 }
 
 void BgpProcess::PeerRemoved(const net::IPAddress& address) {
+  routing_configs_.erase(address);
   absl::Status st = routing_->RemovePeer(address);
   if (!st.ok()) {
     SLUICE_LOG(kWarning) << "removing peer " << address.ToString() << ": " << st;
   }
+}
+
+BgpProcess::PeerPolicySlots& BgpProcess::PolicySlots(const net::IPAddress& address) {
+  std::unique_ptr<PeerPolicySlots>& slots = policy_slots_[address];
+  if (slots == nullptr) slots = std::make_unique<PeerPolicySlots>();
+  return *slots;
+}
+
+absl::Status BgpProcess::RefilterPeer(const net::IPAddress& address) {
+  auto it = routing_configs_.find(address);
+  if (it == routing_configs_.end()) return absl::OkStatus();
+  return routing_->UpdatePeer(it->second);
 }
 
 absl::Status BgpProcess::RemovePeer(const net::IPAddress& address) {

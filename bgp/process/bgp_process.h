@@ -20,6 +20,7 @@
 // Single-threaded: every call on the event loop's thread.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "bgp/session/peer_manager.h"
 #include "bgp/stages/bgp_routing.h"
+#include "policy/filter.h"
 #include "stage/profile.h"
 
 namespace sluice::bgp::process {
@@ -93,6 +95,20 @@ class BgpProcess : private RoutingSide {
   // Errors: NotFound; FailedPrecondition when down or not negotiated.
   absl::Status RouteRefresh(const net::IPAddress& address, std::optional<AfiSafi> family);
 
+  // --- Policy (policy_backend/1.0 import:ADDRESS and export:ADDRESS, policy_service.h) --------
+  // The import and export filter slots of the peer at `address`, created empty (no policy:
+  // RFC 8212 for external peers) on first use, so a policy may be configured before its peer.
+  // They live as long as the process; a peer added later runs what they hold.
+  struct PeerPolicySlots {
+    policy::FilterSlot import_slot{nullptr};
+    policy::FilterSlot export_slot{nullptr};
+  };
+  PeerPolicySlots& PolicySlots(const net::IPAddress& address);
+  // The peer's routes move to what its slots hold now, in the background (a re-filter walk in
+  // its ImportFilter and ExportFilter stages). OK (nothing to do) when the peer is not
+  // configured.
+  absl::Status RefilterPeer(const net::IPAddress& address);
+
   // --- Routes --------------------------------------------------------------------------------
   absl::Status Originate(const net::Prefix& prefix, PathAttributes attributes) {
     return routing_->Originate(prefix, std::move(attributes));
@@ -130,9 +146,13 @@ class BgpProcess : private RoutingSide {
 
   BgpProcessOptions options_;
   AttributeStore store_;  // every route's attributes: outlives the routing side and sessions
+  // Peers' filter slots: the routing side's stages hold pointers to them, so they outlive it.
+  std::map<net::IPAddress, std::unique_ptr<PeerPolicySlots>> policy_slots_;
   std::unique_ptr<BgpRouting> routing_;
   PeerManager peers_;
   std::vector<ListenerInfo> listeners_;
+  // The routing settings of each configured peer (for RefilterPeer).
+  std::map<net::IPAddress, RoutingPeerConfig> routing_configs_;
   // The routing settings of the peer being added (read by PeerAdded, inside PeerManager::AddPeer).
   std::optional<RoutingPeerConfig> adding_;
 };

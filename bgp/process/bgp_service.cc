@@ -245,11 +245,9 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
         [import](const v1::SetPeerPolicyRequest&) -> absl::StatusOr<v1::SetPeerPolicyReply> {
           return absl::UnimplementedError(absl::StrCat(
               "set_peer_", import ? "import" : "export",
-              "_policy: policy assignment is not implemented yet — the transport of compiled "
-              "policies (the policy_backend interface of issue 10) is not designed yet; the "
-              "peer's ",
-              import ? "import" : "export",
-              " filter stays as configured (RFC 8212: ebgp_requires_policy in add_peer)"));
+              "_policy: a policy name alone cannot be installed; send the policy text with "
+              "policy_backend/1.0/configure?filter:txt=",
+              import ? "import" : "export", ":ADDRESS (issue 10)"));
         }));
   }
   RETURN_IF_ERROR(router.Handle(
@@ -277,7 +275,7 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
   return absl::OkStatus();
 }
 
-absl::Status ServeRibClient(ipc::XrlRouter& router, BgpProcess& bgp) {
+absl::Status ServeRibClient(ipc::XrlRouter& router, BgpProcess& bgp, BgpRedist* redist) {
   RETURN_IF_ERROR(router.Handle(kRouteInfoInvalid,
                                 [&](const rib_client_v1::RouteInfoInvalidRequest& r)
                                     -> absl::StatusOr<rib_client_v1::RouteInfoInvalidReply> {
@@ -287,13 +285,36 @@ absl::Status ServeRibClient(ipc::XrlRouter& router, BgpProcess& bgp) {
                                   bgp.OnRouteInfoInvalid(subnet);
                                   return rib_client_v1::RouteInfoInvalidReply();
                                 }));
-  RETURN_IF_ERROR(
-      router.Handle(kRedistRoutes,
-                    [](const rib_client_v1::RedistRoutesRequest&)
-                        -> absl::StatusOr<rib_client_v1::RedistRoutesReply> {
-                      return absl::UnimplementedError(
-                          "redist_routes: BGP subscribes to no redistribution yet (issue 10)");
-                    }));
+  RETURN_IF_ERROR(router.Handle(
+      kRedistRoutes,
+      [redist](const rib_client_v1::RedistRoutesRequest& r)
+          -> absl::StatusOr<rib_client_v1::RedistRoutesReply> {
+        if (redist == nullptr) {
+          return absl::UnimplementedError("redist_routes: this BGP has no redistribution");
+        }
+        if (r.family() != "ipv4" && r.family() != "ipv6") {
+          return absl::InvalidArgumentError(
+              absl::StrCat("redist_routes: family \"", r.family(), "\""));
+        }
+        const net::Family family = r.family() == "ipv6" ? net::Family::kIPv6 : net::Family::kIPv4;
+        std::vector<RedistRoute> changes;
+        changes.reserve(r.changes_size());
+        for (const rib_client_v1::RedistChange& c : r.changes()) {
+          RedistRoute route;
+          route.deleted = c.op() == rib_client_v1::RedistChange::DELETE;
+          ASSIGN_OR_RETURN(route.network, Network("redist_routes", "network",
+                                                  c.route().has_network(), c.route().network()));
+          if (c.route().has_nexthop()) {
+            absl::StatusOr<net::IPAddress> nh = ipc::FromProto(c.route().nexthop());
+            if (nh.ok()) route.nexthop = *nh;
+          }
+          route.metric = c.route().metric();
+          route.tags.assign(c.route().tags().begin(), c.route().tags().end());
+          changes.push_back(std::move(route));
+        }
+        redist->OnChanges(family, r.protocol(), changes, r.dump_done());
+        return rib_client_v1::RedistRoutesReply();
+      }));
   return absl::OkStatus();
 }
 

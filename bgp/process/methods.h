@@ -74,5 +74,9 @@ inline const M<rib_v1::RegisterInterestRequest, rib_v1::RegisterInterestReply> k
     "rib/1.0/register_interest"};
 inline const M<rib_v1::DeregisterInterestRequest, rib_v1::DeregisterInterestReply>
     kDeregisterInterest{"rib/1.0/deregister_interest"};
+inline const M<rib_v1::RedistSubscribeRequest, rib_v1::RedistSubscribeReply> kRedistSubscribe{
+    "rib/1.0/redist_subscribe"};
+inline const M<rib_v1::RedistSubscribeRequest, rib_v1::RedistSubscribeReply> kRedistUnsubscribe{
+    "rib/1.0/redist_unsubscribe"};
 
 }  // namespace sluice::bgp::process

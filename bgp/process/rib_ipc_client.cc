@@ -144,4 +144,20 @@ void RibIpcClient::RegisterProtocols() {
   }
 }
 
+void RibIpcClient::RedistSubscribe(net::Family family, const std::string& protocol,
+                                   bool subscribe) {
+  rib_v1::RedistSubscribeRequest request;
+  request.set_target(client_name_);
+  request.set_family(family == net::Family::kIPv6 ? "ipv6" : "ipv4");
+  request.set_protocol(protocol);
+  auto log = [protocol, subscribe](absl::StatusOr<rib_v1::RedistSubscribeReply> r) {
+    if (!r.ok()) {
+      SLUICE_LOG(kWarning) << "RIB: redist_" << (subscribe ? "subscribe " : "unsubscribe ")
+                           << protocol << ": " << r.status().ToString();
+    }
+  };
+  router_->Call(rib_target_, subscribe ? kRedistSubscribe : kRedistUnsubscribe, std::move(request),
+                std::move(log));
+}
+
 }  // namespace sluice::bgp::process

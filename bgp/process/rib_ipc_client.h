@@ -56,6 +56,10 @@ class RibIpcClient : public NexthopInterestClient, public RibRouteClient {
   void SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) override;
 
   void RegisterProtocols();
+  // rib/1.0/redist_subscribe (subscribe) or redist_unsubscribe for `protocol`'s winning routes of
+  // `family`, delivered to our instance's rib_client/1.0/redist_routes (BgpRedist). Errors are
+  // logged (the RIB's birth makes the subscriptions again).
+  void RedistSubscribe(net::Family family, const std::string& protocol, bool subscribe);
   const std::string& rib_target() const { return rib_target_; }
   const Counters& counters() const { return counters_; }
 
