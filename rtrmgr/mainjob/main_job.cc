@@ -21,11 +21,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
@@ -188,6 +191,8 @@ PrefixSet Prefixes(const std::vector<Route>& routes) {
 // The BGP routes of the RIB winners and of the FIB (protocol ebgp or ibgp), both families.
 struct Tables {
   PrefixSet adj_rib_in, loc_rib, rib, fib, adj_rib_out;
+  // Winners of other protocols (connected, static) in the RIB and the FIB: prefix -> protocol.
+  std::map<net::Prefix, std::string> rib_other, fib_other;
 };
 
 absl::StatusOr<Tables> ReadTables(cli::SyncClient& client, const std::string& upstream,
@@ -206,15 +211,26 @@ absl::StatusOr<Tables> ReadTables(cli::SyncClient& client, const std::string& up
     for (const PrefixSet& s : {Prefixes(*loc)}) t.loc_rib.insert(s.begin(), s.end());
     for (const PrefixSet& s : {Prefixes(*out)}) t.adj_rib_out.insert(s.begin(), s.end());
     for (const rib::v1::RibRoute& r : *rib) {
-      if (r.protocol() != "ebgp" && r.protocol() != "ibgp") continue;
-      if (auto p = ipc::FromProto(r.network()); p.ok()) t.rib.insert(*p);
+      auto p = ipc::FromProto(r.network());
+      if (!p.ok()) continue;
+      if (r.protocol() == "ebgp" || r.protocol() == "ibgp") {
+        t.rib.insert(*p);
+      } else {
+        t.rib_other[*p] =
+            absl::StrCat(r.protocol(), " route (admin distance ", r.admin_distance(), ")");
+      }
     }
   }
   auto fib = cli::AllFibRoutes(client);
   if (!fib.ok()) return fib.status();
   for (const fea_fib::v1::FibRoute& r : *fib) {
-    if (r.protocol() != "ebgp" && r.protocol() != "ibgp") continue;
-    if (auto p = ipc::FromProto(r.network()); p.ok()) t.fib.insert(*p);
+    auto p = ipc::FromProto(r.network());
+    if (!p.ok()) continue;
+    if (r.protocol() == "ebgp" || r.protocol() == "ibgp") {
+      t.fib.insert(*p);
+    } else {
+      t.fib_other[*p] = r.protocol();
+    }
   }
   return t;
 }
@@ -392,6 +408,14 @@ int Run(const Options& o) {
   if (tables.ok()) {
     const Tables& t = *tables;
     accepted = t.loc_rib;
+    // Accepted prefixes another protocol wins in the RIB (a connected 127.0.0.0/8 over BGP's).
+    PrefixSet won_elsewhere;
+    for (const net::Prefix& p : accepted) {
+      if (t.rib_other.count(p)) won_elsewhere.insert(p);
+    }
+    PrefixSet bgp_winners;
+    std::set_difference(accepted.begin(), accepted.end(), won_elsewhere.begin(),
+                        won_elsewhere.end(), std::inserter(bgp_winners, bgp_winners.end()));
     auto row = [&](const std::string& what, uint64_t n, const std::string& note) {
       out << absl::StrFormat("  %-44s %9s  %s\n", what, Count(n), note);
     };
@@ -402,8 +426,13 @@ int Run(const Options& o) {
         absl::StrCat("sluice-bgp counters: ", Count(last.received), " received, ",
                      Count(last.accepted), " accepted"));
     row("Loc-RIB (accepted)", t.loc_rib.size(), "");
-    row("RIB (winning BGP routes)", t.rib.size(), t.rib == accepted ? "= Loc-RIB" : "DIFFERS");
-    row("FIB (dummy FEA)", t.fib.size(), t.fib == accepted ? "= Loc-RIB" : "DIFFERS");
+    row("RIB (winning BGP routes)", t.rib.size(),
+        t.rib == bgp_winners
+            ? (won_elsewhere.empty() ? "= Loc-RIB"
+                                     : absl::StrCat("= Loc-RIB less ", won_elsewhere.size(),
+                                                    " won by another protocol"))
+            : "DIFFERS");
+    row("FIB (dummy FEA)", t.fib.size(), t.fib == bgp_winners ? "= RIB" : "DIFFERS");
     row("advertised downstream (Adj-RIB-Out)", t.adj_rib_out.size(),
         t.adj_rib_out == accepted ? "= Loc-RIB" : "DIFFERS");
     out << absl::StrFormat(
@@ -453,8 +482,15 @@ int Run(const Options& o) {
     out << absl::StrFormat("    %-14s %8.1f MB\n", "sluice-rtrmgr", status->rss_kb() / 1024.0);
   }
   out.flush();
-  const bool good = tables.ok() && !accepted.empty() && tables->rib == accepted &&
-                    tables->fib == accepted && tables->adj_rib_out == accepted;
+  bool good = tables.ok() && !accepted.empty() && tables->adj_rib_out == accepted;
+  if (good) {
+    for (const net::Prefix& p : accepted) {
+      const bool elsewhere = tables->rib_other.count(p) > 0;
+      good = good && (elsewhere ? tables->fib_other.count(p) > 0
+                                : tables->rib.count(p) > 0 && tables->fib.count(p) > 0);
+    }
+    good = good && tables->rib.size() <= accepted.size() && tables->fib == tables->rib;
+  }
 
   if (!o.once) {
     out << "\nRunning. Try:\n  SLUICE_RUNDIR=" << rundir << " " << bin

@@ -240,6 +240,7 @@ absl::Status RouterManager::RegisterService() {
 void RouterManager::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
+  if (supervisor_.children().empty()) return;  // nothing was started
   SLUICE_LOG(kInfo) << "shutting down";
   supervisor_.StopAll(std::chrono::milliseconds(5000));
 }

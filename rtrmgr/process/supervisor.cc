@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,9 @@ absl::Status Supervisor::Spawn(Child& child) {
   if (pid == 0) {
     // The child: its own process group stays ours (a terminal's ^C reaches everyone); default
     // signal dispositions and mask; stdout/stderr to the log.
+    // If the router manager dies without stopping us (SIGKILL), we stop too: nothing is left
+    // running without a supervisor.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
