@@ -43,7 +43,16 @@ const std::vector<std::pair<std::string, std::string>> kPoints = {
 
 constexpr int kPort = 10479;
 
-std::string Config() {
+// One probe peer per sample (127.0.1.1, 127.0.1.2, ...): a peer whose session ended is held
+// Idle for a growing time (RFC 4271 §8.1.1 DampPeerOscillations), so none is used twice.
+std::string ProbeAddress(int i) { return absl::StrCat("127.0.", 1 + i / 250, ".", 1 + i % 250); }
+
+std::string Config(int samples) {
+  std::string peers;
+  for (int i = 0; i < samples; ++i) {
+    absl::StrAppend(&peers, "        peer ", ProbeAddress(i), " { as ", 4200000100u + i,
+                    "; local-ip 127.0.0.1; passive; }\n");
+  }
   return absl::StrCat(R"(fea { backend dummy; }
 protocols {
     bgp {
@@ -52,11 +61,14 @@ protocols {
         listen 127.0.0.1 port )",
                       kPort, R"(;
         peer 127.0.0.2 { as 4200000002; local-ip 127.0.0.1; passive; }
-        peer 127.0.0.4 { as 4200000004; local-ip 127.0.0.1; passive; }
-    }
+)",
+                      peers, R"(    }
 }
 )");
 }
+
+volatile sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
 
 // The first entry whose text starts with `prefix`, in microseconds since the epoch; -1 if none.
 int64_t EntryTime(cli::SyncClient& client, const std::string& process, const std::string& point,
@@ -76,7 +88,7 @@ int Run(uint64_t prefixes, int samples) {
   const std::string rundir = mkdtemp(dir_template);
   const std::string bin = BuildDir();
   const std::string conf = rundir + "/bench.conf";
-  std::ofstream(conf) << Config();
+  std::ofstream(conf) << Config(2 * samples);
   const pid_t rtrmgr =
       Spawn({bin + "/rtrmgr/process/sluice-rtrmgr", "--config", conf, "--rundir", rundir},
             rundir + "/rtrmgr.out", rundir + "/rtrmgr.log");
@@ -112,7 +124,7 @@ int Run(uint64_t prefixes, int samples) {
       last = fib;
       last_change = Clock::now();
     }
-    if (Clock::now() - start > std::chrono::seconds(600)) break;
+    if (g_stop || Clock::now() - start > std::chrono::seconds(600)) break;
   }
   std::cerr << fib << " BGP routes in the RIB; probing\n";
   for (const auto& [process, point] : kPoints) {
@@ -124,7 +136,7 @@ int Run(uint64_t prefixes, int samples) {
 
   std::map<std::string, std::vector<double>> ms;  // point -> milliseconds after bgp_route_in
   int done = 0, missed = 0;
-  for (int i = 0; i < samples + missed && missed < samples; ++i) {
+  for (int i = 0; i < samples + missed && missed < samples && !g_stop; ++i) {
     for (const auto& [process, point] : kPoints) {
       profile::v1::ClearRequest q;
       q.set_point(point);
@@ -132,8 +144,8 @@ int Run(uint64_t prefixes, int samples) {
     }
     const pid_t probe =
         Spawn({bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address",
-               "127.0.0.4", "--local-as", "4200000004", "--next-hop-self", "--synthetic", "1",
-               "--seed", absl::StrCat(1000 + i), "--linger", "--quiet"},
+               ProbeAddress(i), "--local-as", absl::StrCat(4200000100u + i), "--next-hop-self",
+               "--synthetic", "1", "--seed", absl::StrCat(1000 + i), "--linger", "--quiet"},
               rundir + "/probe.out", rundir + "/probe.log");
     // Which prefix it sent: the first bgp_route_in entry.
     std::string prefix;
@@ -167,8 +179,7 @@ int Run(uint64_t prefixes, int samples) {
       ++missed;  // the prefix lost to the upstream's route, or the session did not come up
     }
     Stop(probe, 5);
-    // The peer's routes leave; the session can come up again after its idle hold.
-    std::this_thread::sleep_for(std::chrono::milliseconds(5500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its route leaves
   }
 
   std::cout << absl::StrFormat(
@@ -200,6 +211,8 @@ int Run(uint64_t prefixes, int samples) {
 int main(int argc, char** argv) {
   sluice::net::SetLogLevel(sluice::net::LogLevel::kError);
   std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGINT, sluice::rtrmgr::mainjob::OnSignal);
+  std::signal(SIGTERM, sluice::rtrmgr::mainjob::OnSignal);
   uint64_t prefixes = 577706;
   int samples = 20;
   for (int i = 1; i + 1 < argc; i += 2) {
