@@ -443,8 +443,8 @@ int Run(const Options& o) {
   std::smatch m;
   static const std::regex kReceived("received ([0-9]+) prefixes and ([0-9]+) withdrawals");
   if (std::regex_search(down_summary, m, kReceived)) {
-    out << "\n  the downstream peer counted " << Count(std::stoull(m[1])) << " prefixes and "
-        << Count(std::stoull(m[2])) << " withdrawals received\n";
+    out << "\n  the downstream peer counted " << Count(std::stoull(m[1]))
+        << " prefix announcements and " << Count(std::stoull(m[2])) << " withdrawals received\n";
   }
   Stop(up_pid, 5);
   Stop(rtrmgr, 30);
