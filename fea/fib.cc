@@ -241,9 +241,12 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
   std::vector<size_t> op_slot;  // ops[i] changes final_state[op_slot[i]]
   ops.reserve(final_state.size());
   op_slot.reserve(final_state.size());
+  // While the table is as it was at the start, a slot's initial_present is still the truth:
+  // new prefixes (the bulk of a load) need no second lookup.
+  const bool table_unchanged = tx.table_generation == table_generation_;
   for (size_t k = 0; k < final_state.size(); ++k) {
     const Slot& s = final_state[k];
-    const FibRoute* old = table_.Find(s.prefix);
+    const FibRoute* old = table_unchanged && !s.initial_present ? nullptr : table_.Find(s.prefix);
     size_t before = ops.size();
     if (!s.present) {
       if (old != nullptr) ops.push_back(FibOp{FibOpKind::kDelete, old});
