@@ -46,6 +46,8 @@ uint64_t StatusField(pid_t pid, const std::string& field) {
 
 const ipc::Method<rib::v1::ListRoutesRequest, rib::v1::ListRoutesReply> kRibListRoutes{
     "rib/1.0/list_routes"};
+const ipc::Method<rib::v1::ListProtocolsRequest, rib::v1::ListProtocolsReply> kRibListProtocols{
+    "rib/1.0/list_protocols"};
 const ipc::Method<fea_fib::v1::ListRoutesRequest, fea_fib::v1::ListRoutesReply> kFibListRoutes{
     "fea_fib/1.0/list_routes"};
 
@@ -142,25 +144,8 @@ SluiceRouter::SluiceRouter(const std::vector<std::string>& bgp_flags, bool with_
         std::vector<std::string>{BuildPath("fea/sluice-fea"), "--finder", finder_address(),
                                  "--backend", "dummy"},
         dir_->Path("fea.out"));
-    rib_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{BuildPath("rib/sluice-rib"), "--finder", finder_address()},
-        dir_->Path("rib.out"));
-    if (!WaitFor(
-            [&] {
-              auto t = Cli({"targets"});
-              return t.ok() && t->find("rib") != std::string::npos &&
-                     t->find("fea") != std::string::npos;
-            },
-            20)) {
-      error_ = "sluice-rib or sluice-fea did not start: " + Logs();
-      return;
-    }
-    // BGP's nexthops are on loopback: a static route makes them resolvable in the RIB.
-    auto st = Cli({"call",
-                   "finder://rib/rib/1.0/add_route4?protocol:txt=static&network:ipv4net=127.0.0.0/"
-                   "8&ifname:txt=lo"});
-    if (!st.ok()) {
-      error_ = "static route to 127.0.0.0/8 refused: " + std::string(st.status().message());
+    if (absl::Status st = StartRib(); !st.ok()) {
+      error_ = std::string(st.message());
       return;
     }
 #else
@@ -184,6 +169,46 @@ SluiceRouter::SluiceRouter(const std::vector<std::string>& bgp_flags, bool with_
     return;
   }
   client_ = std::make_unique<BgpClient>(finder_address());
+}
+
+absl::Status SluiceRouter::StartRib() {
+  if (!real_rib_) return absl::FailedPreconditionError("no sluice-rib on this branch");
+  rib_ = std::make_unique<ChildProcess>(
+      std::vector<std::string>{BuildPath("rib/sluice-rib"), "--finder", finder_address()},
+      dir_->Path("rib.out"));
+  if (!WaitFor(
+          [&] {
+            auto t = Cli({"targets"});
+            return t.ok() && t->find("rib (class rib)") != std::string::npos &&
+                   t->find("fea (class fea)") != std::string::npos;
+          },
+          20)) {
+    return absl::UnavailableError("sluice-rib or sluice-fea did not start: " + Logs());
+  }
+  // BGP's nexthops are on loopback: a static route makes them resolvable in the RIB.
+  auto st = Cli({"call",
+                 "finder://rib/rib/1.0/add_route4?protocol:txt=static&network:ipv4net=127.0.0.0/"
+                 "8&ifname:txt=lo"});
+  if (!st.ok()) {
+    return absl::UnavailableError("static route to 127.0.0.0/8 refused: " +
+                                  std::string(st.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SluiceRouter::RestartRib() {
+  if (!rib_) return absl::FailedPreconditionError("no sluice-rib to restart");
+  rib_->Kill();
+  // Wait until the Finder has told everyone of the death (the instance leaves `targets`).
+  if (!WaitFor(
+          [&] {
+            auto t = Cli({"targets"});
+            return t.ok() && t->find("rib (class rib)") == std::string::npos;
+          },
+          20)) {
+    return absl::DeadlineExceededError("the Finder still lists the killed sluice-rib");
+  }
+  return StartRib();
 }
 
 SluiceRouter::~SluiceRouter() {
@@ -221,6 +246,16 @@ absl::StatusOr<std::set<net::Prefix>> SluiceRouter::RibPrefixes() {
     *q.mutable_start_after() = r->routes(r->routes_size() - 1).network();
   }
   return out;
+}
+
+absl::StatusOr<uint64_t> SluiceRouter::RibRouteCount() {
+  if (fake_rib_) return uint64_t(fake_rib_->rib().routes("ebgp").size());
+  auto r = client_->Call(kRibListProtocols, rib::v1::ListProtocolsRequest(), "rib");
+  if (!r.ok()) return r.status();
+  for (const auto& p : r->protocols()) {
+    if (p.protocol() == "ebgp") return uint64_t(p.routes());
+  }
+  return uint64_t{0};
 }
 
 absl::StatusOr<std::optional<std::set<net::Prefix>>> SluiceRouter::FibPrefixes() {

@@ -83,15 +83,22 @@ class SluiceRouter {
   absl::StatusOr<std::string> Cli(std::vector<std::string> args);
 
   bool real_rib() const { return real_rib_; }
+  // Real processes only: kills sluice-rib (SIGKILL, no goodbye), waits until the Finder has
+  // dropped it, and starts a new one (with the static route to 127.0.0.0/8 again).
+  absl::Status RestartRib();
   // The prefixes the RIB holds from BGP (protocol ebgp), and what the FIB holds (real
   // processes only; the fake RIB has no FIB: nullopt).
   absl::StatusOr<std::set<net::Prefix>> RibPrefixes();
+  // How many routes the RIB holds from BGP (protocol ebgp): one cheap call (list_protocols).
+  absl::StatusOr<uint64_t> RibRouteCount();
   absl::StatusOr<std::optional<std::set<net::Prefix>>> FibPrefixes();
   // Peak RSS (VmHWM) of sluice-bgp in kB, 0 if unknown.
   uint64_t BgpPeakRssKb() const;
   std::string Logs() const;
 
  private:
+  absl::Status StartRib();
+
   std::string rundir_;
   std::string error_;
   bool real_rib_ = false;
