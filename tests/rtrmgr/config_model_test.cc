@@ -22,18 +22,18 @@ TEST(ConfigExamples, MainJob) {
   EXPECT_EQ(c->fea.backend, FeaBackend::kDummy);
   EXPECT_TRUE(c->interfaces.empty());
   ASSERT_TRUE(c->bgp.enabled);
-  EXPECT_EQ(c->bgp.local_as, 65000u);
+  EXPECT_EQ(c->bgp.local_as, 4200000001u);
   EXPECT_EQ(c->bgp.bgp_id.ToString(), "10.255.0.1");
   ASSERT_EQ(c->bgp.listen.size(), 1u);
   EXPECT_EQ(c->bgp.listen[0].ToString(), "127.0.0.1 port 10179");
   ASSERT_EQ(c->bgp.peers.size(), 2u);
   const BgpPeer& up = c->bgp.peers.at(Ip("127.0.0.2"));
-  EXPECT_EQ(up.session.remote_as, 65001u);
+  EXPECT_EQ(up.session.remote_as, 4200000002u);
   EXPECT_EQ(up.session.local_address, Ip("127.0.0.1"));
   EXPECT_TRUE(up.session.passive);
   EXPECT_EQ(up.session.hold_time_s, 90);
   EXPECT_TRUE(up.import_policies.empty());
-  EXPECT_EQ(c->bgp.peers.at(Ip("127.0.0.3")).session.remote_as, 65002u);
+  EXPECT_EQ(c->bgp.peers.at(Ip("127.0.0.3")).session.remote_as, 4200000003u);
   EXPECT_TRUE(c->policy.items.empty());
 }
 
