@@ -2,13 +2,14 @@
 // Finder, sluice-fea (dummy backend) and sluice-rib started by this program in a private
 // SLUICE_RUNDIR, and this program as the protocol, sending the 577,706 prefixes of the PCH
 // capture as ebgp routes (nexthop 192.0.2.2, resolvable through the FEA's eth0 192.0.2.1/24)
-// with rib/1.0/add_routes_packed (--unpacked: add_routes), in batches, several in flight. Measured,
-// each over N runs (median, min, max):
-//   - routes per second from the first add_routes until the FEA's FIB holds every route
+// with rib/1.0/add_routes_packed (--unpacked: add_routes), in batches, several in flight.
+// Measured, each over N runs (median, min, max):
+//   - routes per second from the first batch sent until the FEA's FIB holds every route
 //     (polled through profile/1.0/describe_plumbing every 2 ms);
 //   - RIB bytes per route: sluice-rib's VmRSS with the table loaded minus before, over routes;
-//   - CPU microseconds per route used by sluice-rib and by sluice-fea over the load, which do
-//     not depend on what else the machine runs (the rate does).
+//   - CPU microseconds per route used by sluice-rib and by sluice-fea over the load, which
+//     depend much less than the rate on what else the machine runs (though on a loaded
+//     machine they too move by tens of percent: shared caches, clock).
 //
 //   rib_process_bench [--runs N] [--batch N] [--in-flight N] [--fea-batch N]
 //                     [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... [--unpacked]
@@ -217,7 +218,8 @@ class Bench {
           router.Call("rib", kAddRoutes, std::move(request), answered);
           continue;
         }
-        // The capture's prefixes are IPv4 (PCH): one packed batch per run of one family.
+        // One packed batch per run of one family (the PCH capture holds IPv4 only). An IPv6
+        // prefix gets no nexthop and so refuses its batch, as add_routes would with 192.0.2.2.
         pb::AddRoutesPackedRequest request;
         request.set_protocol("ebgp");
         const net::Family family = prefixes_[next].family();
@@ -232,7 +234,7 @@ class Bench {
           if (family == nexthop.family()) {
             ipc::AppendWords(nexthop, request.mutable_nexthops());
           } else {
-            ipc::AppendZeroWords(family, request.mutable_nexthops());  // unresolvable: skipped
+            ipc::AppendZeroWords(family, request.mutable_nexthops());
           }
         }
         router.Call("rib", kAddRoutesPacked, std::move(request), answered);
