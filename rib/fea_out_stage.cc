@@ -1,9 +1,16 @@
 #include "rib/fea_out_stage.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
 
 namespace sluice::rib {
+namespace {
+
+constexpr size_t kMaxReserve = 4096;  // changes reserved ahead for the batch being built
+
+}  // namespace
 
 const char* FibOpName(FibChange::Op op) {
   switch (op) {
@@ -104,6 +111,8 @@ void FeaOutStage::CloseBatch() {
   batch.sequence = next_sequence_++;
   batch.changes.swap(building_);
   ready_.push_back(std::move(batch));
+  // The next batch fills up as this one did: grow once, not log2(batch_size) times per batch.
+  building_.reserve(std::min(options_.batch_size, kMaxReserve));
 }
 
 void FeaOutStage::SendReady() {

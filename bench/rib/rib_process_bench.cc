@@ -2,16 +2,18 @@
 // Finder, sluice-fea (dummy backend) and sluice-rib started by this program in a private
 // SLUICE_RUNDIR, and this program as the protocol, sending the 577,706 prefixes of the PCH
 // capture as ebgp routes (nexthop 192.0.2.2, resolvable through the FEA's eth0 192.0.2.1/24)
-// with rib/1.0/add_routes, in batches, several in flight. Measured, each over N runs (median,
-// min, max):
-//   - routes per second from the first add_routes until the FEA's FIB holds every route
+// with rib/1.0/add_routes_packed (--unpacked: add_routes), in batches, several in flight.
+// Measured, each over N runs (median, min, max):
+//   - routes per second from the first batch sent until the FEA's FIB holds every route
 //     (polled through profile/1.0/describe_plumbing every 2 ms);
 //   - RIB bytes per route: sluice-rib's VmRSS with the table loaded minus before, over routes;
-//   - CPU microseconds per route used by sluice-rib and by sluice-fea over the load, which do
-//     not depend on what else the machine runs (the rate does).
+//   - CPU microseconds per route used by sluice-rib and by sluice-fea over the load, which
+//     depend much less than the rate on what else the machine runs (though on a loaded
+//     machine they too move by tens of percent: shared caches, clock).
 //
 //   rib_process_bench [--runs N] [--batch N] [--in-flight N] [--fea-batch N]
-//                     [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... [--hold]
+//                     [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... [--unpacked]
+//                     [--hold]
 //
 // The prefixes come from $SLUICE_DATA_DIR/mrt/pch-2015-10-23-fulltable-updates.mrt.gz read with
 // the project's MRT reader (bgp/mrt); without it, a synthetic table of the same size.
@@ -51,6 +53,8 @@ using Clock = std::chrono::steady_clock;
 namespace pb = rib::v1;
 
 const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
+const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
+    "rib/1.0/add_routes_packed"};
 const ipc::Method<profile::v1::DescribePlumbingRequest, profile::v1::DescribePlumbingReply>
     kDescribe{"profile/1.0/describe_plumbing"};
 
@@ -63,6 +67,7 @@ struct Options {
   size_t prefixes = 0;  // 0: all
   std::vector<std::string> rib_args;
   bool hold = false;
+  bool unpacked = false;  // add_routes instead of add_routes_packed
 };
 
 // The distinct prefixes announced in the capture, in order of first announcement, through the
@@ -188,27 +193,51 @@ class Bench {
     const auto t0 = Clock::now();
     size_t next = 0, in_flight = 0;
     bool failed = false;
-    std::function<void()> send = [&] {
+    std::function<void()> send;
+    auto answered = [&](absl::StatusOr<pb::RoutesReply> reply) {
+      --in_flight;
+      if (!reply.ok()) {
+        std::cerr << "add_routes: " << reply.status() << "\n";
+        failed = true;
+      }
+      send();
+    };
+    send = [&] {
       while (in_flight < options_.in_flight && next < prefixes_.size()) {
-        pb::RoutesRequest request;
-        request.set_protocol("ebgp");
         const size_t end = std::min(prefixes_.size(), next + options_.batch);
-        request.mutable_routes()->Reserve(static_cast<int>(end - next));
-        for (; next < end; ++next) {
-          pb::RouteEntry* e = request.add_routes();
-          ipc::ToProto(prefixes_[next], e->mutable_network());
-          ipc::ToProto(nexthop, e->mutable_nexthop());
-        }
         ++in_flight;
-        router.Call("rib", kAddRoutes, std::move(request),
-                    [&](absl::StatusOr<pb::RoutesReply> reply) {
-                      --in_flight;
-                      if (!reply.ok()) {
-                        std::cerr << "add_routes: " << reply.status() << "\n";
-                        failed = true;
-                      }
-                      send();
-                    });
+        if (options_.unpacked) {
+          pb::RoutesRequest request;
+          request.set_protocol("ebgp");
+          request.mutable_routes()->Reserve(static_cast<int>(end - next));
+          for (; next < end; ++next) {
+            pb::RouteEntry* e = request.add_routes();
+            ipc::ToProto(prefixes_[next], e->mutable_network());
+            ipc::ToProto(nexthop, e->mutable_nexthop());
+          }
+          router.Call("rib", kAddRoutes, std::move(request), answered);
+          continue;
+        }
+        // One packed batch per run of one family (the PCH capture holds IPv4 only). An IPv6
+        // prefix gets no nexthop and so refuses its batch, as add_routes would with 192.0.2.2.
+        pb::AddRoutesPackedRequest request;
+        request.set_protocol("ebgp");
+        const net::Family family = prefixes_[next].family();
+        request.set_ipv6(family == net::Family::kIPv6);
+        const int n = static_cast<int>(end - next);
+        request.mutable_lengths()->Reserve(n);
+        request.mutable_networks()->Reserve(n * ipc::AddressWords(family));
+        request.mutable_nexthops()->Reserve(n * ipc::AddressWords(family));
+        for (; next < end && prefixes_[next].family() == family; ++next) {
+          request.add_lengths(static_cast<uint32_t>(prefixes_[next].length()));
+          ipc::AppendWords(prefixes_[next].address(), request.mutable_networks());
+          if (family == nexthop.family()) {
+            ipc::AppendWords(nexthop, request.mutable_nexthops());
+          } else {
+            ipc::AppendZeroWords(family, request.mutable_nexthops());
+          }
+        }
+        router.Call("rib", kAddRoutesPacked, std::move(request), answered);
       }
     };
     send();
@@ -304,12 +333,14 @@ int main(int argc, char** argv) {
       options.prefixes = std::max(1, std::atoi(next().c_str()));
     } else if (arg == "--rib-arg") {
       options.rib_args.push_back(next());
+    } else if (arg == "--unpacked") {
+      options.unpacked = true;
     } else if (arg == "--hold") {
       options.hold = true;
     } else {
       std::cerr << "usage: rib_process_bench [--runs N] [--batch N] [--in-flight N] "
                    "[--fea-batch N] [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... "
-                   "[--hold]\n";
+                   "[--unpacked] [--hold]\n";
       return 2;
     }
   }
@@ -319,10 +350,11 @@ int main(int argc, char** argv) {
   std::vector<net::Prefix> prefixes = CapturePrefixes(&source);
   if (options.prefixes > 0 && options.prefixes < prefixes.size()) prefixes.resize(options.prefixes);
   std::printf(
-      "rib_process_bench: %zu prefixes from %s; batches of %zu, %zu in flight to the "
+      "rib_process_bench: %zu prefixes from %s; %s batches of %zu, %zu in flight to the "
       "RIB; FIB batches of %s, %s in flight; %d runs\n",
-      prefixes.size(), source.c_str(), options.batch, options.in_flight, options.fea_batch.c_str(),
-      options.fea_in_flight.c_str(), options.runs);
+      prefixes.size(), source.c_str(), options.unpacked ? "add_routes" : "add_routes_packed",
+      options.batch, options.in_flight, options.fea_batch.c_str(), options.fea_in_flight.c_str(),
+      options.runs);
   Bench bench(options, prefixes);
   std::vector<double> rate, rib_bytes, fea_bytes, rib_cpu, fea_cpu;
   for (int i = 0; i < options.runs; ++i) {

@@ -38,6 +38,8 @@ const ipc::Method<pb::DeleteAllRoutesRequest, pb::ChangeReply> kDeleteAllRoutes{
     "fea_fib/1.0/delete_all_routes"};
 const ipc::Method<pb::ApplyBatchRequest, pb::CommitTransactionReply> kApplyBatch{
     "fea_fib/1.0/apply_batch"};
+const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
+    "fea_fib/1.0/apply_batch_packed"};
 const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
     "fea_fib/1.0/start_full_push"};
 const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
@@ -370,6 +372,54 @@ absl::Status FeaFibService::Register() {
             Fresh(*prefix);
             if (profile_kernel) {
               route_in_kernel_->Record(absl::StrCat(OpName(change.op()), " ", prefix->ToString()));
+            }
+          }
+        }
+        return CommitReply(result, not_found);
+      }));
+
+  RETURN_IF_ERROR(router_.Handle(
+      kApplyBatchPacked,
+      [this](const pb::ApplyBatchPackedRequest& request)
+          -> absl::StatusOr<pb::CommitTransactionReply> {
+        ASSIGN_OR_RETURN(PackedBatch batch, PackedBatch::Open(request));
+        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
+        const bool profile_in = route_in_->enabled();
+        const bool profile_kernel = route_in_kernel_->enabled();
+        uint32_t not_found = 0;
+        for (int i = 0; i < batch.size(); ++i) {
+          absl::Status status;
+          switch (batch.op(i)) {
+            case pb::FibChange::ADD:
+            case pb::FibChange::REPLACE:
+              status = fib_.SetRoute(id, batch.route(i));
+              break;
+            case pb::FibChange::DELETE: {
+              absl::StatusOr<bool> deleted = fib_.DeleteRouteIfPresent(id, batch.network(i));
+              status = deleted.status();
+              if (deleted.ok() && !*deleted) ++not_found;
+              break;
+            }
+            default:
+              status = absl::InvalidArgumentError(absl::StrCat("op ", static_cast<int>(batch.op(i)),
+                                                               " is not ADD, REPLACE or DELETE"));
+          }
+          if (!status.ok()) {
+            (void)fib_.Abort(id);
+            return AtChange(i, status);
+          }
+          if (profile_in) {
+            route_in_->Record(absl::StrCat(OpName(batch.op(i)), " ", batch.network(i).ToString()));
+          }
+        }
+        ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
+        ++batches_;
+        if (full_push_ || profile_kernel) {
+          for (int i = 0; i < batch.size(); ++i) {
+            const net::Prefix prefix = batch.network(i);
+            Fresh(prefix);
+            if (profile_kernel) {
+              route_in_kernel_->Record(absl::StrCat(OpName(batch.op(i)), " ", prefix.ToString()));
             }
           }
         }

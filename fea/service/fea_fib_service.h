@@ -10,6 +10,7 @@
 //
 // apply_batch is start + changes + commit in one call, for the RIB: an ADD of a prefix present
 // replaces it, a DELETE of an absent one is skipped (FibClient contract, rib/fib_client.h).
+// apply_batch_packed is the same with the changes in columns (the RIB's bulk path).
 //
 // Full push (crash recovery, both ways): start_full_push marks every route of the FIB stale;
 // routes added or replaced afterwards are fresh again; complete_full_push deletes the stale

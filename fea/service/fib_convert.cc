@@ -87,6 +87,70 @@ absl::StatusOr<FibRoute> RouteFromRequest(const fea_fib::v1::AddRoute6Request& r
   return out;
 }
 
+PackedBatch::PackedBatch(const fea_fib::v1::ApplyBatchPackedRequest* request)
+    : request_(request),
+      family_(request->ipv6() ? net::Family::kIPv6 : net::Family::kIPv4),
+      words_(ipc::AddressWords(family_)) {}
+
+absl::StatusOr<PackedBatch> PackedBatch::Open(const fea_fib::v1::ApplyBatchPackedRequest& request) {
+  PackedBatch batch(&request);
+  const int n = request.lengths_size();
+  auto column = [n](int size, int per_change, bool optional, const char* name) -> absl::Status {
+    if ((optional && size == 0) || size == n * per_change) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " has ", size, " entries for ", n, " changes; FIB unchanged"));
+  };
+  RETURN_IF_ERROR(column(request.ops_size(), 1, false, "ops"));
+  RETURN_IF_ERROR(column(request.networks_size(), batch.words_, false, "networks"));
+  RETURN_IF_ERROR(column(request.gateways_size(), batch.words_, true, "gateways"));
+  RETURN_IF_ERROR(column(request.metrics_size(), 1, true, "metrics"));
+  RETURN_IF_ERROR(column(request.ifname_indexes_size(), 1, true, "ifname_indexes"));
+  RETURN_IF_ERROR(column(request.protocol_indexes_size(), 1, true, "protocol_indexes"));
+  const uint32_t max_length = static_cast<uint32_t>(net::AddressBits(batch.family_));
+  const uint32_t ifnames = static_cast<uint32_t>(request.ifnames_size());
+  const uint32_t protocols = static_cast<uint32_t>(request.protocols_size());
+  for (int i = 0; i < n; ++i) {
+    const char* bad = nullptr;
+    if (request.lengths(i) > max_length) {
+      bad = "prefix length out of range";
+    } else if (request.ifname_indexes_size() > 0 && request.ifname_indexes(i) > ifnames) {
+      bad = "ifname index past the ifnames";
+    } else if (request.protocol_indexes_size() > 0 && request.protocol_indexes(i) > protocols) {
+      bad = "protocol index past the protocols";
+    }
+    if (bad != nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("change #", i, " of the batch: ", bad, "; FIB unchanged"));
+    }
+  }
+  return batch;
+}
+
+net::Prefix PackedBatch::network(int i) const {
+  return net::Prefix(ipc::AddressFromWords(family_, request_->networks().data() + i * words_),
+                     static_cast<int>(request_->lengths(i)));
+}
+
+FibRoute PackedBatch::route(int i) const {
+  FibRoute out;
+  out.prefix = network(i);
+  Nexthop nh;
+  if (request_->gateways_size() > 0) {
+    net::IPAddress gateway =
+        ipc::AddressFromWords(family_, request_->gateways().data() + i * words_);
+    if (!gateway.is_unspecified()) nh.gateway = gateway;
+  }
+  if (request_->ifname_indexes_size() > 0 && request_->ifname_indexes(i) != 0) {
+    nh.interface = request_->ifnames(static_cast<int>(request_->ifname_indexes(i)) - 1);
+  }
+  out.nexthops.push_back(std::move(nh));
+  if (request_->metrics_size() > 0) out.metric = request_->metrics(i);
+  if (request_->protocol_indexes_size() > 0 && request_->protocol_indexes(i) != 0) {
+    out.protocol = request_->protocols(static_cast<int>(request_->protocol_indexes(i)) - 1);
+  }
+  return out;
+}
+
 void ChangeToProto(const FibChange& change, fea_fib::v1::FibChange* out) {
   switch (change.kind) {
     case FibOpKind::kAdd:

@@ -27,6 +27,29 @@ void RouteToProto(const FibRoute& route, fea_fib::v1::FibRoute* out);
 absl::StatusOr<FibRoute> RouteFromRequest(const fea_fib::v1::AddRoute4Request& request);
 absl::StatusOr<FibRoute> RouteFromRequest(const fea_fib::v1::AddRoute6Request& request);
 
+// fea_fib/1.0 apply_batch_packed: the columns of a request, checked once, and its changes one
+// by one. The request must outlive the view.
+class PackedBatch {
+ public:
+  // Errors (InvalidArgument): a column of the wrong length, a prefix length out of range, an
+  // interface or protocol index past its table, naming the column or the change's index.
+  static absl::StatusOr<PackedBatch> Open(const fea_fib::v1::ApplyBatchPackedRequest& request);
+
+  int size() const { return request_->lengths_size(); }
+  fea_fib::v1::FibChange::Op op(int i) const {
+    return static_cast<fea_fib::v1::FibChange::Op>(request_->ops(i));
+  }
+  net::Prefix network(int i) const;
+  // The route of change i (for ADD and REPLACE): one nexthop.
+  FibRoute route(int i) const;
+
+ private:
+  explicit PackedBatch(const fea_fib::v1::ApplyBatchPackedRequest* request);
+  const fea_fib::v1::ApplyBatchPackedRequest* request_;
+  net::Family family_;
+  int words_;
+};
+
 // A committed change for fea_fib_client/1.0.
 void ChangeToProto(const FibChange& change, fea_fib::v1::FibChange* out);
 

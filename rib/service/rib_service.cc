@@ -25,6 +25,8 @@ const ipc::Method<pb::DeleteRoute6Request, pb::RouteReply> kDeleteRoute6{"rib/1.
 const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
 const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kReplaceRoutes{"rib/1.0/replace_routes"};
 const ipc::Method<pb::DeleteRoutesRequest, pb::RoutesReply> kDeleteRoutes{"rib/1.0/delete_routes"};
+const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
+    "rib/1.0/add_routes_packed"};
 const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
     "rib/1.0/lookup_route_by_dest4"};
 const ipc::Method<pb::LookupRouteByDest6Request, pb::LookupRouteReply> kLookupDest6{
@@ -144,6 +146,13 @@ absl::Status RibService::RegisterRoutes() {
   RETURN_IF_ERROR(router_.Handle(
       kAddRoutes, [this](const pb::RoutesRequest& r) -> absl::StatusOr<pb::RoutesReply> {
         ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
+        ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
+        return ToReply(result);
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kAddRoutesPacked,
+      [this](const pb::AddRoutesPackedRequest& r) -> absl::StatusOr<pb::RoutesReply> {
+        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, InputsFromPacked(r));
         ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
         return ToReply(result);
       }));

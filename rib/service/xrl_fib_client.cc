@@ -12,8 +12,8 @@ namespace sluice::rib {
 namespace {
 
 namespace pb = fea_fib::v1;
-const ipc::Method<pb::ApplyBatchRequest, pb::CommitTransactionReply> kApplyBatch{
-    "fea_fib/1.0/apply_batch"};
+const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
+    "fea_fib/1.0/apply_batch_packed"};
 const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
     "fea_fib/1.0/start_full_push"};
 const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
@@ -32,9 +32,8 @@ std::string XrlFibClient::Describe() const {
 }
 
 void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> done) {
-  pb::ApplyBatchRequest request;
-  request.mutable_changes()->Reserve(static_cast<int>(batch.changes.size()));
-  for (const FibChange& change : batch.changes) FibChangeToProto(change, request.add_changes());
+  pb::ApplyBatchPackedRequest request;
+  FibBatchToPacked(batch, &request);
   ++stats_.batches;
   stats_.changes += batch.changes.size();
   if (fea_.empty()) {
@@ -42,7 +41,7 @@ void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> d
     boost::asio::post(io_, [done = std::move(done)] { done(absl::UnavailableError("no FEA")); });
     return;
   }
-  router_.Call(fea_, kApplyBatch, std::move(request),
+  router_.Call(fea_, kApplyBatchPacked, std::move(request),
                [this, done = std::move(done)](absl::StatusOr<pb::CommitTransactionReply> reply) {
                  if (!reply.ok()) ++stats_.failed;
                  done(reply.status());

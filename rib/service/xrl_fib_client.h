@@ -1,7 +1,7 @@
 #pragma once
 // XrlFibClient: the RIB's FibClient (rib/fib_client.h) over fea_fib/1.0 — each FIB batch is one
-// apply_batch call to the FEA, several in flight, delivered in order (calls from one router to
-// one target travel on one ordered stream, ipc/xrl_router.h).
+// apply_batch_packed call to the FEA (its changes in columns), several in flight, delivered in
+// order (calls from one router to one target travel on one ordered stream, ipc/xrl_router.h).
 //
 // FEA lifetime (driven by FeaWatcher, fea_watcher.h): FeaBorn(instance) starts a full push —
 // start_full_push, then the RIB's re-send (Rib::FeaBorn), then, once both families have handed

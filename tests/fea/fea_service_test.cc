@@ -46,6 +46,8 @@ const ipc::Method<pb::AddRoute6Request, pb::ChangeReply> kAdd6{"fea_fib/1.0/add_
 const ipc::Method<pb::DeleteRoute4Request, pb::ChangeReply> kDelete4{"fea_fib/1.0/delete_route4"};
 const ipc::Method<pb::ApplyBatchRequest, pb::CommitTransactionReply> kApplyBatch{
     "fea_fib/1.0/apply_batch"};
+const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
+    "fea_fib/1.0/apply_batch_packed"};
 const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
     "fea_fib/1.0/start_full_push"};
 const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
@@ -351,6 +353,81 @@ TEST_F(FeaServiceTest, ApplyBatchTakesAReSendAsReplacesAndSkipsAbsentDeletes) {
   EXPECT_EQ(second->replaced(), 1u);
   EXPECT_EQ(second->deleted(), 1u);
   EXPECT_EQ(second->not_found(), 1u);
+  EXPECT_THAT(FibText(), ElementsAre("10.0.0.0/8 via 192.0.2.3 proto ebgp"));
+}
+
+// One change appended to the columns of a packed IPv4 batch (every column filled).
+void AddPacked(pb::ApplyBatchPackedRequest* b, pb::FibChange::Op op, const char* network,
+               const char* gateway, uint32_t ifname_index, uint32_t metric) {
+  b->add_ops(op);
+  b->add_lengths(static_cast<uint32_t>(P(network).length()));
+  ipc::AppendWords(P(network).address(), b->mutable_networks());
+  if (*gateway != '\0') {
+    ipc::AppendWords(*net::IPAddress::Parse(gateway), b->mutable_gateways());
+  } else {
+    ipc::AppendZeroWords(net::Family::kIPv4, b->mutable_gateways());
+  }
+  b->add_ifname_indexes(ifname_index);
+  b->add_metrics(metric);
+  b->add_protocol_indexes(1);
+}
+
+TEST_F(FeaServiceTest, ApplyBatchPackedAppliesColumnsAsApplyBatchDoes) {
+  StartFea();
+  StartClient();
+  pb::ApplyBatchPackedRequest batch;
+  batch.add_ifnames("eth0");
+  batch.add_protocols("ebgp");
+  AddPacked(&batch, pb::FibChange::ADD, "10.0.0.0/8", "192.0.2.2", 0, 0);
+  AddPacked(&batch, pb::FibChange::ADD, "10.1.0.0/16", "", 1, 7);
+  auto first = Call(kApplyBatchPacked, batch);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->added(), 2u);
+  EXPECT_THAT(FibText(), ElementsAre("10.0.0.0/8 via 192.0.2.2 proto ebgp",
+                                     "10.1.0.0/16 dev eth0 metric 7 proto ebgp"));
+
+  batch.clear_ops();
+  batch.clear_lengths();
+  batch.clear_networks();
+  batch.clear_gateways();
+  batch.clear_ifname_indexes();
+  batch.clear_metrics();
+  batch.clear_protocol_indexes();
+  AddPacked(&batch, pb::FibChange::ADD, "10.0.0.0/8", "192.0.2.3", 0, 0);  // present: replaced
+  AddPacked(&batch, pb::FibChange::DELETE, "10.1.0.0/16", "", 0, 0);
+  AddPacked(&batch, pb::FibChange::DELETE, "10.9.0.0/16", "", 0, 0);  // absent: skipped
+  auto second = Call(kApplyBatchPacked, batch);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->replaced(), 1u);
+  EXPECT_EQ(second->deleted(), 1u);
+  EXPECT_EQ(second->not_found(), 1u);
+  EXPECT_THAT(FibText(), ElementsAre("10.0.0.0/8 via 192.0.2.3 proto ebgp"));
+
+  // Refused whole, FIB unchanged: a gateway on no connected network; a short column; an index
+  // past its table; a prefix length out of range.
+  pb::ApplyBatchPackedRequest bad;
+  bad.add_protocols("ebgp");
+  AddPacked(&bad, pb::FibChange::ADD, "10.4.0.0/16", "192.0.2.2", 0, 0);
+  AddPacked(&bad, pb::FibChange::ADD, "10.5.0.0/16", "203.0.113.1", 0, 0);
+  auto refused = Call(kApplyBatchPacked, bad);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("change #1"));
+  EXPECT_THAT(refused.status().message(), HasSubstr("FIB unchanged"));
+  pb::ApplyBatchPackedRequest shorter = bad;
+  shorter.mutable_metrics()->RemoveLast();
+  refused = Call(kApplyBatchPacked, shorter);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("metrics"));
+  pb::ApplyBatchPackedRequest index = bad;
+  index.set_ifname_indexes(0, 1);  // no ifnames
+  refused = Call(kApplyBatchPacked, index);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("change #0"));
+  pb::ApplyBatchPackedRequest length = bad;
+  length.set_lengths(1, 33);
+  refused = Call(kApplyBatchPacked, length);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("change #1"));
   EXPECT_THAT(FibText(), ElementsAre("10.0.0.0/8 via 192.0.2.3 proto ebgp"));
 }
 

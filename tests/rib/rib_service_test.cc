@@ -43,6 +43,8 @@ namespace cpb = rib_client::v1;
 
 const ipc::Method<fpb::ApplyBatchRequest, fpb::CommitTransactionReply> kApplyBatch{
     "fea_fib/1.0/apply_batch"};
+const ipc::Method<fpb::ApplyBatchPackedRequest, fpb::CommitTransactionReply> kApplyBatchPacked{
+    "fea_fib/1.0/apply_batch_packed"};
 const ipc::Method<fpb::StartFullPushRequest, fpb::StartFullPushReply> kStartFullPush{
     "fea_fib/1.0/start_full_push"};
 const ipc::Method<fpb::CompleteFullPushRequest, fpb::CompleteFullPushReply> kCompleteFullPush{
@@ -55,6 +57,8 @@ const ipc::Method<pb::RegisterProtocolRequest, pb::RegisterProtocolReply> kRegis
 const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
 const ipc::Method<pb::DeleteRoute4Request, pb::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
 const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
+const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
+    "rib/1.0/add_routes_packed"};
 const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
     "rib/1.0/lookup_route_by_dest4"};
 const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{"rib/1.0/list_routes"};
@@ -96,6 +100,40 @@ class FakeFea {
                                return fpb::CommitTransactionReply();
                              })
                     .ok());
+    // The columns as fea_fib.proto lays them out, back into one FibChange each.
+    EXPECT_TRUE(
+        router
+            ->Handle(kApplyBatchPacked,
+                     [this](const fpb::ApplyBatchPackedRequest& r)
+                         -> absl::StatusOr<fpb::CommitTransactionReply> {
+                       calls.push_back("apply_batch_packed " + std::to_string(r.lengths_size()));
+                       const net::Family family =
+                           r.ipv6() ? net::Family::kIPv6 : net::Family::kIPv4;
+                       const int w = ipc::AddressWords(family);
+                       for (int i = 0; i < r.lengths_size(); ++i) {
+                         fpb::FibChange c;
+                         c.set_op(static_cast<fpb::FibChange::Op>(r.ops(i)));
+                         ipc::ToProto(
+                             net::Prefix(ipc::AddressFromWords(family, r.networks().data() + i * w),
+                                         static_cast<int>(r.lengths(i))),
+                             c.mutable_route()->mutable_network());
+                         fpb::Nexthop* nh = c.mutable_route()->add_nexthops();
+                         net::IPAddress gateway =
+                             ipc::AddressFromWords(family, r.gateways().data() + i * w);
+                         if (!gateway.is_unspecified()) {
+                           ipc::ToProto(gateway, nh->mutable_gateway());
+                         }
+                         if (r.ifname_indexes(i) != 0) {
+                           nh->set_ifname(r.ifnames(r.ifname_indexes(i) - 1));
+                         }
+                         if (r.protocol_indexes(i) != 0) {
+                           c.mutable_route()->set_protocol(r.protocols(r.protocol_indexes(i) - 1));
+                         }
+                         Apply(c);
+                       }
+                       return fpb::CommitTransactionReply();
+                     })
+            .ok());
     EXPECT_TRUE(router
                     ->Handle(kStartFullPush,
                              [this](const fpb::StartFullPushRequest&)
@@ -363,6 +401,78 @@ TEST_F(RibServiceTest, WinnersReachTheFeaWithConnectedRoutesFromItsInterfaces) {
   EXPECT_TRUE(listed->routes(1).resolved());
   EXPECT_EQ(listed->routes(1).resolved_ifname(), "eth0");
   EXPECT_EQ(listed->routes(2).protocol(), "connected");
+}
+
+TEST_F(RibServiceTest, PackedBatchesAddRoutesOfEitherFamily) {
+  StartFea();
+  pb::AddRoutesPackedRequest v4;
+  v4.set_protocol("ebgp");
+  for (const char* p : {"10.0.0.0/8", "172.16.0.0/12"}) {
+    v4.add_lengths(static_cast<uint32_t>(P(p).length()));
+    ipc::AppendWords(P(p).address(), v4.mutable_networks());
+  }
+  ipc::AppendWords(*net::IPAddress::Parse("192.0.2.7"), v4.mutable_nexthops());
+  ipc::AppendWords(*net::IPAddress::Parse("192.0.2.8"), v4.mutable_nexthops());
+  v4.add_metrics(5);
+  v4.add_metrics(6);
+  auto added = Call(kAddRoutesPacked, v4);
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_EQ(added->applied(), 2u);
+
+  pb::AddRoutesPackedRequest v6;  // interface routes: no nexthops column
+  v6.set_protocol("static");
+  v6.set_ipv6(true);
+  v6.add_lengths(32);
+  ipc::AppendWords(P("2001:db8::/32").address(), v6.mutable_networks());
+  v6.add_ifnames("eth0");
+  v6.add_ifname_indexes(1);
+  ASSERT_TRUE(Call(kAddRoutesPacked, v6).ok());
+
+  EXPECT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.7 dev eth0 proto ebgp",
+             "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
+             "192.0.2.0/24 dev eth0 proto connected", "2001:db8::/32 dev eth0 proto static"}))
+      << ::testing::PrintToString(fea_->Routes());
+  pb::LookupRouteByDest4Request lookup;
+  ipc::ToProto(*net::IPv4Address::Parse("172.16.1.1"), lookup.mutable_dest());
+  auto found = Call(kLookupDest4, lookup);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->route().metric(), 6u);
+  bool packed = false;
+  for (const std::string& c : fea_->calls) packed |= c.rfind("apply_batch_packed", 0) == 0;
+  EXPECT_TRUE(packed) << "the RIB sends its FIB batches in columns";
+}
+
+TEST_F(RibServiceTest, APackedBatchWithBadColumnsIsRefusedWhole) {
+  StartFea();
+  pb::AddRoutesPackedRequest request;
+  request.set_protocol("ebgp");
+  request.add_lengths(8);
+  request.add_lengths(16);
+  ipc::AppendWords(P("10.0.0.0/8").address(), request.mutable_networks());
+  ipc::AppendWords(P("10.1.0.0/16").address(), request.mutable_networks());
+  request.add_metrics(1);  // one metric for two routes
+  auto refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("metrics"));
+
+  request.clear_metrics();
+  request.set_lengths(1, 33);
+  refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("route #1"));
+
+  request.set_lengths(1, 16);
+  request.add_ifname_indexes(0);
+  request.add_ifname_indexes(2);  // past the (empty) table
+  refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("route #1"));
+
+  request.clear_ifname_indexes();  // no nexthops, no interfaces: refused by the RIB
+  refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(FibIs({"192.0.2.0/24 dev eth0 proto connected"}));
 }
 
 TEST_F(RibServiceTest, ABadRouteRefusesTheBatchNamingIt) {
