@@ -43,8 +43,9 @@ const PathAttributes* FeedEncoder::Rewrite(const AttrRef& original, int extra) {
     if (a.as_path) *a.as_path = a.as_path->WithoutConfedSegments();
   }
   if (rewrite_.prepend_own_as) {
-    a.as_path = a.as_path ? a.as_path->Prepended(rewrite_.local_as, 1 + extra)
-                          : AsPath::Sequence({rewrite_.local_as}).Prepended(rewrite_.local_as, extra);
+    a.as_path = a.as_path
+                    ? a.as_path->Prepended(rewrite_.local_as, 1 + extra)
+                    : AsPath::Sequence({rewrite_.local_as}).Prepended(rewrite_.local_as, extra);
   }
   // IPv4 nexthop: the rewrite, else NEXT_HOP, else an IPv4 MP nexthop.
   if (rewrite_.next_hop4) {

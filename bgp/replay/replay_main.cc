@@ -525,9 +525,10 @@ int Run(const Options& o) {
           held += s->stats().prefixes_held;
           changed = std::max(changed, s->stats().held_changed_mono);
         }
-        std::printf("{\"event\":\"progress\",\"held\":%llu,\"held_changed_mono\":%.6f,"
-                    "\"established\":%d,\"mono\":%.6f}\n",
-                    (unsigned long long)held, changed, established, MonotonicSeconds());
+        std::printf(
+            "{\"event\":\"progress\",\"held\":%llu,\"held_changed_mono\":%.6f,"
+            "\"established\":%d,\"mono\":%.6f}\n",
+            (unsigned long long)held, changed, established, MonotonicSeconds());
         std::fflush(stdout);
       }
       if (!o.quiet) {

@@ -8,8 +8,7 @@ namespace sluice::bgp::replay {
 
 double MonotonicSeconds() {
   // steady_clock is CLOCK_MONOTONIC with libstdc++ on Linux.
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 namespace {
 
