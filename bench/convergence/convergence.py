@@ -181,13 +181,18 @@ class JsonChild(Child):
         self.reader.start()
 
     def _read(self):
-        for line in self.proc.stdout:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            with self.lock:
-                self.events.append(e)
+        with open(self.out_path + ".json", "w") as record:  # kept with --keep
+            for line in self.proc.stdout:
+                record.write(line)
+                self._take(line)
+
+    def _take(self, line):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            return
+        with self.lock:
+            self.events.append(e)
 
     def find(self, name):
         with self.lock:
@@ -760,48 +765,63 @@ def main():
 
     started = datetime.datetime.now(datetime.timezone.utc)
     results, expect_of = {}, {}
-    for w in workloads:
-        for d in devices:
-            ok, why = d.available(ctx)
-            if ok and isinstance(d, Floor) and w == "3" and not args.quick:
-                ok, why = False, "the monitor takes one session, the capture has 40"
-
-            if not ok:
-                results[(w, d.name)] = why
-                log(f"workload {w} {d.name}: n/a ({why})")
-                continue
-            runs = []
-            for i in range(args.runs):
-                try:
-                    r = measure(d, w, ctx, expect_of.get(w), log)
-                    runs.append(r)
-                    log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, "
-                        f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB, "
-                        f"held {r['held']}")
-                except RuntimeError as e:
-                    runs.append(str(e).splitlines()[0])
-                    log(f"workload {w} {d.name} run {i + 1}: FAILED {e}")
-            results[(w, d.name)] = runs
-            if isinstance(d, Floor):
-                held = [x["table_held"] if "table_held" in x else x["held"]
-                        for x in runs if isinstance(x, dict)]
-                if held and w != "3":
-                    # Workload 2: 4 monitors, each with the same table.
-                    expect_of[w] = max(held) // len(upstream_specs(w, ctx))
-
-    load = open("/proc/loadavg").read().split()[:3]
-    header = (f"Run {started:%Y-%m-%d %H:%M} UTC, {args.runs} run(s) each, "
-              f"{'--quick (' + str(args.quick_prefixes) + ' synthetic prefixes)' if args.quick else 'real captures'}; "
-              f"load average at the end: {' '.join(load)}; {os.cpu_count()} CPUs.\n")
-    md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "results.md"), "w") as f:
-        f.write(md)
+    loads = []
+
+    def write(final):
+        """results.md after every device (an interrupted run keeps what it measured)."""
+        load = open("/proc/loadavg").read().split()[:3]
+        mean_load = (f"; load average (1 min) sampled during the runs: median "
+                     f"{statistics.median(loads):.1f}, max {max(loads):.1f}" if loads else "")
+        header = (f"Run {started:%Y-%m-%d %H:%M} UTC, {args.runs} run(s) each, "
+                  + (f"--quick ({args.quick_prefixes} synthetic prefixes)" if args.quick
+                     else "real captures")
+                  + f"; load average at the {'end' if final else 'last write'}: {' '.join(load)}"
+                  + mean_load + f"; {os.cpu_count()} CPUs.\n")
+        md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
+        with open(os.path.join(args.out, "results.md"), "w") as f:
+            f.write(md)
+        return md
+
+    # SIGTERM ends the run like Ctrl-C: the running daemons are stopped, results are kept.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        for w in workloads:
+            for d in devices:
+                ok, why = d.available(ctx)
+                if ok and isinstance(d, Floor) and w == "3" and not args.quick:
+                    ok, why = False, "the monitor takes one session; the capture has one per peer"
+                if not ok:
+                    results[(w, d.name)] = why
+                    log(f"workload {w} {d.name}: n/a ({why})")
+                    continue
+                runs = []
+                for i in range(args.runs):
+                    loads.append(float(open("/proc/loadavg").read().split()[0]))
+                    try:
+                        r = measure(d, w, ctx, expect_of.get(w), log)
+                        runs.append(r)
+                        log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, "
+                            f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB, "
+                            f"held {r['held']}")
+                    except RuntimeError as e:
+                        runs.append(str(e).splitlines()[0])
+                        log(f"workload {w} {d.name} run {i + 1}: FAILED {e}")
+                    results[(w, d.name)] = runs
+                if isinstance(d, Floor):
+                    held = [x["table_held"] if "table_held" in x else x["held"]
+                            for x in runs if isinstance(x, dict)]
+                    if held and w != "3":
+                        # Workload 2: 4 monitors, each with the same table.
+                        expect_of[w] = max(held) // len(upstream_specs(w, ctx))
+                write(False)
+    except KeyboardInterrupt:
+        log("interrupted: writing what was measured")
+    md = write(True)
     print(md)
     png = os.path.join(args.out, "convergence.png")
     if chart(results, workloads, devices, png, log):
         log(f"chart: {png}")
-
 
 if __name__ == "__main__":
     main()
