@@ -588,15 +588,21 @@ def measure(device, workload, ctx, expect, log):
                     all_sent_at = time.monotonic()
                 if all_sent_at is not None and all(progress):
                     # Only reports written after everything was sent count.
-                    if min(p["mono"] for p in progress) < all_sent_at + ctx.quiet_seconds:
+                    if min(p["mono"] for p in progress) < all_sent_at + 1:
                         continue
                     changed = max(p["held_changed_mono"] for p in progress)
                     if changed < begin:
                         raise RuntimeError(f"the monitor's prefixes did not change (held "
                                            f"{sum(p['held'] for p in progress)})\n"
                                            + device.logs())
-                    if time.monotonic() - changed >= ctx.quiet_seconds:
-                        return changed, sum(p["held"] for p in progress)
+                    held = sum(p["held"] for p in progress)
+                    # Within a few prefixes of the expected count (the AS 0 routes): a short
+                    # wait; else a long one, as some daemons pause for seconds mid-table.
+                    near = expect and (held <= ctx.slack if target_zero
+                                       else held >= expect - ctx.slack)
+                    quiet = ctx.quiet_seconds if near else ctx.long_quiet_seconds
+                    if time.monotonic() - changed >= quiet:
+                        return changed, held
             held = sum((mm.last("progress") or {}).get("held", 0) for mm in monitors)
             raise RuntimeError(f"no convergence within {ctx.timeout} s (monitor holds {held})\n"
                                + device.logs())
@@ -741,7 +747,11 @@ def main():
     ap.add_argument("--out", default=".", help="where results.md and convergence.png go")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per phase of a run")
     ap.add_argument("--quiet-seconds", type=float, default=3,
-                    help="a monitor unchanged this long after everything was sent has converged")
+                    help="a monitor within --slack prefixes of the expected count and unchanged "
+                    "this long after everything was sent has converged")
+    ap.add_argument("--long-quiet-seconds", type=float, default=10,
+                    help="the same when the expected count is unknown or further away")
+    ap.add_argument("--slack", type=int, default=10, help="prefixes (see --quiet-seconds)")
     ap.add_argument("--keep", action="store_true", help="keep each run's temporary folder")
     args = ap.parse_args()
 
