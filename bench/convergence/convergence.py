@@ -56,8 +56,9 @@ WORKLOADS = {
     "3": "RIS 76-peer capture (IPv4 peers), full speed",
     "4": "PCH full table withdrawn",
 }
+# GoBGP last: it is by far the slowest, and results.md is written after every device.
 ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-rib", "sluice-rib-t2",
-               "bird", "frr", "gobgp", "openbgpd"]
+               "bird", "frr", "openbgpd", "gobgp"]
 
 
 # ---------------------------------------------------------------- processes and /proc
@@ -749,7 +750,7 @@ def main():
     ap.add_argument("--quiet-seconds", type=float, default=3,
                     help="a monitor within --slack prefixes of the expected count and unchanged "
                     "this long after everything was sent has converged")
-    ap.add_argument("--long-quiet-seconds", type=float, default=10,
+    ap.add_argument("--long-quiet-seconds", type=float, default=15,
                     help="the same when the expected count is unknown or further away")
     ap.add_argument("--slack", type=int, default=10, help="prefixes (see --quiet-seconds)")
     ap.add_argument("--keep", action="store_true", help="keep each run's temporary folder")
