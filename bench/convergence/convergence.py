@@ -769,7 +769,12 @@ def main():
     for w in workloads:
         if w not in WORKLOADS:
             sys.exit(f"unknown workload {w}")
-    devices = [make_device(n) for n in args.devices.split(",") if n]
+    names = [n for n in args.devices.split(",") if n]
+    for n in names:
+        if n not in ALL_DEVICES:
+            sys.exit(f"unknown device {n} (known: {', '.join(ALL_DEVICES)})")
+    names.sort(key=lambda n: n != "floor")  # the floor first: it gives the expected counts
+    devices = [make_device(n) for n in names]
     if "3" in workloads and not args.quick:
         ctx.ris_ipv4_peers = ris_ipv4_peer_count(ctx)
         log(f"RIS capture: {ctx.ris_ipv4_peers} IPv4 peers")
