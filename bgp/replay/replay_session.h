@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "bgp/replay/asio.h"
 #include "bgp/replay/feed_encoder.h"
 #include "bgp/wire/message_framer.h"
@@ -48,7 +49,12 @@ struct SessionOptions {
   bool wait_eor = false;        // stay until the peer's End-of-RIB for every family
   double linger = 0;            // seconds to stay up at the end; < 0: until stopped
   double connect_timeout = 30;  // seconds of connection attempts (active open)
+  bool track_held = false;      // keep the set of prefixes the peer's UPDATEs leave us holding
 };
+
+// Seconds on the monotonic clock (CLOCK_MONOTONIC, shared by every process of the host): lets
+// a benchmark compare times printed by several sluice-replay processes.
+double MonotonicSeconds();
 
 struct SessionStats {
   std::string state = "Idle";
@@ -69,6 +75,12 @@ struct SessionStats {
   std::optional<Notification> notification_received;
   std::optional<Notification> notification_sent;
   std::string negotiated;  // summary of the peer's OPEN
+  // With track_held: prefixes the peer announced and has not withdrawn, and when that set last
+  // changed (MonotonicSeconds(); -1: never).
+  uint64_t prefixes_held = 0;
+  double held_changed_mono = -1;
+  double table_started_mono = -1;     // first table octet written
+  double withdraw_started_mono = -1;  // first withdrawal octet written
 };
 
 class ReplaySession {
@@ -84,6 +96,9 @@ class ReplaySession {
   void Accept(boost::asio::ip::tcp::socket socket);  // passive: an accepted connection
   // Ends the session: Cease NOTIFICATION (if Established or later) and close.
   void Stop(const std::string& why);
+  // Starts the withdrawal stream now instead of after withdraw_after (once the table is written:
+  // at once if it is). Ignored unless withdraw_after >= 0 and the session is Established.
+  void WithdrawNow();
 
   bool done() const { return done_; }
   const SessionStats& stats() const { return stats_; }
@@ -93,6 +108,10 @@ class ReplaySession {
 
   std::function<void(ReplaySession*)> on_done;  // the session is over (closed)
   std::function<void(ReplaySession*)> on_sent;  // every stream written
+  // Stream milestones: "table_start" and "withdraw_start" (first octet being written),
+  // "table_sent" (last table octet written). With track_held: the held set changed.
+  std::function<void(ReplaySession*, const char* milestone)> on_stream;
+  std::function<void(ReplaySession*)> on_held_change;
 
  private:
   enum class State { kIdle, kConnect, kOpenSent, kOpenConfirm, kEstablished, kClosing, kDone };
@@ -112,6 +131,7 @@ class ReplaySession {
   void AfterStreams();
   // Sends `stream` from its start `seconds` from now (flap mode).
   void StreamAfter(EncodedStream* stream, double seconds);
+  void StartWithdrawStream();
   void MaybeFinish();
   void Close();
   void ArmHoldTimer();
@@ -147,6 +167,9 @@ class ReplaySession {
   std::vector<uint8_t> in_flight_small_;
   bool streams_done_ = false;
   bool lingering_ = false;
+  bool withdraw_requested_ = false;  // WithdrawNow() before the table was written
+  bool awaiting_withdraw_ = false;   // table written, withdraw_after running
+  absl::flat_hash_set<net::Prefix> held_;
 };
 
 }  // namespace sluice::bgp::replay
