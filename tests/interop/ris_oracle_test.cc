@@ -35,6 +35,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ipc/types_convert.h"
 #include "tests/bgp/test_data.h"
@@ -74,6 +75,7 @@ struct Oracle {
   uint64_t candidates = 0;  // final (peer, prefix) routes
   // Prefixes decided by each step: one candidate, AS_PATH length, ORIGIN, MED, BGP identifier.
   uint64_t single = 0, by_length = 0, by_origin = 0, by_med = 0, by_bgp_id = 0;
+  std::map<int, uint64_t> routes_of;              // session → its final routes (the Adj-RIB-In)
   std::set<std::string> peers, state_only_peers;  // "ADDR ASn" with UPDATEs / state changes only
 };
 
@@ -144,6 +146,7 @@ Oracle ComputeOracle(const std::string& dump, const std::map<std::string, int>& 
   for (auto& [prefix, routes] : rib) {
     if (routes.empty()) continue;
     o.candidates += routes.size();
+    for (const auto& [session, r] : routes) ++o.routes_of[session];
     std::vector<const OracleRoute*> keep;
     for (const auto& [s, r] : routes) keep.push_back(&r);  // in session order
     auto keep_lowest = [&](auto key) {
@@ -368,6 +371,26 @@ TEST(RisOracleTest, LocRibEqualsBestPathsOfTheCapture) {
       got_size, compared4, compared6, missing, extra, different, sent_at, polls, Since(started));
   for (size_t i = 0; i < diffs.size() && i < 20; ++i) std::printf("  %s\n", diffs[i].c_str());
   EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences (first 20 printed above)";
+
+  // Every session's Adj-RIB-In holds its peer's final routes (not only the winners).
+  uint64_t adj_in_total = 0;
+  std::vector<std::string> adj_in_diffs;
+  for (size_t i = 0; i < session_as.size(); ++i) {
+    uint64_t n = 0;
+    for (const char* family : {"ipv4", "ipv6"}) {
+      auto routes = bgp.Routes(v1::ADJ_RIB_IN, SessionAddress(int(i)), family);
+      ASSERT_TRUE(routes.ok()) << routes.status();
+      n += routes->size();
+    }
+    adj_in_total += n;
+    auto want = oracle.routes_of.find(int(i));
+    const uint64_t w = want == oracle.routes_of.end() ? 0 : want->second;
+    if (n != w) adj_in_diffs.push_back(absl::StrCat(SessionAddress(int(i)), ": ", n, " of ", w));
+  }
+  std::printf("Adj-RIB-In: %llu routes over %zu sessions (oracle %llu)\n",
+              (unsigned long long)adj_in_total, session_as.size(),
+              (unsigned long long)oracle.candidates);
+  EXPECT_TRUE(adj_in_diffs.empty()) << absl::StrJoin(adj_in_diffs, "; ");
   replay.Stop(5);
 }
 
