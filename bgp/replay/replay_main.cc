@@ -393,8 +393,10 @@ int Run(const Options& o) {
       if (o.ipv4_only && !has_ipv4(p)) continue;
       std::printf("%3zu  %-40s %9llu announcements%s\n", i, p.Name().c_str(),
                   (unsigned long long)p.announced_prefixes,
-                  p.updates.empty() ? " (RIB)"
-                                    : absl::StrFormat(" in %d UPDATEs", p.updates.size()).c_str());
+                  p.updates.empty() && p.table.empty() ? " (session state changes only)"
+                  : p.updates.empty()
+                      ? " (RIB)"
+                      : absl::StrFormat(" in %d UPDATEs", p.updates.size()).c_str());
     }
     return 0;
   }

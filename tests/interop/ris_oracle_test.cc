@@ -1,10 +1,10 @@
 // Issue 11's acceptance point on the RIS 76-peer capture: sluice-replay --all-peers replays every
-// peer of ris-2018-12-18-updates-76peers that sent UPDATEs (61 of its 76 peers: the other 15
-// only changed session state) as its own eBGP session (IPv4 and IPv6 unicast over one IPv4
-// loopback session each) into real processes (sluice-finder, sluice-bgp, sluice-rib +
-// sluice-fea with the dummy FIB); the final Loc-RIB read through bgp/1.0 must equal the best
-// paths an oracle in this file computes from the capture on its own. No external daemon: label
-// system (it lives here for tests/interop/pipeline_util.h). Skips without SLUICE_DATA_DIR or
+// peer of ris-2018-12-18-updates-76peers (61 of its 76 peers sent UPDATEs; the other 15 only
+// changed session state and get a session that announces nothing) as its own eBGP session (IPv4 and
+// IPv6 unicast over one IPv4 loopback session each) into real processes (sluice-finder, sluice-bgp,
+// sluice-rib + sluice-fea with the dummy FIB); the final Loc-RIB read through bgp/1.0 must equal
+// the best paths an oracle in this file computes from the capture on its own. No external daemon:
+// label system (it lives here for tests/interop/pipeline_util.h). Skips without SLUICE_DATA_DIR or
 // bgpdump. About 10-15 s.
 //
 // How Sluice sees the sessions (bgp/replay/replay_main.cc): the N-th peer of
@@ -102,6 +102,13 @@ bool ParsePath(const std::string& text, OracleRoute* r, bool* has0, bool* has_ow
   return true;
 }
 
+// "ADDR ASn" with the address in RFC 5952 form, as sluice-replay prints it (bgpdump writes
+// 2001:df1:3100::182:54:128:2 where RFC 5952 §4.2.2 wants a single zero field written out).
+std::string PeerName(const std::string& address, const std::string& as) {
+  auto parsed = net::IPAddress::Parse(address);
+  return (parsed.ok() ? parsed->ToString() : address) + " AS" + as;
+}
+
 // Folds the capture (bgpdump -m lines) into each peer's final routes, then picks the best.
 Oracle ComputeOracle(const std::string& dump, const std::map<std::string, int>& session_of) {
   Oracle o;
@@ -110,10 +117,10 @@ Oracle ComputeOracle(const std::string& dump, const std::map<std::string, int>& 
   std::string line;
   while (std::getline(in, line)) {
     std::vector<std::string> f = absl::StrSplit(line, '|');
-    if (f.size() >= 5 && f[2] == "STATE") o.state_only_peers.insert(f[3] + " AS" + f[4]);
+    if (f.size() >= 5 && f[2] == "STATE") o.state_only_peers.insert(PeerName(f[3], f[4]));
     if (f.size() < 6 || (f[2] != "A" && f[2] != "W")) continue;
-    o.peers.insert(f[3] + " AS" + f[4]);
-    auto peer = session_of.find(f[3] + " AS" + f[4]);
+    o.peers.insert(PeerName(f[3], f[4]));
+    auto peer = session_of.find(PeerName(f[3], f[4]));
     if (peer == session_of.end()) {
       ++o.unknown_peer;
       continue;
@@ -216,13 +223,15 @@ TEST(RisOracleTest, LocRibEqualsBestPathsOfTheCapture) {
   auto dump = RunCommand({"bgpdump", "-m", capture});
   ASSERT_TRUE(dump.ok()) << dump.status();
   const Oracle oracle = ComputeOracle(*dump, session_of);
-  // The capture's 76 peers: those that sent UPDATEs each get a session; the others only
-  // changed session state (nothing to replay).
+  // The capture's 76 peers, each its own session: those that sent UPDATEs, and those that only
+  // changed session state (a session that announces nothing).
   ASSERT_EQ(oracle.peers.size() + oracle.state_only_peers.size(), 76u);
-  std::set<std::string> replayed;
+  std::set<std::string> replayed, captured = oracle.peers;
+  captured.insert(oracle.state_only_peers.begin(), oracle.state_only_peers.end());
   for (const auto& [name, i] : session_of) replayed.insert(name);
-  ASSERT_EQ(replayed, oracle.peers) << *listed;
-  std::printf("%zu sessions: the capture's 76 peers but %zu that only changed state (e.g. %s)\n",
+  ASSERT_EQ(replayed, captured) << *listed;
+  ASSERT_EQ(session_as.size(), 76u);
+  std::printf("%zu sessions: the capture's 76 peers, %zu of which only changed state (e.g. %s)\n",
               session_as.size(), oracle.state_only_peers.size(),
               oracle.state_only_peers.empty() ? "-" : oracle.state_only_peers.begin()->c_str());
   size_t want4 = 0, want6 = 0;
