@@ -9,6 +9,8 @@
 //   sluice show interfaces                     the FEA's interfaces and addresses
 //   sluice show plumbing PROCESS               the stage network (bgp, rib, fea)
 //   sluice show processes                      what the router manager runs (pid, restarts, RSS)
+//   sluice show bgp damping [peer ADDR] [suppressed]   route flap damping: prefixes with a
+//                                              figure of merit, suppressed ones with reuse time
 
 #include <iostream>
 #include <optional>
@@ -64,6 +66,45 @@ int ShowBgpPeers(Context& c, bool json) {
         p.prefixes_advertised(), absl::StrCat(p.messages_in(), "/", p.messages_out()), p.uptime_s(),
         p.last_error());
   }
+  return kOk;
+}
+
+const ipc::Method<bgp::v1::ListDampedRequest, bgp::v1::ListDampedReply> kListDamped{
+    "bgp/1.0/list_damped"};
+
+// --json: the whole list_damped reply as one object ({"routes": [...]}; {} when none).
+int ShowBgpDamping(const std::vector<std::string>& args, Context& c, bool json) {
+  bgp::v1::ListDampedRequest q;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "suppressed") {
+      q.set_suppressed_only(true);
+    } else if (args[i] == "peer" && i + 1 < args.size()) {
+      auto a = net::IPAddress::Parse(args[++i]);
+      if (!a.ok()) return Fail(c, "bgp damping", a.status());
+      ipc::ToProto(*a, q.mutable_peer());
+    } else {
+      *c.err << "usage: sluice show bgp damping [peer ADDR] [suppressed] [--json]\n";
+      return kUsage;
+    }
+  }
+  SyncClient client(c.finder_address, c.timeout_ms);
+  auto r = client.Call("bgp", kListDamped, q);
+  if (!r.ok()) return Fail(c, "bgp damping", r.status());
+  if (json) {
+    *c.out << Json(*r) << "\n";
+    return kOk;
+  }
+  *c.out << absl::StrFormat("%-20s %-24s %8s %-10s %9s %s\n", "peer", "prefix", "penalty", "state",
+                            "reuse in", "route");
+  size_t suppressed = 0;
+  for (const bgp::v1::DampedRoute& d : r->routes()) {
+    if (d.suppressed()) ++suppressed;
+    *c.out << absl::StrFormat("%-20s %-24s %8u %-10s %9s %s\n", Text(d.peer()), Text(d.prefix()),
+                              d.penalty(), d.suppressed() ? "suppressed" : "damped",
+                              d.suppressed() ? absl::StrCat(d.reuse_in_s(), "s") : "-",
+                              d.has_route() ? "announced" : "withdrawn");
+  }
+  *c.out << r->routes_size() << " prefixes, " << suppressed << " suppressed\n";
   return kOk;
 }
 
@@ -264,6 +305,7 @@ int RunShow(const std::vector<std::string>& all_args, Context& context) {
   }
   const auto usage = [&] {
     *context.err << "usage: sluice show bgp peers | bgp routes [PREFIX] [peer ADDR] [in|out] | "
+                    "bgp damping [peer ADDR] [suppressed] | "
                     "route [ipv4|ipv6] [PREFIX] | fib | interfaces | plumbing PROCESS | "
                     "processes  [--json]\n";
     return kUsage;
@@ -272,6 +314,9 @@ int RunShow(const std::vector<std::string>& all_args, Context& context) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "bgp" && args.size() >= 2 && args[1] == "peers")
     return ShowBgpPeers(context, json);
+  if (args[0] == "bgp" && args.size() >= 2 && args[1] == "damping") {
+    return ShowBgpDamping(std::vector<std::string>(args.begin() + 2, args.end()), context, json);
+  }
   if (args[0] == "bgp" && args.size() >= 2 && args[1] == "routes") {
     return ShowBgpRoutes(std::vector<std::string>(args.begin() + 2, args.end()), context, json);
   }

@@ -1,10 +1,14 @@
 #include "rtrmgr/process/configurator.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bgp/process/methods.h"
 #include "ipc/proto/fea_ifmgr.pb.h"
+#include "ipc/proto/policy_backend.pb.h"
 #include "ipc/proto/rib.pb.h"
+#include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
 
@@ -15,6 +19,8 @@ namespace {
 namespace bgp_v1 = ::sluice::bgp::v1;
 namespace rib_v1 = ::sluice::rib::v1;
 namespace ifmgr_v1 = ::sluice::fea_ifmgr::v1;
+namespace policy_v1 = ::sluice::policy_backend::v1;
+namespace static_v1 = ::sluice::static_routes::v1;
 template <typename Req, typename Reply>
 using M = ipc::Method<Req, Reply>;
 
@@ -24,6 +30,16 @@ const M<rib_v1::AddRoute4Request, rib_v1::RouteReply> kAddRoute4{"rib/1.0/add_ro
 const M<rib_v1::AddRoute6Request, rib_v1::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
 const M<rib_v1::DeleteRoute4Request, rib_v1::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
 const M<rib_v1::DeleteRoute6Request, rib_v1::RouteReply> kDeleteRoute6{"rib/1.0/delete_route6"};
+const M<static_v1::AddRouteRequest, static_v1::AddRouteReply> kStaticAdd{
+    "static_routes/1.0/add_route"};
+const M<static_v1::DeleteRouteRequest, static_v1::DeleteRouteReply> kStaticDelete{
+    "static_routes/1.0/delete_route"};
+const M<policy_v1::ConfigureRequest, policy_v1::ConfigureReply> kPolicyConfigure{
+    "policy_backend/1.0/configure"};
+const M<policy_v1::ResetRequest, policy_v1::ResetReply> kPolicyReset{"policy_backend/1.0/reset"};
+const M<bgp_v1::SetDampingRequest, bgp_v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
+const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
+    "bgp/1.0/set_peer_damping"};
 const M<ifmgr_v1::AddInterfaceRequest, ifmgr_v1::AddInterfaceReply> kAddInterface{
     "fea_ifmgr/1.0/add_interface"};
 const M<ifmgr_v1::RemoveInterfaceRequest, ifmgr_v1::RemoveInterfaceReply> kRemoveInterface{
@@ -46,6 +62,17 @@ uint32_t DefaultAdminDistance(const std::string& protocol) {
   if (protocol == "rip") return 120;
   if (protocol == "ibgp") return 200;
   return 250;
+}
+
+bool HasPolicies(const BgpPeer& peer) {
+  return !peer.import_policies.empty() || !peer.export_policies.empty();
+}
+
+// add_peer fields that the delta counts as re-filters but only add_peer sets.
+bool NeedsAddAgain(const BgpPeer& before, const BgpPeer& after) {
+  return HasPolicies(before) != HasPolicies(after) ||
+         before.session.next_hop_self != after.session.next_hop_self ||
+         before.session.route_reflector_client != after.session.route_reflector_client;
 }
 
 }  // namespace
@@ -156,41 +183,26 @@ void Configurator::ConfigureFea(const Config& config, Done done) {
 }
 
 void Configurator::AddStatic(std::shared_ptr<Batch> batch, const StaticRoute& route) {
-  const std::string what = "static route " + route.prefix.ToString();
-  if (route.prefix.family() == net::Family::kIPv4) {
-    rib_v1::AddRoute4Request r;
-    r.set_protocol("static");
-    ipc::ToProto(route.prefix, r.mutable_network());
-    if (route.next_hop) ipc::ToProto(route.next_hop->v4(), r.mutable_nexthop());
-    r.set_ifname(route.interface);
-    r.set_metric(route.metric);
-    r.set_tag(route.tag);
-    Batch::Call(batch, router_, "rib", kAddRoute4, r, what);
-  } else {
-    rib_v1::AddRoute6Request r;
-    r.set_protocol("static");
-    ipc::ToProto(route.prefix, r.mutable_network());
-    if (route.next_hop) ipc::ToProto(route.next_hop->v6(), r.mutable_nexthop());
-    r.set_ifname(route.interface);
-    r.set_metric(route.metric);
-    r.set_tag(route.tag);
-    Batch::Call(batch, router_, "rib", kAddRoute6, r, what);
-  }
+  static_v1::AddRouteRequest r;
+  ipc::ToProto(route.prefix, r.mutable_network());
+  if (route.next_hop) ipc::ToProto(*route.next_hop, r.mutable_nexthop());
+  r.set_ifname(route.interface);
+  r.set_metric(route.metric);
+  r.set_tag(route.tag);
+  r.set_track(route.track);
+  Batch::Call(batch, router_, kStaticTarget, kStaticAdd, r,
+              "static route " + route.prefix.ToString());
 }
 
 void Configurator::DeleteStatic(std::shared_ptr<Batch> batch, const net::Prefix& prefix) {
-  const std::string what = "static route " + prefix.ToString();
-  if (prefix.family() == net::Family::kIPv4) {
-    rib_v1::DeleteRoute4Request r;
-    r.set_protocol("static");
-    ipc::ToProto(prefix, r.mutable_network());
-    Batch::Call(batch, router_, "rib", kDeleteRoute4, r, what);
-  } else {
-    rib_v1::DeleteRoute6Request r;
-    r.set_protocol("static");
-    ipc::ToProto(prefix, r.mutable_network());
-    Batch::Call(batch, router_, "rib", kDeleteRoute6, r, what);
-  }
+  static_v1::DeleteRouteRequest r;
+  ipc::ToProto(prefix, r.mutable_network());
+  Batch::Call(batch, router_, kStaticTarget, kStaticDelete, r, "static route " + prefix.ToString());
+}
+
+void Configurator::ConfigureStatic(const Config& config, Done done) {
+  auto batch = std::make_shared<Batch>(std::move(done));
+  for (const auto& [prefix, route] : config.static_routes.routes) AddStatic(batch, route);
 }
 
 void Configurator::ConfigureRib(const Config& config, Done done) {
@@ -201,7 +213,6 @@ void Configurator::ConfigureRib(const Config& config, Done done) {
     r.set_admin_distance(distance.distance);
     Batch::Call(batch, router_, "rib", kSetAdminDistance, r, "admin-distance " + protocol);
   }
-  for (const auto& [prefix, route] : config.static_routes.routes) AddStatic(batch, route);
 }
 
 void Configurator::SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bgp) {
@@ -246,15 +257,98 @@ void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
   r.set_ttl_security(static_cast<uint32_t>(s.gtsm_hops));
   r.set_description(s.description);
   r.set_enabled(s.enabled);
-  const bool policies = !peer.import_policies.empty() || !peer.export_policies.empty();
-  r.set_ebgp_requires_policy(policies);
-  const std::string what = "bgp peer " + s.address.ToString();
-  if (policies) {
-    batch->Error(what +
-                 ": import/export policies are not applied yet (bgp/1.0 has no policy "
-                 "interface); RFC 8212 default deny stays on for this eBGP peer");
+  // RFC 8212 stays on for a peer with policies: its configured banks are its policy (a
+  // direction without a chain still gets the default deny). A peer without any policy is the
+  // file's "default verdicts": everything accepted and sent.
+  r.set_ebgp_requires_policy(HasPolicies(peer));
+  Batch::Call(batch, router_, "bgp", bgp::process::kAddPeer, r, "bgp peer " + s.address.ToString());
+}
+
+std::string Configurator::PolicySource(const Config& config) {
+  std::string source;
+  for (const PolicyItemText& item : config.policy.items) PrintPolicyItem(item, 0, &source);
+  return source;
+}
+
+void Configurator::Bank(std::shared_ptr<Batch> batch, const Config& config,
+                        const std::string& target, const std::string& filter,
+                        const std::vector<NameRef>& chain, const std::string& default_action) {
+  if (chain.empty() && default_action.empty()) {
+    policy_v1::ResetRequest r;
+    r.set_filter(filter);
+    Batch::Call(batch, router_, target, kPolicyReset, r, "policy reset " + filter);
+    return;
   }
-  Batch::Call(batch, router_, "bgp", bgp::process::kAddPeer, r, what);
+  policy_v1::ConfigureRequest r;
+  r.set_filter(filter);
+  r.set_source(PolicySource(config));
+  for (const NameRef& ref : chain) r.add_policies(ref.name);
+  r.set_default_action(default_action);
+  r.set_file(config.file);
+  Batch::Call(batch, router_, target, kPolicyConfigure, r, "policy " + filter);
+}
+
+void Configurator::PeerBanks(std::shared_ptr<Batch> batch, const Config& config,
+                             const BgpPeer& peer, bool import, bool export_, bool fresh) {
+  const std::string address = peer.session.address.ToString();
+  // A peer just added has reset banks: only chains need a call.
+  if (import && !(fresh && peer.import_policies.empty())) {
+    Bank(batch, config, "bgp", "import:" + address, peer.import_policies, "");
+  }
+  if (export_ && !(fresh && peer.export_policies.empty())) {
+    Bank(batch, config, "bgp", "export:" + address, peer.export_policies, "");
+  }
+}
+
+std::map<std::string, std::vector<NameRef>> Configurator::RedistChains(const Config& config) {
+  std::map<std::string, std::vector<NameRef>> chains;
+  for (const auto& [address, peer] : config.bgp.peers) {
+    // The protocols this peer's chain names (as RedistributedProtocols counts them).
+    Config one;
+    one.policy = config.policy;
+    one.bgp.peers.emplace(address, peer);
+    for (const std::string& protocol : RedistributedProtocols(one)) {
+      std::vector<NameRef>& chain = chains[protocol];
+      for (const NameRef& ref : peer.export_policies) {
+        const bool seen = std::any_of(chain.begin(), chain.end(),
+                                      [&](const NameRef& r) { return r.name == ref.name; });
+        if (!seen) chain.push_back(ref);
+      }
+    }
+  }
+  return chains;
+}
+
+void Configurator::Redistribute(std::shared_ptr<Batch> batch, const Config& config,
+                                const std::map<std::string, std::vector<NameRef>>& chains) {
+  for (const auto& [protocol, chain] : chains) {
+    Bank(batch, config, "bgp", "redist:" + protocol, chain, "");
+  }
+}
+
+void Configurator::Damping(std::shared_ptr<Batch> batch, const DampingConfig& damping) {
+  bgp_v1::SetDampingRequest r;
+  r.set_half_life_s(damping.half_life_s);
+  r.set_reuse(damping.reuse);
+  r.set_suppress(damping.suppress);
+  r.set_max_suppress_s(damping.max_suppress_s);
+  Batch::Call(batch, router_, "bgp", kSetDamping, r, "bgp damping");
+}
+
+void Configurator::PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address,
+                               bool enabled) {
+  bgp_v1::SetPeerDampingRequest r;
+  ipc::ToProto(address, r.mutable_address());
+  r.set_enabled(enabled);
+  Batch::Call(batch, router_, "bgp", kSetPeerDamping, r,
+              "bgp peer " + address.ToString() + " damping");
+}
+
+void Configurator::AddPeerFully(std::shared_ptr<Batch> batch, const Config& config,
+                                const BgpPeer& peer) {
+  AddPeer(batch, peer);
+  PeerBanks(batch, config, peer, true, true, true);
+  if (peer.damping) PeerDamping(batch, peer.session.address, true);
 }
 
 void Configurator::RemovePeer(std::shared_ptr<Batch> batch, const net::IPAddress& address) {
@@ -273,10 +367,13 @@ void Configurator::ConfigureBgp(const Config& config, Done done) {
     Listen(batch, BgpListen{net::IPAddress(net::IPv6Address()), 179, {}}, false);
   }
   for (const BgpListen& l : config.bgp.listen) Listen(batch, l, false);
-  for (const auto& [address, peer] : config.bgp.peers) AddPeer(batch, peer);
+  Damping(batch, config.bgp.damping);
+  Redistribute(batch, config, RedistChains(config));
+  for (const auto& [address, peer] : config.bgp.peers) AddPeerFully(batch, config, peer);
 }
 
-void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& next, Done done) {
+void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, const Config& next,
+                              Done done) {
   auto batch = std::make_shared<Batch>(std::move(done));
   // FEA interfaces (a restart is the router manager's: the new FEA starts with the flags).
   if (!delta.fea.restart && next.fea.backend == FeaBackend::kDummy) {
@@ -328,24 +425,54 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& next, Done
   if (b.threads_changed) batch->Error("bgp threads: takes effect when sluice-bgp restarts");
   for (const BgpListen& l : b.listen_removed) Listen(batch, l, true);
   for (const BgpListen& l : b.listen_added) Listen(batch, l, false);
+  if (b.damping_changed) Damping(batch, next.bgp.damping);
+  {
+    // The redistribution banks whose chain or policies changed, and those no longer used.
+    const auto chains_before = RedistChains(before);
+    std::map<std::string, std::vector<NameRef>> changed;
+    for (const auto& [protocol, chain] : RedistChains(next)) {
+      auto was = chains_before.find(protocol);
+      bool policies_changed = false;
+      for (const NameRef& ref : chain)
+        policies_changed |= delta.policy.statements.count(ref.name) > 0;
+      if (was == chains_before.end() || was->second != chain || policies_changed) {
+        changed[protocol] = chain;
+      }
+    }
+    for (const std::string& protocol : b.redistribute_removed) changed[protocol];
+    Redistribute(batch, next, changed);
+  }
   for (const PeerDelta& p : b.peers) {
     bgp_v1::PeerRequest r;
     ipc::ToProto(p.address, r.mutable_address());
     const std::string what = "bgp peer " + p.address.ToString();
     switch (p.change) {
       case Change::kAdded:
-        AddPeer(batch, *p.after);
+        AddPeerFully(batch, next, *p.after);
         break;
       case Change::kRemoved:
         RemovePeer(batch, p.address);
         break;
       case Change::kChanged:
-        // Settings without a method of their own (passive, max-prefix, description, policies,
-        // damping) are applied by adding the peer again: the session restarts.
-        if (p.reset || p.update || p.refilter_import || p.refilter_export || p.replumb_damping) {
+        // Settings without a method of their own (passive, max-prefix, description,
+        // next-hop-self, route-reflector-client, and whether the peer has policies at all, which
+        // decides RFC 8212's default deny) are applied by adding the peer again: the session
+        // restarts, its banks and damping with it. Chains and damping go through their own
+        // methods: the session stays up.
+        if (p.reset || p.update || NeedsAddAgain(*p.before, *p.after)) {
           RemovePeer(batch, p.address);
-          AddPeer(batch, *p.after);
-        } else if (p.enable) {
+          AddPeerFully(batch, next, *p.after);
+          break;
+        }
+        if (p.refilter_import || p.refilter_export) {
+          PeerBanks(batch, next, *p.after, p.refilter_import, p.refilter_export, false);
+        }
+        if (p.replumb_damping || p.before->damping != p.after->damping) {
+          // A peer whose parameters changed is plumbed again with them.
+          if (p.before->damping && p.after->damping) PeerDamping(batch, p.address, false);
+          PeerDamping(batch, p.address, p.after->damping);
+        }
+        if (p.enable) {
           Batch::Call(batch, router_, "bgp", bgp::process::kEnablePeer, r, what);
         } else if (p.disable) {
           Batch::Call(batch, router_, "bgp", bgp::process::kDisablePeer, r, what);

@@ -47,6 +47,10 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
     for (std::string& f : Configurator::FeaFlags(running_)) argv.push_back(std::move(f));
     return argv;
   }
+  if (name == Configurator::kStaticTarget) {
+    return {bin + "/static_routes/sluice-static", "--finder", finder_address(), "--instance",
+            Configurator::kStaticTarget};
+  }
   if (name == "rib") {
     return {bin + "/rib/sluice-rib", "--finder", finder_address(), "--instance", "rib"};
   }
@@ -78,8 +82,9 @@ absl::Status RouterManager::Start() {
   supervisor_.on_exited = [this](const std::string& name, const std::string&) {
     configured_[name] = false;
   };
-  for (const char* name : {"finder", "fea", "rib", "bgp"}) {
+  for (const char* name : {"finder", "fea", "rib", "bgp", Configurator::kStaticTarget}) {
     if (std::string(name) == "bgp" && !running_.bgp.enabled) continue;
+    if (name == Configurator::kStaticTarget && running_.static_routes.routes.empty()) continue;
     configured_[name] = std::string(name) == "finder";
   }
   if (absl::Status s = supervisor_.Add(
@@ -105,21 +110,21 @@ absl::Status RouterManager::Start() {
     }
   });
   if (absl::Status s = router_->Start(); !s.ok()) return s;
-  for (const char* name : {"fea", "rib", "bgp"}) {
+  for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
     router_->WatchClass(name, [this](const ipc::TargetEvent& e) {
       if (e.kind == ipc::TargetEvent::kBirth) OnBirth(e.class_name);
     });
   }
-  for (const char* name : {"fea", "rib", "bgp"}) {
+  for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
     if (!configured_.count(name)) continue;
-    const std::string n = name;
-    if (absl::Status s = supervisor_.Add(
-            n, [this, n] { return ProcessArgv(n); }, options_.rundir + "/" + n + ".log");
-        !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = StartChild(name); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status RouterManager::StartChild(const std::string& name) {
+  return supervisor_.Add(
+      name, [this, name] { return ProcessArgv(name); }, options_.rundir + "/" + name + ".log");
 }
 
 void RouterManager::OnBirth(const std::string& class_name) {
@@ -131,6 +136,7 @@ void RouterManager::OnBirth(const std::string& class_name) {
   if (class_name == "fea") configurator_->ConfigureFea(running_, done);
   if (class_name == "rib") configurator_->ConfigureRib(running_, done);
   if (class_name == "bgp") configurator_->ConfigureBgp(running_, done);
+  if (class_name == Configurator::kStaticTarget) configurator_->ConfigureStatic(running_, done);
 }
 
 void RouterManager::Configured(const std::string& name, std::vector<std::string> errors) {
@@ -183,8 +189,16 @@ void RouterManager::Reload(
     configured_["fea"] = false;
     supervisor_.Restart("fea", std::chrono::milliseconds(5000));
   }
+  if (!running_.static_routes.routes.empty() && !configured_.count(Configurator::kStaticTarget)) {
+    // The first static routes: sluice-static starts, and gets every route when it registers.
+    configured_[Configurator::kStaticTarget] = false;
+    if (absl::Status s = StartChild(Configurator::kStaticTarget); !s.ok()) {
+      warnings.push_back(std::string(s.message()));
+    }
+    delta.static_routes.clear();
+  }
   configurator_->ApplyDelta(
-      delta, running_,
+      delta, before, running_,
       [text, warnings, done = std::move(done)](std::vector<std::string> errors) mutable {
         for (std::string& e : errors) warnings.push_back(std::move(e));
         done(text, std::move(warnings));

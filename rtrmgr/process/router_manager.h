@@ -1,10 +1,10 @@
 #pragma once
 // RouterManager: sluice-rtrmgr's core (issue 11 item 1; XORP's rtrmgr). From one validated
-// configuration file it starts sluice-finder, sluice-fea, sluice-rib and sluice-bgp as child
-// processes (Supervisor), pushes each its part of the configuration through XRLs when it
-// registers with the Finder (Configurator; again after every restart), applies a changed file
-// as a delta (SIGHUP, or rtrmgr/1.0/load_config from `sluice configure load FILE`), and stops
-// everything on Shutdown() (SIGTERM in main).
+// configuration file it starts sluice-finder, sluice-fea, sluice-rib, sluice-bgp and (when
+// static routes are configured) sluice-static as child processes (Supervisor), pushes each its part
+// of the configuration through XRLs when it registers with the Finder (Configurator; again after
+// every restart), applies a changed file as a delta (SIGHUP, or rtrmgr/1.0/load_config from `sluice
+// configure load FILE`), and stops everything on Shutdown() (SIGTERM in main).
 //
 // A file with errors is refused before anything happens: Start() fails with every
 // "FILE:LINE:COL: message", and a reload with errors leaves the running configuration as it was.
@@ -62,6 +62,7 @@ class RouterManager {
   void Configured(const std::string& name, std::vector<std::string> errors);
   absl::Status WriteAccessList(const Config& config);
   std::vector<std::string> ProcessArgv(const std::string& name) const;
+  absl::Status StartChild(const std::string& name);
 
   boost::asio::io_context& io_;
   RouterManagerOptions options_;

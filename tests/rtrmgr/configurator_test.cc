@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "finder/access_list.h"
+#include "policy/parser.h"
 #include "rtrmgr/config/config_loader.h"
 
 namespace sluice::rtrmgr {
@@ -53,6 +54,49 @@ TEST(Configurator, TheDummyFeaStartsWithTheConfiguredInterfaces) {
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_EQ(Configurator::FeaFlags(*n),
             (std::vector<std::string>{"--backend", "netlink", "--table", "100"}));
+}
+
+TEST(Configurator, ThePolicySourceParsesBackToTheSameSetsAndStatements) {
+  auto c = LoadConfigFile(Example("everything.conf"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::string source = Configurator::PolicySource(*c);
+  auto parsed = policy::ParsePolicy(source, policy::SourceLocation{});
+  ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << source;
+  EXPECT_EQ(parsed->sets.size(), c->policy.parsed->sets.size());
+  ASSERT_EQ(parsed->statements.size(), c->policy.parsed->statements.size());
+  for (size_t i = 0; i < parsed->statements.size(); ++i) {
+    EXPECT_EQ(parsed->statements[i].name, c->policy.parsed->statements[i].name);
+    EXPECT_EQ(parsed->statements[i].terms.size(), c->policy.parsed->statements[i].terms.size());
+  }
+}
+
+TEST(Configurator, RedistributionBanksRunTheExportChainsThatNameTheProtocol) {
+  auto c = ParseConfig(
+      "protocols { bgp { local-as 65000; bgp-id 10.0.0.1;\n"
+      "  peer 127.0.0.2 { as 65001; export [ a b ]; }\n"
+      "  peer 127.0.0.3 { as 65002; export [ b c ]; }\n"
+      "  peer 127.0.0.4 { as 65003; } } }\n"
+      "policy {\n"
+      "  policy-statement a { term t { from { protocol static; } then { accept; } } }\n"
+      "  policy-statement b { term t { from { med 5; } then { reject; } } }\n"
+      "  policy-statement c { term t { from { protocol connected; } then { accept; } } }\n"
+      "}\n",
+      "r.conf");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const auto chains = Configurator::RedistChains(*c);
+  ASSERT_EQ(chains.size(), 2u);
+  auto names = [&](const char* protocol) {
+    std::vector<std::string> out;
+    if (chains.count(protocol)) {
+      for (const NameRef& ref : chains.at(protocol)) out.push_back(ref.name);
+    }
+    return out;
+  };
+  EXPECT_EQ(names("static"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(names("connected"), (std::vector<std::string>{"b", "c"}));
+  auto none = ParseConfig("protocols { bgp { local-as 65000; bgp-id 10.0.0.1; } }\n", "n.conf");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(Configurator::RedistChains(*none).empty());
 }
 
 }  // namespace

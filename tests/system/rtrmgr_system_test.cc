@@ -1,5 +1,5 @@
 // Issue 11 with real processes: sluice-rtrmgr starts sluice-finder, sluice-fea (dummy),
-// sluice-rib and sluice-bgp from a configuration file, configures them, restarts a crashed one,
+// sluice-rib, sluice-bgp and sluice-static (the static routes) from a configuration file, configures them, restarts a crashed one,
 // applies changed files as deltas (SIGHUP and `sluice configure load`), refuses bad files with
 // FILE:LINE:COL (starting nothing, or changing nothing), and stops everything on SIGTERM.
 #include <arpa/inet.h>
@@ -67,8 +67,8 @@ TEST(RtrmgrSystem, StartsConfiguresRestartsACrashedRibAndStopsCleanly) {
   const std::string conf = r.WriteConfig("router.conf", Config(FreePort(), kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr") << r.process()->Output();
 
-  // Each process took its part: the interface (FEA), the static route with its distance (RIB,
-  // then the FIB), the peer (BGP).
+  // Each process took its part: the interface (FEA), the static route (sluice-static) with its
+  // distance (RIB, then the FIB), the peer (BGP).
   CommandResult interfaces = r.Sluice({"show", "interfaces"});
   EXPECT_THAT(interfaces.out, HasSubstr("10.1.0.1/24")) << interfaces.err;
   CommandResult route = r.Sluice({"show", "route", "192.0.2.0/24"});
@@ -105,7 +105,10 @@ TEST(RtrmgrSystem, StartsConfiguresRestartsACrashedRibAndStopsCleanly) {
 
   // SIGTERM: everything stops, the router manager exits 0.
   std::vector<int> pids;
-  for (const char* name : {"finder", "fea", "rib", "bgp"}) pids.push_back(r.ChildPid(name));
+  for (const char* name : {"finder", "fea", "rib", "bgp", "static_routes"}) {
+    pids.push_back(r.ChildPid(name));
+    EXPECT_GT(pids.back(), 0) << name;
+  }
   EXPECT_EQ(r.Stop(), 0);
   for (int pid : pids) {
     EXPECT_TRUE(Eventually([&] { return kill(pid, 0) != 0; }, 10)) << "pid " << pid << " runs";
