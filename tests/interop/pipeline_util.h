@@ -121,7 +121,7 @@ class DaemonPeer {
   // The NEXT_HOP the daemon holds for `prefix`.
   virtual absl::StatusOr<std::string> NextHop(const std::string& prefix) = 0;
   // When the session with Sluice came up (the daemon's own text), "" when it is not
-  // Established: unchanged between two reads = no flap in between.
+  // Established (BIRD: "[DATE ]HH:MM:SS.mmm", which may move by a millisecond between reads).
   virtual std::string SessionSince() = 0;
   virtual bool Established() = 0;
   virtual uint64_t PeakRssKb() = 0;  // VmHWM
