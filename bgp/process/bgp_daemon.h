@@ -68,7 +68,7 @@ class BgpDaemon {
   std::unique_ptr<RibIpcClient> rib_;
   std::unique_ptr<BgpProcess> bgp_;
   std::unique_ptr<DampingControl> damping_;  // issue 13: plumbs stages into bgp_'s pipelines
-  std::unique_ptr<BgpRedist> redist_;  // uses bgp_ and rib_
+  std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
   std::unique_ptr<BgpPolicyBackend> policy_;
   bool shut_down_ = false;
 };

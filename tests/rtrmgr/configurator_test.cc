@@ -22,7 +22,8 @@ TEST(Configurator, TheFinderBlockBecomesAnAccessListTheFinderEnforces) {
   auto acl = finder::AccessList::Parse(Configurator::AccessListText(*c));
   ASSERT_TRUE(acl.ok()) << acl.status() << "\n" << Configurator::AccessListText(*c);
   using P = finder::AccessList::Party;
-  const P bgp{"bgp", "bgp"}, rib{"rib", "rib"}, fea{"fea", "fea"}, st{"static_routes", "static_routes"};
+  const P bgp{"bgp", "bgp"}, rib{"rib", "rib"}, fea{"fea", "fea"},
+      st{"static_routes", "static_routes"};
   EXPECT_TRUE(acl->Allows(bgp, rib, "sluice.rib.v1.Rib"));
   EXPECT_TRUE(acl->Allows(bgp, fea, "sluice.fea_ifmgr.v1.FeaIfmgr"));
   EXPECT_FALSE(acl->Allows(bgp, fea, "sluice.fea_fib.v1.FeaFib"));
