@@ -81,7 +81,7 @@ absl::StatusOr<Fib::Transaction*> Fib::Find(TransactionId id) {
   return &it->second;
 }
 
-absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route) {
+absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route, bool* skipped) {
   ASSIGN_OR_RETURN(Transaction * tx, Find(id));
   if (!tx->error.ok()) {
     return absl::FailedPreconditionError(
@@ -106,6 +106,17 @@ absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route) {
           Slot{prefix, in_table, !tx->deletes_all, in_table && !tx->deletes_all, std::nullopt});
     }
     Slot& slot = tx->slots[it->second];
+    if (kind == OpKind::kSet) kind = slot.present ? OpKind::kReplace : OpKind::kAdd;
+    if (kind == OpKind::kDeleteIfPresent) {
+      if (!slot.present) {
+        // Nothing queued: a slot made just now only records that the prefix was absent, which
+        // no later commit needs to recheck.
+        if (inserted) slot.check_initial = false;
+        if (skipped != nullptr) *skipped = true;
+        return absl::OkStatus();
+      }
+      kind = OpKind::kDelete;
+    }
     if (kind == OpKind::kAdd && slot.present) {
       status =
           absl::AlreadyExistsError(absl::StrCat("add ", route.ToString(), ": ", prefix.ToString(),
@@ -147,6 +158,18 @@ absl::Status Fib::DeleteRoute(TransactionId id, const net::Prefix& prefix) {
   FibRoute route;
   route.prefix = prefix;
   return Queue(id, OpKind::kDelete, std::move(route));
+}
+
+absl::Status Fib::SetRoute(TransactionId id, FibRoute route) {
+  return Queue(id, OpKind::kSet, std::move(route));
+}
+
+absl::StatusOr<bool> Fib::DeleteRouteIfPresent(TransactionId id, const net::Prefix& prefix) {
+  FibRoute route;
+  route.prefix = prefix;
+  bool skipped = false;
+  RETURN_IF_ERROR(Queue(id, OpKind::kDeleteIfPresent, std::move(route), &skipped));
+  return !skipped;
 }
 
 absl::Status Fib::DeleteAllRoutes(TransactionId id) {
@@ -218,9 +241,12 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
   std::vector<size_t> op_slot;  // ops[i] changes final_state[op_slot[i]]
   ops.reserve(final_state.size());
   op_slot.reserve(final_state.size());
+  // While the table is as it was at the start, a slot's initial_present is still the truth:
+  // new prefixes (the bulk of a load) need no second lookup.
+  const bool table_unchanged = tx.table_generation == table_generation_;
   for (size_t k = 0; k < final_state.size(); ++k) {
     const Slot& s = final_state[k];
-    const FibRoute* old = table_.Find(s.prefix);
+    const FibRoute* old = table_unchanged && !s.initial_present ? nullptr : table_.Find(s.prefix);
     size_t before = ops.size();
     if (!s.present) {
       if (old != nullptr) ops.push_back(FibOp{FibOpKind::kDelete, old});

@@ -106,6 +106,12 @@ class Fib {
   absl::Status AddRoute(TransactionId id, FibRoute route);
   absl::Status ReplaceRoute(TransactionId id, FibRoute route);
   absl::Status DeleteRoute(TransactionId id, const net::Prefix& prefix);
+  // For a client re-sending its whole FIB (fea_fib/1.0/apply_batch): SetRoute adds the route,
+  // or replaces the route of a prefix that is present; DeleteRouteIfPresent deletes a present
+  // prefix and returns true, or returns false and queues nothing when it is absent. Other
+  // errors as above.
+  absl::Status SetRoute(TransactionId id, FibRoute route);
+  absl::StatusOr<bool> DeleteRouteIfPresent(TransactionId id, const net::Prefix& prefix);
   // Deletes every route present when the transaction commits (changes queued after it apply
   // on top).
   absl::Status DeleteAllRoutes(TransactionId id);
@@ -138,7 +144,7 @@ class Fib {
   FibBackend& backend() { return *backend_; }
 
  private:
-  enum class OpKind { kAdd, kReplace, kDelete, kDeleteAll };
+  enum class OpKind { kAdd, kReplace, kSet, kDelete, kDeleteIfPresent, kDeleteAll };
   // A transaction keeps, per prefix it touches, the state its changes lead to.
   struct Slot {
     net::Prefix prefix;
@@ -159,7 +165,8 @@ class Fib {
   };
 
   absl::StatusOr<Transaction*> Find(TransactionId id);
-  absl::Status Queue(TransactionId id, OpKind kind, FibRoute route);
+  // `skipped` (kDeleteIfPresent): set when the prefix was absent and nothing was queued.
+  absl::Status Queue(TransactionId id, OpKind kind, FibRoute route, bool* skipped = nullptr);
   // Checks, at commit, what may have changed since the changes were queued.
   absl::Status Recheck(const Transaction& tx) const;
   void OnInterfaceEvent(const InterfaceEvent& event);

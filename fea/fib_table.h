@@ -2,27 +2,25 @@
 // FibTable: the FEA's in-memory forwarding table, one route per prefix for both families,
 // with exact and longest-prefix-match lookups and listing in prefix order.
 //
-// Storage is an ordered map plus a count of routes per prefix length; a longest match probes
-// each length present, longest first (at most 33 probes for IPv4, 129 for IPv6). This stands
-// in until net/route_trie.h (RouteTrie<A, T> with longest_match) is available; the interface
-// stays the same.
+// Storage is a net::PrefixMap (a Patricia trie per family, net/route_trie.h): O(address bits)
+// finds and longest matches (IPv4 address lookups through the trie's index once the table is
+// large), iteration in net::Prefix order (IPv4 first).
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 
-#include "absl/container/btree_map.h"
 #include "fea/fib_route.h"
 #include "net/ip_address.h"
 #include "net/prefix.h"
+#include "net/prefix_map.h"
 
 namespace sluice::fea {
 
 class FibTable {
  public:
-  // The route for exactly `prefix`, or nullptr. Pointers stay valid until the table next
-  // changes (the ordered map moves its elements).
+  // The route for exactly `prefix`, or nullptr. Pointers stay valid until that route is erased
+  // or overwritten.
   const FibRoute* Find(const net::Prefix& prefix) const;
   // The route with the longest prefix containing `address`, or nullptr.
   const FibRoute* LongestMatch(const net::IPAddress& address) const;
@@ -34,7 +32,7 @@ class FibTable {
   void Clear();
 
   size_t size() const { return routes_.size(); }
-  size_t size(net::Family family) const;
+  size_t size(net::Family family) const { return routes_.size(family); }
 
   // Calls `fn` for each route in prefix order (IPv4 first), of `family` only when given,
   // starting at the first prefix >= `from` when given. Stops early when `fn` returns false.
@@ -42,11 +40,9 @@ class FibTable {
                const std::function<bool(const FibRoute&)>& fn) const;
 
  private:
-  std::array<uint32_t, 129>& counts(net::Family f) { return f == net::Family::kIPv4 ? v4_ : v6_; }
-
-  absl::btree_map<net::Prefix, FibRoute> routes_;
-  std::array<uint32_t, 129> v4_{};  // routes per prefix length (only 0..32 used)
-  std::array<uint32_t, 129> v6_{};
+  // Iteration (and the trie's lookup index, which even const lookups may refresh) needs a
+  // non-const map; the table is single-threaded like the trie.
+  mutable net::PrefixMap<FibRoute> routes_;
 };
 
 }  // namespace sluice::fea

@@ -148,6 +148,42 @@ absl::StatusOr<std::vector<KernelRoute>> NetlinkFibBackend::ReadKernelRoutes() {
 
 void NetlinkFibBackend::Apply(std::span<const FibOp> ops, const InterfaceTree& interfaces,
                               std::span<absl::Status> results) {
+  auto in_kernel = [](const FibRoute* r) { return r->protocol != kKernelOwnedProtocol; };
+  bool all_written = true;
+  for (const FibOp& op : ops) {
+    if (!in_kernel(op.route) || (op.old != nullptr && !in_kernel(op.old))) {
+      all_written = false;
+      break;
+    }
+  }
+  if (all_written) return ApplyToKernel(ops, interfaces, results);
+  // Connected routes are the kernel's own: what touches them becomes what the kernel needs.
+  std::vector<FibOp> kernel_ops;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    FibOp op = ops[i];
+    results[i] = absl::OkStatus();
+    if (op.kind == FibOpKind::kReplace) {
+      const bool now = in_kernel(op.route), before = in_kernel(op.old);
+      if (!now && !before) continue;
+      if (!before) {
+        op = FibOp{FibOpKind::kAdd, op.route};
+      } else if (!now) {
+        op = FibOp{FibOpKind::kDelete, op.old};
+      }
+    } else if (!in_kernel(op.route)) {
+      continue;
+    }
+    kernel_ops.push_back(op);
+    index.push_back(i);
+  }
+  std::vector<absl::Status> kernel_results(kernel_ops.size());
+  ApplyToKernel(kernel_ops, interfaces, std::span<absl::Status>(kernel_results));
+  for (size_t k = 0; k < index.size(); ++k) results[index[k]] = std::move(kernel_results[k]);
+}
+
+void NetlinkFibBackend::ApplyToKernel(std::span<const FibOp> ops, const InterfaceTree& interfaces,
+                                      std::span<absl::Status> results) {
   if (!socket_) {
     for (absl::Status& r : results) r = absl::FailedPreconditionError("netlink FIB not started");
     return;

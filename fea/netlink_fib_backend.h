@@ -24,13 +24,20 @@
 // RemoveStaleRoutes(). Shutdown() deletes every route of the protocol in the table, whether
 // known or not; destroying the backend without Shutdown() leaves the routes, as a crash would.
 //
+// Connected routes (protocol "connected", a subnet of an interface address) are not written:
+// the kernel makes them itself with the address (as XORP's FEA does), and a second one would
+// be refused as a duplicate in the main table. They stay in the Fib's table; a replace between
+// a connected route and another becomes an add or a delete here.
+//
 // Replies: each exchange waits at most 60 s for the kernel. An exchange that breaks (no reply,
 // receive buffer overrun) leaves the outcome of its unanswered requests unknown: they are
 // reported as DataLoss and not undone.
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "fea/fib_backend.h"
@@ -40,6 +47,8 @@
 namespace sluice::fea {
 
 inline constexpr uint8_t kSluiceRouteProtocol = 83;
+// FibRoute::protocol of routes the kernel owns (see below).
+inline constexpr std::string_view kKernelOwnedProtocol = "connected";
 
 struct NetlinkFibOptions {
   uint32_t table = 254;                     // 1..0xfffffffe, not 255 (local)
@@ -68,6 +77,9 @@ class NetlinkFibBackend : public FibBackend {
 
  private:
   using Key = std::pair<net::Prefix, uint32_t>;  // prefix, kernel metric
+  // Apply() for ops that all go to the kernel.
+  void ApplyToKernel(std::span<const FibOp> ops, const InterfaceTree& interfaces,
+                     std::span<absl::Status> results);
   // Deletes the routes `keys` from the table; returns how many went (ESRCH counts as gone).
   absl::StatusOr<size_t> DeleteKeys(const std::vector<Key>& keys, std::string_view why);
 

@@ -93,4 +93,26 @@ absl::StatusOr<net::Prefix> FromProto(const types::v1::IPPrefix& p) {
 
 MacAddress FromProto(const types::v1::MacAddress& m) { return MacAddress(m.address()); }
 
+void AppendWords(const net::IPAddress& a, google::protobuf::RepeatedField<uint32_t>* out) {
+  if (a.is_v4()) {
+    out->Add(a.v4().value());
+    return;
+  }
+  const net::IPv6Address v6 = a.v6();
+  out->Add(static_cast<uint32_t>(v6.hi() >> 32));
+  out->Add(static_cast<uint32_t>(v6.hi()));
+  out->Add(static_cast<uint32_t>(v6.lo() >> 32));
+  out->Add(static_cast<uint32_t>(v6.lo()));
+}
+
+void AppendZeroWords(net::Family family, google::protobuf::RepeatedField<uint32_t>* out) {
+  for (int i = 0; i < AddressWords(family); ++i) out->Add(0);
+}
+
+net::IPAddress AddressFromWords(net::Family family, const uint32_t* words) {
+  if (family == net::Family::kIPv4) return net::IPAddress(net::IPv4Address(words[0]));
+  return net::IPAddress(net::IPv6Address((uint64_t{words[0]} << 32) | words[1],
+                                         (uint64_t{words[2]} << 32) | words[3]));
+}
+
 }  // namespace sluice::ipc

@@ -1,9 +1,16 @@
 #include "rib/fea_out_stage.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
 
 namespace sluice::rib {
+namespace {
+
+constexpr size_t kMaxReserve = 4096;  // changes reserved ahead for the batch being built
+
+}  // namespace
 
 const char* FibOpName(FibChange::Op op) {
   switch (op) {
@@ -104,6 +111,8 @@ void FeaOutStage::CloseBatch() {
   batch.sequence = next_sequence_++;
   batch.changes.swap(building_);
   ready_.push_back(std::move(batch));
+  // The next batch fills up as this one did: grow once, not log2(batch_size) times per batch.
+  building_.reserve(std::min(options_.batch_size, kMaxReserve));
 }
 
 void FeaOutStage::SendReady() {
@@ -118,11 +127,20 @@ void FeaOutStage::SendReady() {
       }
     }
     const uint64_t sequence = batch.sequence;
+    last_sent_ = sequence;
     client_->SendBatch(std::move(batch), [this, weak = std::weak_ptr<bool>(alive_),
                                           generation = generation_, sequence](absl::Status status) {
       if (weak.lock()) Completed(generation, sequence, status);
     });
   }
+  MaybeFullPushDone();
+}
+
+void FeaOutStage::MaybeFullPushDone() {
+  if (!full_push_pending_ || !fea_up_ || client_ == nullptr) return;
+  if (last_sent_ < full_push_last_) return;  // the walk's last batch is still queued
+  full_push_pending_ = false;
+  client_->FullPushDone(family_);
 }
 
 void FeaOutStage::Completed(uint64_t generation, uint64_t sequence, const absl::Status& status) {
@@ -149,6 +167,8 @@ void FeaOutStage::FeaBorn() {
   ready_.clear();
   in_flight_ = 0;
   next_sequence_ = 1;
+  last_sent_ = 0;
+  full_push_pending_ = false;
   resyncing_ = true;
   resync_paused_ = false;
   resync_cursor_.reset();
@@ -165,6 +185,7 @@ void FeaOutStage::FeaDied() {
   resyncing_ = false;
   resync_paused_ = false;
   resync_cursor_.reset();
+  full_push_pending_ = false;
   resync_.Cancel();
 }
 
@@ -182,6 +203,8 @@ bool FeaOutStage::ResyncSlice() {
       resyncing_ = false;
       resync_cursor_.reset();
       CloseBatch();
+      full_push_pending_ = true;
+      full_push_last_ = next_sequence_ - 1;  // 0 when the FIB is empty: done at once
       SendReady();
       return false;
     }

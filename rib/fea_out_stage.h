@@ -13,7 +13,9 @@
 // re-sends the whole FIB: a background walk in prefix order over every route source
 // (route_source.h), sending an add for each prefix's winner (lookup upstream). Until the walk
 // has passed a prefix, live changes for it are not queued (the walk sends what it finds); the
-// walk pauses while enough batches are waiting. FeaDied() stops sending until the next birth.
+// walk pauses while enough batches are waiting. When the walk has handed its last batch to the
+// FibClient, FibClient::FullPushDone(family) tells it so. FeaDied() stops sending until the
+// next birth.
 //
 // Profiling points (stage/profile.h): "rib_queued_to_fea" when a change is queued,
 // "rib_sent_to_fea" when its batch is handed to the FibClient; text "<op> <prefix>".
@@ -78,6 +80,8 @@ class FeaOutStage : public RibLinearStage {
   }
   void CloseBatch();
   void SendReady();
+  // After the re-send walk: tells the client once its last batch has been handed over.
+  void MaybeFullPushDone();
   void Completed(uint64_t generation, uint64_t sequence, const absl::Status& status);
   bool ResyncSlice();
 
@@ -98,6 +102,10 @@ class FeaOutStage : public RibLinearStage {
   bool resyncing_ = false;
   bool resync_paused_ = false;
   std::optional<net::Prefix> resync_cursor_;
+  // The walk ended; FullPushDone is due once batch `full_push_last_` has been sent.
+  bool full_push_pending_ = false;
+  uint64_t full_push_last_ = 0;
+  uint64_t last_sent_ = 0;  // sequence of the last batch handed to the client
   stage::BackgroundTask resync_;
 
   Stats stats_;

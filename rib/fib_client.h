@@ -65,6 +65,11 @@ class FibClient {
   // every route, which the FEA takes as a replace for a prefix it still holds (a FIB that
   // survived the restart, or reconciled from the kernel).
   virtual void SendBatch(FibBatch batch, std::function<void(absl::Status)> done) = 0;
+  // The re-send that follows a birth of the FEA has handed its last batch of `family` to
+  // SendBatch: every winner of that family has been sent (batches may still be in flight; later
+  // batches carry live changes). Called on the event loop, once per family and birth. An
+  // adapter tells the FEA, after those batches, that routes not re-sent are stale.
+  virtual void FullPushDone(net::Family family) { (void)family; }
 };
 
 }  // namespace sluice::rib

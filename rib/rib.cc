@@ -25,6 +25,13 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
       options_(std::move(options)),
       route_in_((options_.profiler != nullptr ? options_.profiler : &stage::Profiler::Default())
                     ->Point("rib_route_in")),
+      origin_policy_(
+          io,
+          [this](std::string_view protocol, const net::Prefix& prefix,
+                 const std::optional<RouteInput>& filtered) {
+            ApplyFiltered(protocol, prefix, filtered);
+          },
+          [this](std::string_view protocol) { PushOrigins(protocol); }),
       v4_(std::make_unique<RibNetwork>(net::Family::kIPv4, &plumber_, fib,
                                        NetworkOptions(options_))),
       v6_(std::make_unique<RibNetwork>(net::Family::kIPv6, &plumber_, fib,
@@ -151,9 +158,16 @@ absl::StatusOr<BatchResult> Rib::Apply(std::string_view protocol,
       result.not_found.push_back(r.network);
       continue;
     }
-    const Symbol ifname = r.ifname.empty() ? Symbol() : Symbol::Intern(r.ifname);
-    const OriginStage::Change change =
-        origin->Add(r.network, r.nexthop, ifname, r.metric, TagSet::Of(r.tags));
+    // Static routes pass the origin policy first; a rejected one leaves the RIB.
+    const std::optional<RouteInput> filtered = origin_policy_.Route(protocol, r);
+    if (!filtered) {
+      origin->Delete(r.network);
+      ++result.applied;
+      continue;
+    }
+    const Symbol ifname = filtered->ifname.empty() ? Symbol() : Symbol::Intern(filtered->ifname);
+    const OriginStage::Change change = origin->Add(filtered->network, filtered->nexthop, ifname,
+                                                   filtered->metric, TagSet::Of(filtered->tags));
     ++result.applied;
     if (change == OriginStage::Change::kUnchanged) ++result.unchanged;
   }
@@ -173,7 +187,8 @@ absl::StatusOr<BatchResult> Rib::DeleteRoutes(std::string_view protocol,
       route_in_->Record(absl::StrCat("delete ", prefix.ToString(), " ", std::string(protocol)));
     }
     OriginStage* origin = origins[prefix.is_v4() ? 0 : 1];
-    if (origin == nullptr || !origin->Delete(prefix)) {
+    const bool kept = origin_policy_.Forget(protocol, prefix);  // maybe rejected by policy
+    if ((origin == nullptr || !origin->Delete(prefix)) && !kept) {
       result.not_found.push_back(prefix);
       continue;
     }
@@ -188,13 +203,56 @@ absl::StatusOr<BatchResult> Rib::DeleteRoutes(std::string_view protocol,
 void Rib::ApplyConnected(const net::Prefix& prefix, const std::optional<std::string>& ifname) {
   auto p = ProtocolFor(kConnectedProtocol, /*from_client=*/false);
   if (!p.ok()) return;
-  RibNetwork& net = network(prefix.family());
+  std::optional<RouteInput> filtered;
   if (ifname) {
+    RouteInput input;
+    input.network = prefix;
+    input.ifname = *ifname;
+    filtered = origin_policy_.Route(kConnectedProtocol, input);
+  } else {
+    origin_policy_.Forget(kConnectedProtocol, prefix);
+  }
+  ApplyFiltered(kConnectedProtocol, prefix, filtered);
+}
+
+void Rib::ApplyFiltered(std::string_view protocol, const net::Prefix& prefix,
+                        const std::optional<RouteInput>& filtered) {
+  auto p = ProtocolFor(protocol, /*from_client=*/false);
+  if (!p.ok()) return;
+  RibNetwork& net = network(prefix.family());
+  if (filtered) {
+    const Symbol ifname = filtered->ifname.empty() ? Symbol() : Symbol::Intern(filtered->ifname);
     net.EnsureOrigin((*p)->name, (*p)->protocol_class, (*p)->admin_distance)
-        ->Add(prefix, std::nullopt, Symbol::Intern(*ifname), 0, TagSet());
+        ->Add(prefix, filtered->nexthop, ifname, filtered->metric, TagSet::Of(filtered->tags));
   } else if (OriginStage* o = net.origin((*p)->name)) {
     o->Delete(prefix);
   }
+}
+
+void Rib::PushOrigins(std::string_view protocol) {
+  const Symbol name = Symbol::Intern(protocol);
+  for (RibNetwork* net : {v4_.get(), v6_.get()}) {
+    if (OriginStage* o = net->origin(name)) o->Push();
+  }
+}
+
+absl::Status Rib::SetOriginPolicy(std::string_view protocol,
+                                  std::shared_ptr<const policy::Filter> filter) {
+  if (!OriginPolicy::Supports(protocol)) {
+    return absl::InvalidArgumentError(absl::StrCat("origin policy for \"", std::string(protocol),
+                                                   "\": only static and connected have one"));
+  }
+  origin_policy_.Configure(protocol, std::move(filter));
+  return absl::OkStatus();
+}
+
+absl::Status Rib::PushOriginPolicy(std::string_view protocol) {
+  if (!OriginPolicy::Supports(protocol)) {
+    return absl::InvalidArgumentError(absl::StrCat("origin policy for \"", std::string(protocol),
+                                                   "\": only static and connected have one"));
+  }
+  origin_policy_.Push(protocol);
+  return absl::OkStatus();
 }
 
 void Rib::PushConnected() {

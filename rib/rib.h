@@ -34,6 +34,7 @@
 #include "rib/fib_client.h"
 #include "rib/interest.h"
 #include "rib/interface_source.h"
+#include "rib/origin_policy.h"
 #include "rib/protocol.h"
 #include "rib/redist.h"
 #include "rib/rib_network.h"
@@ -139,6 +140,16 @@ class Rib {
                                  std::string_view protocol);
   void RedistUnsubscribeAll(RedistSubscriber* subscriber);
 
+  // --- Origin policy (policy_backend/1.0 "origin:static", "origin:connected"; origin_policy.h)
+  // Installs `filter` (compiled with OriginPolicy::Options(); null: no policy) for `protocol`'s
+  // routes and re-applies it to the routes the protocol has given, in the background.
+  // Errors: InvalidArgument for a protocol other than static and connected.
+  absl::Status SetOriginPolicy(std::string_view protocol,
+                               std::shared_ptr<const policy::Filter> filter);
+  // Re-applies the current origin policy of `protocol` (push_routes). Errors: as above.
+  absl::Status PushOriginPolicy(std::string_view protocol);
+  const OriginPolicy& origin_policy() const { return origin_policy_; }
+
   // --- Lifetime --------------------------------------------------------------------------------
   // The component that added `protocol`'s routes died: they are withdrawn in the background
   // (a deletion stage per family, XORP §5.1.2) while the protocol may register again and
@@ -176,11 +187,18 @@ class Rib {
                                     bool replace_only);
   void ApplyConnected(const net::Prefix& prefix, const std::optional<std::string>& ifname);
   void PushConnected();
+  // The origin policy's walk: `filtered` (or its absence) replaces what the origin holds.
+  void ApplyFiltered(std::string_view protocol, const net::Prefix& prefix,
+                     const std::optional<RouteInput>& filtered);
+  void PushOrigins(std::string_view protocol);
 
   stage::Plumber plumber_;
   RibOptions options_;
   stage::ProfilePoint* route_in_;
   absl::flat_hash_map<std::string, Protocol> protocols_;
+  // Its walk applies to the networks below; destroyed after them (and after connected_, which
+  // calls it), it never runs then.
+  OriginPolicy origin_policy_;
   std::unique_ptr<RibNetwork> v4_;
   std::unique_ptr<RibNetwork> v6_;
   ConnectedRoutes connected_;

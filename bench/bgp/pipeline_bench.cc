@@ -175,7 +175,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     rc.threads = setup.threads;
     auto routing = std::make_unique<BgpRouting>(
         io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store});
-    PeerConfig down;
+    RoutingPeerConfig down;
     down.name = "down";
     down.address = net::IPAddress(net::IPv4Address(0xc6336402));
     down.peer_as = 65010;
@@ -183,7 +183,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     SessionListener* down_l = *routing->AddPeer(down, &down_session);
     std::vector<SessionListener*> up_l;
     for (size_t k = 0; k < feeds.size(); ++k) {
-      PeerConfig up = down;
+      RoutingPeerConfig up = down;
       up.name = "up" + std::to_string(k);
       up.address = net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k)));
       up.peer_as = k == 0 ? 3856 : 64600 + uint32_t(k);

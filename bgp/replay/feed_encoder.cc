@@ -8,9 +8,32 @@ FeedEncoder::FeedEncoder(const SessionParams& params, const RewriteOptions& rewr
                          AttributeStore* store)
     : params_(params), rewrite_(rewrite), store_(store), encoder_(params, /*readvertise=*/true) {}
 
-const PathAttributes* FeedEncoder::Rewrite(const AttrRef& original) {
+uint64_t PrefixHash(const net::Prefix& prefix) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bits
+  auto mix = [&h](uint64_t v, int octets) {
+    for (int i = 0; i < octets; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  if (prefix.is_v4()) {
+    mix(prefix.v4().value(), 4);
+  } else {
+    mix(prefix.v6().hi(), 8);
+    mix(prefix.v6().lo(), 8);
+  }
+  mix(uint64_t(prefix.length()), 1);
+  return h;
+}
+
+int FeedEncoder::ExtraPrepends(const Nlri& n) const {
+  if (rewrite_.path_variant < 0) return 0;
+  return int((PrefixHash(n.prefix) + uint64_t(rewrite_.path_variant)) % kPathVariants);
+}
+
+const PathAttributes* FeedEncoder::Rewrite(const AttrRef& original, int extra) {
   if (!original) return nullptr;
-  auto it = rewritten_.find(original.get());
+  auto it = rewritten_.find(std::make_pair(original.get(), extra));
   if (it != rewritten_.end()) return it->second.get();
   PathAttributes a = *original;
   if (rewrite_.external) {
@@ -20,8 +43,9 @@ const PathAttributes* FeedEncoder::Rewrite(const AttrRef& original) {
     if (a.as_path) *a.as_path = a.as_path->WithoutConfedSegments();
   }
   if (rewrite_.prepend_own_as) {
-    a.as_path =
-        a.as_path ? a.as_path->Prepended(rewrite_.local_as) : AsPath::Sequence({rewrite_.local_as});
+    a.as_path = a.as_path
+                    ? a.as_path->Prepended(rewrite_.local_as, 1 + extra)
+                    : AsPath::Sequence({rewrite_.local_as}).Prepended(rewrite_.local_as, extra);
   }
   // IPv4 nexthop: the rewrite, else NEXT_HOP, else an IPv4 MP nexthop.
   if (rewrite_.next_hop4) {
@@ -34,7 +58,7 @@ const PathAttributes* FeedEncoder::Rewrite(const AttrRef& original) {
     a.mp_next_hop = MpNextHop{net::IPAddress(*rewrite_.next_hop6), std::nullopt};
   AttrRef ref = store_->Intern(std::move(a));
   const PathAttributes* p = ref.get();
-  rewritten_.emplace(original.get(), std::move(ref));
+  rewritten_.emplace(std::make_pair(original.get(), extra), std::move(ref));
   return p;
 }
 
@@ -64,6 +88,23 @@ void FeedEncoder::Append(const PathAttributes* attrs, const std::vector<Nlri>& a
   out->marks.push_back(m);
 }
 
+void FeedEncoder::AppendVariants(const AttrRef& original, const std::vector<Nlri>& announce,
+                                 const std::vector<Nlri>& withdraw, uint64_t time_us,
+                                 EncodedStream* out) {
+  if (rewrite_.path_variant < 0 || announce.empty()) {
+    return Append(Rewrite(original), announce, withdraw, time_us, out);
+  }
+  std::vector<Nlri> parts[kPathVariants];
+  for (const Nlri& n : announce) parts[ExtraPrepends(n)].push_back(n);
+  const std::vector<Nlri> none;
+  bool first = true;
+  for (int extra = 0; extra < kPathVariants; ++extra) {
+    if (parts[extra].empty()) continue;
+    Append(Rewrite(original, extra), parts[extra], first ? withdraw : none, time_us, out);
+    first = false;
+  }
+}
+
 void FeedEncoder::EncodeMessages(const PeerFeed& feed, EncodedStream* out) {
   for (const FeedUpdate& u : feed.updates) {
     const PathAttributes* attrs = Rewrite(u.attributes);
@@ -88,7 +129,7 @@ void FeedEncoder::EncodeMessages(const PeerFeed& feed, EncodedStream* out) {
         if (!params_.add_path_send.Has(n.family())) n.path_id = 0;
       }
     }
-    Append(attrs, announce_, withdraw_, u.time_us, out);
+    AppendVariants(u.attributes, announce_, withdraw_, u.time_us, out);
   }
 }
 
@@ -104,7 +145,7 @@ void FeedEncoder::EncodeTable(const std::vector<Route>& table, EncodedStream* ou
       if (previous && previous->nlri.prefix == n.prefix && previous->nlri.safi == n.safi) continue;
     }
     previous = &r;
-    const PathAttributes* attrs = Rewrite(r.attributes);
+    const PathAttributes* attrs = Rewrite(r.attributes, ExtraPrepends(n));
     if (!Sendable(n, attrs)) {
       ++out->skipped;
       continue;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -22,7 +23,19 @@ struct RewriteOptions {
   bool prepend_own_as = false;  // RFC 4271 §5.1.2: own AS as the leftmost AS_PATH element
   std::optional<net::IPv4Address> next_hop4;  // NEXT_HOP (and IPv4 MP nexthops) to set
   std::optional<net::IPv6Address> next_hop6;  // IPv6 MP nexthop to set (link-local dropped)
+  // Path variant K >= 0 (with prepend_own_as): each prefix gets our AS prepended
+  // (PrefixHash(prefix) + K) % kPathVariants more times, so that kPathVariants upstreams with
+  // variants 0..kPathVariants-1 offer every prefix paths of distinct lengths, and each upstream
+  // has the shortest one for about 1/kPathVariants of the prefixes (a deterministic, table-wide
+  // mix of best paths for convergence benchmarks). < 0: off.
+  int path_variant = -1;
 };
+
+inline constexpr int kPathVariants = 4;
+
+// A hash of a prefix that is the same in every process and build (FNV-1a over its bits and
+// length), for choices that several sluice-replay processes must agree on.
+uint64_t PrefixHash(const net::Prefix& prefix);
 
 // Encoded messages plus marks for progress and pacing.
 struct EncodedStream {
@@ -56,8 +69,13 @@ class FeedEncoder {
   void EncodeEndOfRib(EncodedStream* out);
 
  private:
-  // The rewritten set for `original` (cached per set).
-  const PathAttributes* Rewrite(const AttrRef& original);
+  // The rewritten set for `original` with `extra` more prepends of our AS (cached per pair).
+  const PathAttributes* Rewrite(const AttrRef& original, int extra = 0);
+  // Extra prepends of `n` under the path variant (0 when off).
+  int ExtraPrepends(const Nlri& n) const;
+  // Append() per group of equal ExtraPrepends (one group when the path variant is off).
+  void AppendVariants(const AttrRef& original, const std::vector<Nlri>& announce,
+                      const std::vector<Nlri>& withdraw, uint64_t time_us, EncodedStream* out);
   bool Sendable(const Nlri& n, const PathAttributes* attrs) const;
   void Append(const PathAttributes* attrs, const std::vector<Nlri>& announce,
               const std::vector<Nlri>& withdraw, uint64_t time_us, EncodedStream* out);
@@ -66,7 +84,7 @@ class FeedEncoder {
   RewriteOptions rewrite_;
   AttributeStore* store_;
   UpdateEncoder encoder_;
-  absl::flat_hash_map<const PathAttributes*, AttrRef> rewritten_;
+  absl::flat_hash_map<std::pair<const PathAttributes*, int>, AttrRef> rewritten_;
   std::vector<Nlri> announce_, withdraw_;  // scratch
 };
 

@@ -83,7 +83,14 @@ absl::StatusOr<Capture> LoadCapture(const std::string& path, AttributeStore* sto
       start_us = t;
       have_start = true;
     }
-    if (mrt::IsBgp4mpMessage(r)) {
+    if (mrt::IsBgp4mpStateChange(r)) {
+      // A peer whose session the collector saw, even with no UPDATE in the capture: replayed
+      // as a session that announces nothing (--all-peers gives every captured peer a session).
+      mrt::Bgp4mpStateChange sc;
+      if (mrt::DecodeBgp4mpStateChange(r, &sc).ok()) {
+        peer_of(sc.peer_address, sc.peer_as).had_session = true;
+      }
+    } else if (mrt::IsBgp4mpMessage(r)) {
       mrt::Bgp4mpMessage m;
       if (!mrt::DecodeBgp4mpMessage(r, &m).ok() || m.local) continue;
       if (m.message.size() < 19 || m.message[18] != uint8_t(MessageType::kUpdate)) continue;
@@ -91,6 +98,7 @@ absl::StatusOr<Capture> LoadCapture(const std::string& path, AttributeStore* sto
       decoder.Decode(m.message, &u);
       if (u.errors.session_reset || (u.withdrawn.empty() && u.announced.empty())) continue;
       PeerFeed& peer = peer_of(m.peer_address, m.peer_as);
+      peer.had_session = true;
       peer.four_octet_as = m.as4;
       FeedUpdate& f = peer.updates.emplace_back();
       f.time_us = t - start_us;
@@ -126,10 +134,13 @@ absl::StatusOr<Capture> LoadCapture(const std::string& path, AttributeStore* sto
   u.Clear();
   capture.truncated = (*reader)->truncated();
   capture.note = (*reader)->error();
-  // Peers that sent nothing (state changes only, empty PEER_INDEX_TABLE slots) are dropped.
-  std::erase_if(capture.peers,
-                [](const PeerFeed& p) { return p.updates.empty() && p.table.empty(); });
-  if (capture.peers.empty()) {
+  // Peers with nothing to replay and no captured session (empty PEER_INDEX_TABLE slots) are
+  // dropped; a peer seen only in state changes keeps its (empty) session.
+  std::erase_if(capture.peers, [](const PeerFeed& p) {
+    return p.updates.empty() && p.table.empty() && !p.had_session;
+  });
+  if (std::all_of(capture.peers.begin(), capture.peers.end(),
+                  [](const PeerFeed& p) { return p.updates.empty() && p.table.empty(); })) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s holds no UPDATE and no RIB entry%s", path,
                         capture.note.empty() ? "" : " (" + capture.note + ")"));

@@ -38,6 +38,7 @@ struct PeerFeed {
   std::vector<FeedUpdate> updates;  // message captures
   std::vector<Route> table;         // RIB dumps and synthetic tables
   uint64_t announced_prefixes = 0;  // sum over updates (or table size)
+  bool had_session = false;         // a BGP4MP record (message or state change) names this peer
 
   // The final table: `table` for RIB dumps, the folded `updates` otherwise; sorted by prefix.
   std::vector<Route> Table() const;

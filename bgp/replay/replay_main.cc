@@ -4,6 +4,7 @@
 // main() wires: options → capture (replay_feed) → per-peer pre-encoded streams (feed_encoder)
 // → sessions on one Asio event loop (replay_session) → progress on stderr, summary on stdout.
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +60,8 @@ Routes:
   --peer ADDR             replay the capture peer with this address
   --all-peers             replay every peer of the capture, each in its own session
                           (default: the peer with the most announcements)
+  --ipv4-only             offer IPv4 unicast only; with --all-peers and --list-peers, only the
+                          capture peers with IPv4 routes
   --mode messages|table   the captured UPDATEs in order (default for update captures), or the
                           final table packed by attribute set (RIB dumps always)
   --pace [FACTOR]         send at the capture's pace (times FACTOR); messages mode
@@ -68,6 +71,18 @@ Routes:
                           captures such as PCH); towards eBGP peers LOCAL_PREF, ORIGINATOR_ID and
                           CLUSTER_LIST are always removed
   --withdraw-after SECONDS  after the table, wait, then withdraw every route
+  --flap-every SECONDS    flap every route once per SECONDS: withdrawn half a period after the
+                          table, announced again half a period later (route flap damping
+                          tests); not with --pace
+  --flaps N               stop flapping after N cycles, routes announced (default: never)
+  --withdraw-on-signal    withdraw every route when SIGUSR1 arrives (after the table)
+  --path-variant K        with --prepend-own-as: prepend our AS (hash(prefix) + K) % 4 more
+                          times, so 4 upstreams with K = 0..3 offer 4 distinct AS paths per
+                          prefix, each upstream the best for about a quarter of the prefixes
+Monitor (with --receive-only):
+  --expect N              with --json: print {"event":"held_all"} when we hold N prefixes, and
+                          {"event":"held_none"} when we hold none again afterwards; with --json
+                          a "progress" line every second gives the prefixes held
 End:
   --wait-eor              stay until the peer's End-of-RIB has arrived
   --linger [SECONDS]      stay up after sending (until SIGINT/SIGTERM without SECONDS)
@@ -97,6 +112,12 @@ struct Options {
   std::optional<net::IPv6Address> next_hop6;
   bool prepend_own_as = false;
   double withdraw_after = -1;
+  double flap_every = 0;
+  uint64_t flaps = 0;
+  bool withdraw_on_signal = false;
+  int path_variant = -1;
+  bool ipv4_only = false;
+  uint64_t expect = 0;
   bool wait_eor = false;
   double linger = 0;
   bool json = false, quiet = false;
@@ -236,6 +257,19 @@ Options ParseOptions(int argc, char** argv) {
       o.prepend_own_as = true;
     } else if (a == "--withdraw-after") {
       o.withdraw_after = ParseNumber<double>(next(), "seconds");
+    } else if (a == "--flap-every") {
+      o.flap_every = ParseNumber<double>(next(), "seconds");
+      if (o.flap_every <= 0) Die("--flap-every wants a positive number of seconds");
+    } else if (a == "--flaps") {
+      o.flaps = ParseNumber<uint64_t>(next(), "flaps");
+    } else if (a == "--ipv4-only") {
+      o.ipv4_only = true;
+    } else if (a == "--withdraw-on-signal") {
+      o.withdraw_on_signal = true;
+    } else if (a == "--path-variant") {
+      o.path_variant = ParseNumber<uint16_t>(next(), "path variant");
+    } else if (a == "--expect") {
+      o.expect = ParseNumber<uint64_t>(next(), "prefix count");
     } else if (a == "--wait-eor") {
       o.wait_eor = true;
     } else if (a == "--linger") {
@@ -257,6 +291,10 @@ Options ParseOptions(int argc, char** argv) {
     Die("give exactly one of --mrt, --synthetic and --receive-only");
   }
   if (o.next_hop_self && o.next_hop) Die("--next-hop-self and --next-hop exclude each other");
+  if (o.flap_every > 0 && o.pace) Die("--flap-every cannot be used with --pace");
+  if (o.path_variant >= 0 && !o.prepend_own_as) Die("--path-variant needs --prepend-own-as");
+  if (o.expect > 0 && !o.receive_only) Die("--expect is for --receive-only monitors");
+  if (o.withdraw_on_signal && o.withdraw_after < 0) o.withdraw_after = 1e7;  // only the signal
   return o;
 }
 
@@ -308,14 +346,17 @@ std::string SessionJson(const ReplaySession& s) {
       "\"prefixes_per_second\":%.0f,\"withdraw_seconds\":%.6f,\"updates_received\":%d,"
       "\"prefixes_received\":%d,\"withdrawals_received\":%d,\"end_of_rib_received\":%s,"
       "\"first_update_received\":%.6f,\"last_update_received\":%.6f,"
-      "\"notification_received\":\"%s\",\"notification_sent\":\"%s\",\"peer_open\":\"%s\"}",
+      "\"notification_received\":\"%s\",\"notification_sent\":\"%s\",\"peer_open\":\"%s\","
+      "\"prefixes_held\":%d,\"held_changed_mono\":%.6f,\"table_started_mono\":%.6f,"
+      "\"withdraw_started_mono\":%.6f}",
       JsonEscape(s.options().name), st.state, JsonEscape(st.error), st.messages_sent,
       st.prefixes_sent, st.withdrawals_sent, st.skipped, st.table_seconds, rate,
       st.withdraw_seconds, st.updates_received, st.prefixes_received, st.withdrawals_received,
       st.end_of_rib_received ? "true" : "false", st.first_update_received, st.last_update_received,
       st.notification_received ? JsonEscape(st.notification_received->ToString()) : "",
       st.notification_sent ? JsonEscape(st.notification_sent->ToString()) : "",
-      JsonEscape(st.negotiated));
+      JsonEscape(st.negotiated), st.prefixes_held, st.held_changed_mono, st.table_started_mono,
+      st.withdraw_started_mono);
 }
 
 int Run(const Options& o) {
@@ -335,13 +376,27 @@ int Run(const Options& o) {
                    capture.note.c_str());
     }
   }
+  auto has_ipv4 = [](const PeerFeed& p) {
+    for (const Route& r : p.table) {
+      if (r.nlri.prefix.is_v4()) return true;
+    }
+    for (const FeedUpdate& u : p.updates) {
+      for (const Nlri& n : u.announced) {
+        if (n.prefix.is_v4()) return true;
+      }
+    }
+    return false;
+  };
   if (o.list_peers) {
     for (size_t i = 0; i < capture.peers.size(); ++i) {
       const PeerFeed& p = capture.peers[i];
+      if (o.ipv4_only && !has_ipv4(p)) continue;
       std::printf("%3zu  %-40s %9llu announcements%s\n", i, p.Name().c_str(),
                   (unsigned long long)p.announced_prefixes,
-                  p.updates.empty() ? " (RIB)"
-                                    : absl::StrFormat(" in %d UPDATEs", p.updates.size()).c_str());
+                  p.updates.empty() && p.table.empty() ? " (session state changes only)"
+                  : p.updates.empty()
+                      ? " (RIB)"
+                      : absl::StrFormat(" in %d UPDATEs", p.updates.size()).c_str());
     }
     return 0;
   }
@@ -349,7 +404,10 @@ int Run(const Options& o) {
   // Which peers.
   std::vector<const PeerFeed*> chosen;
   if (o.all_peers) {
-    for (const PeerFeed& p : capture.peers) chosen.push_back(&p);
+    for (const PeerFeed& p : capture.peers) {
+      if (!o.ipv4_only || has_ipv4(p)) chosen.push_back(&p);
+    }
+    if (chosen.empty()) Die("no capture peer with IPv4 routes");
   } else if (o.peer_index) {
     if (*o.peer_index >= capture.peers.size()) {
       Die(absl::StrFormat("--peer-index %d: the capture has %d peers", *o.peer_index,
@@ -403,8 +461,11 @@ int Run(const Options& o) {
     so.extended_messages = o.extended_messages;
     so.pace = o.pace;
     so.withdraw_after = o.withdraw_after;
+    so.flap_every = o.flap_every;
+    so.flaps = o.flaps;
     so.wait_eor = o.wait_eor;
     so.linger = o.linger;
+    so.track_held = o.receive_only;
     // Families: those the feed has routes of (unicast).
     bool v4 = false, v6 = false;
     auto note = [&](const Nlri& n) { (n.prefix.is_v4() ? v4 : v6) = true; };
@@ -413,13 +474,14 @@ int Run(const Options& o) {
       for (const Nlri& n : u.announced) note(n);
       for (const Nlri& n : u.withdrawn) note(n);
     }
-    if (v4 || !v6) so.families.Add(kIPv4Unicast);
-    if (v6) so.families.Add(kIPv6Unicast);
+    if (v4 || !v6 || o.ipv4_only) so.families.Add(kIPv4Unicast);
+    if (v6 && !o.ipv4_only) so.families.Add(kIPv6Unicast);
 
     RewriteOptions rw;
     rw.local_as = so.local_as;
     rw.external = o.peer_as == 0 ? true : o.peer_as != so.local_as;
     rw.prepend_own_as = o.prepend_own_as;
+    rw.path_variant = o.path_variant;
     rw.next_hop4 = o.next_hop;
     rw.next_hop6 = o.next_hop6;
     if (o.next_hop_self) {
@@ -458,6 +520,8 @@ int Run(const Options& o) {
   size_t open_sessions = sessions.size();
   asio::steady_timer progress(io);
   asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::signal_set withdraw_signal(io);
+  if (o.withdraw_on_signal) withdraw_signal.add(SIGUSR1);
   std::optional<tcp::acceptor> acceptor;
   uint64_t last_progress = 0;
   std::function<void()> tick = [&] {
@@ -470,6 +534,19 @@ int Run(const Options& o) {
         total += s->progress();
         established += s->stats().state == "Established";
       }
+      if (o.json && o.receive_only) {
+        uint64_t held = 0;
+        double changed = -1;
+        for (const auto& s : sessions) {
+          held += s->stats().prefixes_held;
+          changed = std::max(changed, s->stats().held_changed_mono);
+        }
+        std::printf(
+            "{\"event\":\"progress\",\"held\":%llu,\"held_changed_mono\":%.6f,"
+            "\"established\":%d,\"mono\":%.6f}\n",
+            (unsigned long long)held, changed, established, MonotonicSeconds());
+        std::fflush(stdout);
+      }
       if (!o.quiet) {
         std::fprintf(stderr,
                      "sluice-replay: %llu prefixes sent (%llu/s), %d of %zu sessions established\n",
@@ -480,7 +557,29 @@ int Run(const Options& o) {
       tick();
     });
   };
+  bool held_all = false, held_none = false;
   for (auto& s : sessions) {
+    s->on_stream = [&](ReplaySession* s, const char* milestone) {
+      if (!o.json) return;
+      std::printf("{\"event\":\"%s\",\"peer\":\"%s\",\"mono\":%.6f}\n", milestone,
+                  JsonEscape(s->options().name).c_str(), MonotonicSeconds());
+      std::fflush(stdout);
+    };
+    s->on_held_change = [&](ReplaySession*) {
+      if (!o.json || o.expect == 0) return;
+      uint64_t held = 0;
+      for (const auto& x : sessions) held += x->stats().prefixes_held;
+      if (!held_all && held == o.expect) {
+        held_all = true;
+        std::printf("{\"event\":\"held_all\",\"prefixes\":%llu,\"mono\":%.6f}\n",
+                    (unsigned long long)held, MonotonicSeconds());
+        std::fflush(stdout);
+      } else if (held_all && !held_none && held == 0) {
+        held_none = true;
+        std::printf("{\"event\":\"held_none\",\"mono\":%.6f}\n", MonotonicSeconds());
+        std::fflush(stdout);
+      }
+    };
     s->on_sent = [&](ReplaySession* s) {
       if (o.json) {
         std::printf(
@@ -499,6 +598,7 @@ int Run(const Options& o) {
       if (--open_sessions == 0) {
         progress.cancel();
         signals.cancel();
+        withdraw_signal.cancel();
         if (acceptor) acceptor->close();
       }
     };
@@ -507,7 +607,16 @@ int Run(const Options& o) {
     if (ec) return;
     for (auto& s : sessions) s->Stop("stopped by signal");
     if (acceptor) acceptor->close();
+    withdraw_signal.cancel();
   });
+  std::function<void()> await_withdraw_signal = [&] {
+    withdraw_signal.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      for (auto& s : sessions) s->WithdrawNow();
+      await_withdraw_signal();
+    });
+  };
+  if (o.withdraw_on_signal) await_withdraw_signal();
   if (o.connect) {
     for (auto& s : sessions) s->Connect();
   } else {

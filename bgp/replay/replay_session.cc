@@ -5,6 +5,11 @@
 #include "net/log.h"
 
 namespace sluice::bgp::replay {
+
+double MonotonicSeconds() {
+  // steady_clock is CLOCK_MONOTONIC with libstdc++ on Linux.
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 namespace {
 
 namespace asio = boost::asio;
@@ -245,6 +250,16 @@ void ReplaySession::OnUpdate(Bytes message) {
   stats_.last_update_received = now;
   stats_.prefixes_received += update_.announced.size();
   stats_.withdrawals_received += update_.withdrawn.size();
+  if (options_.track_held && (!update_.announced.empty() || !update_.withdrawn.empty())) {
+    const size_t before = held_.size();
+    for (const Nlri& n : update_.withdrawn) held_.erase(n.prefix);
+    for (const Nlri& n : update_.announced) held_.insert(n.prefix);
+    if (held_.size() != before) {
+      stats_.prefixes_held = held_.size();
+      stats_.held_changed_mono = MonotonicSeconds();
+      if (on_held_change) on_held_change(this);
+    }
+  }
   if (update_.end_of_rib) {
     eor_pending_.Remove(*update_.end_of_rib);
     if (eor_pending_.empty()) {
@@ -282,23 +297,33 @@ void ReplaySession::Pump() {
     EncodedStream* done = stream_;
     stream_ = nullptr;
     stats_.messages_sent += done->messages;
+    const bool flapping = options_.flap_every > 0 && !withdraw_.bytes.empty();
     if (done == &table_) {
-      stats_.table_seconds = Since(established_at_);
-      if (options_.withdraw_after >= 0 && !withdraw_.bytes.empty()) {
+      if (stats_.flaps == 0) stats_.table_seconds = Since(established_at_);
+      if (on_stream) on_stream(this, "table_sent");
+      if (flapping && (options_.flaps == 0 || stats_.flaps < options_.flaps)) {
+        return StreamAfter(&withdraw_, options_.flap_every / 2);
+      }
+      if (!flapping && options_.withdraw_after >= 0 && !withdraw_.bytes.empty()) {
+        if (withdraw_requested_) {
+          StartWithdrawStream();
+          return;
+        }
+        awaiting_withdraw_ = true;
         misc_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(options_.withdraw_after)));
         misc_timer_.async_wait([this](const boost::system::error_code& ec) {
           if (ec || state_ != State::kEstablished) return;
-          stream_ = &withdraw_;
-          written_ = 0;
-          mark_ = 0;
-          withdraw_started_ = Clock::now();
-          Pump();
+          StartWithdrawStream();
         });
         return;
       }
     } else {
       stats_.withdraw_seconds = Since(withdraw_started_);
+      if (flapping) {
+        ++stats_.flaps;
+        return StreamAfter(&table_, options_.flap_every / 2);  // announce everything again
+      }
     }
     return AfterStreams();
   }
@@ -325,6 +350,10 @@ void ReplaySession::Pump() {
     });
     return;
   }
+  if (stream_ == &table_ && written_ == 0 && stats_.table_started_mono < 0) {
+    stats_.table_started_mono = MonotonicSeconds();
+    if (on_stream) on_stream(this, "table_start");
+  }
   writing_ = true;
   asio::async_write(socket_, asio::buffer(stream_->bytes.data() + written_, end - written_),
                     [this, end](const boost::system::error_code& ec, size_t) {
@@ -344,6 +373,40 @@ void ReplaySession::Pump() {
                       }
                       Pump();
                     });
+}
+
+void ReplaySession::StreamAfter(EncodedStream* stream, double seconds) {
+  misc_timer_.expires_after(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
+  misc_timer_.async_wait([this, stream](const boost::system::error_code& ec) {
+    if (ec || state_ != State::kEstablished) return;
+    stream_ = stream;
+    written_ = 0;
+    mark_ = 0;
+    if (stream == &withdraw_) withdraw_started_ = Clock::now();
+    Pump();
+  });
+}
+
+void ReplaySession::StartWithdrawStream() {
+  awaiting_withdraw_ = false;
+  stream_ = &withdraw_;
+  written_ = 0;
+  mark_ = 0;
+  withdraw_started_ = Clock::now();
+  stats_.withdraw_started_mono = MonotonicSeconds();
+  if (on_stream) on_stream(this, "withdraw_start");
+  Pump();
+}
+
+void ReplaySession::WithdrawNow() {
+  if (options_.withdraw_after < 0 || state_ != State::kEstablished) return;
+  if (awaiting_withdraw_) {
+    misc_timer_.cancel();  // its handler sees operation_aborted
+    StartWithdrawStream();
+  } else if (stream_ == &table_ || stream_ == nullptr) {
+    withdraw_requested_ = true;
+  }
 }
 
 void ReplaySession::AfterStreams() {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "bgp/replay/asio.h"
 #include "bgp/replay/feed_encoder.h"
 #include "bgp/wire/message_framer.h"
@@ -39,10 +40,21 @@ struct SessionOptions {
   AfiSafiSet families;             // offered (unicast families of the feed)
   std::optional<double> pace;      // replay at the capture's pace times this factor
   double withdraw_after = -1;      // seconds after the table to withdraw everything; < 0: never
-  bool wait_eor = false;           // stay until the peer's End-of-RIB for every family
-  double linger = 0;               // seconds to stay up at the end; < 0: until stopped
-  double connect_timeout = 30;     // seconds of connection attempts (active open)
+  // Flap mode (route flap damping tests): one flap per `flap_every` seconds — every route is
+  // withdrawn half a period after the table was sent and announced again half a period later;
+  // `flaps` cycles (0: until stopped), ending with the routes announced. > 0 overrides
+  // withdraw_after.
+  double flap_every = 0;
+  uint64_t flaps = 0;
+  bool wait_eor = false;        // stay until the peer's End-of-RIB for every family
+  double linger = 0;            // seconds to stay up at the end; < 0: until stopped
+  double connect_timeout = 30;  // seconds of connection attempts (active open)
+  bool track_held = false;      // keep the set of prefixes the peer's UPDATEs leave us holding
 };
+
+// Seconds on the monotonic clock (CLOCK_MONOTONIC, shared by every process of the host): lets
+// a benchmark compare times printed by several sluice-replay processes.
+double MonotonicSeconds();
 
 struct SessionStats {
   std::string state = "Idle";
@@ -59,9 +71,16 @@ struct SessionStats {
   bool end_of_rib_received = false;
   double table_seconds = -1;     // Established → last table octet written
   double withdraw_seconds = -1;  // first → last withdrawal octet written
+  uint64_t flaps = 0;            // withdraw + announce cycles done (flap mode)
   std::optional<Notification> notification_received;
   std::optional<Notification> notification_sent;
   std::string negotiated;  // summary of the peer's OPEN
+  // With track_held: prefixes the peer announced and has not withdrawn, and when that set last
+  // changed (MonotonicSeconds(); -1: never).
+  uint64_t prefixes_held = 0;
+  double held_changed_mono = -1;
+  double table_started_mono = -1;     // first table octet written
+  double withdraw_started_mono = -1;  // first withdrawal octet written
 };
 
 class ReplaySession {
@@ -77,6 +96,9 @@ class ReplaySession {
   void Accept(boost::asio::ip::tcp::socket socket);  // passive: an accepted connection
   // Ends the session: Cease NOTIFICATION (if Established or later) and close.
   void Stop(const std::string& why);
+  // Starts the withdrawal stream now instead of after withdraw_after (once the table is written:
+  // at once if it is). Ignored unless withdraw_after >= 0 and the session is Established.
+  void WithdrawNow();
 
   bool done() const { return done_; }
   const SessionStats& stats() const { return stats_; }
@@ -86,6 +108,10 @@ class ReplaySession {
 
   std::function<void(ReplaySession*)> on_done;  // the session is over (closed)
   std::function<void(ReplaySession*)> on_sent;  // every stream written
+  // Stream milestones: "table_start" and "withdraw_start" (first octet being written),
+  // "table_sent" (last table octet written). With track_held: the held set changed.
+  std::function<void(ReplaySession*, const char* milestone)> on_stream;
+  std::function<void(ReplaySession*)> on_held_change;
 
  private:
   enum class State { kIdle, kConnect, kOpenSent, kOpenConfirm, kEstablished, kClosing, kDone };
@@ -103,6 +129,9 @@ class ReplaySession {
   void SendSmall(std::vector<uint8_t> message);
   void Pump();
   void AfterStreams();
+  // Sends `stream` from its start `seconds` from now (flap mode).
+  void StreamAfter(EncodedStream* stream, double seconds);
+  void StartWithdrawStream();
   void MaybeFinish();
   void Close();
   void ArmHoldTimer();
@@ -138,6 +167,9 @@ class ReplaySession {
   std::vector<uint8_t> in_flight_small_;
   bool streams_done_ = false;
   bool lingering_ = false;
+  bool withdraw_requested_ = false;  // WithdrawNow() before the table was written
+  bool awaiting_withdraw_ = false;   // table written, withdraw_after running
+  absl::flat_hash_set<net::Prefix> held_;
 };
 
 }  // namespace sluice::bgp::replay

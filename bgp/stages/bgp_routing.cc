@@ -61,7 +61,30 @@ BgpRouting::~BgpRouting() {
   sharded_.reset();  // the shards' threads stop before the stages on the loop go
 }
 
-PeerSettings BgpRouting::MakeSettings(const PeerConfig& c, uint32_t peer_id) const {
+absl::Status BgpRouting::SetIdentity(uint32_t local_as, net::IPv4Address router_id) {
+  if (local_as == 0) return absl::InvalidArgumentError("AS 0 is not a valid local AS");
+  config_.local_as = local_as;
+  config_.router_id = router_id;
+  RouterSettings router;
+  router.local_as = local_as;
+  router.router_id = router_id;
+  router.cluster_id = config_.cluster_id.value_or(router_id.value());
+  router.decision = config_.decision;
+  for (FamilyRouting* pipe : families_) {
+    if (pipe != nullptr) pipe->SetRouter(router);
+  }
+  for (auto& [address, p] : peers_) {
+    PeerSettings s = p->settings();
+    s.ibgp = s.peer_as == local_as;
+    p->set_settings(s);
+    for (FamilyRouting* pipe : families_) {
+      if (pipe != nullptr) pipe->UpdatePeer(s);
+    }
+  }
+  return absl::OkStatus();
+}
+
+PeerSettings BgpRouting::MakeSettings(const RoutingPeerConfig& c, uint32_t peer_id) const {
   PeerSettings s;
   s.peer_id = peer_id;
   s.name = c.name.empty() ? c.address.ToString() : c.name;
@@ -79,7 +102,7 @@ PeerSettings BgpRouting::MakeSettings(const PeerConfig& c, uint32_t peer_id) con
   return s;
 }
 
-absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const PeerConfig& config,
+absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const RoutingPeerConfig& config,
                                                      SessionSender* sender) {
   if (peers_.contains(config.address)) {
     return absl::AlreadyExistsError(
@@ -111,7 +134,7 @@ BgpPeer* BgpRouting::peer(const net::IPAddress& address) {
   return it == peers_.end() ? nullptr : it->second.get();
 }
 
-absl::Status BgpRouting::UpdatePeer(const PeerConfig& config) {
+absl::Status BgpRouting::UpdatePeer(const RoutingPeerConfig& config) {
   BgpPeer* p = peer(config.address);
   if (p == nullptr) {
     return absl::NotFoundError(absl::StrCat("no peer ", config.address.ToString()));
@@ -151,8 +174,8 @@ absl::Status BgpRouting::RequestRouteRefresh(const net::IPAddress& address, AfiS
 }
 
 namespace {
-PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
-  PeerStatus s;
+RoutingPeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
+  RoutingPeerStatus s;
   const PeerSettings& set = p.settings();
   s.name = set.name;
   s.address = set.address;
@@ -165,7 +188,7 @@ PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
   for (int i = 0; i < 2; ++i) {
     const BgpPeer::FamilyState& st = p.family(i);
     if (!st.configured || pipes[i] == nullptr) continue;
-    PeerStatus::Family f;
+    RoutingPeerStatus::Family f;
     f.family = i == 0 ? kIPv4Unicast : kIPv6Unicast;
     f.up = st.up;
     f.updates_received = st.updates_received;
@@ -183,14 +206,14 @@ PeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
 
 }  // namespace
 
-std::vector<PeerStatus> BgpRouting::Peers() const {
-  std::vector<PeerStatus> out;
+std::vector<RoutingPeerStatus> BgpRouting::Peers() const {
+  std::vector<RoutingPeerStatus> out;
   std::array<FamilyRouting*, 2> pipes = families_;
   for (const auto& [address, p] : peers_) out.push_back(MakeStatus(*p, pipes));
   return out;
 }
 
-absl::StatusOr<PeerStatus> BgpRouting::Peer(const net::IPAddress& address) const {
+absl::StatusOr<RoutingPeerStatus> BgpRouting::Peer(const net::IPAddress& address) const {
   auto it = peers_.find(address);
   if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
   return MakeStatus(*it->second, families_);

@@ -57,7 +57,9 @@ struct RouterConfig {
   static int DefaultThreads();
 };
 
-struct PeerConfig {
+// What the routing side knows of a peer (the session side's PeerConfig and PeerStatus, in
+// bgp/session/, are other types of the same namespace: the process uses both).
+struct RoutingPeerConfig {
   std::string name;  // for display; the address when empty
   net::IPAddress address;
   uint32_t peer_as = 0;
@@ -86,7 +88,7 @@ struct RoutingServices {
   stage::Profiler* profiler = nullptr;
 };
 
-struct PeerStatus {
+struct RoutingPeerStatus {
   std::string name;
   net::IPAddress address;
   uint32_t peer_as = 0;
@@ -119,22 +121,27 @@ class BgpRouting {
   BgpRouting& operator=(const BgpRouting&) = delete;
 
   const RouterConfig& config() const { return config_; }
+  // A new local AS and BGP Identifier (the process's set_local_as / set_bgp_id). Every peer's
+  // session must be down (the session side restarts them with Cease / Other Configuration
+  // Change, RFC 4486): peers are re-classified as internal or external, and their filters and
+  // output branches use the new values from now on. Errors: InvalidArgument for AS 0.
+  absl::Status SetIdentity(uint32_t local_as, net::IPv4Address router_id);
 
   // --- Peers ---------------------------------------------------------------------------------
   // Adds a peer whose session is `sender`; returns the listener the session must report to.
   // Errors: AlreadyExists for a configured address, InvalidArgument for AS 0.
-  absl::StatusOr<SessionListener*> AddPeer(const PeerConfig& config, SessionSender* sender);
+  absl::StatusOr<SessionListener*> AddPeer(const RoutingPeerConfig& config, SessionSender* sender);
   // New settings or policies for a configured peer (routes move over in the background).
   // Errors: NotFound. Changing peer_as or the address is a remove and add.
-  absl::Status UpdatePeer(const PeerConfig& config);
+  absl::Status UpdatePeer(const RoutingPeerConfig& config);
   // Removes a peer; its routes are withdrawn in the background. The session must stop reporting
   // to the listener from now on (the listener is destroyed). Errors: NotFound.
   absl::Status RemovePeer(const net::IPAddress& address);
   // Asks the peer to send its routes again (RFC 2918). Errors: NotFound, FailedPrecondition
   // when the session is down or did not negotiate route refresh.
   absl::Status RequestRouteRefresh(const net::IPAddress& address, AfiSafi family);
-  std::vector<PeerStatus> Peers() const;
-  absl::StatusOr<PeerStatus> Peer(const net::IPAddress& address) const;
+  std::vector<RoutingPeerStatus> Peers() const;
+  absl::StatusOr<RoutingPeerStatus> Peer(const net::IPAddress& address) const;
 
   // --- Originated routes (bgp/1.0 originate_route / withdraw_route) --------------------------
   // Announces `prefix` with `attributes` (a nexthop of the prefix's family is required; ORIGIN
@@ -179,7 +186,7 @@ class BgpRouting {
   BgpPeer* peer(const net::IPAddress& address);
 
  private:
-  PeerSettings MakeSettings(const PeerConfig& config, uint32_t peer_id) const;
+  PeerSettings MakeSettings(const RoutingPeerConfig& config, uint32_t peer_id) const;
 
   RouterConfig config_;
   RoutingServices services_;

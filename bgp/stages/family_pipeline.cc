@@ -105,6 +105,13 @@ ExportConfig FamilyPipeline::MakeExportConfig(const PeerSettings& s,
   return c;
 }
 
+void FamilyPipeline::SetRouter(const RouterSettings& router) {
+  const DecisionOptions decision = router_.decision;
+  router_ = router;
+  router_.decision = decision;
+  if (router_.cluster_id == 0) router_.cluster_id = router_.router_id.value();
+}
+
 void FamilyPipeline::AddPeer(const PeerSettings& settings) {
   if (branches_.contains(settings.peer_id)) return;
   Branch& b = branches_[settings.peer_id];

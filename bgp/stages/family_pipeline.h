@@ -106,6 +106,8 @@ class FamilyPipeline : public FamilyRouting {
   net::Family family() const override { return family_; }
   AfiSafi afi_safi() const { return AfiSafi{AfiOf(family_), Safi::kUnicast}; }
 
+  void SetRouter(const RouterSettings& router) override;
+
   // --- Peers ---------------------------------------------------------------------------------
   void AddPeer(const PeerSettings& settings) override;
   // New import/export settings or policies: routes move over in background walks.

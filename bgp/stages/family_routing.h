@@ -22,6 +22,7 @@
 namespace sluice::bgp {
 
 struct PeerSettings;
+struct RouterSettings;
 
 enum class RibView { kAdjRibIn, kLocRib, kAdjRibOut };
 
@@ -64,6 +65,9 @@ class FamilyRouting {
   virtual ~FamilyRouting() = default;
 
   virtual net::Family family() const = 0;
+  // New router settings (local AS, BGP Identifier, cluster id; the decision options stay): used
+  // by what is configured or comes up from now on; configured peers take them with UpdatePeer.
+  virtual void SetRouter(const RouterSettings& router) = 0;
 
   // --- Peers (see FamilyPipeline) ------------------------------------------------------------
   virtual void AddPeer(const PeerSettings& settings) = 0;

@@ -231,6 +231,13 @@ class ShardedRouting::Family : public FamilyRouting {
 
   net::Family family() const override { return FamilyOf(slot_); }
 
+  void SetRouter(const RouterSettings& router) override {
+    const int slot = slot_;
+    owner_->runner_->CommandAll(
+        [slot, router](Worker& w, int) { w.pipes[slot]->SetRouter(router); });
+    owner_->runner_->Flush();
+  }
+
   void AddPeer(const PeerSettings& s) override {
     if (peers_.contains(s.peer_id)) return;
     PeerState& st = peers_[s.peer_id];

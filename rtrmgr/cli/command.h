@@ -34,5 +34,8 @@ const std::vector<Command>& Commands();
 // The subcommands.
 int RunCall(const std::vector<std::string>& args, Context& context);
 int RunTargets(const std::vector<std::string>& args, Context& context);
+int RunShow(const std::vector<std::string>& args, Context& context);
+int RunProfile(const std::vector<std::string>& args, Context& context);
+int RunConfigure(const std::vector<std::string>& args, Context& context);
 
 }  // namespace sluice::rtrmgr::cli

@@ -3,7 +3,9 @@
 // table, the other receives it and counts the prefixes and the End-of-RIB).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "bgp/replay/asio.h"
@@ -91,6 +93,51 @@ TEST(FeedEncoderTest, RewritesForAnEbgpPeerAndPacksByAttributeSet) {
   EXPECT_EQ(withdraw.withdrawals(), 2000u);
 }
 
+// --path-variant: four upstreams (K = 0..3) give every prefix four AS paths of distinct
+// lengths, and each upstream has the shortest one for about a quarter of the prefixes.
+TEST(FeedEncoderTest, PathVariantsGiveFourDistinctPathsPerPrefix) {
+  AttributeStore store;
+  const PeerFeed feed = SyntheticTable(4000, 5, &store);
+  std::map<net::Prefix, std::vector<size_t>> lengths;  // per prefix, per variant
+  for (int k = 0; k < kPathVariants; ++k) {
+    RewriteOptions rw;
+    rw.local_as = 4200000101u + uint32_t(k);
+    rw.prepend_own_as = true;
+    rw.path_variant = k;
+    rw.next_hop4 = net::IPv4Address(0x7f000003);
+    SessionParams params;
+    FeedEncoder encoder(params, rw, &store);
+    EncodedStream stream;
+    encoder.EncodeTable(feed.Table(), &stream);
+    ASSERT_EQ(stream.prefixes(), 4000u);
+    UpdateDecoder decoder(params, &store);
+    UpdateMessage u;
+    for (size_t at = 0; at < stream.bytes.size();) {
+      const size_t len = LoadU16(stream.bytes.data() + at + 16);
+      decoder.Decode(Bytes(stream.bytes.data() + at, len), &u);
+      ASSERT_TRUE(u.errors.ok()) << u.errors.reason;
+      for (const Nlri& n : u.announced) {
+        ASSERT_EQ(u.attributes->as_path->FirstAs(), rw.local_as);
+        lengths[n.prefix].push_back(u.attributes->AsPathLength());
+      }
+      at += len;
+    }
+  }
+  ASSERT_EQ(lengths.size(), 4000u);
+  std::map<size_t, int> best_of;  // variant -> prefixes it is the shortest for
+  for (const auto& [prefix, l] : lengths) {
+    ASSERT_EQ(l.size(), 4u) << prefix.ToString();
+    const size_t shortest = *std::min_element(l.begin(), l.end());
+    std::set<size_t> distinct(l.begin(), l.end());
+    EXPECT_EQ(distinct.size(), 4u) << prefix.ToString();
+    EXPECT_EQ(*distinct.rbegin() - shortest, 3u) << prefix.ToString();
+    ++best_of[size_t(std::min_element(l.begin(), l.end()) - l.begin())];
+  }
+  for (int k = 0; k < kPathVariants; ++k) EXPECT_NEAR(best_of[size_t(k)], 1000, 150) << k;
+  // The same choice in every process and build: FNV-1a, no per-process seed.
+  EXPECT_EQ(PrefixHash(*net::Prefix::Parse("10.0.0.0/8")), 0x748739c4c5b686dbull);
+}
+
 TEST(ReplaySessionTest, TwoSpeakersExchangeATableOverLoopback) {
   namespace asio = boost::asio;
   AttributeStore store;
@@ -165,6 +212,154 @@ TEST(ReplaySessionTest, TwoSpeakersExchangeATableOverLoopback) {
   ASSERT_TRUE(receiver.stats().notification_received.has_value());
   EXPECT_EQ(receiver.stats().notification_received->code, uint8_t(ErrorCode::kCease));
   EXPECT_EQ(receiver.stats().notification_received->subcode, cease::kAdministrativeShutdown);
+}
+
+// The monitor side of a convergence run: the receiver tracks the prefixes it holds, and the
+// sender withdraws on demand (WithdrawNow, as --withdraw-on-signal does) once the receiver holds
+// the whole table, not after its withdraw_after delay.
+TEST(ReplaySessionTest, ReceiverTracksHeldPrefixesAndSenderWithdrawsOnDemand) {
+  namespace asio = boost::asio;
+  AttributeStore store;
+  const PeerFeed feed = SyntheticTable(5000, 4, &store);
+  const PeerFeed empty;
+  const int port = sluice::testing::FreeTcpPort();
+  ASSERT_GT(port, 0);
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
+  auto encoder_for = [&store](const PeerFeed& f, RewriteOptions rw) {
+    return [&f, rw, &store](const SessionParams& p, EncodedStream* table, EncodedStream* wd) {
+      FeedEncoder e(p, rw, &store);
+      e.EncodeTable(f.Table(), table);
+      e.EncodeEndOfRib(table);
+      e.EncodeWithdrawAll(f.Table(), wd);
+    };
+  };
+  SessionOptions receiver_options;
+  receiver_options.name = "monitor";
+  receiver_options.local_as = 65001;
+  receiver_options.router_id = net::IPv4Address(0x0a000001);
+  receiver_options.families.Add(kIPv4Unicast);
+  receiver_options.linger = -1;
+  receiver_options.track_held = true;
+  RewriteOptions rw;
+  rw.local_as = 65001;
+  ReplaySession receiver(io, receiver_options, encoder_for(empty, rw));
+
+  SessionOptions sender_options = receiver_options;
+  sender_options.name = "upstream";
+  sender_options.remote = endpoint;
+  sender_options.local_as = 65002;
+  sender_options.router_id = net::IPv4Address(0x0a000002);
+  sender_options.track_held = false;
+  sender_options.withdraw_after = 1e7;  // only WithdrawNow() can start the withdrawals in time
+  sender_options.linger = 0.2;
+  rw.local_as = 65002;
+  rw.prepend_own_as = true;
+  rw.next_hop4 = net::IPv4Address(0x7f000001);
+  ReplaySession sender(io, sender_options, encoder_for(feed, rw));
+
+  std::vector<std::string> milestones;
+  sender.on_stream = [&](ReplaySession*, const char* m) { milestones.push_back(m); };
+  uint64_t most_held = 0;
+  bool withdrawn = false;
+  receiver.on_held_change = [&](ReplaySession* r) {
+    most_held = std::max(most_held, r->stats().prefixes_held);
+    if (r->stats().prefixes_held == 5000 && !withdrawn) {
+      withdrawn = true;
+      sender.WithdrawNow();
+    }
+  };
+  asio::ip::tcp::acceptor acceptor(io, endpoint);
+  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+    ASSERT_FALSE(ec);
+    receiver.Accept(std::move(s));
+  });
+  sender.Connect();
+  asio::steady_timer guard(io, std::chrono::seconds(60));
+  guard.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) {
+      sender.Stop("timeout");
+      receiver.Stop("timeout");
+    }
+  });
+  int done = 0;
+  sender.on_done = receiver.on_done = [&](ReplaySession*) {
+    if (++done == 2) guard.cancel();
+  };
+  io.run();
+
+  EXPECT_EQ(most_held, 5000u);
+  EXPECT_EQ(receiver.stats().prefixes_held, 0u);
+  EXPECT_EQ(sender.stats().withdrawals_sent, 5000u);
+  EXPECT_EQ(sender.stats().error, "");
+  EXPECT_EQ(milestones, (std::vector<std::string>{"table_start", "table_sent", "withdraw_start"}));
+  EXPECT_GT(sender.stats().withdraw_started_mono, sender.stats().table_started_mono);
+  EXPECT_GE(receiver.stats().held_changed_mono, sender.stats().withdraw_started_mono);
+}
+
+// Flap mode (issue 13, route flap damping tests): the table, then three cycles of withdraw
+// everything / announce everything again, ending announced.
+TEST(ReplaySessionTest, FlapModeWithdrawsAndAnnouncesAgainAndEndsAnnounced) {
+  namespace asio = boost::asio;
+  AttributeStore store;
+  const PeerFeed feed = SyntheticTable(100, 5, &store);
+  const PeerFeed empty;
+  const int port = sluice::testing::FreeTcpPort();
+  ASSERT_GT(port, 0);
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
+  auto encoder_for = [&store](const PeerFeed& f, RewriteOptions rw) {
+    return [&f, rw, &store](const SessionParams& p, EncodedStream* table, EncodedStream* wd) {
+      FeedEncoder e(p, rw, &store);
+      e.EncodeTable(f.Table(), table);
+      e.EncodeWithdrawAll(f.Table(), wd);
+    };
+  };
+  SessionOptions receiver_options;
+  receiver_options.name = "receiver";
+  receiver_options.local_as = 65001;
+  receiver_options.peer_as = 65002;
+  receiver_options.router_id = net::IPv4Address(0x0a000001);
+  receiver_options.families.Add(kIPv4Unicast);
+  receiver_options.linger = -1;
+  RewriteOptions rw;
+  rw.local_as = 65001;
+  ReplaySession receiver(io, receiver_options, encoder_for(empty, rw));
+  SessionOptions sender_options = receiver_options;
+  sender_options.name = "sender";
+  sender_options.remote = endpoint;
+  sender_options.local_as = 65002;
+  sender_options.peer_as = 65001;
+  sender_options.router_id = net::IPv4Address(0x0a000002);
+  sender_options.flap_every = 0.2;
+  sender_options.flaps = 3;
+  sender_options.linger = 0.3;
+  rw.local_as = 65002;
+  rw.prepend_own_as = true;
+  rw.next_hop4 = net::IPv4Address(0x7f000001);
+  ReplaySession sender(io, sender_options, encoder_for(feed, rw));
+  asio::ip::tcp::acceptor acceptor(io, endpoint);
+  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+    ASSERT_FALSE(ec);
+    receiver.Accept(std::move(s));
+  });
+  sender.Connect();
+  asio::steady_timer guard(io, std::chrono::seconds(60));
+  guard.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) {
+      sender.Stop("timeout");
+      receiver.Stop("timeout");
+    }
+  });
+  int done = 0;
+  sender.on_done = receiver.on_done = [&](ReplaySession*) {
+    if (++done == 2) guard.cancel();
+  };
+  io.run();
+  EXPECT_EQ(sender.stats().error, "");
+  EXPECT_EQ(sender.stats().flaps, 3u);
+  EXPECT_EQ(receiver.stats().prefixes_received, 400u);  // the table, then again after each flap
+  EXPECT_EQ(receiver.stats().withdrawals_received, 300u);
 }
 
 }  // namespace

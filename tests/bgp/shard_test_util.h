@@ -43,7 +43,7 @@ struct Digest {
 class ShardRouter {
  public:
   struct Peer {
-    PeerConfig config;
+    RoutingPeerConfig config;
     EstablishedInfo info;
     std::unique_ptr<FakeSession> session;
     SessionListener* listener = nullptr;

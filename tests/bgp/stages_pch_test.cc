@@ -60,12 +60,12 @@ TEST(PchEndToEnd, FullTableThroughThePipelineToAnEbgpPeer) {
   down_params.external = true;
   testing::FakeSession upstream(&store, up_params);
   testing::FakeSession downstream(&store, down_params);
-  PeerConfig up;
+  RoutingPeerConfig up;
   up.name = "pch";
   up.address = A("206.220.231.55");
   up.peer_as = 3856;
   up.ebgp_requires_policy = false;
-  PeerConfig down = up;
+  RoutingPeerConfig down = up;
   down.name = "down";
   down.address = A("198.51.100.2");
   down.peer_as = 65010;

@@ -69,7 +69,7 @@ class PipelineTest : public testing::StagesTest, public ::testing::WithParamInte
       params.families.Add(kIPv6Unicast);
       p.session = std::make_unique<FakeSession>(&store_, params);
       p.session->up = false;
-      PeerConfig c;
+      RoutingPeerConfig c;
       c.name = p.name;
       c.address = A(p.address);
       c.peer_as = p.as;

@@ -32,13 +32,13 @@ class RoutingTest : public testing::StagesTest {
     SessionParams params;
     up_ = std::make_unique<testing::FakeSession>(&store_, params);
     down_ = std::make_unique<testing::FakeSession>(&store_, params);
-    PeerConfig u;
+    RoutingPeerConfig u;
     u.name = "up";
     u.address = A("192.0.2.2");
     u.peer_as = 65001;
     u.ebgp_requires_policy = false;
     up_l_ = *routing_->AddPeer(u, up_.get());
-    PeerConfig d = u;
+    RoutingPeerConfig d = u;
     d.name = "down";
     d.address = A("198.51.100.2");
     d.peer_as = 65002;

@@ -207,6 +207,56 @@ TEST_P(FibTest, AddLookupReplaceDelete) {
   EXPECT_EQ(ForwardingPlane().size(), 6u);
 }
 
+TEST_P(FibTest, SetAndDeleteIfPresentTakeARepeatedFibAsItComes) {
+  ASSERT_TRUE(Commit({"10.5.0.0/16 via 10.1.0.2"}).ok());
+  auto id = fib_->StartTransaction();
+  ASSERT_TRUE(id.ok());
+  // Set: a replace of the present prefix, an add of the absent one.
+  ASSERT_TRUE(fib_->SetRoute(*id, R("10.5.0.0/16 via 10.1.0.3")).ok());
+  ASSERT_TRUE(fib_->SetRoute(*id, R("10.6.0.0/16 via 10.1.0.3")).ok());
+  auto gone = fib_->DeleteRouteIfPresent(*id, P("10.9.0.0/16"));
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(*gone) << "absent: nothing queued, no error";
+  auto done = fib_->Commit(*id);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->added, 1u);
+  EXPECT_EQ(done->replaced, 1u);
+  EXPECT_EQ(Lookup("10.5.1.1"), "10.5.0.0/16 via 10.1.0.3");
+  id = fib_->StartTransaction();
+  gone = fib_->DeleteRouteIfPresent(*id, P("10.5.0.0/16"));
+  ASSERT_TRUE(gone.ok());
+  EXPECT_TRUE(*gone);
+  // Validation still applies to Set.
+  EXPECT_EQ(fib_->SetRoute(*id, R("10.7.0.0/16 via 192.0.2.1")).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(fib_->Commit(*id).ok());
+  EXPECT_EQ(ForwardingPlane(), (std::set<std::string>{"10.5.0.0/16", "10.6.0.0/16"}));
+}
+
+TEST_P(FibTest, ConnectedRoutesAreTheKernelsOwn) {
+  // The RIB sends the subnets of interface addresses as "connected" routes: kept in the table,
+  // not written to the kernel (which has them already).
+  ASSERT_TRUE(Commit({"10.1.0.0/24 dev v0 proto connected", "10.5.0.0/16 via 10.1.0.2"}).ok());
+  EXPECT_EQ(fib_->size(), 2u);
+  EXPECT_NE(fib_->LookupByPrefix(P("10.1.0.0/24")), nullptr);
+  if (netlink()) {
+    EXPECT_EQ(ForwardingPlane(), (std::set<std::string>{"10.5.0.0/16"}));
+  }
+  // A connected route replaced by a static one (the address went) is written then; the other
+  // way round the static one leaves the kernel.
+  auto id = fib_->StartTransaction();
+  ASSERT_TRUE(fib_->ReplaceRoute(*id, R("10.1.0.0/24 dev v0 proto static")).ok());
+  ASSERT_TRUE(fib_->ReplaceRoute(*id, R("10.5.0.0/16 dev v0 proto connected")).ok());
+  ASSERT_TRUE(fib_->Commit(*id).ok());
+  if (netlink()) {
+    EXPECT_EQ(ForwardingPlane(), (std::set<std::string>{"10.1.0.0/24"}));
+  }
+  id = fib_->StartTransaction();
+  ASSERT_TRUE(fib_->DeleteRoute(*id, P("10.5.0.0/16")).ok());
+  ASSERT_TRUE(fib_->Commit(*id).ok());
+  EXPECT_EQ(fib_->size(), 1u);
+}
+
 TEST_P(FibTest, InvalidRoutesAreRefusedWithClearErrorsAndChangeNothing) {
   ASSERT_TRUE(Commit({"10.5.0.0/16 via 10.1.0.2 dev v0"}).ok());
   const std::string before = Snapshot();

@@ -13,6 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tests/interop/session_daemon_util.h"
+#ifdef SLUICE_HAVE_BGP_PROCESS
+#include "tests/interop/session_process_util.h"
+#endif
 
 namespace sluice::bgp::interop {
 namespace {
@@ -117,6 +120,15 @@ TEST(SessionBirdTest, Ipv4AndIpv6FourOctetAsRoutesWithdrawalsAndRestart) {
   Bird bird;
   RunScenario(bird, "127.0.0.41", 4200000041u, /*ipv6=*/true, 41);
 }
+
+// The same scenario with sluice-finder and sluice-bgp as processes, checked through bgp/1.0.
+#ifdef SLUICE_HAVE_BGP_PROCESS
+TEST(SessionBirdTest, ThroughSluiceBgpProcessAndBgpRpc) {
+  if (!HaveBird()) GTEST_SKIP() << "BIRD 2 is not installed (Debian package bird2)";
+  Bird bird;
+  RunProcessScenario(bird, "127.0.0.51", 4200000051u, /*ipv6=*/true, 51);
+}
+#endif
 
 // One IPv4 session between Sluice and `bird` (at 127.0.0.N), set up by `tweak`.
 struct OneSession {

@@ -14,6 +14,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/interop/session_daemon_util.h"
+#ifdef SLUICE_HAVE_BGP_PROCESS
+#include "tests/interop/session_process_util.h"
+#endif
 
 namespace sluice::bgp::interop {
 namespace {
@@ -92,6 +95,17 @@ TEST(SessionExaBgpTest, Ipv4AndIpv6FourOctetAsRoutesWithdrawalsAndRestart) {
   ExaBgp exabgp;
   RunScenario(exabgp, "127.0.0.46", 4200000046u, /*ipv6=*/true, 46);
 }
+
+// The same scenario with sluice-finder and sluice-bgp as processes, checked through bgp/1.0.
+#ifdef SLUICE_HAVE_BGP_PROCESS
+TEST(SessionExaBgpTest, ThroughSluiceBgpProcessAndBgpRpc) {
+  if (!sluice::testing::HaveProgram("exabgp")) {
+    GTEST_SKIP() << "ExaBGP is not installed (Debian package exabgp)";
+  }
+  ExaBgp exabgp;
+  RunProcessScenario(exabgp, "127.0.0.56", 4200000056u, /*ipv6=*/true, 56);
+}
+#endif
 
 }  // namespace
 }  // namespace sluice::bgp::interop

@@ -14,6 +14,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/interop/session_daemon_util.h"
+#ifdef SLUICE_HAVE_BGP_PROCESS
+#include "tests/interop/session_process_util.h"
+#endif
 
 namespace sluice::bgp::interop {
 namespace {
@@ -100,6 +103,17 @@ TEST(SessionFrrTest, Ipv4AndIpv6FourOctetAsRoutesWithdrawalsAndRestart) {
   Frr frr;
   RunScenario(frr, "127.0.0.43", 4200000043u, /*ipv6=*/true, 43);
 }
+
+// The same scenario with sluice-finder and sluice-bgp as processes, checked through bgp/1.0.
+#ifdef SLUICE_HAVE_BGP_PROCESS
+TEST(SessionFrrTest, ThroughSluiceBgpProcessAndBgpRpc) {
+  if (access(kBgpd, X_OK) != 0 || !sluice::testing::HaveProgram("vtysh")) {
+    GTEST_SKIP() << "FRR is not installed (Debian package frr: /usr/lib/frr/bgpd and vtysh)";
+  }
+  Frr frr;
+  RunProcessScenario(frr, "127.0.0.52", 4200000052u, /*ipv6=*/true, 52);
+}
+#endif
 
 }  // namespace
 }  // namespace sluice::bgp::interop

@@ -12,6 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "net/status_macros.h"
 #include "tests/interop/session_daemon_util.h"
+#ifdef SLUICE_HAVE_BGP_PROCESS
+#include "tests/interop/session_process_util.h"
+#endif
 
 namespace sluice::bgp::interop {
 namespace {
@@ -93,6 +96,17 @@ TEST(SessionGobgpTest, Ipv4AndIpv6FourOctetAsRoutesWithdrawalsAndRestart) {
   GoBgp gobgp;
   RunScenario(gobgp, "127.0.0.44", 4200000044u, /*ipv6=*/true, 44);
 }
+
+// The same scenario with sluice-finder and sluice-bgp as processes, checked through bgp/1.0.
+#ifdef SLUICE_HAVE_BGP_PROCESS
+TEST(SessionGobgpTest, ThroughSluiceBgpProcessAndBgpRpc) {
+  if (!sluice::testing::HaveProgram("gobgpd") || !sluice::testing::HaveProgram("gobgp")) {
+    GTEST_SKIP() << "GoBGP is not installed (Debian package gobgpd)";
+  }
+  GoBgp gobgp;
+  RunProcessScenario(gobgp, "127.0.0.54", 4200000054u, /*ipv6=*/true, 54);
+}
+#endif
 
 }  // namespace
 }  // namespace sluice::bgp::interop

@@ -17,6 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "net/status_macros.h"
 #include "tests/interop/session_daemon_util.h"
+#ifdef SLUICE_HAVE_BGP_PROCESS
+#include "tests/interop/session_process_util.h"
+#endif
 
 namespace sluice::bgp::interop {
 namespace {
@@ -92,6 +95,25 @@ TEST(SessionOpenBgpdTest, Ipv4AndIpv6FourOctetAsRoutesWithdrawalsAndRestart) {
   OpenBgpd openbgpd;
   RunScenario(openbgpd, "127.0.0.45", 4200000045u, /*ipv6=*/true, 45);
 }
+
+// The same scenario with sluice-finder and sluice-bgp as processes, checked through bgp/1.0.
+#ifdef SLUICE_HAVE_BGP_PROCESS
+TEST(SessionOpenBgpdTest, ThroughSluiceBgpProcessAndBgpRpc) {
+  // /usr/sbin/bgpd is OpenBGPD's (FRR's lives in /usr/lib/frr).
+  if (access("/usr/sbin/bgpd", X_OK) != 0 || !sluice::testing::HaveProgram("bgpctl")) {
+    GTEST_SKIP() << "OpenBGPD is not installed (Debian package openbgpd)";
+  }
+  if (getpwnam("_openbgpd") == nullptr) {
+    GTEST_SKIP() << "OpenBGPD needs the _openbgpd user: systemd-sysusers "
+                    "/usr/lib/sysusers.d/openbgpd.conf";
+  }
+  if (geteuid() != 0)
+    GTEST_SKIP() << "OpenBGPD must start as root (it chroots and drops privileges)";
+  mkdir("/run/openbgpd", 0755);  // its chroot folder (tmpfs: gone after a reboot)
+  OpenBgpd openbgpd;
+  RunProcessScenario(openbgpd, "127.0.0.55", 4200000055u, /*ipv6=*/true, 55);
+}
+#endif
 
 }  // namespace
 }  // namespace sluice::bgp::interop

@@ -29,6 +29,21 @@ TEST(TypesConvertTest, AddressesRoundTrip) {
               HasSubstr("no address family"));
 }
 
+TEST(TypesConvertTest, AddressWordsRoundTrip) {
+  google::protobuf::RepeatedField<uint32_t> words;
+  AppendWords(*net::IPAddress::Parse("192.0.2.1"), &words);
+  AppendWords(*net::IPAddress::Parse("2001:db8::1:2"), &words);
+  AppendZeroWords(net::Family::kIPv6, &words);
+  ASSERT_EQ(words.size(), 1 + 4 + 4);
+  EXPECT_EQ(words[0], 0xc0000201u);
+  EXPECT_EQ(words[1], 0x20010db8u);
+  EXPECT_EQ(words[4], 0x00010002u);
+  EXPECT_EQ(AddressFromWords(net::Family::kIPv4, &words[0]).ToString(), "192.0.2.1");
+  EXPECT_EQ(AddressFromWords(net::Family::kIPv6, &words[1]).ToString(), "2001:db8::1:2");
+  EXPECT_TRUE(AddressFromWords(net::Family::kIPv6, &words[5]).is_unspecified());
+  EXPECT_TRUE(AddressFromWords(net::Family::kIPv6, &words[5]).is_v6());
+}
+
 TEST(TypesConvertTest, PrefixesRoundTrip) {
   for (const char* text : {"10.0.0.0/8", "0.0.0.0/0", "192.0.2.1/32"}) {
     types::v1::IPv4Prefix p;

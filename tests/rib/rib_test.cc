@@ -292,6 +292,40 @@ TEST(Rib, BatchesArePipelinedInOrder) {
   EXPECT_EQ(out->stats().batches_failed, 1u);
 }
 
+TEST(Rib, TheFibClientHearsWhenTheReSendHasHandedOverItsLastBatch) {
+  RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2});
+  std::vector<RouteInput> routes;
+  for (uint32_t i = 0; i < 45; ++i) {
+    routes.push_back(In("10.0.0.0/24", "192.0.2.1", "eth0"));
+    routes.back().network = net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24);
+  }
+  ASSERT_TRUE(f.rib->AddRoutes("static", routes).ok());
+  f.fib.hold = true;
+  f.rib->FeaBorn();
+  f.Run();
+  // IPv6 has nothing to send: done at once. IPv4 has 5 batches, 2 in flight at a time.
+  ASSERT_EQ(f.fib.full_push_done.size(), 1u);
+  EXPECT_EQ(f.fib.full_push_done[0].rfind("ipv6 after", 0), 0u);
+  while (!f.fib.held.empty()) {
+    f.fib.Release();
+    f.Run();
+  }
+  ASSERT_EQ(f.fib.full_push_done.size(), 2u);
+  EXPECT_EQ(f.fib.full_push_done[1], "ipv4 after 5 batches");
+  EXPECT_EQ(f.fib.fib.size(), 45u);
+  // Live changes later do not repeat it; a new birth does.
+  ASSERT_TRUE(f.rib->DeleteRoutes("static", std::vector<net::Prefix>{routes[0].network}).ok());
+  f.fib.hold = false;
+  f.Run();
+  EXPECT_EQ(f.fib.full_push_done.size(), 2u);
+  f.rib->FeaDied();
+  f.fib.Reset();
+  f.rib->FeaBorn();
+  f.Run();
+  EXPECT_EQ(f.fib.full_push_done.size(), 4u);
+  EXPECT_EQ(f.fib.fib.size(), 44u);
+}
+
 TEST(Rib, RedistributionStreamsOneProtocolsWinners) {
   RibFixture f;
   testing::RecordingSubscriber bgp;

@@ -61,6 +61,11 @@ class FakeFib : public FibClient {
     Apply(batch);
     boost::asio::post(io_, [done = std::move(done)] { done(absl::OkStatus()); });
   }
+  // The re-send after a birth handed over its last batch: noted with the batches sent so far.
+  void FullPushDone(net::Family family) override {
+    full_push_done.push_back(std::string(family == net::Family::kIPv4 ? "ipv4" : "ipv6") +
+                             " after " + std::to_string(batches) + " batches");
+  }
   // Completes the oldest held batch (applying it unless `status` is an error).
   void Release(absl::Status status = absl::OkStatus()) {
     auto [batch, done] = std::move(held.front());
@@ -114,6 +119,7 @@ class FakeFib : public FibClient {
   std::map<net::Prefix, FibRoute> fib;
   std::map<net::Family, uint64_t> next_sequence;
   std::vector<std::string> log;
+  std::vector<std::string> full_push_done;
   size_t batches = 0, changes = 0, errors = 0, max_batch = 0, max_held = 0;
 
  private:

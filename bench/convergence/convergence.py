@@ -1,0 +1,843 @@
+#!/usr/bin/env python3
+"""Convergence benchmark: each BGP daemon as the device under test, side by side (issue 12).
+
+    sluice-replay upstream(s) ──► device ──► sluice-replay --receive-only (the monitor)
+
+For every device and workload, N runs (default 3), each in a fresh temporary folder with fresh
+processes (children of this script, stopped by PID). Measured per run:
+
+  time      from the first UPDATE octet an upstream writes until the monitor holds every
+            expected prefix (workload 4: from the first withdrawal until it holds none). Both
+            ends are CLOCK_MONOTONIC stamps printed by sluice-replay (--json), so the
+            script's own latency is not in the number.
+  cpu       CPU seconds (user + system) of all the device's processes over that interval
+            (from /proc/PID/stat; OpenBGPD's and Sluice's several processes summed).
+  peak rss  the largest sum of VmRSS over the device's processes, sampled every 50 ms.
+  B/route   (peak RSS - RSS before the feed) / prefixes the monitor holds.
+
+"Every expected prefix": with the floor measured first, the number of prefixes the monitor held
+in the floor run (the replay straight into the monitor); a device that drops some of them (FRR
+and OpenBGPD treat the 4 PCH routes with AS 0 in the path as withdrawn, RFC 7607) converges when
+the monitor's set has not changed for --quiet-seconds after every upstream has sent everything;
+the time is then that of the last change and the table notes how many prefixes were held.
+
+Standard library only. Run from the repository (or give --build). Needs root for OpenBGPD.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+DEVICE_AS = 4200000001
+MONITOR_AS = 4200000002
+UPSTREAM_AS = 4200000101  # upstream k: UPSTREAM_AS + k
+NET = "127.19"  # our corner of 127.0.0.0/8: device .0.1, monitor .0.2, upstreams .1.N
+DEVICE_ADDR = NET + ".0.1"
+MONITOR_ADDR = NET + ".0.2"
+GOBGP_NEXT_HOP = "203.0.113.2"  # GoBGP 3.10 treats loopback nexthops as invalid (INTEROP.md)
+
+WORKLOADS = {
+    "1": "PCH full table, 1 upstream",
+    "2": "PCH full table, 4 upstreams, 4 AS paths per prefix",
+    "3": "RIS 76-peer capture (IPv4 peers), full speed",
+    "4": "PCH full table withdrawn",
+}
+# GoBGP last: it is by far the slowest, and results.md is written after every device.
+ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-rib", "sluice-rib-t2",
+               "bird", "frr", "openbgpd", "gobgp"]
+
+
+# ---------------------------------------------------------------- processes and /proc
+
+def free_port(addr):
+    s = socket.socket()
+    s.bind((addr, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def descendants(roots):
+    """The PIDs of `roots` and of all their descendants still alive."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid in out or not os.path.exists(f"/proc/{pid}"):
+            continue
+        out.add(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def cpu_seconds(pids):
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLK_TCK
+
+
+def rss_bytes(pids):
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                total += int(f.read().split()[1]) * PAGE
+        except OSError:
+            continue
+    return total
+
+
+class Sampler(threading.Thread):
+    """Peak of the summed RSS of a device's processes (re-listed every second)."""
+
+    def __init__(self, roots):
+        super().__init__(daemon=True)
+        self.roots, self.peak, self.stop_flag = roots, 0, threading.Event()
+        self.pids = descendants(roots)
+
+    def run(self):
+        n = 0
+        while not self.stop_flag.wait(0.05):
+            n += 1
+            if n % 20 == 0:
+                self.pids = descendants(self.roots)
+            self.peak = max(self.peak, rss_bytes(self.pids))
+
+    def stop(self):
+        self.stop_flag.set()
+        self.join()
+        return self.peak
+
+
+class Child:
+    """A child process with its output in a file; stopped by PID."""
+
+    def __init__(self, argv, out_path, env=None, stdout_pipe=False):
+        self.argv, self.out_path = argv, out_path
+        self.out = open(out_path, "w")
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE if stdout_pipe else self.out, stderr=self.out,
+            stdin=subprocess.DEVNULL, env=env, text=True, start_new_session=True)
+        self.pid = self.proc.pid
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self, timeout=5):
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.out.close()
+
+    def tail(self, n=2000):
+        try:
+            with open(self.out_path) as f:
+                return f.read()[-n:]
+        except OSError:
+            return ""
+
+
+class JsonChild(Child):
+    """A sluice-replay with --json: its stdout lines are read as they come."""
+
+    def __init__(self, argv, out_path):
+        super().__init__(argv, out_path, stdout_pipe=True)
+        self.events, self.lock = [], threading.Lock()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        with open(self.out_path + ".json", "w") as record:  # kept with --keep
+            for line in self.proc.stdout:
+                record.write(line)
+                self._take(line)
+
+    def _take(self, line):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            return
+        with self.lock:
+            self.events.append(e)
+
+    def find(self, name):
+        with self.lock:
+            return [e for e in self.events if e.get("event") == name]
+
+    def last(self, name):
+        found = self.find(name)
+        return found[-1] if found else None
+
+
+def wait_for(predicate, seconds, step=0.05):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def run_ok(argv, timeout=10):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        return r.returncode == 0, r.stdout + r.stderr
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
+
+
+# ---------------------------------------------------------------- devices
+
+class Topology:
+    """What a device must be configured with."""
+
+    def __init__(self, upstreams, port):
+        self.upstreams = upstreams  # [(address, as)]
+        self.port = port            # the device listens on DEVICE_ADDR:port
+        self.monitor = (MONITOR_ADDR, MONITOR_AS)
+
+
+class Device:
+    name = "?"
+    label = "?"
+    next_hop = None  # what the upstreams send as NEXT_HOP (None: their own address)
+
+    def available(self, ctx):
+        return True, ""
+
+    def start(self, topo, tmp, ctx):
+        """Starts the processes; returns the root PIDs to account."""
+        raise NotImplementedError
+
+    def ready(self):
+        return True
+
+    def stop(self):
+        for c in reversed(getattr(self, "children", [])):
+            c.stop()
+
+    def logs(self):
+        return "\n".join(f"--- {c.argv[0]}:\n{c.tail()}" for c in getattr(self, "children", []))
+
+
+class Floor(Device):
+    name, label = "floor", "floor (replay → monitor)"
+
+
+class Sluice(Device):
+    def __init__(self, with_rib, threads):
+        self.with_rib, self.threads = with_rib, threads
+        self.name = ("sluice-rib" if with_rib else "sluice") + (f"-t{threads}" if threads else "")
+        self.label = "Sluice BGP" + (" + RIB + FEA(dummy)" if with_rib else "") + (
+            f", threads {threads}" if threads else "")
+
+    def binary(self, ctx, rel):
+        return os.path.join(ctx.build, rel)
+
+    def available(self, ctx):
+        need = ["finder/sluice-finder", "bgp/process/sluice-bgp", "rtrmgr/cli/sluice"]
+        if self.with_rib:
+            need += ["rib/sluice-rib", "fea/sluice-fea"]
+        for rel in need:
+            if not os.access(self.binary(ctx, rel), os.X_OK):
+                return False, f"{rel} not built in {ctx.build}"
+        if self.threads:
+            ok, text = run_ok([self.binary(ctx, "bgp/process/sluice-bgp"), "--help"])
+            if "--threads" not in text:
+                return False, "sluice-bgp has no --threads setting yet (branch shard)"
+        return True, ""
+
+    def cli(self, *args):
+        return run_ok([self.binary(self.ctx, "rtrmgr/cli/sluice"), "--finder", self.finder,
+                       *args], timeout=20)
+
+    def start(self, topo, tmp, ctx):
+        self.ctx, self.children = ctx, []
+        env = dict(os.environ, SLUICE_RUNDIR=tmp)
+        self.finder = f"unix:{tmp}/finder.sock"
+        self.children.append(Child([self.binary(ctx, "finder/sluice-finder"), "--listen",
+                                    self.finder, "--grace-ms", "200"], f"{tmp}/finder.out", env))
+        if not wait_for(lambda: self.cli("targets")[0], 20):
+            raise RuntimeError("sluice-finder did not start")
+        if self.with_rib:
+            self.children.append(Child([self.binary(ctx, "fea/sluice-fea"), "--finder",
+                                        self.finder, "--backend", "dummy"], f"{tmp}/fea.out", env))
+            self.children.append(Child([self.binary(ctx, "rib/sluice-rib"), "--finder",
+                                        self.finder], f"{tmp}/rib.out", env))
+
+            def rib_up():
+                ok, out = self.cli("targets")
+                return ok and "rib" in out and "fea" in out
+            if not wait_for(rib_up, 20):
+                raise RuntimeError("sluice-rib or sluice-fea did not start")
+            # The upstreams' nexthops are on loopback: a static route makes them resolve.
+            ok, out = self.cli("call", "finder://rib/rib/1.0/add_route4?protocol:txt=static&"
+                               "network:ipv4net=127.0.0.0/8&ifname:txt=lo")
+            if not ok:
+                raise RuntimeError("static route 127.0.0.0/8 refused: " + out)
+        argv = [self.binary(ctx, "bgp/process/sluice-bgp"), "--finder", self.finder,
+                "--instance", "bgp", "--listen", f"{DEVICE_ADDR}:{topo.port}", "--local-as",
+                str(DEVICE_AS), "--bgp-id", "10.255.0.1", "--ipv4-only"]
+        if not self.with_rib:
+            argv.append("--no-rib")
+        if self.threads:
+            argv += ["--threads", str(self.threads)]
+        bgp = Child(argv, f"{tmp}/bgp.out", env)
+        self.children.append(bgp)
+        if not wait_for(lambda: "ready bgp" in bgp.tail(100000), 20):
+            raise RuntimeError("sluice-bgp did not start")
+        for addr, asn in topo.upstreams + [topo.monitor]:
+            ok, out = self.cli("call", f"finder://bgp/bgp/1.0/add_peer?address:ipvx={addr}&"
+                               f"remote_as:u32={asn}&passive:bool=true&hold_time:u32=90&"
+                               "ebgp_requires_policy:bool=false")
+            if not ok:
+                raise RuntimeError(f"add_peer {addr}: {out}")
+        return [c.pid for c in self.children]
+
+
+class Bird(Device):
+    name, label = "bird", "BIRD 2"
+
+    def available(self, ctx):
+        return (shutil.which("bird") is not None, "bird not installed (Debian bird2)")
+
+    def start(self, topo, tmp, ctx):
+        conf = [f'router id 10.255.0.1;\nlog "{tmp}/bird.log" {{ error, fatal }};',
+                "protocol device { }", "ipv4 table igp4;",
+                'protocol static igpstatic { ipv4 { table igp4; }; route 0.0.0.0/0 via "lo"; }']
+        for i, (addr, asn) in enumerate(topo.upstreams + [topo.monitor]):
+            monitor = addr == MONITOR_ADDR
+            conf.append(
+                f"protocol bgp p{i} {{\n  local {DEVICE_ADDR} port {topo.port} as {DEVICE_AS};\n"
+                f"  neighbor {addr} as {asn};\n  multihop 2;\n  passive on;\n"
+                f"  ipv4 {{ import {'none' if monitor else 'all'}; "
+                f"export {'all' if monitor else 'none'}; igp table igp4; }};\n}}")
+        path = f"{tmp}/bird.conf"
+        with open(path, "w") as f:
+            f.write("\n".join(conf) + "\n")
+        self.sock = f"{tmp}/bird.ctl"
+        self.children = [Child(["bird", "-f", "-c", path, "-s", self.sock, "-P",
+                                f"{tmp}/bird.pid"], f"{tmp}/bird.out")]
+        if not wait_for(lambda: run_ok(["birdc", "-s", self.sock, "show", "status"])[0], 20):
+            raise RuntimeError("BIRD did not start")
+        return [self.children[0].pid]
+
+
+class Frr(Device):
+    name, label = "frr", "FRR 8.4 bgpd -Z"
+    BGPD = "/usr/lib/frr/bgpd"
+
+    def available(self, ctx):
+        return (os.access(self.BGPD, os.X_OK), "FRR not installed (Debian frr)")
+
+    def start(self, topo, tmp, ctx):
+        conf = ["frr defaults traditional", "hostname bench", f"log file {tmp}/bgpd.log errors",
+                "!", f"router bgp {DEVICE_AS}", " bgp router-id 10.255.0.1",
+                " no bgp ebgp-requires-policy", " no bgp network import-check",
+                " bgp allow-martian-nexthop"]
+        for addr, asn in topo.upstreams + [topo.monitor]:
+            n = f" neighbor {addr}"
+            conf += [f"{n} remote-as {asn}", f"{n} passive", f"{n} ebgp-multihop 2",
+                     f"{n} update-source {DEVICE_ADDR}", f"{n} advertisement-interval 0"]
+        conf += ["!"]
+        path = f"{tmp}/bgpd.conf"
+        with open(path, "w") as f:
+            f.write("\n".join(conf) + "\n")
+        self.vty = tmp
+        self.children = [Child([self.BGPD, "-Z", "-S", "-f", path, "-i", f"{tmp}/bgpd.pid",
+                                "--vty_socket", tmp, "-p", str(topo.port), "-l", DEVICE_ADDR,
+                                "-P", "0"], f"{tmp}/bgpd.out")]
+        if not wait_for(lambda: run_ok(["vtysh", "--vty_socket", tmp, "-c",
+                                        "show bgp summary"])[0], 20):
+            raise RuntimeError("FRR bgpd did not start")
+        return [self.children[0].pid]
+
+
+class GoBgp(Device):
+    name, label = "gobgp", "GoBGP 3.10"
+    next_hop = GOBGP_NEXT_HOP
+
+    def available(self, ctx):
+        return (shutil.which("gobgpd") is not None, "gobgpd not installed (Debian gobgpd)")
+
+    def start(self, topo, tmp, ctx):
+        api = free_port("127.0.0.1")
+        conf = [f'[global.config]\n  as = {DEVICE_AS}\n  router-id = "10.255.0.1"\n'
+                f'  port = {topo.port}\n  local-address-list = ["{DEVICE_ADDR}"]\n']
+        for addr, asn in topo.upstreams + [topo.monitor]:
+            conf.append(
+                f'[[neighbors]]\n  [neighbors.config]\n    neighbor-address = "{addr}"\n'
+                f"    peer-as = {asn}\n  [neighbors.transport.config]\n"
+                f'    passive-mode = true\n    local-address = "{DEVICE_ADDR}"\n'
+                "  [neighbors.ebgp-multihop.config]\n    enabled = true\n    multihop-ttl = 2\n"
+                "  [[neighbors.afi-safis]]\n    [neighbors.afi-safis.config]\n"
+                '      afi-safi-name = "ipv4-unicast"\n')
+        path = f"{tmp}/gobgpd.toml"
+        with open(path, "w") as f:
+            f.write("\n".join(conf))
+        self.api = api
+        self.children = [Child(["gobgpd", "-f", path, "-t", "toml", "-l", "error", "-p",
+                                f"--api-hosts=127.0.0.1:{api}", "--pprof-disable"],
+                               f"{tmp}/gobgpd.out")]
+        if not wait_for(lambda: run_ok(["gobgp", "-p", str(api), "global"])[0], 20):
+            raise RuntimeError("gobgpd did not start")
+        return [self.children[0].pid]
+
+
+class OpenBgpd(Device):
+    name, label = "openbgpd", "OpenBGPD 7.7"
+
+    def available(self, ctx):
+        if not os.access("/usr/sbin/bgpd", os.X_OK) or shutil.which("bgpctl") is None:
+            return False, "OpenBGPD not installed (Debian openbgpd)"
+        if os.geteuid() != 0:
+            return False, "OpenBGPD must start as root"
+        import pwd
+        try:
+            pwd.getpwnam("_openbgpd")
+        except KeyError:
+            return False, "no _openbgpd user (systemd-sysusers /usr/lib/sysusers.d/openbgpd.conf)"
+        return True, ""
+
+    def start(self, topo, tmp, ctx):
+        os.makedirs("/run/openbgpd", exist_ok=True)  # its chroot
+        self.sock = f"{tmp}/bgpd.sock"
+        conf = [f"AS {DEVICE_AS}", "router-id 10.255.0.1",
+                f"listen on {DEVICE_ADDR} port {topo.port}", f'socket "{self.sock}"',
+                "fib-update no"]
+        for addr, asn in topo.upstreams + [topo.monitor]:
+            conf.append(f"neighbor {addr} {{\n  remote-as {asn}\n  local-address {DEVICE_ADDR}\n"
+                        "  multihop 2\n  passive\n}")
+        conf += ["allow from any", "allow to any"]
+        path = f"{tmp}/bgpd.conf"
+        with open(path, "w") as f:
+            f.write("\n".join(conf) + "\n")
+        os.chmod(path, 0o644)
+        os.chmod(tmp, 0o755)
+        self.children = [Child(["/usr/sbin/bgpd", "-d", "-f", path], f"{tmp}/bgpd.out")]
+        if not wait_for(lambda: run_ok(["bgpctl", "-s", self.sock, "show"])[0], 20):
+            raise RuntimeError("OpenBGPD did not start")
+        return [self.children[0].pid]
+
+
+def make_device(name):
+    if name == "floor":
+        return Floor()
+    if name.startswith("sluice"):
+        threads = int(name.rsplit("-t", 1)[1]) if "-t" in name else 0
+        return Sluice(name.startswith("sluice-rib"), threads)
+    return {"bird": Bird, "frr": Frr, "gobgp": GoBgp, "openbgpd": OpenBgpd}[name]()
+
+
+# ---------------------------------------------------------------- one run
+
+class Context:
+    pass
+
+
+def replay_bin(ctx):
+    return os.path.join(ctx.build, "bgp/replay/sluice-replay")
+
+
+def upstream_specs(workload, ctx):
+    """[(argv tail with the routes, local address, AS, sessions)] for the workload."""
+    if ctx.quick:
+        routes = ["--synthetic", str(ctx.quick_prefixes)]
+    else:
+        routes = ["--mrt", os.path.join(ctx.data, "mrt", "pch-2015-10-23-fulltable-updates.mrt.gz")]
+    if workload in ("1", "4"):
+        return [(routes + ["--prepend-own-as"], f"{NET}.1.1", UPSTREAM_AS, 1)]
+    if workload == "2":
+        return [(routes + ["--prepend-own-as", "--path-variant", str(k)], f"{NET}.1.{k + 1}",
+                 UPSTREAM_AS + k, 1) for k in range(4)]
+    if workload == "3":
+        if ctx.quick:  # 4 synthetic tables with different seeds stand in for the capture's peers
+            return [(["--synthetic", str(ctx.quick_prefixes // 4), "--seed", str(k + 1),
+                      "--prepend-own-as"], f"{NET}.1.{k + 1}", UPSTREAM_AS, 1) for k in range(4)]
+        ris = os.path.join(ctx.data, "mrt", "ris-2018-12-18-updates-76peers.mrt.gz")
+        return [(["--mrt", ris, "--all-peers", "--ipv4-only", "--prepend-own-as"],
+                 f"{NET}.1.1", UPSTREAM_AS, ctx.ris_ipv4_peers)]
+    raise ValueError(workload)
+
+
+def ris_ipv4_peer_count(ctx):
+    ris = os.path.join(ctx.data, "mrt", "ris-2018-12-18-updates-76peers.mrt.gz")
+    ok, out = run_ok([replay_bin(ctx), "--mrt", ris, "--list-peers", "--ipv4-only"], timeout=120)
+    if not ok:
+        raise RuntimeError("sluice-replay --list-peers: " + out)
+    return sum(1 for line in out.splitlines() if line.strip())
+
+
+def add_addr(base, i):
+    a, b, c, d = map(int, base.split("."))
+    n = (a << 24 | b << 16 | c << 8 | d) + i
+    return f"{n >> 24 & 255}.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
+
+
+def measure(device, workload, ctx, expect, log):
+    """One run; returns a dict of numbers, or raises RuntimeError."""
+    tmp = tempfile.mkdtemp(prefix=f"sluice-conv-{device.name}-")
+    specs = upstream_specs(workload, ctx)
+    upstream_peers = []
+    for _, addr, asn, sessions in specs:
+        upstream_peers += [(add_addr(addr, i), asn) for i in range(sessions)]
+    floor = isinstance(device, Floor)
+    procs, monitors, upstreams, roots = [], [], [], []
+    try:
+        if floor:
+            # Each upstream straight into its own monitor, which listens.
+            targets = []
+            for i, (_, addr, asn, sessions) in enumerate(specs):
+                port = free_port(MONITOR_ADDR)
+                m = JsonChild([replay_bin(ctx), "--listen", f"{MONITOR_ADDR}:{port}",
+                               "--local-as", str(MONITOR_AS), "--receive-only", "--linger",
+                               "--json", "--quiet", "--hold-time", "90"]
+                              + (["--expect", str(expect // len(specs))] if expect else []),
+                              f"{tmp}/monitor{i}.out")
+                monitors.append(m)
+                targets.append(f"{MONITOR_ADDR}:{port}")
+            time.sleep(0.3)
+        else:
+            port = free_port(DEVICE_ADDR)
+            topo = Topology(upstream_peers, port)
+            roots = device.start(topo, tmp, ctx)
+            procs.append(device)
+            m = JsonChild([replay_bin(ctx), "--connect", f"{DEVICE_ADDR}:{port}",
+                           "--local-address", MONITOR_ADDR, "--local-as", str(MONITOR_AS),
+                           "--peer-as", str(DEVICE_AS), "--receive-only", "--linger", "--json",
+                           "--quiet", "--hold-time", "90"]
+                          + (["--expect", str(expect)] if expect else []),
+                          f"{tmp}/monitor.out")
+            monitors.append(m)
+            targets = [f"{DEVICE_ADDR}:{port}"] * len(specs)
+            if not wait_for(lambda: (m.last("progress") or {}).get("established") == 1, 30,
+                            0.1):
+                raise RuntimeError("the monitor's session did not come up\n" + device.logs()
+                                   + m.tail())
+        pids = descendants(roots)
+        sampler = Sampler(roots)
+        sampler.start()
+        time.sleep(0.3)
+        idle_rss = rss_bytes(descendants(roots))
+        cpu0 = cpu_seconds(descendants(roots))
+        feed_begin = time.monotonic()
+        for i, (routes, addr, asn, sessions) in enumerate(specs):
+            argv = [replay_bin(ctx), "--connect", targets[i], "--local-address", addr,
+                    "--local-as", str(asn), "--hold-time", "90", "--linger", "--json",
+                    "--quiet"] + routes
+            if not floor:
+                argv += ["--peer-as", str(DEVICE_AS)]
+            argv += ["--next-hop", device.next_hop] if device.next_hop else ["--next-hop-self"]
+            if workload == "4":
+                argv.append("--withdraw-on-signal")
+            upstreams.append(JsonChild(argv, f"{tmp}/upstream{i}.out"))
+        total_sessions = sum(s[3] for s in specs)
+
+        def converged(sent_event, done_event, target_zero, begin):
+            """Waits from `begin` (CLOCK_MONOTONIC, like the "mono" stamps); returns (end mono,
+            prefixes held)."""
+            deadline = begin + ctx.timeout
+            all_sent_at = None
+            while time.monotonic() < deadline:
+                time.sleep(0.05)
+                for c in upstreams + monitors:
+                    if not c.alive():
+                        raise RuntimeError(f"{c.argv[0]} exited early:\n{c.tail()}\n"
+                                           + device.logs())
+                done = [mm.last(done_event) for mm in monitors]
+                if all(done):
+                    held = sum((mm.last("progress") or {}).get("held", 0) for mm in monitors)
+                    return max(d["mono"] for d in done), (0 if target_zero else expect or held)
+                sent = sum(len(u.find(sent_event)) for u in upstreams)
+                progress = [mm.last("progress") for mm in monitors]
+                if sent >= total_sessions and all_sent_at is None:
+                    all_sent_at = time.monotonic()
+                if all_sent_at is not None and all(progress):
+                    # Only reports written after everything was sent count.
+                    if min(p["mono"] for p in progress) < all_sent_at + 1:
+                        continue
+                    changed = max(p["held_changed_mono"] for p in progress)
+                    if changed < begin:
+                        raise RuntimeError(f"the monitor's prefixes did not change (held "
+                                           f"{sum(p['held'] for p in progress)})\n"
+                                           + device.logs())
+                    held = sum(p["held"] for p in progress)
+                    # Within a few prefixes of the expected count (the AS 0 routes): a short
+                    # wait; else a long one, as some daemons pause for seconds mid-table.
+                    near = expect and (held <= ctx.slack if target_zero
+                                       else held >= expect - ctx.slack)
+                    quiet = ctx.quiet_seconds if near else ctx.long_quiet_seconds
+                    if time.monotonic() - changed >= quiet:
+                        return changed, held
+            held = sum((mm.last("progress") or {}).get("held", 0) for mm in monitors)
+            raise RuntimeError(f"no convergence within {ctx.timeout} s (monitor holds {held})\n"
+                               + device.logs())
+
+        def first_mono(event):
+            found = [e["mono"] for u in upstreams for e in u.find(event)]
+            return min(found) if found else None
+
+        end, held = converged("table_sent", "held_all", False, feed_begin)
+        start = first_mono("table_start")
+        cpu1 = cpu_seconds(descendants(roots))
+        result = {"seconds": end - start, "cpu": cpu1 - cpu0, "held": held}
+        if workload == "4":
+            cpu0 = cpu_seconds(descendants(roots))
+            withdraw_begin = time.monotonic()
+            for u in upstreams:
+                u.proc.send_signal(signal.SIGUSR1)
+            end, held = converged("sent", "held_none", True, withdraw_begin)
+            start = first_mono("withdraw_start")
+            if start is None:
+                raise RuntimeError("the upstream did not start withdrawing")
+            result = {"seconds": end - start, "cpu": cpu_seconds(descendants(roots)) - cpu0,
+                      "held": held, "table_held": result["held"]}
+        peak = sampler.stop()
+        result["peak_rss"] = peak
+        base = result.get("table_held", result["held"])
+        result["bytes_per_route"] = (peak - idle_rss) / base if base and roots else 0
+        del pids
+        return result
+    finally:
+        for c in upstreams + monitors:
+            c.stop()
+        for d in procs:
+            d.stop()
+        if ctx.keep:
+            log(f"    kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- report
+
+def fmt_range(values, fmt):
+    med = statistics.median(values)
+    if len(values) == 1:
+        return fmt(med)
+    return f"{fmt(med)} ({fmt(min(values))}–{fmt(max(values))})"
+
+
+def table_markdown(results, workloads, devices, runs, expect_of):
+    lines = []
+    for w in workloads:
+        lines += [f"### Workload {w}: {WORKLOADS[w]}", ""]
+        if expect_of.get(w):
+            lines += [f"Expected prefixes at the monitor (from the floor run): {expect_of[w]:,}", ""]
+        lines += ["| device | time s | CPU s | peak RSS MB | bytes/prefix | prefixes held | runs |",
+                  "|---|---|---|---|---|---|---|"]
+        for d in devices:
+            r = results.get((w, d.name))
+            if r is None:
+                continue
+            if isinstance(r, str):
+                lines.append(f"| {d.label} | n/a: {r} | | | | | |")
+                continue
+            ok = [x for x in r if isinstance(x, dict)]
+            errors = [x for x in r if isinstance(x, str)]
+            if not ok:
+                lines.append(f"| {d.label} | failed: {errors[0][:120]} | | | | | 0/{len(r)} |")
+                continue
+            floor = isinstance(d, Floor)
+            held = sorted({x["held"] for x in ok})
+            lines.append(
+                f"| {d.label} | {fmt_range([x['seconds'] for x in ok], lambda v: f'{v:.2f}')} | "
+                + ("–" if floor else fmt_range([x['cpu'] for x in ok], lambda v: f'{v:.2f}'))
+                + " | "
+                + ("–" if floor else fmt_range([x['peak_rss'] / 1e6 for x in ok],
+                                               lambda v: f'{v:.0f}'))
+                + " | "
+                + ("–" if floor else fmt_range([x['bytes_per_route'] for x in ok],
+                                               lambda v: f'{v:.0f}'))
+                + f" | {', '.join(f'{h:,}' for h in held)} | {len(ok)}/{len(r)} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def chart(results, workloads, devices, path, log):
+    if shutil.which("gnuplot") is None:
+        log("gnuplot not found (Debian gnuplot-nox): no chart")
+        return False
+    data = path + ".dat"
+    names = [d for d in devices
+             if any(isinstance(results.get((w, d.name)), list) for w in workloads)]
+    with open(data, "w") as f:
+        f.write("device " + " ".join(f'"workload {w}"' for w in workloads) + "\n")
+        for d in names:
+            row = []
+            for w in workloads:
+                r = results.get((w, d.name))
+                ok = [x for x in r if isinstance(x, dict)] if isinstance(r, list) else []
+                row.append(f"{statistics.median([x['seconds'] for x in ok]):.3f}" if ok else "NaN")
+            f.write('"' + d.label.replace('"', "") + '" ' + " ".join(row) + "\n")
+    script = f"""set terminal pngcairo size 1200,600 noenhanced
+set output '{path}'
+set title 'Convergence time, median of runs (log scale; lower is better)'
+set ylabel 'seconds'
+set logscale y
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xtics rotate by -30
+set key top left autotitle columnheader
+set grid ytics
+plot for [i=2:{len(workloads) + 1}] '{data}' using i:xtic(1)
+"""
+    ok, out = run_ok(["gnuplot", "-e", script.replace("\n", "; ")], timeout=60)
+    if not ok:
+        with open(path + ".gp", "w") as f:
+            f.write(script)
+        ok, out = run_ok(["gnuplot", path + ".gp"], timeout=60)
+    if not ok:
+        log("gnuplot failed: " + out)
+    os.remove(data)
+    return ok
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--devices", default=",".join(ALL_DEVICES),
+                    help="comma-separated, from: " + ", ".join(ALL_DEVICES))
+    ap.add_argument("--workloads", default="1,2,3,4", help="comma-separated, from 1 2 3 4")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true",
+                    help="a small synthetic table instead of the captures (smoke test)")
+    ap.add_argument("--quick-prefixes", type=int, default=20000)
+    ap.add_argument("--build", default=os.environ.get("SLUICE_BUILD_DIR",
+                                                      os.path.join(REPO, "build")))
+    ap.add_argument("--data", default=os.environ.get("SLUICE_DATA_DIR", "/work/shared/data"),
+                    help="the folder holding mrt/ (default $SLUICE_DATA_DIR)")
+    ap.add_argument("--out", default=".", help="where results.md and convergence.png go")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per phase of a run")
+    ap.add_argument("--quiet-seconds", type=float, default=3,
+                    help="a monitor within --slack prefixes of the expected count and unchanged "
+                    "this long after everything was sent has converged")
+    ap.add_argument("--long-quiet-seconds", type=float, default=15,
+                    help="the same when the expected count is unknown or further away")
+    ap.add_argument("--slack", type=int, default=10, help="prefixes (see --quiet-seconds)")
+    ap.add_argument("--keep", action="store_true", help="keep each run's temporary folder")
+    args = ap.parse_args()
+
+    ctx = Context()
+    ctx.__dict__.update(vars(args))
+    ctx.build = os.path.abspath(args.build)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    if not os.access(replay_bin(ctx), os.X_OK):
+        sys.exit(f"{replay_bin(ctx)} not built (ninja -C {ctx.build} sluice-replay)")
+    workloads = [w for w in args.workloads.split(",") if w]
+    for w in workloads:
+        if w not in WORKLOADS:
+            sys.exit(f"unknown workload {w}")
+    names = [n for n in args.devices.split(",") if n]
+    for n in names:
+        if n not in ALL_DEVICES:
+            sys.exit(f"unknown device {n} (known: {', '.join(ALL_DEVICES)})")
+    names.sort(key=lambda n: n != "floor")  # the floor first: it gives the expected counts
+    devices = [make_device(n) for n in names]
+    if "3" in workloads and not args.quick:
+        ctx.ris_ipv4_peers = ris_ipv4_peer_count(ctx)
+        log(f"RIS capture: {ctx.ris_ipv4_peers} IPv4 peers")
+
+    started = datetime.datetime.now(datetime.timezone.utc)
+    results, expect_of = {}, {}
+    os.makedirs(args.out, exist_ok=True)
+    loads = []
+
+    def write(final):
+        """results.md after every device (an interrupted run keeps what it measured)."""
+        load = open("/proc/loadavg").read().split()[:3]
+        mean_load = (f"; load average (1 min) sampled during the runs: median "
+                     f"{statistics.median(loads):.1f}, max {max(loads):.1f}" if loads else "")
+        header = (f"Run {started:%Y-%m-%d %H:%M} UTC, {args.runs} run(s) each, "
+                  + (f"--quick ({args.quick_prefixes} synthetic prefixes)" if args.quick
+                     else "real captures")
+                  + f"; load average at the {'end' if final else 'last write'}: {' '.join(load)}"
+                  + mean_load + f"; {os.cpu_count()} CPUs.\n")
+        md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
+        with open(os.path.join(args.out, "results.md"), "w") as f:
+            f.write(md)
+        return md
+
+    # SIGTERM ends the run like Ctrl-C: the running daemons are stopped, results are kept.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        for w in workloads:
+            for d in devices:
+                ok, why = d.available(ctx)
+                if ok and isinstance(d, Floor) and w == "3" and not args.quick:
+                    ok, why = False, "the monitor takes one session; the capture has one per peer"
+                if not ok:
+                    results[(w, d.name)] = why
+                    log(f"workload {w} {d.name}: n/a ({why})")
+                    continue
+                runs = []
+                for i in range(args.runs):
+                    loads.append(float(open("/proc/loadavg").read().split()[0]))
+                    try:
+                        r = measure(d, w, ctx, expect_of.get(w), log)
+                        runs.append(r)
+                        log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, "
+                            f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB, "
+                            f"held {r['held']}")
+                    except RuntimeError as e:
+                        runs.append(str(e).splitlines()[0])
+                        log(f"workload {w} {d.name} run {i + 1}: FAILED {e}")
+                    results[(w, d.name)] = runs
+                if isinstance(d, Floor):
+                    held = [x["table_held"] if "table_held" in x else x["held"]
+                            for x in runs if isinstance(x, dict)]
+                    if held and w != "3":
+                        # Workload 2: 4 monitors, each with the same table.
+                        expect_of[w] = max(held) // len(upstream_specs(w, ctx))
+                write(False)
+    except KeyboardInterrupt:
+        log("interrupted: writing what was measured")
+    md = write(True)
+    print(md)
+    png = os.path.join(args.out, "convergence.png")
+    if chart(results, workloads, devices, png, log):
+        log(f"chart: {png}")
+
+if __name__ == "__main__":
+    main()

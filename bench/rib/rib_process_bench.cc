@@ -1,0 +1,383 @@
+// rib_process_bench: the RIB process end to end (issue 5's benchmark) — real processes: a
+// Finder, sluice-fea (dummy backend) and sluice-rib started by this program in a private
+// SLUICE_RUNDIR, and this program as the protocol, sending the 577,706 prefixes of the PCH
+// capture as ebgp routes (nexthop 192.0.2.2, resolvable through the FEA's eth0 192.0.2.1/24)
+// with rib/1.0/add_routes_packed (--unpacked: add_routes), in batches, several in flight.
+// Measured, each over N runs (median, min, max):
+//   - routes per second from the first batch sent until the FEA's FIB holds every route
+//     (polled through profile/1.0/describe_plumbing every 2 ms);
+//   - RIB bytes per route: sluice-rib's VmRSS with the table loaded minus before, over routes;
+//   - CPU microseconds per route used by sluice-rib and by sluice-fea over the load, which
+//     depend much less than the rate on what else the machine runs (though on a loaded
+//     machine they too move by tens of percent: shared caches, clock).
+//
+//   rib_process_bench [--runs N] [--batch N] [--in-flight N] [--fea-batch N]
+//                     [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... [--unpacked]
+//                     [--hold]
+//
+// The prefixes come from $SLUICE_DATA_DIR/mrt/pch-2015-10-23-fulltable-updates.mrt.gz read with
+// the project's MRT reader (bgp/mrt); without it, a synthetic table of the same size.
+// --hold keeps the processes running after the first run's load (for perf), until Enter.
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "bench/net/bench_prefixes.h"
+#include "bgp/mrt/bgpdump_format.h"
+#include "bgp/mrt/mrt_reader.h"
+#include "ipc/proto/profile.pb.h"
+#include "ipc/proto/rib.pb.h"
+#include "ipc/types_convert.h"
+#include "ipc/xrl_router.h"
+#include "tests/system/fea_rib_processes.h"
+
+namespace sluice {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace pb = rib::v1;
+
+const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
+const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
+    "rib/1.0/add_routes_packed"};
+const ipc::Method<profile::v1::DescribePlumbingRequest, profile::v1::DescribePlumbingReply>
+    kDescribe{"profile/1.0/describe_plumbing"};
+
+struct Options {
+  int runs = 5;
+  size_t batch = 1000;
+  size_t in_flight = 8;
+  std::string fea_batch = "1000";
+  std::string fea_in_flight = "4";
+  size_t prefixes = 0;  // 0: all
+  std::vector<std::string> rib_args;
+  bool hold = false;
+  bool unpacked = false;  // add_routes instead of add_routes_packed
+};
+
+// The distinct prefixes announced in the capture, in order of first announcement, through the
+// project's MRT decoder (its bgpdump-format lines: field 6 of "A" lines).
+std::vector<net::Prefix> CapturePrefixes(std::string* source) {
+  const char* dir = std::getenv("SLUICE_DATA_DIR");
+  if (dir != nullptr) {
+    std::string path = std::string(dir) + "/mrt/pch-2015-10-23-fulltable-updates.mrt.gz";
+    auto reader = bgp::mrt::MrtReader::Open(path);
+    if (reader.ok()) {
+      bgp::AttributeStore store;
+      bgp::mrt::BgpdumpFormatter formatter(&store);
+      bgp::mrt::MrtRecord record;
+      std::vector<net::Prefix> out;
+      absl::flat_hash_set<net::Prefix> seen;
+      std::string text;
+      while ((*reader)->Next(&record)) {
+        text.clear();
+        formatter.Format(record, &text);
+        size_t pos = 0;
+        while (pos < text.size()) {
+          size_t end = text.find('\n', pos);
+          std::string_view line(text.data() + pos, end - pos);
+          pos = end + 1;
+          // BGP4MP_ET|time|A|peer|as|PREFIX|...
+          size_t f[6];
+          size_t at = 0;
+          int n = 0;
+          for (; n < 6; ++n) {
+            at = line.find('|', n == 0 ? 0 : f[n - 1] + 1);
+            if (at == std::string_view::npos) break;
+            f[n] = at;
+          }
+          if (n < 6 || line.substr(f[1] + 1, f[2] - f[1] - 1) != "A") continue;
+          auto p = net::Prefix::ParseAndMask(line.substr(f[4] + 1, f[5] - f[4] - 1));
+          if (p.ok() && seen.insert(*p).second) out.push_back(*p);
+        }
+      }
+      *source = path + " (bgp/mrt)";
+      return out;
+    }
+    std::cerr << "rib_process_bench: " << reader.status() << "\n";
+  }
+  *source = "a synthetic table (SLUICE_DATA_DIR unset or the capture missing)";
+  return bench::SyntheticIPv4Table(577706);
+}
+
+int64_t RssBytes(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;
+  }
+  return 0;
+}
+
+// User plus system CPU seconds the process has used so far (/proc/PID/stat fields 14 and 15).
+double CpuSeconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t at = text.rfind(')');  // the command name may hold spaces
+  if (at == std::string::npos) return 0;
+  std::istringstream fields(text.substr(at + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::atof(field.c_str());
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+struct Run {
+  double routes_per_s = 0;
+  double rib_cpu_us_per_route = 0;  // sluice-rib's CPU time over the load, per route
+  double fea_cpu_us_per_route = 0;
+  double rib_bytes_per_route = 0;
+  double fea_bytes_per_route = 0;
+};
+
+class Bench {
+ public:
+  Bench(const Options& options, const std::vector<net::Prefix>& prefixes)
+      : options_(options), prefixes_(prefixes) {}
+
+  std::optional<Run> RunOnce(bool hold) {
+    testing::FeaRibProcesses p;
+    if (!p.StartFinder() ||
+        !p.StartFea({"--backend", "dummy", "--interface", "eth0=192.0.2.1/24"})) {
+      return std::nullopt;
+    }
+    std::vector<std::string> rib_args = {"--fea-batch-size", options_.fea_batch,
+                                         "--fea-max-in-flight", options_.fea_in_flight};
+    rib_args.insert(rib_args.end(), options_.rib_args.begin(), options_.rib_args.end());
+    if (!p.StartRib(rib_args) ||
+        !testing::FeaRibProcesses::WaitFor([&] { return p.Status("rib") == "READY"; })) {
+      return std::nullopt;
+    }
+    boost::asio::io_context io;
+    auto guard = boost::asio::make_work_guard(io);
+    ipc::RouterOptions router_options;
+    router_options.finder_address = "unix:" + p.rundir() + "/finder.sock";
+    router_options.serve = false;  // a pure client
+    ipc::XrlRouter router(io, "bench", "bench", router_options);
+    if (!router.Start().ok()) return std::nullopt;
+    if (!RunUntil(
+            io, [&] { return router.registered(); }, 5000))
+      return std::nullopt;
+
+    // The FIB before: the connected routes (lo, eth0).
+    const int64_t base = FibSize(io, router);
+    const int64_t connected_overlap =
+        std::count_if(prefixes_.begin(), prefixes_.end(), [](const net::Prefix& x) {
+          return x == *net::Prefix::Parse("192.0.2.0/24") ||
+                 x == *net::Prefix::Parse("127.0.0.0/8");
+        });
+    const int64_t target = base + static_cast<int64_t>(prefixes_.size()) - connected_overlap;
+    const int64_t rib_rss0 = RssBytes(p.rib()->pid());
+    const int64_t fea_rss0 = RssBytes(p.fea()->pid());
+    const double rib_cpu0 = CpuSeconds(p.rib()->pid());
+    const double fea_cpu0 = CpuSeconds(p.fea()->pid());
+
+    const net::IPAddress nexthop = *net::IPAddress::Parse("192.0.2.2");
+    const auto t0 = Clock::now();
+    size_t next = 0, in_flight = 0;
+    bool failed = false;
+    std::function<void()> send;
+    auto answered = [&](absl::StatusOr<pb::RoutesReply> reply) {
+      --in_flight;
+      if (!reply.ok()) {
+        std::cerr << "add_routes: " << reply.status() << "\n";
+        failed = true;
+      }
+      send();
+    };
+    send = [&] {
+      while (in_flight < options_.in_flight && next < prefixes_.size()) {
+        const size_t end = std::min(prefixes_.size(), next + options_.batch);
+        ++in_flight;
+        if (options_.unpacked) {
+          pb::RoutesRequest request;
+          request.set_protocol("ebgp");
+          request.mutable_routes()->Reserve(static_cast<int>(end - next));
+          for (; next < end; ++next) {
+            pb::RouteEntry* e = request.add_routes();
+            ipc::ToProto(prefixes_[next], e->mutable_network());
+            ipc::ToProto(nexthop, e->mutable_nexthop());
+          }
+          router.Call("rib", kAddRoutes, std::move(request), answered);
+          continue;
+        }
+        // One packed batch per run of one family (the PCH capture holds IPv4 only). An IPv6
+        // prefix gets no nexthop and so refuses its batch, as add_routes would with 192.0.2.2.
+        pb::AddRoutesPackedRequest request;
+        request.set_protocol("ebgp");
+        const net::Family family = prefixes_[next].family();
+        request.set_ipv6(family == net::Family::kIPv6);
+        const int n = static_cast<int>(end - next);
+        request.mutable_lengths()->Reserve(n);
+        request.mutable_networks()->Reserve(n * ipc::AddressWords(family));
+        request.mutable_nexthops()->Reserve(n * ipc::AddressWords(family));
+        for (; next < end && prefixes_[next].family() == family; ++next) {
+          request.add_lengths(static_cast<uint32_t>(prefixes_[next].length()));
+          ipc::AppendWords(prefixes_[next].address(), request.mutable_networks());
+          if (family == nexthop.family()) {
+            ipc::AppendWords(nexthop, request.mutable_nexthops());
+          } else {
+            ipc::AppendZeroWords(family, request.mutable_nexthops());
+          }
+        }
+        router.Call("rib", kAddRoutesPacked, std::move(request), answered);
+      }
+    };
+    send();
+    RunUntil(
+        io, [&] { return failed || (next == prefixes_.size() && in_flight == 0); }, 600000);
+    if (failed) return std::nullopt;
+    const auto sent = Clock::now();
+    int64_t size = 0;
+    while ((size = FibSize(io, router)) < target) {
+      if (size < 0 || Clock::now() - t0 > std::chrono::minutes(10)) return std::nullopt;
+      RunFor(io, 2);
+    }
+    const auto t1 = Clock::now();
+    Run run;
+    const double seconds = std::chrono::duration<double>(t1 - t0).count();
+    run.routes_per_s = static_cast<double>(prefixes_.size()) / seconds;
+    run.rib_bytes_per_route =
+        static_cast<double>(RssBytes(p.rib()->pid()) - rib_rss0) / prefixes_.size();
+    run.fea_bytes_per_route =
+        static_cast<double>(RssBytes(p.fea()->pid()) - fea_rss0) / prefixes_.size();
+    run.rib_cpu_us_per_route = (CpuSeconds(p.rib()->pid()) - rib_cpu0) * 1e6 / prefixes_.size();
+    run.fea_cpu_us_per_route = (CpuSeconds(p.fea()->pid()) - fea_cpu0) * 1e6 / prefixes_.size();
+    std::printf("    all sent to the RIB after %.3f s, all in the FEA after %.3f s (FIB %lld)\n",
+                std::chrono::duration<double>(sent - t0).count(), seconds,
+                static_cast<long long>(size));
+    if (hold) {
+      std::printf("    holding: rib pid %d, fea pid %d; press Enter\n", p.rib()->pid(),
+                  p.fea()->pid());
+      std::getchar();
+    }
+    p.Stop(p.rib_process(), SIGTERM);
+    p.Stop(p.fea_process(), SIGTERM);
+    return run;
+  }
+
+ private:
+  template <typename P>
+  static bool RunUntil(boost::asio::io_context& io, P done, int ms) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(ms);
+    while (!done() && Clock::now() < deadline) io.run_one_for(std::chrono::milliseconds(5));
+    return done();
+  }
+  static void RunFor(boost::asio::io_context& io, int ms) {
+    io.run_for(std::chrono::milliseconds(ms));
+  }
+  // "Fib: N routes" from the FEA's describe_plumbing; -1 on failure.
+  static int64_t FibSize(boost::asio::io_context& io, ipc::XrlRouter& router) {
+    std::optional<absl::StatusOr<profile::v1::DescribePlumbingReply>> reply;
+    router.Call(
+        "fea", kDescribe, profile::v1::DescribePlumbingRequest(),
+        [&](absl::StatusOr<profile::v1::DescribePlumbingReply> r) { reply = std::move(r); });
+    if (!RunUntil(
+            io, [&] { return reply.has_value(); }, 10000) ||
+        !reply->ok())
+      return -1;
+    static const std::regex kFib("Fib: ([0-9]+) routes");
+    std::smatch m;
+    const std::string& text = (*reply)->text();
+    if (!std::regex_search(text, m, kFib)) return -1;
+    return std::atoll(m[1].str().c_str());
+  }
+
+  const Options& options_;
+  const std::vector<net::Prefix>& prefixes_;
+};
+
+void Report(const char* what, std::vector<double> v, const char* unit) {
+  std::sort(v.begin(), v.end());
+  std::printf("  %-22s median %12.1f  min %12.1f  max %12.1f  %s\n", what, v[v.size() / 2],
+              v.front(), v.back(), unit);
+}
+
+}  // namespace
+}  // namespace sluice
+
+int main(int argc, char** argv) {
+  using namespace sluice;
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (arg == "--runs") {
+      options.runs = std::max(1, std::atoi(next().c_str()));
+    } else if (arg == "--batch") {
+      options.batch = std::max(1, std::atoi(next().c_str()));
+    } else if (arg == "--in-flight") {
+      options.in_flight = std::max(1, std::atoi(next().c_str()));
+    } else if (arg == "--fea-batch") {
+      options.fea_batch = next();
+    } else if (arg == "--fea-in-flight") {
+      options.fea_in_flight = next();
+    } else if (arg == "--prefixes") {
+      options.prefixes = std::max(1, std::atoi(next().c_str()));
+    } else if (arg == "--rib-arg") {
+      options.rib_args.push_back(next());
+    } else if (arg == "--unpacked") {
+      options.unpacked = true;
+    } else if (arg == "--hold") {
+      options.hold = true;
+    } else {
+      std::cerr << "usage: rib_process_bench [--runs N] [--batch N] [--in-flight N] "
+                   "[--fea-batch N] [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... "
+                   "[--unpacked] [--hold]\n";
+      return 2;
+    }
+  }
+  // The processes are found through SLUICE_BUILD_DIR (tests/system/child_process.h).
+  setenv("SLUICE_BUILD_DIR", SLUICE_BENCH_BUILD_DIR, /*overwrite=*/0);
+  std::string source;
+  std::vector<net::Prefix> prefixes = CapturePrefixes(&source);
+  if (options.prefixes > 0 && options.prefixes < prefixes.size()) prefixes.resize(options.prefixes);
+  std::printf(
+      "rib_process_bench: %zu prefixes from %s; %s batches of %zu, %zu in flight to the "
+      "RIB; FIB batches of %s, %s in flight; %d runs\n",
+      prefixes.size(), source.c_str(), options.unpacked ? "add_routes" : "add_routes_packed",
+      options.batch, options.in_flight, options.fea_batch.c_str(), options.fea_in_flight.c_str(),
+      options.runs);
+  Bench bench(options, prefixes);
+  std::vector<double> rate, rib_bytes, fea_bytes, rib_cpu, fea_cpu;
+  for (int i = 0; i < options.runs; ++i) {
+    std::optional<Run> r = bench.RunOnce(options.hold && i == 0);
+    if (!r) {
+      std::cerr << "run " << i + 1 << " failed\n";
+      return 1;
+    }
+    std::printf(
+        "  run %d: %.0f routes/s end to end, RIB %.1f B/route, FEA %.1f B/route (RSS); CPU "
+        "per route: RIB %.2f us, FEA %.2f us\n",
+        i + 1, r->routes_per_s, r->rib_bytes_per_route, r->fea_bytes_per_route,
+        r->rib_cpu_us_per_route, r->fea_cpu_us_per_route);
+    rate.push_back(r->routes_per_s);
+    rib_bytes.push_back(r->rib_bytes_per_route);
+    fea_bytes.push_back(r->fea_bytes_per_route);
+    rib_cpu.push_back(r->rib_cpu_us_per_route);
+    fea_cpu.push_back(r->fea_cpu_us_per_route);
+  }
+  Report("end to end", rate, "routes/s");
+  Report("sluice-rib RSS growth", rib_bytes, "bytes/route");
+  Report("sluice-fea RSS growth", fea_bytes, "bytes/route");
+  Report("sluice-rib CPU", rib_cpu, "us/route");
+  Report("sluice-fea CPU", fea_cpu, "us/route");
+  return 0;
+}

@@ -1,0 +1,73 @@
+#include "bgp/process/bgp_daemon.h"
+
+#include "bgp/process/bgp_service.h"
+#include "bgp/process/damping_service.h"
+#include "bgp/process/profile_service.h"
+#include "net/log.h"
+#include "net/status_macros.h"
+
+namespace sluice::bgp::process {
+
+BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
+    : options_(std::move(options)),
+      router_(std::make_unique<ipc::XrlRouter>(io, "bgp", options_.instance, options_.router)) {
+  for (const char* point : {"bgp_route_in", "bgp_queued_to_rib", "bgp_sent_to_rib"}) {
+    profiler_.Point(point);
+  }
+  // RIB <- BGP: nexthop interest and winning routes over rib/1.0.
+  if (!options_.rib.empty()) {
+    rib_ = std::make_unique<RibIpcClient>(io, router_.get(), options_.rib, options_.instance);
+  }
+  BgpProcessOptions o;
+  o.interest = rib_.get();
+  o.rib = rib_.get();
+  o.profiler = &profiler_;
+  o.pipeline = options_.pipeline;
+  o.ipv4 = options_.ipv4;
+  o.ipv6 = options_.ipv6;
+  bgp_ = std::make_unique<BgpProcess>(io, o);
+  damping_ = std::make_unique<DampingControl>(&bgp_->routing());
+  // RIB -> BGP: redistributed routes through the redist:PROTOCOL banks.
+  if (rib_) {
+    redist_ = std::make_unique<BgpRedist>(
+        bgp_.get(), [rib = rib_.get()](net::Family f, const std::string& protocol, bool on) {
+          rib->RedistSubscribe(f, protocol, on);
+        });
+  }
+  policy_ = std::make_unique<BgpPolicyBackend>(bgp_.get(), redist_.get());
+}
+
+BgpDaemon::~BgpDaemon() { Shutdown(); }
+
+absl::Status BgpDaemon::Start() {
+  // bgp/1.0, rib_client/1.0, profile/1.0 -> BgpProcess.
+  RETURN_IF_ERROR(ServeBgp(*router_, *bgp_));
+  RETURN_IF_ERROR(ServeDamping(*router_, *damping_));  // bgp/1.0 damping methods
+  if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_, redist_.get()));
+  RETURN_IF_ERROR(ServePolicyBackend(*router_, *policy_));
+  RETURN_IF_ERROR(ServeProfile(*router_, &profiler_, [this] { return bgp_->Describe(); }));
+  // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route.
+  if (rib_) {
+    router_->WatchClass(options_.rib, [this](const ipc::TargetEvent& e) {
+      if (shut_down_) return;
+      if (e.kind == ipc::TargetEvent::kBirth) {
+        SLUICE_LOG(kInfo) << "RIB " << e.instance_name << " is up: registering and sending routes";
+        rib_->RegisterProtocols();
+        bgp_->OnRibBorn();
+        redist_->OnRibBorn();
+      } else {
+        SLUICE_LOG(kWarning) << "RIB " << e.instance_name << " died";
+      }
+    });
+  }
+  return router_->Start();
+}
+
+void BgpDaemon::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  router_->SetStatus(common::v1::SHUTDOWN, "shutting down");
+  bgp_->Shutdown();
+}
+
+}  // namespace sluice::bgp::process

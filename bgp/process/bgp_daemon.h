@@ -1,0 +1,76 @@
+#pragma once
+// BgpDaemon: everything sluice-bgp runs, wired (main.cc adds only flags and signals; tests build
+// the same thing in-process):
+//
+//   XrlRouter (class "bgp") ──serves──► bgp/1.0 (bgp_service.h)        ─┐
+//                           ──serves──► rib_client/1.0 (bgp_service.h) ─┼─► BgpProcess
+//                           ──serves──► profile/1.0 (profile_service.h) ┘   (sessions + pipeline)
+//                           ──serves──► policy_backend/1.0 (policy_service.h) ─► the peers'
+//                                       filter slots, BgpRedist (bgp_redist.h)
+//   rib_client/1.0/redist_routes ──► BgpRedist ──► BgpProcess::Originate / WithdrawOriginated
+//   BgpProcess ──NexthopInterestClient / RibRouteClient──► RibIpcClient ──► rib/1.0 calls
+//   Finder birth of the RIB class ──► RibIpcClient::RegisterProtocols + BgpProcess::OnRibBorn
+//                                     + BgpRedist::OnRibBorn (subscribe again)
+//   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
+//
+// Profiling points: bgp_route_in (a prefix enters BGP), bgp_queued_to_rib, bgp_sent_to_rib.
+// describe_plumbing answers BgpRouting::Describe().
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "bgp/process/bgp_process.h"
+#include "bgp/process/bgp_redist.h"
+#include "bgp/process/policy_service.h"
+#include "bgp/process/rib_ipc_client.h"
+#include "bgp/stages/damping_control.h"
+#include "ipc/xrl_router.h"
+#include "stage/profile.h"
+
+namespace sluice::bgp::process {
+
+struct BgpDaemonOptions {
+  std::string instance = "bgp";  // our instance name (the RIB calls it back)
+  ipc::RouterOptions router;     // the Finder's address, endpoints
+  std::string rib = "rib";       // the RIB's class or instance; empty: run without a RIB
+  bool ipv4 = true;
+  bool ipv6 = true;
+  PipelineOptions pipeline;
+};
+
+class BgpDaemon {
+ public:
+  BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options);
+  ~BgpDaemon();
+  BgpDaemon(const BgpDaemon&) = delete;
+  BgpDaemon& operator=(const BgpDaemon&) = delete;
+
+  // Registers the handlers and the RIB watch, then starts serving and registering.
+  // Errors: those of XrlRouter::Handle and Start.
+  absl::Status Start();
+  // Status SHUTDOWN; every session ends with Cease / Administrative Shutdown. Idempotent.
+  void Shutdown();
+
+  BgpProcess& bgp() { return *bgp_; }
+  ipc::XrlRouter& router() { return *router_; }
+  stage::Profiler& profiler() { return profiler_; }
+  RibIpcClient* rib() { return rib_.get(); }  // null without a RIB
+  DampingControl& damping() { return *damping_; }
+  BgpPolicyBackend& policy() { return *policy_; }
+  BgpRedist* redist() { return redist_.get(); }  // null without a RIB
+
+ private:
+  BgpDaemonOptions options_;
+  // Destroyed in reverse: the core first (it may still send to the RIB), the router last.
+  std::unique_ptr<ipc::XrlRouter> router_;
+  stage::Profiler profiler_;
+  std::unique_ptr<RibIpcClient> rib_;
+  std::unique_ptr<BgpProcess> bgp_;
+  std::unique_ptr<DampingControl> damping_;  // issue 13: plumbs stages into bgp_'s pipelines
+  std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
+  std::unique_ptr<BgpPolicyBackend> policy_;
+  bool shut_down_ = false;
+};
+
+}  // namespace sluice::bgp::process

@@ -1,0 +1,321 @@
+#include "bgp/process/bgp_service.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "bgp/process/bgp_convert.h"
+#include "bgp/process/methods.h"
+#include "ipc/types_convert.h"
+#include "net/status_macros.h"
+
+namespace sluice::bgp::process {
+
+namespace {
+
+constexpr size_t kDefaultPage = 1000;
+constexpr size_t kMaxPage = 100000;
+
+// A required address field: InvalidArgument naming it when absent or malformed.
+absl::StatusOr<net::IPAddress> Address(const char* method, const char* field, bool present,
+                                       const types::v1::IPAddress& a) {
+  if (!present) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: %s is required", method, field));
+  }
+  absl::StatusOr<net::IPAddress> r = ipc::FromProto(a);
+  if (!r.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s: %s", method, field, r.status().message()));
+  }
+  return r;
+}
+
+absl::StatusOr<net::Prefix> Network(const char* method, const char* field, bool present,
+                                    const types::v1::IPPrefix& p) {
+  if (!present) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: %s is required", method, field));
+  }
+  absl::StatusOr<net::Prefix> r = ipc::FromProto(p);
+  if (!r.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %s: %s", method, field, r.status().message()));
+  }
+  return r;
+}
+
+// A handler for the five methods that take a peer's address.
+template <typename Reply, typename Fn>
+auto PeerHandler(const char* method, Fn fn) {
+  return [method, fn](const v1::PeerRequest& r) -> absl::StatusOr<Reply> {
+    ASSIGN_OR_RETURN(net::IPAddress a, Address(method, "address", r.has_address(), r.address()));
+    return fn(a);
+  };
+}
+
+absl::StatusOr<v1::ListRoutesReply> ListRoutes(BgpProcess& bgp, const v1::ListRoutesRequest& r) {
+  constexpr const char* m = "list_routes";
+  RouteQuery q;
+  switch (r.view()) {
+    case v1::LOC_RIB:
+      q.view = RibView::kLocRib;
+      break;
+    case v1::ADJ_RIB_IN:
+      q.view = RibView::kAdjRibIn;
+      break;
+    case v1::ADJ_RIB_OUT:
+      q.view = RibView::kAdjRibOut;
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(m, ": unknown view ", int(r.view())));
+  }
+  absl::StatusOr<std::optional<AfiSafi>> family = FamilyFromText(r.family());
+  if (!family.ok())
+    return absl::InvalidArgumentError(absl::StrCat(m, ": ", family.status().message()));
+  std::optional<net::Family> f;
+  if (*family) f = (*family)->afi == Afi::kIPv6 ? net::Family::kIPv6 : net::Family::kIPv4;
+  if (r.has_peer()) {
+    ASSIGN_OR_RETURN(q.peer, Address(m, "peer", true, r.peer()));
+  }
+  if (r.has_prefix()) {
+    ASSIGN_OR_RETURN(q.prefix, Network(m, "prefix", true, r.prefix()));
+  }
+  if (r.has_within()) {
+    ASSIGN_OR_RETURN(q.within, Network(m, "within", true, r.within()));
+  }
+  if (r.has_start_after()) {
+    ASSIGN_OR_RETURN(q.after, Network(m, "start_after", true, r.start_after()));
+  }
+  for (const std::optional<net::Prefix>* p : {&q.prefix, &q.within, &q.after}) {
+    if (!*p) continue;
+    if (f && *f != (*p)->family()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(m, ": ", (*p)->ToString(), " is not of family ", r.family()));
+    }
+    f = (*p)->family();
+  }
+  q.family = f.value_or(net::Family::kIPv4);
+  const size_t page =
+      r.max_routes() == 0 ? kDefaultPage : std::min<size_t>(r.max_routes(), kMaxPage);
+  q.max = page + 1;  // one more tells whether another page follows
+  ASSIGN_OR_RETURN(std::vector<BgpRoute> routes, bgp.ReadRoutes(q));
+  v1::ListRoutesReply reply;
+  reply.set_more(routes.size() > page);
+  if (routes.size() > page) routes.resize(page);
+  reply.mutable_routes()->Reserve(int(routes.size()));
+  for (const BgpRoute& route : routes) ToProto(route, reply.add_routes());
+  return reply;
+}
+
+absl::StatusOr<v1::ListRoutesReply> Candidates(BgpProcess& bgp,
+                                               const v1::GetRouteCandidatesRequest& r) {
+  ASSIGN_OR_RETURN(net::Prefix prefix,
+                   Network("get_route_candidates", "prefix", r.has_prefix(), r.prefix()));
+  RouteQuery q;
+  q.view = RibView::kLocRib;
+  q.family = prefix.family();
+  q.prefix = prefix;
+  std::optional<BgpRoute> best;
+  if (absl::StatusOr<std::vector<BgpRoute>> b = bgp.ReadRoutes(q); b.ok() && !b->empty()) {
+    best = b->front();
+  }
+  v1::ListRoutesReply reply;
+  std::vector<BgpRoute> all = bgp.routing().Candidates(prefix);
+  auto is_best = [&](const BgpRoute& c) {
+    return best && best->source == c.source && best->path_id == c.path_id;
+  };
+  std::stable_partition(all.begin(), all.end(), is_best);
+  for (const BgpRoute& c : all) {
+    v1::Route* out = reply.add_routes();
+    ToProto(c, out);
+    out->set_best(is_best(c));
+  }
+  return reply;
+}
+
+}  // namespace
+
+absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
+  RETURN_IF_ERROR(router.Handle(
+      kSetLocalAs, [&](const v1::SetLocalAsRequest& r) -> absl::StatusOr<v1::SetLocalAsReply> {
+        RETURN_IF_ERROR(bgp.SetLocalAs(r.as()));
+        return v1::SetLocalAsReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kSetBgpId, [&](const v1::SetBgpIdRequest& r) -> absl::StatusOr<v1::SetBgpIdReply> {
+        RETURN_IF_ERROR(bgp.SetBgpId(ipc::FromProto(r.id())));
+        return v1::SetBgpIdReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kGetLocalConfig,
+      [&](const v1::GetLocalConfigRequest&) -> absl::StatusOr<v1::GetLocalConfigReply> {
+        v1::GetLocalConfigReply reply;
+        reply.set_as(bgp.local().as);
+        ipc::ToProto(bgp.local().bgp_id, reply.mutable_id());
+        for (const ListenerInfo& l : bgp.listeners()) {
+          v1::Listener* out = reply.add_listeners();
+          ipc::ToProto(l.address, out->mutable_address());
+          out->set_port(l.port);
+        }
+        reply.set_rib(bgp.has_rib());
+        return reply;
+      }));
+  RETURN_IF_ERROR(
+      router.Handle(kListen, [&](const v1::ListenRequest& r) -> absl::StatusOr<v1::ListenReply> {
+        ASSIGN_OR_RETURN(net::IPAddress a,
+                         Address("listen", "address", r.has_address(), r.address()));
+        if (r.port() > 65535) return absl::InvalidArgumentError("listen: port over 65535");
+        ASSIGN_OR_RETURN(uint16_t port, bgp.Listen(a, uint16_t(r.port())));
+        v1::ListenReply reply;
+        reply.set_port(port);
+        return reply;
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kStopListening,
+      [&](const v1::StopListeningRequest& r) -> absl::StatusOr<v1::StopListeningReply> {
+        ASSIGN_OR_RETURN(net::IPAddress a,
+                         Address("stop_listening", "address", r.has_address(), r.address()));
+        if (r.port() > 65535) return absl::InvalidArgumentError("stop_listening: port over 65535");
+        RETURN_IF_ERROR(bgp.StopListening(a, uint16_t(r.port())));
+        return v1::StopListeningReply();
+      }));
+  RETURN_IF_ERROR(
+      router.Handle(kAddPeer, [&](const v1::AddPeerRequest& r) -> absl::StatusOr<v1::AddPeerReply> {
+        ASSIGN_OR_RETURN(auto config, PeerFromProto(r));
+        RETURN_IF_ERROR(bgp.AddPeer(config.first, std::move(config.second)));
+        return v1::AddPeerReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kRemovePeer,
+      PeerHandler<v1::PeerReply>("remove_peer",
+                                 [&](const net::IPAddress& a) -> absl::StatusOr<v1::PeerReply> {
+                                   RETURN_IF_ERROR(bgp.RemovePeer(a));
+                                   return v1::PeerReply();
+                                 })));
+  RETURN_IF_ERROR(router.Handle(
+      kEnablePeer,
+      PeerHandler<v1::PeerReply>("enable_peer",
+                                 [&](const net::IPAddress& a) -> absl::StatusOr<v1::PeerReply> {
+                                   RETURN_IF_ERROR(bgp.EnablePeer(a));
+                                   return v1::PeerReply();
+                                 })));
+  RETURN_IF_ERROR(router.Handle(
+      kDisablePeer,
+      PeerHandler<v1::PeerReply>("disable_peer",
+                                 [&](const net::IPAddress& a) -> absl::StatusOr<v1::PeerReply> {
+                                   RETURN_IF_ERROR(bgp.DisablePeer(a));
+                                   return v1::PeerReply();
+                                 })));
+  RETURN_IF_ERROR(router.Handle(
+      kResetPeer, PeerHandler<v1::PeerReply>(
+                      "reset_peer", [&](const net::IPAddress& a) -> absl::StatusOr<v1::PeerReply> {
+                        RETURN_IF_ERROR(bgp.ResetPeer(a));
+                        return v1::PeerReply();
+                      })));
+  RETURN_IF_ERROR(router.Handle(
+      kGetPeer, PeerHandler<v1::GetPeerReply>(
+                    "get_peer", [&](const net::IPAddress& a) -> absl::StatusOr<v1::GetPeerReply> {
+                      ASSIGN_OR_RETURN(PeerView view, bgp.GetPeer(a));
+                      v1::GetPeerReply reply;
+                      ToProto(view, reply.mutable_peer());
+                      return reply;
+                    })));
+  RETURN_IF_ERROR(router.Handle(
+      kListPeers, [&](const v1::ListPeersRequest&) -> absl::StatusOr<v1::ListPeersReply> {
+        v1::ListPeersReply reply;
+        for (const PeerView& v : bgp.ListPeers()) ToProto(v, reply.add_peers());
+        return reply;
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kRouteRefresh,
+      [&](const v1::RouteRefreshRequest& r) -> absl::StatusOr<v1::RouteRefreshReply> {
+        ASSIGN_OR_RETURN(net::IPAddress a,
+                         Address("route_refresh", "address", r.has_address(), r.address()));
+        absl::StatusOr<std::optional<AfiSafi>> family = FamilyFromText(r.family());
+        if (!family.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("route_refresh: ", family.status().message()));
+        }
+        RETURN_IF_ERROR(bgp.RouteRefresh(a, *family));
+        return v1::RouteRefreshReply();
+      }));
+  for (const auto* method : {&kSetPeerImportPolicy, &kSetPeerExportPolicy}) {
+    const bool import = method == &kSetPeerImportPolicy;
+    RETURN_IF_ERROR(router.Handle(
+        *method,
+        [import](const v1::SetPeerPolicyRequest&) -> absl::StatusOr<v1::SetPeerPolicyReply> {
+          return absl::UnimplementedError(absl::StrCat(
+              "set_peer_", import ? "import" : "export",
+              "_policy: a policy name alone cannot be installed; send the policy text with "
+              "policy_backend/1.0/configure?filter:txt=",
+              import ? "import" : "export", ":ADDRESS (issue 10)"));
+        }));
+  }
+  RETURN_IF_ERROR(router.Handle(
+      kOriginateRoute,
+      [&](const v1::OriginateRouteRequest& r) -> absl::StatusOr<v1::OriginateRouteReply> {
+        ASSIGN_OR_RETURN(net::Prefix network,
+                         Network("originate_route", "network", r.has_network(), r.network()));
+        ASSIGN_OR_RETURN(PathAttributes attributes, AttributesFromProto(r, network));
+        RETURN_IF_ERROR(bgp.Originate(network, std::move(attributes)));
+        return v1::OriginateRouteReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kWithdrawRoute,
+      [&](const v1::WithdrawRouteRequest& r) -> absl::StatusOr<v1::WithdrawRouteReply> {
+        ASSIGN_OR_RETURN(net::Prefix network,
+                         Network("withdraw_route", "network", r.has_network(), r.network()));
+        RETURN_IF_ERROR(bgp.WithdrawOriginated(network));
+        return v1::WithdrawRouteReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kListRoutes, [&](const v1::ListRoutesRequest& r) { return ListRoutes(bgp, r); }));
+  RETURN_IF_ERROR(router.Handle(kGetRouteCandidates, [&](const v1::GetRouteCandidatesRequest& r) {
+    return Candidates(bgp, r);
+  }));
+  return absl::OkStatus();
+}
+
+absl::Status ServeRibClient(ipc::XrlRouter& router, BgpProcess& bgp, BgpRedist* redist) {
+  RETURN_IF_ERROR(router.Handle(kRouteInfoInvalid,
+                                [&](const rib_client_v1::RouteInfoInvalidRequest& r)
+                                    -> absl::StatusOr<rib_client_v1::RouteInfoInvalidReply> {
+                                  ASSIGN_OR_RETURN(net::Prefix subnet,
+                                                   Network("route_info_invalid", "valid_subnet",
+                                                           r.has_valid_subnet(), r.valid_subnet()));
+                                  bgp.OnRouteInfoInvalid(subnet);
+                                  return rib_client_v1::RouteInfoInvalidReply();
+                                }));
+  RETURN_IF_ERROR(router.Handle(
+      kRedistRoutes,
+      [redist](const rib_client_v1::RedistRoutesRequest& r)
+          -> absl::StatusOr<rib_client_v1::RedistRoutesReply> {
+        if (redist == nullptr) {
+          return absl::UnimplementedError("redist_routes: this BGP has no redistribution");
+        }
+        if (r.family() != "ipv4" && r.family() != "ipv6") {
+          return absl::InvalidArgumentError(
+              absl::StrCat("redist_routes: family \"", r.family(), "\""));
+        }
+        const net::Family family = r.family() == "ipv6" ? net::Family::kIPv6 : net::Family::kIPv4;
+        std::vector<RedistRoute> changes;
+        changes.reserve(r.changes_size());
+        for (const rib_client_v1::RedistChange& c : r.changes()) {
+          RedistRoute route;
+          route.deleted = c.op() == rib_client_v1::RedistChange::DELETE;
+          ASSIGN_OR_RETURN(route.network, Network("redist_routes", "network",
+                                                  c.route().has_network(), c.route().network()));
+          if (c.route().has_nexthop()) {
+            absl::StatusOr<net::IPAddress> nh = ipc::FromProto(c.route().nexthop());
+            if (nh.ok()) route.nexthop = *nh;
+          }
+          route.metric = c.route().metric();
+          route.tags.assign(c.route().tags().begin(), c.route().tags().end());
+          changes.push_back(std::move(route));
+        }
+        redist->OnChanges(family, r.protocol(), changes, r.dump_done());
+        return rib_client_v1::RedistRoutesReply();
+      }));
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::bgp::process

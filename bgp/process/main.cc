@@ -1,0 +1,205 @@
+// sluice-bgp: the BGP process (DESIGN.md § Processes). Flags and signals only: BgpDaemon
+// (bgp_daemon.h) wires the core (BgpProcess: sessions + the staged pipeline), the adapters
+// (bgp/1.0, rib_client/1.0, profile/1.0) and the RIB client.
+//
+//   sluice-bgp [--finder ENDPOINT] [--instance NAME] [--listen ADDR[:PORT]]...
+//              [--local-as AS] [--bgp-id ADDR] [--rib TARGET | --no-rib] [--ipv4-only]
+//              [--send-buffer-kb KB]
+//
+// Prints "ready INSTANCE" on stdout once registered with the Finder. SIGINT/SIGTERM (or
+// common/1.0/shutdown): every session ends with Cease / Administrative Shutdown, then exit 0.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "bgp/process/bgp_daemon.h"
+#include "net/log.h"
+
+namespace sluice::bgp::process {
+namespace {
+
+constexpr char kUsage[] = R"(usage: sluice-bgp [options]
+
+The BGP process: BGP-4 sessions and the staged BGP pipeline, configured through bgp/1.0.
+
+  --finder ENDPOINT     the Finder (unix:/PATH or tcp:127.0.0.1:PORT; default
+                        unix:$SLUICE_RUNDIR/finder.sock)
+  --instance NAME       our instance name (default "bgp"); the RIB calls it back
+  --listen ADDR[:PORT]  accept BGP connections there ([ADDR]:PORT for IPv6; port 179 by
+                        default, 0 for a free one); repeatable. Also bgp/1.0/listen.
+  --local-as AS         the local AS (else bgp/1.0/set_local_as)
+  --bgp-id ADDR         the BGP Identifier (else bgp/1.0/set_bgp_id)
+  --rib TARGET          the RIB's class or instance name (default "rib")
+  --no-rib              run without a RIB: every nexthop resolves, no route is sent to a RIB
+  --ipv4-only           run IPv4 unicast only
+  --send-buffer-kb KB   encoded UPDATEs queued per peer (in KiB) before the peer's branch
+                        waits in the fanout queue (default 8192). Queued UPDATEs cost about
+                        15 octets per prefix, the fanout queue about 100: a peer slower than
+                        the table load costs less memory with a larger buffer.
+)";
+
+struct Flags {
+  std::string finder;
+  std::string instance = "bgp";
+  std::vector<std::pair<net::IPAddress, uint16_t>> listen;
+  std::optional<uint32_t> local_as;
+  std::optional<net::IPv4Address> bgp_id;
+  std::string rib = "rib";
+  bool no_rib = false;
+  bool ipv4_only = false;
+  // PeerOut's high water: with the 1 MiB of bgp/stages, a downstream peer that reads a full
+  // table slower than it arrives leaves most of the table in the fanout queue (≈100 octets a
+  // prefix, ≈60 MB for the PCH table, measured by bench/bgp/bgp_process_convergence).
+  size_t send_buffer_kb = 8192;
+};
+
+[[noreturn]] void Die(const std::string& message, int code = 2) {
+  std::cerr << "sluice-bgp: " << message << "\n";
+  if (code == 2) std::cerr << kUsage;
+  std::exit(code);
+}
+
+std::pair<net::IPAddress, uint16_t> ParseListen(const std::string& text) {
+  std::string host = text;
+  uint32_t port = kBgpPort;
+  std::string port_text;
+  if (!text.empty() && text[0] == '[') {
+    const size_t close = text.find(']');
+    if (close == std::string::npos) Die("bad --listen " + text);
+    host = text.substr(1, close - 1);
+    if (close + 1 < text.size()) {
+      if (text[close + 1] != ':') Die("bad --listen " + text);
+      port_text = text.substr(close + 2);
+    }
+  } else if (const size_t colon = text.rfind(':');
+             colon != std::string::npos && text.find(':') == colon) {
+    host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+  }
+  if (!port_text.empty() && (!absl::SimpleAtoi(port_text, &port) || port > 65535)) {
+    Die("bad port in --listen " + text);
+  }
+  absl::StatusOr<net::IPAddress> address = net::IPAddress::Parse(host);
+  if (!address.ok()) Die("bad address in --listen " + text);
+  return {*address, uint16_t(port)};
+}
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Die(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--finder") {
+      f.finder = value();
+    } else if (arg == "--instance") {
+      f.instance = value();
+    } else if (arg == "--listen") {
+      f.listen.push_back(ParseListen(value()));
+    } else if (arg == "--local-as") {
+      uint32_t as = 0;
+      const std::string v = value();
+      if (!absl::SimpleAtoi(v, &as) || as == 0) Die("bad --local-as " + v);
+      f.local_as = as;
+    } else if (arg == "--bgp-id") {
+      const std::string v = value();
+      absl::StatusOr<net::IPv4Address> id = net::IPv4Address::Parse(v);
+      if (!id.ok() || id->value() == 0) Die("bad --bgp-id " + v);
+      f.bgp_id = *id;
+    } else if (arg == "--rib") {
+      f.rib = value();
+    } else if (arg == "--no-rib") {
+      f.no_rib = true;
+    } else if (arg == "--ipv4-only") {
+      f.ipv4_only = true;
+    } else if (arg == "--send-buffer-kb") {
+      const std::string v = value();
+      if (!absl::SimpleAtoi(v, &f.send_buffer_kb) || f.send_buffer_kb == 0 ||
+          f.send_buffer_kb > (size_t{1} << 22)) {
+        Die("bad --send-buffer-kb " + v + " (1 to 4194304)");
+      }
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else {
+      Die("unknown argument " + arg);
+    }
+  }
+  return f;
+}
+
+int Run(const Flags& flags) {
+  boost::asio::io_context io;
+  BgpDaemonOptions options;
+  options.instance = flags.instance;
+  options.router.finder_address = flags.finder;
+  options.rib = flags.no_rib ? "" : flags.rib;
+  options.ipv6 = !flags.ipv4_only;
+  options.pipeline.peer_out.high_water = flags.send_buffer_kb * 1024;
+  BgpDaemon daemon(io, options);
+  BgpProcess& bgp = daemon.bgp();
+
+  if (flags.local_as) {
+    if (absl::Status st = bgp.SetLocalAs(*flags.local_as); !st.ok()) Die(st.ToString(), 1);
+  }
+  if (flags.bgp_id) {
+    if (absl::Status st = bgp.SetBgpId(*flags.bgp_id); !st.ok()) Die(st.ToString(), 1);
+  }
+  for (const auto& [address, port] : flags.listen) {
+    absl::StatusOr<uint16_t> bound = bgp.Listen(address, port);
+    if (!bound.ok()) Die(absl::StrCat("--listen: ", bound.status().ToString()), 1);
+  }
+
+  // Clean shutdown: Cease / Administrative Shutdown to every peer, a moment for the
+  // NOTIFICATIONs to leave, then stop.
+  boost::asio::steady_timer stop_timer(io);
+  bool stopping = false;
+  auto shutdown = [&] {
+    if (stopping) return;
+    stopping = true;
+    daemon.Shutdown();
+    stop_timer.expires_after(std::chrono::milliseconds(200));
+    stop_timer.async_wait([&](const boost::system::error_code&) { io.stop(); });
+  };
+  daemon.router().SetShutdownHandler(shutdown);  // common/1.0/shutdown
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& error, int signal) {
+    if (error) return;
+    SLUICE_LOG(kInfo) << "signal " << signal << ": shutting down";
+    shutdown();
+  });
+
+  daemon.router().OnReady([&](absl::Status status) {
+    if (status.ok()) {
+      std::cout << "ready " << daemon.router().instance_name() << std::endl;
+    } else {
+      SLUICE_LOG(kWarning) << "not registered with the Finder yet: " << status.message();
+    }
+  });
+  if (absl::Status st = daemon.Start(); !st.ok()) Die(st.ToString(), 1);
+  io.run();
+  SLUICE_LOG(kInfo) << "stopped";
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::bgp::process
+
+int main(int argc, char** argv) {
+  sluice::net::SetLogTag("bgp");
+  std::signal(SIGPIPE, SIG_IGN);
+  return sluice::bgp::process::Run(sluice::bgp::process::ParseFlags(argc, argv));
+}

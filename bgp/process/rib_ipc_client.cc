@@ -1,0 +1,163 @@
+#include "bgp/process/rib_ipc_client.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bgp/process/methods.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+
+namespace sluice::bgp::process {
+
+namespace {
+
+const char* ProtocolName(bool ibgp) { return ibgp ? "ibgp" : "ebgp"; }
+
+// The calls of one batch: `done` runs when the last answers, with the first error.
+struct BatchState {
+  size_t pending = 0;
+  absl::Status status;
+  RibRouteClient::Done done;
+  void Answer(absl::Status s) {
+    if (!s.ok() && status.ok()) status = std::move(s);
+    if (--pending == 0 && done) std::exchange(done, nullptr)(status);
+  }
+};
+
+}  // namespace
+
+RibIpcClient::RibIpcClient(boost::asio::io_context& io, ipc::XrlRouter* router,
+                           std::string rib_target, std::string client_name)
+    : io_(io),
+      router_(router),
+      rib_target_(std::move(rib_target)),
+      client_name_(std::move(client_name)) {}
+
+RibIpcClient::~RibIpcClient() { *alive_ = false; }
+
+void RibIpcClient::RegisterInterest(const net::IPAddress& nexthop, Answer answer) {
+  ++counters_.interest_calls;
+  rib_v1::RegisterInterestRequest request;
+  request.set_client(client_name_);
+  ipc::ToProto(nexthop, request.mutable_address());
+  router_->Call(rib_target_, kRegisterInterest, std::move(request),
+                [this, alive = std::weak_ptr<bool>(alive_), nexthop,
+                 answer = std::move(answer)](absl::StatusOr<rib_v1::RegisterInterestReply> reply) {
+                  auto live = alive.lock();
+                  if (!live || !*live) return;
+                  if (!reply.ok()) {
+                    ++counters_.failed_calls;
+                    return answer(reply.status());
+                  }
+                  NexthopInfo info;
+                  info.resolvable = reply->resolvable();
+                  info.metric = reply->metric();
+                  info.valid_subnet = net::Prefix(nexthop, nexthop.bits());
+                  if (reply->has_valid_subnet()) {
+                    absl::StatusOr<net::Prefix> subnet = ipc::FromProto(reply->valid_subnet());
+                    if (subnet.ok() && subnet->Contains(nexthop)) {
+                      info.valid_subnet = *subnet;
+                    } else {
+                      SLUICE_LOG(kWarning)
+                          << "RIB: register_interest " << nexthop.ToString()
+                          << " answered a valid subnet that does not hold it; using "
+                          << info.valid_subnet.ToString();
+                    }
+                  }
+                  answer(info);
+                });
+}
+
+void RibIpcClient::DeregisterInterest(const net::Prefix& valid_subnet) {
+  ++counters_.interest_calls;
+  rib_v1::DeregisterInterestRequest request;
+  request.set_client(client_name_);
+  ipc::ToProto(valid_subnet, request.mutable_valid_subnet());
+  router_->Call(rib_target_, kDeregisterInterest, std::move(request),
+                [](absl::StatusOr<rib_v1::DeregisterInterestReply>) {});
+}
+
+void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) {
+  (void)family;  // the messages carry either family
+  if (batch.empty()) {
+    boost::asio::post(io_, [done = std::move(done)] { done(absl::OkStatus()); });
+    return;
+  }
+  auto state = std::make_shared<BatchState>();
+  state->done = std::move(done);
+  state->pending = 1;  // held until every call is made
+  auto answer = [this, alive = std::weak_ptr<bool>(alive_), state](absl::Status s) {
+    auto live = alive.lock();
+    if (!live || !*live) return;
+    if (!s.ok()) ++counters_.failed_calls;
+    state->Answer(std::move(s));
+  };
+  size_t i = 0;
+  while (i < batch.size()) {
+    const RibRouteChange::Op op = batch[i].op;
+    const bool ibgp = batch[i].ibgp;
+    size_t end = i;
+    while (end < batch.size() && batch[end].op == op && batch[end].ibgp == ibgp) ++end;
+    ++state->pending;
+    ++counters_.route_calls;
+    counters_.routes_sent += end - i;
+    if (op == RibRouteChange::Op::kAdd) {
+      rib_v1::RoutesRequest request;
+      request.set_protocol(ProtocolName(ibgp));
+      request.mutable_routes()->Reserve(int(end - i));
+      for (size_t j = i; j < end; ++j) {
+        rib_v1::RouteEntry* e = request.add_routes();
+        ipc::ToProto(batch[j].prefix, e->mutable_network());
+        ipc::ToProto(batch[j].nexthop, e->mutable_nexthop());
+        e->set_metric(batch[j].med);
+      }
+      router_->Call(rib_target_, kAddRoutes, std::move(request),
+                    [answer](absl::StatusOr<rib_v1::RoutesReply> r) { answer(r.status()); });
+    } else {
+      rib_v1::DeleteRoutesRequest request;
+      request.set_protocol(ProtocolName(ibgp));
+      request.mutable_networks()->Reserve(int(end - i));
+      for (size_t j = i; j < end; ++j) ipc::ToProto(batch[j].prefix, request.add_networks());
+      router_->Call(rib_target_, kDeleteRoutes, std::move(request),
+                    [answer](absl::StatusOr<rib_v1::RoutesReply> r) { answer(r.status()); });
+    }
+    i = end;
+  }
+  state->Answer(absl::OkStatus());  // calls' callbacks never run inside Call()
+}
+
+void RibIpcClient::RegisterProtocols() {
+  for (const bool ibgp : {false, true}) {
+    rib_v1::RegisterProtocolRequest request;
+    request.set_protocol(ProtocolName(ibgp));
+    request.set_target(client_name_);
+    router_->Call(rib_target_, kRegisterProtocol, std::move(request),
+                  [protocol = std::string(ProtocolName(ibgp))](
+                      absl::StatusOr<rib_v1::RegisterProtocolReply> r) {
+                    if (!r.ok()) {
+                      SLUICE_LOG(kWarning)
+                          << "RIB: register_protocol " << protocol << ": " << r.status().ToString();
+                    }
+                  });
+  }
+}
+
+void RibIpcClient::RedistSubscribe(net::Family family, const std::string& protocol,
+                                   bool subscribe) {
+  rib_v1::RedistSubscribeRequest request;
+  request.set_target(client_name_);
+  request.set_family(family == net::Family::kIPv6 ? "ipv6" : "ipv4");
+  request.set_protocol(protocol);
+  auto log = [protocol, subscribe](absl::StatusOr<rib_v1::RedistSubscribeReply> r) {
+    if (!r.ok()) {
+      SLUICE_LOG(kWarning) << "RIB: redist_" << (subscribe ? "subscribe " : "unsubscribe ")
+                           << protocol << ": " << r.status().ToString();
+    }
+  };
+  router_->Call(rib_target_, subscribe ? kRedistSubscribe : kRedistUnsubscribe, std::move(request),
+                std::move(log));
+}
+
+}  // namespace sluice::bgp::process

@@ -1,0 +1,75 @@
+#pragma once
+// RibIpcClient: BGP's side of the RIB process over rib/1.0 (issue 8 items 4 and 9) — the
+// NexthopInterestClient and RibRouteClient of bgp/stages/rib_client.h, as XRL calls.
+//
+//   RegisterInterest(nh)    → rib/1.0/register_interest(client = our instance, address = nh);
+//                             the answer's resolvable, metric and valid_subnet go back to the
+//                             NexthopCache. An error (no RIB) answers "unresolvable" through the
+//                             error; the cache asks again when a RIB is born.
+//   DeregisterInterest(s)   → rib/1.0/deregister_interest
+//   SendRoutes(batch)       → the batch cut into runs of one operation and one protocol, each
+//                             run one call: rib/1.0/add_routes or delete_routes with protocol
+//                             "ebgp" or "ibgp" (a route's metric is its MED). The calls travel
+//                             on the router's ordered stream to the RIB, so batches are applied
+//                             in the order sent, several in flight. `done` runs once every
+//                             call of the batch answered: OK, or the first error.
+//   RegisterProtocols()     → rib/1.0/register_protocol for "ebgp" and "ibgp", owned by our
+//                             instance (the RIB drops them when we die). Called on each RIB birth,
+//                             before the re-feed.
+//
+// The RIB's callbacks (rib_client/1.0/route_info_invalid) are served by the adapter
+// (bgp_service.h), which hands them to NexthopCache::OnInvalid.
+//
+// Everything on the router's event loop. Callbacks never outlive the client.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bgp/stages/rib_client.h"
+#include "ipc/xrl_router.h"
+
+namespace sluice::bgp::process {
+
+class RibIpcClient : public NexthopInterestClient, public RibRouteClient {
+ public:
+  struct Counters {
+    uint64_t interest_calls = 0;
+    uint64_t route_calls = 0;
+    uint64_t routes_sent = 0;
+    uint64_t failed_calls = 0;
+  };
+
+  // `router`: this process's router (not owned, outlives the client). `rib_target`: the RIB's
+  // class or instance name. `client_name`: our instance name, which the RIB calls back.
+  RibIpcClient(boost::asio::io_context& io, ipc::XrlRouter* router, std::string rib_target,
+               std::string client_name);
+  ~RibIpcClient() override;
+  RibIpcClient(const RibIpcClient&) = delete;
+  RibIpcClient& operator=(const RibIpcClient&) = delete;
+
+  // NexthopInterestClient.
+  void RegisterInterest(const net::IPAddress& nexthop, Answer answer) override;
+  void DeregisterInterest(const net::Prefix& valid_subnet) override;
+  // RibRouteClient.
+  void SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) override;
+
+  void RegisterProtocols();
+  // rib/1.0/redist_subscribe (subscribe) or redist_unsubscribe for `protocol`'s winning routes of
+  // `family`, delivered to our instance's rib_client/1.0/redist_routes (BgpRedist). Errors are
+  // logged (the RIB's birth makes the subscriptions again).
+  void RedistSubscribe(net::Family family, const std::string& protocol, bool subscribe);
+  const std::string& rib_target() const { return rib_target_; }
+  const Counters& counters() const { return counters_; }
+
+ private:
+  boost::asio::io_context& io_;
+  ipc::XrlRouter* router_;
+  std::string rib_target_;
+  std::string client_name_;
+  Counters counters_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace sluice::bgp::process

@@ -1,0 +1,286 @@
+// sluice-fea: the FEA process (DESIGN.md § Processes; XORP NSDI'05 §3). Wiring only: the
+// interface manager and the FIB are in fea/ (ifmgr.h, fib.h), the RPC adapters in fea/service/.
+//
+//   sluice-fea [--finder ADDR] [--instance NAME] [--listen EP]...
+//              [--backend dummy|netlink] [--table N] [--routes-per-send N]
+//              [--transaction-timeout-ms N] [--stale-timeout-ms N]
+//              [--interface NAME[=ADDRESS/LENGTH[,ADDRESS/LENGTH]...]]...
+//
+//   --finder     the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)
+//   --instance   the component instance name (default "fea"); the class is "fea"
+//   --listen     where to serve (unix:/PATH or tcp:127.0.0.1:PORT); default a Unix socket
+//   --backend    dummy (default): interfaces configured through fea_ifmgr/1.0, FIB in memory;
+//                netlink: the kernel's interfaces, routes installed in a kernel table
+//   --table      netlink: the kernel table (default 254, main)
+//   --routes-per-send  netlink: route requests per sendmsg (default 1000)
+//   --transaction-timeout-ms  open transactions idle this long are aborted (default 60000)
+//   --stale-timeout-ms  netlink: routes an earlier FEA left are removed this long after start
+//                if no client completed a full push before (default 0: wait for the client)
+//   --interface  dummy: an interface (up, MTU 1500) with addresses, there from the start — so
+//                that a restarted FEA validates routes before the router manager configures it
+//
+// Serves fea_fib/1.0, fea_ifmgr/1.0, profile/1.0 (and common/1.0). Status: READY once
+// registered. SIGTERM, SIGINT or common/1.0/shutdown: the FIB's routes leave the forwarding
+// plane (netlink: every route of protocol 83 in the table), then the process exits 0. A bad
+// option exits 2, a backend that cannot start exits 1, each with a message on stderr.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <charconv>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "fea/dummy_fib_backend.h"
+#include "fea/dummy_ifmgr.h"
+#include "fea/fib.h"
+#include "fea/netlink_fib_backend.h"
+#include "fea/netlink_ifmgr.h"
+#include "fea/service/fea_fib_service.h"
+#include "fea/service/fea_ifmgr_service.h"
+#include "fea/service/profile_service.h"
+#include "ipc/xrl_router.h"
+#include "net/log.h"
+#include "stage/profile.h"
+
+namespace {
+
+using namespace sluice;
+
+bool ParseNumber(std::string_view text, int64_t min, int64_t max, int64_t* out) {
+  int64_t v = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+struct Flags {
+  ipc::RouterOptions router;
+  std::string instance = "fea";
+  std::string backend = "dummy";
+  fea::NetlinkFibOptions netlink;
+  fea::FeaFibServiceOptions service;
+  int64_t stale_timeout_ms = 0;
+  struct InterfaceFlag {
+    std::string name;
+    std::vector<std::pair<net::IPAddress, int>> addresses;
+  };
+  std::vector<InterfaceFlag> interfaces;
+};
+
+// "eth0=192.0.2.1/24,2001:db8::1/64" or "eth0".
+bool ParseInterface(const std::string& text, Flags::InterfaceFlag* out) {
+  size_t eq = text.find('=');
+  out->name = text.substr(0, eq);
+  if (out->name.empty()) return false;
+  if (eq == std::string::npos) return true;
+  std::string rest = text.substr(eq + 1);
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string item = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    size_t slash = item.find('/');
+    if (slash == std::string::npos) return false;
+    auto address = net::IPAddress::Parse(item.substr(0, slash));
+    int64_t length = 0;
+    if (!address.ok() || !ParseNumber(item.substr(slash + 1), 0, address->bits(), &length)) {
+      return false;
+    }
+    out->addresses.emplace_back(*address, static_cast<int>(length));
+  }
+  return true;
+}
+
+int Usage(const std::string& error) {
+  std::cerr << "sluice-fea: " << error << "\n"
+            << "usage: sluice-fea [--finder ADDR] [--instance NAME] [--listen EP]...\n"
+            << "                  [--backend dummy|netlink] [--table N] [--routes-per-send N]\n"
+            << "                  [--transaction-timeout-ms N] [--stale-timeout-ms N]\n"
+            << "                  [--interface NAME[=ADDRESS/LENGTH[,...]]]...\n";
+  return 2;
+}
+
+// Returns 0 when the flags parsed, else the exit status (after printing why).
+int ParseFlags(int argc, char** argv, Flags* flags) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return Usage("the FEA: interfaces and the FIB");
+    if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
+    const std::string value = argv[++i];
+    int64_t n = 0;
+    if (arg == "--finder") {
+      flags->router.finder_address = value;
+    } else if (arg == "--instance") {
+      if (value.empty()) return Usage("--instance wants a name");
+      flags->instance = value;
+    } else if (arg == "--listen") {
+      flags->router.listen.push_back(value);
+    } else if (arg == "--backend") {
+      if (value != "dummy" && value != "netlink") {
+        return Usage("--backend " + value + ": want dummy or netlink");
+      }
+      flags->backend = value;
+    } else if (arg == "--table") {
+      if (!ParseNumber(value, 1, 0xfffffffeLL, &n) || n == 255) {
+        return Usage("--table " + value + ": want a kernel table 1..4294967294, not 255 (local)");
+      }
+      flags->netlink.table = static_cast<uint32_t>(n);
+    } else if (arg == "--routes-per-send") {
+      if (!ParseNumber(value, 1, 10000, &n)) return Usage("--routes-per-send wants 1..10000");
+      flags->netlink.routes_per_send = static_cast<size_t>(n);
+    } else if (arg == "--transaction-timeout-ms") {
+      if (!ParseNumber(value, 10, 86400000, &n)) {
+        return Usage("--transaction-timeout-ms wants 10..86400000");
+      }
+      flags->service.transaction_timeout = std::chrono::milliseconds(n);
+    } else if (arg == "--interface") {
+      Flags::InterfaceFlag interface;
+      if (!ParseInterface(value, &interface)) {
+        return Usage("--interface " + value + ": want NAME or NAME=ADDRESS/LENGTH[,...]");
+      }
+      flags->interfaces.push_back(std::move(interface));
+    } else if (arg == "--stale-timeout-ms") {
+      if (!ParseNumber(value, 0, 86400000, &n))
+        return Usage("--stale-timeout-ms wants 0..86400000");
+      flags->stale_timeout_ms = n;
+    } else {
+      return Usage("unknown argument " + arg);
+    }
+  }
+  if (!flags->interfaces.empty() && flags->backend != "dummy") {
+    return Usage("--interface configures the dummy backend; netlink follows the kernel");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  net::SetLogTag("fea");
+  Flags flags;
+  if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
+
+  boost::asio::io_context io;
+  stage::Profiler& profiler = stage::Profiler::Default();
+
+  // The interface manager: configured (dummy) or the kernel's (netlink).
+  std::unique_ptr<fea::IfMgr> ifmgr;
+  fea::DummyIfMgr* dummy_ifmgr = nullptr;
+  std::unique_ptr<fea::FibBackend> backend;
+  if (flags.backend == "netlink") {
+    ifmgr = std::make_unique<fea::NetlinkIfMgr>(io);
+    backend = std::make_unique<fea::NetlinkFibBackend>(flags.netlink);
+  } else {
+    auto dummy = std::make_unique<fea::DummyIfMgr>();
+    dummy_ifmgr = dummy.get();
+    for (const Flags::InterfaceFlag& i : flags.interfaces) {
+      fea::DummyInterfaceConfig config;
+      config.name = i.name;
+      absl::Status s = dummy->AddInterface(config).status();
+      for (const auto& [address, length] : i.addresses) {
+        if (s.ok()) s = dummy->AddAddress(i.name, address, length);
+      }
+      if (!s.ok()) {
+        std::cerr << "sluice-fea: --interface " << i.name << ": " << s.message() << "\n";
+        return 2;
+      }
+    }
+    ifmgr = std::move(dummy);
+    backend = std::make_unique<fea::DummyFibBackend>();
+  }
+  // IfMgr -> Fib: routes are validated against the interface tree; interfaces coming up get
+  // their routes re-installed.
+  fea::Fib fib(*ifmgr, std::move(backend));
+  if (absl::Status s = ifmgr->Start(); !s.ok()) {
+    std::cerr << "sluice-fea: interfaces (" << flags.backend << "): " << s.message() << "\n";
+    return 1;
+  }
+  if (absl::Status s = fib.Start(); !s.ok()) {
+    std::cerr << "sluice-fea: FIB (" << flags.backend << "): " << s.message() << "\n";
+    return 1;
+  }
+
+  ipc::XrlRouter router(io, "fea", flags.instance, flags.router);
+  // fea_fib/1.0 -> Fib; Fib changes -> subscribers' fea_fib_client/1.0.
+  fea::FeaFibService fib_service(io, router, fib, profiler, flags.service);
+  // fea_ifmgr/1.0 -> IfMgr; IfMgr events -> subscribers' fea_ifmgr_client/1.0 (the RIB).
+  fea::FeaIfmgrService ifmgr_service(io, router, *ifmgr, dummy_ifmgr);
+  // profile/1.0 -> the process's profiling points; describe_plumbing -> the FEA's parts.
+  fea::ProfileService profile_service(profiler, [&] {
+    return absl::StrCat(ifmgr_service.Describe(), "\n", "Fib: ", fib.size(), " routes (",
+                        std::string(fib.backend().name()), " backend",
+                        flags.backend == "netlink"
+                            ? absl::StrCat(", kernel table ", flags.netlink.table, " proto ",
+                                           fea::kSluiceRouteProtocol)
+                            : "",
+                        "), ", fib.open_transactions(), " open transactions, ",
+                        fib.stale_route_count(), " stale\n", fib_service.Describe(), "\n");
+  });
+  for (absl::Status s :
+       {fib_service.Register(), ifmgr_service.Register(), profile_service.Register(router)}) {
+    if (!s.ok()) {
+      std::cerr << "sluice-fea: " << s.message() << "\n";
+      return 1;
+    }
+  }
+
+  // Clean shutdown (signals, common/1.0/shutdown): the routes leave the forwarding plane.
+  bool shutting_down = false;
+  auto shutdown = [&](const std::string& why) {
+    if (shutting_down) return;
+    shutting_down = true;
+    router.SetStatus(common::v1::SHUTDOWN, why);
+    const size_t routes = fib.size();
+    if (absl::Status s = fib.Shutdown(); !s.ok()) {
+      SLUICE_LOG(kError) << "shutdown: " << s.message();
+    } else {
+      SLUICE_LOG(kInfo) << why << ": removed the FIB's " << routes << " routes";
+    }
+    ifmgr->Stop();
+    io.stop();
+  };
+  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& error, int signal) {
+    if (!error) shutdown(absl::StrCat("signal ", signal));
+  });
+
+  // Routes left by an earlier FEA: removed when a client completes its full push, or by timer.
+  boost::asio::steady_timer stale_timer(io);
+  if (fib.stale_route_count() > 0) {
+    SLUICE_LOG(kInfo) << fib.stale_route_count()
+                      << " routes left by an earlier FEA are kept until the RIB re-sends its FIB";
+    if (flags.stale_timeout_ms > 0) {
+      stale_timer.expires_after(std::chrono::milliseconds(flags.stale_timeout_ms));
+      stale_timer.async_wait([&](const boost::system::error_code& error) {
+        if (error || fib.stale_route_count() == 0) return;
+        auto removed = fib.CompleteFullPush();
+        if (removed.ok()) {
+          SLUICE_LOG(kInfo) << "stale timeout: removed " << *removed << " routes";
+        }
+      });
+    }
+  }
+
+  router.SetStatus(common::v1::STARTUP, "registering with the Finder");
+  router.OnReady([&](absl::Status status) {
+    if (!status.ok()) {
+      SLUICE_LOG(kWarning) << "Finder: " << status.message() << " (still trying)";
+      return;
+    }
+    router.SetStatus(common::v1::READY);
+    SLUICE_LOG(kInfo) << "ready: instance " << router.instance_name() << ", " << flags.backend
+                      << " backend, " << ifmgr->tree().size() << " interfaces";
+  });
+  if (absl::Status s = router.Start(); !s.ok()) {
+    std::cerr << "sluice-fea: " << s.message() << "\n";
+    return 1;
+  }
+  io.run();
+  return 0;
+}

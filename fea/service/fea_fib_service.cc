@@ -1,0 +1,542 @@
+#include "fea/service/fea_fib_service.h"
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "fea/service/fib_convert.h"
+#include "ipc/proto/fea_fib.pb.h"
+#include "ipc/proto/fea_fib_client.pb.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+#include "net/status_macros.h"
+
+namespace sluice::fea {
+namespace {
+
+namespace pb = fea_fib::v1;
+using Clock = std::chrono::steady_clock;
+
+const ipc::Method<pb::StartTransactionRequest, pb::StartTransactionReply> kStartTransaction{
+    "fea_fib/1.0/start_transaction"};
+const ipc::Method<pb::CommitTransactionRequest, pb::CommitTransactionReply> kCommitTransaction{
+    "fea_fib/1.0/commit_transaction"};
+const ipc::Method<pb::AbortTransactionRequest, pb::AbortTransactionReply> kAbortTransaction{
+    "fea_fib/1.0/abort_transaction"};
+const ipc::Method<pb::AddRoute4Request, pb::ChangeReply> kAddRoute4{"fea_fib/1.0/add_route4"};
+const ipc::Method<pb::AddRoute6Request, pb::ChangeReply> kAddRoute6{"fea_fib/1.0/add_route6"};
+const ipc::Method<pb::AddRoute4Request, pb::ChangeReply> kReplaceRoute4{
+    "fea_fib/1.0/replace_route4"};
+const ipc::Method<pb::AddRoute6Request, pb::ChangeReply> kReplaceRoute6{
+    "fea_fib/1.0/replace_route6"};
+const ipc::Method<pb::DeleteRoute4Request, pb::ChangeReply> kDeleteRoute4{
+    "fea_fib/1.0/delete_route4"};
+const ipc::Method<pb::DeleteRoute6Request, pb::ChangeReply> kDeleteRoute6{
+    "fea_fib/1.0/delete_route6"};
+const ipc::Method<pb::DeleteAllRoutesRequest, pb::ChangeReply> kDeleteAllRoutes{
+    "fea_fib/1.0/delete_all_routes"};
+const ipc::Method<pb::ApplyBatchRequest, pb::CommitTransactionReply> kApplyBatch{
+    "fea_fib/1.0/apply_batch"};
+const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
+    "fea_fib/1.0/apply_batch_packed"};
+const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
+    "fea_fib/1.0/start_full_push"};
+const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
+    "fea_fib/1.0/complete_full_push"};
+const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
+    "fea_fib/1.0/lookup_route_by_dest4"};
+const ipc::Method<pb::LookupRouteByDest6Request, pb::LookupRouteReply> kLookupDest6{
+    "fea_fib/1.0/lookup_route_by_dest6"};
+const ipc::Method<pb::LookupRouteByNetworkRequest, pb::LookupRouteReply> kLookupNetwork{
+    "fea_fib/1.0/lookup_route_by_network"};
+const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{
+    "fea_fib/1.0/list_routes"};
+const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kSubscribeChanges{
+    "fea_fib/1.0/subscribe_changes"};
+const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kUnsubscribeChanges{
+    "fea_fib/1.0/unsubscribe_changes"};
+const ipc::Method<fea_fib_client::v1::FibChangesRequest, fea_fib_client::v1::FibChangesReply>
+    kFibChanges{"fea_fib_client/1.0/fib_changes"};
+
+constexpr uint32_t kDefaultPage = 1000;
+constexpr uint32_t kMaxPage = 100000;
+
+const char* OpName(FibOpKind kind) {
+  return kind == FibOpKind::kAdd ? "add" : kind == FibOpKind::kReplace ? "replace" : "delete";
+}
+
+const char* OpName(pb::FibChange::Op op) {
+  return op == pb::FibChange::ADD ? "add" : op == pb::FibChange::REPLACE ? "replace" : "delete";
+}
+
+pb::CommitTransactionReply CommitReply(const CommitResult& result, uint32_t not_found = 0) {
+  pb::CommitTransactionReply reply;
+  reply.set_added(static_cast<uint32_t>(result.added));
+  reply.set_replaced(static_cast<uint32_t>(result.replaced));
+  reply.set_deleted(static_cast<uint32_t>(result.deleted));
+  reply.set_not_found(not_found);
+  return reply;
+}
+
+pb::LookupRouteReply LookupReply(const FibRoute* route) {
+  pb::LookupRouteReply reply;
+  if (route != nullptr) {
+    reply.set_found(true);
+    RouteToProto(*route, reply.mutable_route());
+  }
+  return reply;
+}
+
+absl::Status AtChange(int index, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat("change #", index, ": ", status.message(),
+                                                  "; batch not applied, FIB unchanged"));
+}
+
+}  // namespace
+
+FeaFibService::FeaFibService(boost::asio::io_context& io, ipc::XrlRouter& router, Fib& fib,
+                             stage::Profiler& profiler, FeaFibServiceOptions options)
+    : io_(io),
+      router_(router),
+      fib_(fib),
+      options_(options),
+      route_in_(profiler.Point("fea_route_in")),
+      route_in_kernel_(profiler.Point("fea_route_in_kernel")) {}
+
+FeaFibService::~FeaFibService() {
+  if (fib_watcher_ != 0) fib_.RemoveWatcher(fib_watcher_);
+}
+
+std::string FeaFibService::Describe() const {
+  std::string s = absl::StrCat("fea_fib/1.0: ", open_.size(), " open transactions, ", batches_,
+                               " batches applied, ", subscribers_.size(), " change subscribers");
+  if (full_push_) absl::StrAppend(&s, ", full push under way (", stale_.size(), " stale)");
+  if (aborted_by_death_ + aborted_idle_ > 0) {
+    absl::StrAppend(&s, ", aborted: ", aborted_by_death_, " (owner died) ", aborted_idle_,
+                    " (idle)");
+  }
+  return s;
+}
+
+absl::Status FeaFibService::Touch(TransactionId id) {
+  auto it = open_.find(id);
+  if (it == open_.end()) return absl::NotFoundError(absl::StrCat("no open transaction ", id));
+  it->second.last_used = Clock::now();
+  return absl::OkStatus();
+}
+
+void FeaFibService::Fresh(const net::Prefix& prefix) {
+  if (full_push_) stale_.erase(prefix);
+}
+
+absl::Status FeaFibService::QueueChange(TransactionId id, FibOpKind kind,
+                                        absl::StatusOr<FibRoute> route) {
+  RETURN_IF_ERROR(Touch(id));
+  RETURN_IF_ERROR(route.status());
+  const net::Prefix prefix = route->prefix;
+  const bool profile_in = route_in_->enabled();
+  const bool profile_kernel = route_in_kernel_->enabled();
+  std::string text;
+  if (profile_in || profile_kernel) text = absl::StrCat(OpName(kind), " ", prefix.ToString());
+  if (profile_in) route_in_->Record(text);
+  switch (kind) {
+    case FibOpKind::kAdd:
+      RETURN_IF_ERROR(fib_.AddRoute(id, *std::move(route)));
+      break;
+    case FibOpKind::kReplace:
+      RETURN_IF_ERROR(fib_.ReplaceRoute(id, *std::move(route)));
+      break;
+    case FibOpKind::kDelete:
+      RETURN_IF_ERROR(fib_.DeleteRoute(id, prefix));
+      break;
+  }
+  Fresh(prefix);
+  if (profile_kernel) open_[id].profiled.push_back(std::move(text));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CommitResult> FeaFibService::CommitAndRecord(TransactionId id) {
+  std::vector<std::string> profiled;
+  if (auto it = open_.find(id); it != open_.end()) {
+    profiled = std::move(it->second.profiled);
+    open_.erase(it);
+  }
+  ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
+  if (route_in_kernel_->enabled()) {
+    for (const std::string& text : profiled) route_in_kernel_->Record(text);
+  }
+  return result;
+}
+
+void FeaFibService::WatchOwner(const std::string& owner) {
+  if (owner.empty() || owners_.contains(owner)) return;
+  owners_[owner] = router_.WatchInstance(owner, [this, owner](const ipc::TargetEvent& event) {
+    if (event.kind != ipc::TargetEvent::kDeath) return;
+    const size_t aborted = fib_.AbortTransactionsOf(owner);
+    std::vector<TransactionId> ids;
+    for (const auto& [id, tx] : open_) {
+      if (tx.owner == owner) ids.push_back(id);
+    }
+    for (TransactionId id : ids) open_.erase(id);
+    if (aborted > 0) {
+      aborted_by_death_ += aborted;
+      SLUICE_LOG(kInfo) << owner << " died: aborted its " << aborted << " open transactions";
+    }
+  });
+}
+
+void FeaFibService::OnFibChanges(std::span<const FibChange> changes) {
+  if (subscribers_.empty()) return;
+  fea_fib_client::v1::FibChangesRequest request;
+  for (const FibChange& change : changes) ChangeToProto(change, request.add_changes());
+  for (const auto& [target, watch] : subscribers_) {
+    router_.Call(
+        target, kFibChanges, request,
+        [this, target = target](absl::StatusOr<fea_fib_client::v1::FibChangesReply> reply) {
+          if (reply.ok()) return;
+          SLUICE_LOG(kWarning) << "fib_changes to " << target << ": " << reply.status();
+          if (reply.status().code() == absl::StatusCode::kNotFound) {
+            DropSubscriber(target);
+          }
+        });
+  }
+}
+
+bool FeaFibService::DropSubscriber(const std::string& target) {
+  auto it = subscribers_.find(target);
+  if (it == subscribers_.end()) return false;
+  router_.Unwatch(it->second);
+  subscribers_.erase(it);
+  if (subscribers_.empty() && fib_watcher_ != 0) {
+    fib_.RemoveWatcher(fib_watcher_);  // the Fib builds change lists only while watched
+    fib_watcher_ = 0;
+  }
+  return true;
+}
+
+void FeaFibService::ScheduleExpiry() {
+  if (!expiry_) expiry_ = std::make_unique<boost::asio::steady_timer>(io_);
+  auto period = std::max(options_.transaction_timeout / 4, std::chrono::milliseconds(10));
+  expiry_->expires_after(period);
+  expiry_->async_wait([this](const boost::system::error_code& error) {
+    if (error) return;
+    ExpireIdle();
+    ScheduleExpiry();
+  });
+}
+
+void FeaFibService::ExpireIdle() {
+  const auto deadline = Clock::now() - options_.transaction_timeout;
+  std::vector<TransactionId> idle;
+  for (const auto& [id, tx] : open_) {
+    if (tx.last_used < deadline) idle.push_back(id);
+  }
+  for (TransactionId id : idle) {
+    open_.erase(id);
+    if (fib_.Abort(id).ok()) {
+      ++aborted_idle_;
+      SLUICE_LOG(kWarning) << "transaction " << id << " idle for "
+                           << options_.transaction_timeout.count() << " ms: aborted";
+    }
+  }
+}
+
+absl::Status FeaFibService::Register() {
+  // --- transactions, one change per call -------------------------------------------------
+  RETURN_IF_ERROR(router_.Handle(
+      kStartTransaction,
+      [this](
+          const pb::StartTransactionRequest& request) -> absl::StatusOr<pb::StartTransactionReply> {
+        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction(request.owner()));
+        open_[id] = OpenTransaction{request.owner(), Clock::now(), {}};
+        WatchOwner(request.owner());
+        pb::StartTransactionReply reply;
+        reply.set_tid(id);
+        return reply;
+      }));
+  RETURN_IF_ERROR(router_.Handle(kCommitTransaction,
+                                 [this](const pb::CommitTransactionRequest& request)
+                                     -> absl::StatusOr<pb::CommitTransactionReply> {
+                                   ASSIGN_OR_RETURN(CommitResult result,
+                                                    CommitAndRecord(request.tid()));
+                                   return CommitReply(result);
+                                 }));
+  RETURN_IF_ERROR(router_.Handle(kAbortTransaction,
+                                 [this](const pb::AbortTransactionRequest& request)
+                                     -> absl::StatusOr<pb::AbortTransactionReply> {
+                                   open_.erase(request.tid());
+                                   RETURN_IF_ERROR(fib_.Abort(request.tid()));
+                                   return pb::AbortTransactionReply();
+                                 }));
+  RETURN_IF_ERROR(router_.Handle(
+      kAddRoute4, [this](const pb::AddRoute4Request& r) -> absl::StatusOr<pb::ChangeReply> {
+        RETURN_IF_ERROR(QueueChange(r.tid(), FibOpKind::kAdd, RouteFromRequest(r)));
+        return pb::ChangeReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kAddRoute6, [this](const pb::AddRoute6Request& r) -> absl::StatusOr<pb::ChangeReply> {
+        RETURN_IF_ERROR(QueueChange(r.tid(), FibOpKind::kAdd, RouteFromRequest(r)));
+        return pb::ChangeReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kReplaceRoute4, [this](const pb::AddRoute4Request& r) -> absl::StatusOr<pb::ChangeReply> {
+        RETURN_IF_ERROR(QueueChange(r.tid(), FibOpKind::kReplace, RouteFromRequest(r)));
+        return pb::ChangeReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kReplaceRoute6, [this](const pb::AddRoute6Request& r) -> absl::StatusOr<pb::ChangeReply> {
+        RETURN_IF_ERROR(QueueChange(r.tid(), FibOpKind::kReplace, RouteFromRequest(r)));
+        return pb::ChangeReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kDeleteRoute4, [this](const pb::DeleteRoute4Request& r) -> absl::StatusOr<pb::ChangeReply> {
+        absl::StatusOr<FibRoute> route = FibRoute{};
+        auto prefix = ipc::FromProto(r.network());
+        if (prefix.ok())
+          route->prefix = *prefix;
+        else
+          route = prefix.status();
+        RETURN_IF_ERROR(QueueChange(r.tid(), FibOpKind::kDelete, std::move(route)));
+        return pb::ChangeReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kDeleteRoute6, [this](const pb::DeleteRoute6Request& r) -> absl::StatusOr<pb::ChangeReply> {
+        absl::StatusOr<FibRoute> route = FibRoute{};
+        auto prefix = ipc::FromProto(r.network());
+        if (prefix.ok())
+          route->prefix = *prefix;
+        else
+          route = prefix.status();
+        RETURN_IF_ERROR(QueueChange(r.tid(), FibOpKind::kDelete, std::move(route)));
+        return pb::ChangeReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kDeleteAllRoutes,
+      [this](const pb::DeleteAllRoutesRequest& r) -> absl::StatusOr<pb::ChangeReply> {
+        RETURN_IF_ERROR(Touch(r.tid()));
+        RETURN_IF_ERROR(fib_.DeleteAllRoutes(r.tid()));
+        return pb::ChangeReply();
+      }));
+
+  // --- a whole transaction in one call (the RIB) -----------------------------------------
+  RETURN_IF_ERROR(router_.Handle(
+      kApplyBatch,
+      [this](const pb::ApplyBatchRequest& request) -> absl::StatusOr<pb::CommitTransactionReply> {
+        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
+        const bool profile_in = route_in_->enabled();
+        const bool profile_kernel = route_in_kernel_->enabled();
+        uint32_t not_found = 0;
+        for (int i = 0; i < request.changes_size(); ++i) {
+          const pb::FibChange& change = request.changes(i);
+          absl::StatusOr<FibRoute> route = RouteFromProto(change.route());
+          absl::Status status = route.status();
+          net::Prefix prefix = route.ok() ? route->prefix : net::Prefix();
+          if (!route.ok() && change.op() == pb::FibChange::DELETE) {
+            // A delete needs only the network.
+            auto network = ipc::FromProto(change.route().network());
+            status = network.status();
+            if (network.ok()) prefix = *network;
+          }
+          if (status.ok()) {
+            switch (change.op()) {
+              case pb::FibChange::ADD:
+              case pb::FibChange::REPLACE:
+                status = fib_.SetRoute(id, *std::move(route));
+                break;
+              case pb::FibChange::DELETE: {
+                absl::StatusOr<bool> deleted = fib_.DeleteRouteIfPresent(id, prefix);
+                status = deleted.status();
+                if (deleted.ok() && !*deleted) ++not_found;
+                break;
+              }
+              default:
+                status = absl::InvalidArgumentError(absl::StrCat(
+                    "op ", static_cast<int>(change.op()), " is not ADD, REPLACE or DELETE"));
+            }
+          }
+          if (!status.ok()) {
+            (void)fib_.Abort(id);
+            return AtChange(i, status);
+          }
+          if (profile_in) {
+            route_in_->Record(absl::StrCat(OpName(change.op()), " ", prefix.ToString()));
+          }
+        }
+        ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
+        ++batches_;
+        if (full_push_ || profile_kernel) {
+          for (const pb::FibChange& change : request.changes()) {
+            auto prefix = ipc::FromProto(change.route().network());
+            if (!prefix.ok()) continue;
+            Fresh(*prefix);
+            if (profile_kernel) {
+              route_in_kernel_->Record(absl::StrCat(OpName(change.op()), " ", prefix->ToString()));
+            }
+          }
+        }
+        return CommitReply(result, not_found);
+      }));
+
+  RETURN_IF_ERROR(router_.Handle(
+      kApplyBatchPacked,
+      [this](const pb::ApplyBatchPackedRequest& request)
+          -> absl::StatusOr<pb::CommitTransactionReply> {
+        ASSIGN_OR_RETURN(PackedBatch batch, PackedBatch::Open(request));
+        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
+        const bool profile_in = route_in_->enabled();
+        const bool profile_kernel = route_in_kernel_->enabled();
+        uint32_t not_found = 0;
+        for (int i = 0; i < batch.size(); ++i) {
+          absl::Status status;
+          switch (batch.op(i)) {
+            case pb::FibChange::ADD:
+            case pb::FibChange::REPLACE:
+              status = fib_.SetRoute(id, batch.route(i));
+              break;
+            case pb::FibChange::DELETE: {
+              absl::StatusOr<bool> deleted = fib_.DeleteRouteIfPresent(id, batch.network(i));
+              status = deleted.status();
+              if (deleted.ok() && !*deleted) ++not_found;
+              break;
+            }
+            default:
+              status = absl::InvalidArgumentError(absl::StrCat("op ", static_cast<int>(batch.op(i)),
+                                                               " is not ADD, REPLACE or DELETE"));
+          }
+          if (!status.ok()) {
+            (void)fib_.Abort(id);
+            return AtChange(i, status);
+          }
+          if (profile_in) {
+            route_in_->Record(absl::StrCat(OpName(batch.op(i)), " ", batch.network(i).ToString()));
+          }
+        }
+        ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
+        ++batches_;
+        if (full_push_ || profile_kernel) {
+          for (int i = 0; i < batch.size(); ++i) {
+            const net::Prefix prefix = batch.network(i);
+            Fresh(prefix);
+            if (profile_kernel) {
+              route_in_kernel_->Record(absl::StrCat(OpName(batch.op(i)), " ", prefix.ToString()));
+            }
+          }
+        }
+        return CommitReply(result, not_found);
+      }));
+
+  // --- full push -------------------------------------------------------------------------
+  RETURN_IF_ERROR(router_.Handle(
+      kStartFullPush,
+      [this](const pb::StartFullPushRequest&) -> absl::StatusOr<pb::StartFullPushReply> {
+        full_push_ = true;
+        stale_.clear();
+        stale_.reserve(fib_.size());
+        fib_.table().ForEach(std::nullopt, std::nullopt, [&](const FibRoute& r) {
+          stale_.insert(r.prefix);
+          return true;
+        });
+        SLUICE_LOG(kInfo) << "full push started: " << stale_.size() << " routes to be re-sent";
+        pb::StartFullPushReply reply;
+        reply.set_stale(static_cast<uint32_t>(stale_.size()));
+        return reply;
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kCompleteFullPush,
+      [this](const pb::CompleteFullPushRequest&) -> absl::StatusOr<pb::CompleteFullPushReply> {
+        size_t removed = 0;
+        if (full_push_) {
+          full_push_ = false;
+          absl::flat_hash_set<net::Prefix> stale = std::move(stale_);
+          stale_.clear();
+          if (!stale.empty()) {
+            ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
+            for (const net::Prefix& prefix : stale) {
+              absl::StatusOr<bool> queued = fib_.DeleteRouteIfPresent(id, prefix);
+              if (!queued.ok()) {
+                (void)fib_.Abort(id);
+                return queued.status();
+              }
+            }
+            ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
+            removed += result.deleted;
+          }
+        }
+        ASSIGN_OR_RETURN(size_t left_over, fib_.CompleteFullPush());
+        removed += left_over;
+        SLUICE_LOG(kInfo) << "full push complete: " << removed << " stale routes removed";
+        pb::CompleteFullPushReply reply;
+        reply.set_removed(static_cast<uint32_t>(removed));
+        return reply;
+      }));
+
+  // --- lookups ---------------------------------------------------------------------------
+  RETURN_IF_ERROR(router_.Handle(
+      kLookupDest4,
+      [this](const pb::LookupRouteByDest4Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
+        return LookupReply(fib_.LookupByDestination(net::IPAddress(ipc::FromProto(r.dest()))));
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kLookupDest6,
+      [this](const pb::LookupRouteByDest6Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
+        return LookupReply(fib_.LookupByDestination(net::IPAddress(ipc::FromProto(r.dest()))));
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kLookupNetwork,
+      [this](const pb::LookupRouteByNetworkRequest& r) -> absl::StatusOr<pb::LookupRouteReply> {
+        ASSIGN_OR_RETURN(net::Prefix prefix, ipc::FromProto(r.network()));
+        return LookupReply(fib_.LookupByPrefix(prefix));
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kListRoutes, [this](const pb::ListRoutesRequest& r) -> absl::StatusOr<pb::ListRoutesReply> {
+        std::optional<net::Prefix> after;
+        if (r.has_start_after()) {
+          ASSIGN_OR_RETURN(after, ipc::FromProto(r.start_after()));
+        }
+        const uint32_t page =
+            r.max_routes() == 0 ? kDefaultPage : std::min(r.max_routes(), kMaxPage);
+        pb::ListRoutesReply reply;
+        fib_.table().ForEach(std::nullopt, after, [&](const FibRoute& route) {
+          if (after && route.prefix == *after) return true;
+          if (static_cast<uint32_t>(reply.routes_size()) == page) {
+            reply.set_more(true);
+            return false;
+          }
+          RouteToProto(route, reply.add_routes());
+          return true;
+        });
+        return reply;
+      }));
+
+  // --- change subscribers ----------------------------------------------------------------
+  RETURN_IF_ERROR(router_.Handle(
+      kSubscribeChanges,
+      [this](const pb::SubscribeChangesRequest& r) -> absl::StatusOr<pb::SubscribeChangesReply> {
+        if (r.target().empty()) return absl::InvalidArgumentError("subscribe_changes: no target");
+        if (subscribers_.contains(r.target())) return pb::SubscribeChangesReply();
+        const std::string target = r.target();
+        subscribers_[target] =
+            router_.WatchInstance(target, [this, target](const ipc::TargetEvent& e) {
+              if (e.kind != ipc::TargetEvent::kDeath) return;
+              SLUICE_LOG(kInfo) << "change subscriber " << target << " died";
+              DropSubscriber(target);
+            });
+        if (fib_watcher_ == 0) {
+          fib_watcher_ = fib_.AddWatcher([this](std::span<const FibChange> c) { OnFibChanges(c); });
+        }
+        return pb::SubscribeChangesReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kUnsubscribeChanges,
+      [this](const pb::SubscribeChangesRequest& r) -> absl::StatusOr<pb::SubscribeChangesReply> {
+        if (!DropSubscriber(r.target())) {
+          return absl::NotFoundError(absl::StrCat(r.target(), " is not subscribed"));
+        }
+        return pb::SubscribeChangesReply();
+      }));
+  ScheduleExpiry();
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::fea

@@ -1,0 +1,228 @@
+#include "fea/service/fea_ifmgr_service.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "fea/service/fib_convert.h"
+#include "ipc/proto/fea_ifmgr.pb.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+#include "net/status_macros.h"
+
+namespace sluice::fea {
+namespace {
+
+namespace pb = fea_ifmgr::v1;
+namespace cpb = fea_ifmgr_client::v1;
+
+const ipc::Method<pb::ListInterfacesRequest, pb::ListInterfacesReply> kListInterfaces{
+    "fea_ifmgr/1.0/list_interfaces"};
+const ipc::Method<pb::GetInterfaceRequest, pb::GetInterfaceReply> kGetInterface{
+    "fea_ifmgr/1.0/get_interface"};
+const ipc::Method<pb::AddInterfaceRequest, pb::AddInterfaceReply> kAddInterface{
+    "fea_ifmgr/1.0/add_interface"};
+const ipc::Method<pb::RemoveInterfaceRequest, pb::RemoveInterfaceReply> kRemoveInterface{
+    "fea_ifmgr/1.0/remove_interface"};
+const ipc::Method<pb::SetEnabledRequest, pb::SetEnabledReply> kSetEnabled{
+    "fea_ifmgr/1.0/set_enabled"};
+const ipc::Method<pb::SetMtuRequest, pb::SetMtuReply> kSetMtu{"fea_ifmgr/1.0/set_mtu"};
+const ipc::Method<pb::AddAddressRequest, pb::AddAddressReply> kAddAddress{
+    "fea_ifmgr/1.0/add_address"};
+const ipc::Method<pb::RemoveAddressRequest, pb::RemoveAddressReply> kRemoveAddress{
+    "fea_ifmgr/1.0/remove_address"};
+const ipc::Method<pb::SubscribeRequest, pb::SubscribeReply> kSubscribe{"fea_ifmgr/1.0/subscribe"};
+const ipc::Method<pb::SubscribeRequest, pb::SubscribeReply> kUnsubscribe{
+    "fea_ifmgr/1.0/unsubscribe"};
+const ipc::Method<cpb::InterfaceEventsRequest, cpb::InterfaceEventsReply> kInterfaceEvents{
+    "fea_ifmgr_client/1.0/interface_events"};
+
+}  // namespace
+
+FeaIfmgrService::FeaIfmgrService(boost::asio::io_context& io, ipc::XrlRouter& router, IfMgr& ifmgr,
+                                 DummyIfMgr* dummy)
+    : io_(io), router_(router), ifmgr_(ifmgr), dummy_(dummy) {}
+
+FeaIfmgrService::~FeaIfmgrService() {
+  if (watcher_ != 0) ifmgr_.RemoveWatcher(watcher_);
+}
+
+std::string FeaIfmgrService::Describe() const {
+  return absl::StrCat("fea_ifmgr/1.0: ", std::string(ifmgr_.backend_name()), " backend, ",
+                      ifmgr_.tree().size(), " interfaces, ", subscribers_.size(), " subscribers, ",
+                      events_sent_, " events sent");
+}
+
+absl::StatusOr<DummyIfMgr*> FeaIfmgrService::Dummy() const {
+  if (dummy_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the ", std::string(ifmgr_.backend_name()),
+                     " backend follows the kernel's interfaces: configure them with ip(8)"));
+  }
+  return dummy_;
+}
+
+void FeaIfmgrService::OnEvent(const InterfaceEvent& event) {
+  if (subscribers_.empty()) return;
+  EventToProto(event, pending_.add_events());
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  boost::asio::post(io_, [this, weak = std::weak_ptr<bool>(alive_)] {
+    if (weak.lock()) Flush();
+  });
+}
+
+void FeaIfmgrService::Flush() {
+  flush_posted_ = false;
+  if (pending_.events_size() == 0) return;
+  cpb::InterfaceEventsRequest request;
+  request.Swap(&pending_);
+  std::vector<std::string> targets;
+  for (const auto& [target, watch] : subscribers_) targets.push_back(target);
+  for (const std::string& target : targets) Send(target, request);
+}
+
+void FeaIfmgrService::Send(const std::string& target, cpb::InterfaceEventsRequest request) {
+  events_sent_ += request.events_size();
+  router_.Call(target, kInterfaceEvents, std::move(request),
+               [this, target, weak = std::weak_ptr<bool>(alive_)](
+                   absl::StatusOr<cpb::InterfaceEventsReply> reply) {
+                 if (reply.ok() || !weak.lock()) return;
+                 SLUICE_LOG(kWarning) << "interface_events to " << target << ": " << reply.status();
+                 if (reply.status().code() == absl::StatusCode::kNotFound) Drop(target);
+               });
+}
+
+bool FeaIfmgrService::Drop(const std::string& target) {
+  auto it = subscribers_.find(target);
+  if (it == subscribers_.end()) return false;
+  router_.Unwatch(it->second);
+  subscribers_.erase(it);
+  return true;
+}
+
+absl::Status FeaIfmgrService::Register() {
+  watcher_ = ifmgr_.AddWatcher([this](const InterfaceEvent& e) { OnEvent(e); });
+
+  RETURN_IF_ERROR(router_.Handle(
+      kListInterfaces,
+      [this](const pb::ListInterfacesRequest&) -> absl::StatusOr<pb::ListInterfacesReply> {
+        pb::ListInterfacesReply reply;
+        for (const Interface* i : ifmgr_.tree().interfaces()) {
+          InterfaceToProto(*i, /*with_addresses=*/true, reply.add_interfaces());
+        }
+        return reply;
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kGetInterface,
+      [this](const pb::GetInterfaceRequest& r) -> absl::StatusOr<pb::GetInterfaceReply> {
+        const Interface* i = ifmgr_.tree().FindByName(r.ifname());
+        if (i == nullptr) {
+          return absl::NotFoundError(absl::StrCat("no interface \"", r.ifname(), "\""));
+        }
+        pb::GetInterfaceReply reply;
+        InterfaceToProto(*i, /*with_addresses=*/true, reply.mutable_interface());
+        return reply;
+      }));
+
+  // --- configuration (dummy backend) -------------------------------------------------------
+  RETURN_IF_ERROR(router_.Handle(
+      kAddInterface,
+      [this](const pb::AddInterfaceRequest& r) -> absl::StatusOr<pb::AddInterfaceReply> {
+        ASSIGN_OR_RETURN(DummyIfMgr * dummy, Dummy());
+        DummyInterfaceConfig config;
+        config.name = r.ifname();
+        if (r.mtu() != 0) config.mtu = r.mtu();
+        if (r.has_mac()) {
+          std::array<uint8_t, 6> octets;
+          for (int k = 0; k < 6; ++k) {
+            octets[k] = static_cast<uint8_t>(r.mac().address() >> (8 * (5 - k)));
+          }
+          config.mac = MacAddress(octets);
+        }
+        RETURN_IF_ERROR(dummy->AddInterface(config).status());
+        return pb::AddInterfaceReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kRemoveInterface,
+      [this](const pb::RemoveInterfaceRequest& r) -> absl::StatusOr<pb::RemoveInterfaceReply> {
+        ASSIGN_OR_RETURN(DummyIfMgr * dummy, Dummy());
+        RETURN_IF_ERROR(dummy->RemoveInterface(r.ifname()));
+        return pb::RemoveInterfaceReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kSetEnabled, [this](const pb::SetEnabledRequest& r) -> absl::StatusOr<pb::SetEnabledReply> {
+        ASSIGN_OR_RETURN(DummyIfMgr * dummy, Dummy());
+        RETURN_IF_ERROR(dummy->SetEnabled(r.ifname(), r.enabled()));
+        return pb::SetEnabledReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kSetMtu, [this](const pb::SetMtuRequest& r) -> absl::StatusOr<pb::SetMtuReply> {
+        ASSIGN_OR_RETURN(DummyIfMgr * dummy, Dummy());
+        RETURN_IF_ERROR(dummy->SetMtu(r.ifname(), r.mtu()));
+        return pb::SetMtuReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kAddAddress, [this](const pb::AddAddressRequest& r) -> absl::StatusOr<pb::AddAddressReply> {
+        ASSIGN_OR_RETURN(DummyIfMgr * dummy, Dummy());
+        ASSIGN_OR_RETURN(net::IPAddress address, ipc::FromProto(r.address()));
+        if (r.prefix_length() > static_cast<uint32_t>(address.bits())) {
+          return absl::InvalidArgumentError(absl::StrCat("prefix length ", r.prefix_length(),
+                                                         " out of range for ", address.ToString()));
+        }
+        RETURN_IF_ERROR(
+            dummy->AddAddress(r.ifname(), address, static_cast<int>(r.prefix_length())));
+        return pb::AddAddressReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kRemoveAddress,
+      [this](const pb::RemoveAddressRequest& r) -> absl::StatusOr<pb::RemoveAddressReply> {
+        ASSIGN_OR_RETURN(DummyIfMgr * dummy, Dummy());
+        ASSIGN_OR_RETURN(net::IPAddress address, ipc::FromProto(r.address()));
+        RETURN_IF_ERROR(dummy->RemoveAddress(r.ifname(), address));
+        return pb::RemoveAddressReply();
+      }));
+
+  // --- subscribers -------------------------------------------------------------------------
+  RETURN_IF_ERROR(router_.Handle(
+      kSubscribe, [this](const pb::SubscribeRequest& r) -> absl::StatusOr<pb::SubscribeReply> {
+        if (r.target().empty()) return absl::InvalidArgumentError("subscribe: no target");
+        const std::string target = r.target();
+        // Changes of this turn not yet sent go to the older subscribers; the new one gets them
+        // in its dump.
+        Flush();
+        if (!subscribers_.contains(target)) {
+          subscribers_[target] =
+              router_.WatchInstance(target, [this, target](const ipc::TargetEvent& e) {
+                if (e.kind != ipc::TargetEvent::kDeath) return;
+                SLUICE_LOG(kInfo) << "interface subscriber " << target << " died";
+                Drop(target);
+              });
+        }
+        cpb::InterfaceEventsRequest dump;
+        dump.add_events()->set_kind(cpb::InterfaceEvent::SYNC_START);
+        for (const Interface* i : ifmgr_.tree().interfaces()) {
+          cpb::InterfaceEvent* e = dump.add_events();
+          e->set_kind(cpb::InterfaceEvent::INTERFACE_ADDED);
+          InterfaceToProto(*i, /*with_addresses=*/false, e->mutable_interface());
+          for (const InterfaceAddress& a : i->addresses) {
+            cpb::InterfaceEvent* ae = dump.add_events();
+            ae->set_kind(cpb::InterfaceEvent::ADDRESS_ADDED);
+            InterfaceToProto(*i, /*with_addresses=*/false, ae->mutable_interface());
+            AddressToProto(a, ae->mutable_address());
+          }
+        }
+        dump.add_events()->set_kind(cpb::InterfaceEvent::SYNC_DONE);
+        Send(target, std::move(dump));
+        return pb::SubscribeReply();
+      }));
+  return router_.Handle(
+      kUnsubscribe, [this](const pb::SubscribeRequest& r) -> absl::StatusOr<pb::SubscribeReply> {
+        if (!Drop(r.target())) {
+          return absl::NotFoundError(absl::StrCat(r.target(), " is not subscribed"));
+        }
+        return pb::SubscribeReply();
+      });
+}
+
+}  // namespace sluice::fea

@@ -1,0 +1,183 @@
+// sluice-rib: the RIB process (DESIGN.md § Processes; XORP NSDI'05 §5.2). Wiring only: the
+// stage networks are in rib/ (rib.h), the RPC adapters in rib/service/.
+//
+//   sluice-rib [--finder ADDR] [--instance NAME] [--listen EP]... [--fea INSTANCE]
+//              [--fea-batch-size N] [--fea-max-in-flight N]
+//
+//   --finder     the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)
+//   --instance   the component instance name (default "rib"); the class is "rib"
+//   --listen     where to serve (unix:/PATH or tcp:127.0.0.1:PORT); default a Unix socket
+//   --fea        the FEA instance to feed (default: any component of class "fea")
+//   --fea-batch-size     route changes per FIB transaction (default 1000)
+//   --fea-max-in-flight  FIB transactions sent and not yet answered (default 4)
+//
+// Serves rib/1.0, fea_ifmgr_client/1.0 (the FEA's interface events), profile/1.0,
+// policy_backend/1.0 (origin:static, origin:connected) and
+// common/1.0; calls fea_fib/1.0, fea_ifmgr/1.0 and its clients' rib_client/1.0. Status:
+// NOT_READY while no FEA is up, READY while one is. SIGTERM, SIGINT or common/1.0/shutdown exit
+// 0 (the FEA keeps the FIB; a new RIB re-sends it). A bad option exits 2 with a message.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <charconv>
+#include <csignal>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "ipc/xrl_router.h"
+#include "net/log.h"
+#include "rib/rib.h"
+#include "rib/service/fea_watcher.h"
+#include "rib/service/policy_service.h"
+#include "rib/service/profile_service.h"
+#include "rib/service/rib_clients.h"
+#include "rib/service/rib_service.h"
+#include "rib/service/xrl_fib_client.h"
+#include "rib/service/xrl_interface_source.h"
+#include "stage/profile.h"
+
+namespace {
+
+using namespace sluice;
+
+struct Flags {
+  ipc::RouterOptions router;
+  std::string instance = "rib";
+  std::string fea;
+  rib::RibOptions rib;
+};
+
+int Usage(const std::string& error) {
+  std::cerr << "sluice-rib: " << error << "\n"
+            << "usage: sluice-rib [--finder ADDR] [--instance NAME] [--listen EP]... "
+               "[--fea INSTANCE]\n"
+            << "                  [--fea-batch-size N] [--fea-max-in-flight N]\n";
+  return 2;
+}
+
+bool ParseNumber(std::string_view text, int64_t min, int64_t max, int64_t* out) {
+  int64_t v = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+int ParseFlags(int argc, char** argv, Flags* flags) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return Usage("the RIB: routes of every protocol");
+    if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
+    const std::string value = argv[++i];
+    int64_t n = 0;
+    if (arg == "--finder") {
+      flags->router.finder_address = value;
+    } else if (arg == "--instance") {
+      if (value.empty()) return Usage("--instance wants a name");
+      flags->instance = value;
+    } else if (arg == "--listen") {
+      flags->router.listen.push_back(value);
+    } else if (arg == "--fea") {
+      flags->fea = value;
+    } else if (arg == "--fea-batch-size") {
+      if (!ParseNumber(value, 1, 100000, &n)) return Usage("--fea-batch-size wants 1..100000");
+      flags->rib.fea.batch_size = static_cast<size_t>(n);
+    } else if (arg == "--fea-max-in-flight") {
+      if (!ParseNumber(value, 1, 1000, &n)) return Usage("--fea-max-in-flight wants 1..1000");
+      flags->rib.fea.max_in_flight = static_cast<size_t>(n);
+    } else {
+      return Usage("unknown argument " + arg);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  net::SetLogTag("rib");
+  Flags flags;
+  if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
+
+  boost::asio::io_context io;
+  stage::Profiler& profiler = stage::Profiler::Default();
+  flags.rib.profiler = &profiler;
+
+  ipc::XrlRouter router(io, "rib", flags.instance, flags.router);
+  // Rib (FeaOut stages) -> fea_fib/1.0/apply_batch, start/complete_full_push on the FEA.
+  rib::XrlFibClient fib_client(io, router);
+  rib::Rib rib(io, &fib_client, flags.rib);
+  // FEA fea_ifmgr_client/1.0/interface_events -> the Rib's connected routes.
+  rib::XrlInterfaceSource interfaces(router);
+  rib.AttachInterfaceSource(&interfaces);
+  // Rib interest and redistribution notifications -> clients' rib_client/1.0; client deaths ->
+  // Rib::ProtocolDied for the protocols they own.
+  rib::RibClients clients(router, rib);
+  // rib/1.0 -> Rib and RibClients.
+  rib::RibService service(router, rib, clients);
+  // profile/1.0 -> the profiling points; describe_plumbing -> the stage networks.
+  rib::ProfileService profile(profiler, [&] {
+    return absl::StrCat(rib.Describe(), "\n", fib_client.Describe(), "\n", clients.Describe(),
+                        "\n");
+  });
+  // policy_backend/1.0 -> the Rib's origin policy on static and connected routes.
+  rib::RibPolicyService policy(router, rib);
+  for (absl::Status s :
+       {service.Register(), interfaces.Register(), profile.Register(router), policy.Register()}) {
+    if (!s.ok()) {
+      std::cerr << "sluice-rib: " << s.message() << "\n";
+      return 1;
+    }
+  }
+
+  // FEA births and deaths (Finder) -> full re-send of the FIB, interface subscription, status.
+  rib::FeaWatcher fea(
+      router, flags.fea,
+      [&](const std::string& instance) {
+        fib_client.FeaBorn(instance);  // start_full_push first, on the ordered stream
+        interfaces.FeaBorn(instance);
+        rib.FeaBorn();
+        router.SetStatus(common::v1::READY);
+        SLUICE_LOG(kInfo) << "feeding FEA " << instance;
+      },
+      [&] {
+        fib_client.FeaDied();
+        rib.FeaDied();
+        router.SetStatus(common::v1::NOT_READY, "waiting for the FEA");
+      });
+
+  bool shutting_down = false;
+  auto shutdown = [&](const std::string& why) {
+    if (shutting_down) return;
+    shutting_down = true;
+    router.SetStatus(common::v1::SHUTDOWN, why);
+    SLUICE_LOG(kInfo) << why << ": shutting down";
+    interfaces.Stop();
+    io.stop();
+  };
+  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& error, int signal) {
+    if (!error) shutdown(absl::StrCat("signal ", signal));
+  });
+
+  router.SetStatus(common::v1::STARTUP, "registering with the Finder");
+  router.OnReady([&](absl::Status status) {
+    if (!status.ok()) {
+      SLUICE_LOG(kWarning) << "Finder: " << status.message() << " (still trying)";
+      return;
+    }
+    if (fea.current().empty()) router.SetStatus(common::v1::NOT_READY, "waiting for the FEA");
+    SLUICE_LOG(kInfo) << "ready: instance " << router.instance_name();
+  });
+  fea.Start();
+  if (absl::Status s = router.Start(); !s.ok()) {
+    std::cerr << "sluice-rib: " << s.message() << "\n";
+    return 1;
+  }
+  io.run();
+  interfaces.Stop();
+  return 0;
+}

@@ -1,0 +1,91 @@
+#include "rib/service/policy_service.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "ipc/method.h"
+#include "ipc/proto/policy_backend.pb.h"
+#include "net/status_macros.h"
+#include "policy/filter_request.h"
+
+namespace sluice::rib {
+
+namespace pb = ::sluice::policy_backend::v1;
+
+namespace {
+
+const ipc::Method<pb::ConfigureRequest, pb::ConfigureReply> kConfigure{
+    "policy_backend/1.0/configure"};
+const ipc::Method<pb::ResetRequest, pb::ResetReply> kReset{"policy_backend/1.0/reset"};
+const ipc::Method<pb::PushRoutesRequest, pb::PushRoutesReply> kPushRoutes{
+    "policy_backend/1.0/push_routes"};
+const ipc::Method<pb::ListFiltersRequest, pb::ListFiltersReply> kListFilters{
+    "policy_backend/1.0/list_filters"};
+
+// "origin:PROTOCOL" -> PROTOCOL. Errors: InvalidArgument naming the banks there are.
+absl::StatusOr<std::string> OriginProtocol(const std::string& filter) {
+  const std::string kPrefix = "origin:";
+  if (absl::StartsWith(filter, kPrefix)) {
+    std::string protocol = filter.substr(kPrefix.size());
+    if (OriginPolicy::Supports(protocol)) return protocol;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("filter \"", filter, "\": sluice-rib has origin:static and origin:connected"));
+}
+
+}  // namespace
+
+absl::Status RibPolicyService::Register() {
+  RETURN_IF_ERROR(router_.Handle(
+      kConfigure, [this](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
+        ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
+        policy::FilterRequest request;
+        request.source = r.source();
+        request.policies.assign(r.policies().begin(), r.policies().end());
+        request.default_action = r.default_action();
+        if (!r.file().empty()) request.start.file = r.file();
+        if (r.line() > 0) request.start.line = int(r.line());
+        if (r.column() > 0) request.start.column = int(r.column());
+        // Compiled in full before anything changes: on error the running filter stays.
+        ASSIGN_OR_RETURN(std::shared_ptr<const policy::Filter> filter,
+                         policy::CompileFilterRequest(request, policy::Verdict::kAccept,
+                                                      OriginPolicy::Options()));
+        const std::string action(policy::VerdictName(filter->spec().default_verdict));
+        RETURN_IF_ERROR(rib_.SetOriginPolicy(protocol, std::move(filter)));
+        configured_[r.filter()] = Info{request.policies, action};
+        return pb::ConfigureReply();
+      }));
+  RETURN_IF_ERROR(
+      router_.Handle(kReset, [this](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
+        ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
+        RETURN_IF_ERROR(rib_.SetOriginPolicy(protocol, nullptr));
+        configured_.erase(r.filter());
+        return pb::ResetReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kPushRoutes, [this](const pb::PushRoutesRequest& r) -> absl::StatusOr<pb::PushRoutesReply> {
+        if (r.filter().empty()) {
+          for (const char* p : {"static", "connected"}) RETURN_IF_ERROR(rib_.PushOriginPolicy(p));
+          return pb::PushRoutesReply();
+        }
+        ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
+        RETURN_IF_ERROR(rib_.PushOriginPolicy(protocol));
+        return pb::PushRoutesReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kListFilters, [this](const pb::ListFiltersRequest&) -> absl::StatusOr<pb::ListFiltersReply> {
+        pb::ListFiltersReply reply;
+        for (const char* bank : {"origin:connected", "origin:static"}) {
+          pb::FilterInfo* out = reply.add_filters();
+          out->set_filter(bank);
+          auto it = configured_.find(bank);
+          out->set_configured(it != configured_.end());
+          if (it == configured_.end()) continue;
+          for (const std::string& p : it->second.policies) out->add_policies(p);
+          out->set_default_action(it->second.default_action);
+        }
+        return reply;
+      }));
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::rib

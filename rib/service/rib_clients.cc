@@ -1,0 +1,205 @@
+#include "rib/service/rib_clients.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ipc/proto/rib_client.pb.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+#include "net/status_macros.h"
+#include "rib/service/rib_convert.h"
+
+namespace sluice::rib {
+namespace {
+
+namespace cpb = rib_client::v1;
+const ipc::Method<cpb::RouteInfoInvalidRequest, cpb::RouteInfoInvalidReply> kRouteInfoInvalid{
+    "rib_client/1.0/route_info_invalid"};
+const ipc::Method<cpb::RedistRoutesRequest, cpb::RedistRoutesReply> kRedistRoutes{
+    "rib_client/1.0/redist_routes"};
+
+absl::StatusOr<net::Family> ParseFamily(std::string_view family) {
+  if (family == "ipv4") return net::Family::kIPv4;
+  if (family == "ipv6") return net::Family::kIPv6;
+  return absl::InvalidArgumentError(
+      absl::StrCat("family \"", std::string(family), "\": want ipv4 or ipv6"));
+}
+
+const char* FamilyText(net::Family family) {
+  return family == net::Family::kIPv4 ? "ipv4" : "ipv6";
+}
+
+}  // namespace
+
+// One component the RIB calls back: its interest registrations and redistribution streams.
+class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
+ public:
+  Client(RibClients* clients, std::string name) : clients_(clients), name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  ipc::WatchId watch = 0;
+
+  void OnInterestInvalidated(const net::Prefix& valid_subnet) override {
+    cpb::RouteInfoInvalidRequest request;
+    ipc::ToProto(valid_subnet, request.mutable_valid_subnet());
+    Send(kRouteInfoInvalid, std::move(request));
+  }
+  void OnInterestChanged(const InterestAnswer& answer) override {
+    // rib_client/1.0 has no "changed": drop the registration and have the client ask again.
+    (void)clients_->rib_.DeregisterInterest(this, answer.valid_subnet);
+    OnInterestInvalidated(answer.valid_subnet);
+  }
+  void OnRedistChanges(net::Family family, Symbol protocol,
+                       std::span<const RedistChange> changes) override {
+    cpb::RedistRoutesRequest request;
+    request.set_family(FamilyText(family));
+    request.set_protocol(protocol.name());
+    for (const RedistChange& c : changes) RedistChangeToProto(c, request.add_changes());
+    Send(kRedistRoutes, std::move(request));
+  }
+  void OnRedistDumpDone(net::Family family, Symbol protocol) override {
+    cpb::RedistRoutesRequest request;
+    request.set_family(FamilyText(family));
+    request.set_protocol(protocol.name());
+    request.set_dump_done(true);
+    Send(kRedistRoutes, std::move(request));
+  }
+
+ private:
+  template <typename Request, typename Reply>
+  void Send(const ipc::Method<Request, Reply>& method, Request request) {
+    clients_->router_.Call(name_, method, std::move(request),
+                           [clients = clients_, name = name_,
+                            weak = std::weak_ptr<bool>(alive_)](absl::StatusOr<Reply> reply) {
+                             if (reply.ok() || !weak.lock()) return;
+                             SLUICE_LOG(kWarning)
+                                 << "rib_client call to " << name << ": " << reply.status();
+                             if (reply.status().code() == absl::StatusCode::kNotFound) {
+                               clients->Gone(name, "is unknown to the Finder");
+                             }
+                           });
+  }
+
+  RibClients* clients_;
+  std::string name_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+RibClients::RibClients(ipc::XrlRouter& router, Rib& rib) : router_(router), rib_(rib) {}
+
+RibClients::~RibClients() {
+  for (auto& [name, client] : clients_) {
+    rib_.DeregisterAllInterest(client.get());
+    rib_.RedistUnsubscribeAll(client.get());
+  }
+}
+
+std::string RibClients::Describe() const {
+  std::string s = absl::StrCat("clients: ", clients_.size(), " (", deaths_, " died)");
+  for (const auto& [protocol, owner] : owners_) {
+    absl::StrAppend(&s, "; ", protocol, " owned by ", owner);
+  }
+  return s;
+}
+
+RibClients::Client* RibClients::Find(std::string_view name) const {
+  auto it = clients_.find(name);
+  return it == clients_.end() ? nullptr : it->second.get();
+}
+
+RibClients::Client* RibClients::Ensure(std::string_view name) {
+  if (Client* c = Find(name)) return c;
+  auto client = std::make_unique<Client>(this, std::string(name));
+  Client* c = client.get();
+  clients_.emplace(std::string(name), std::move(client));
+  c->watch = router_.WatchInstance(std::string(name),
+                                   [this, n = std::string(name)](const ipc::TargetEvent& e) {
+                                     if (e.kind == ipc::TargetEvent::kDeath) Gone(n, "died");
+                                   });
+  return c;
+}
+
+void RibClients::Gone(const std::string& name, const char* why) {
+  auto it = clients_.find(name);
+  if (it == clients_.end()) return;
+  std::unique_ptr<Client> client = std::move(it->second);
+  clients_.erase(it);
+  ++deaths_;
+  rib_.DeregisterAllInterest(client.get());
+  rib_.RedistUnsubscribeAll(client.get());
+  router_.Unwatch(client->watch);
+  std::vector<std::string> protocols;
+  for (auto o = owners_.begin(); o != owners_.end();) {
+    if (o->second == name) {
+      protocols.push_back(o->first);
+      o = owners_.erase(o);
+    } else {
+      ++o;
+    }
+  }
+  for (const std::string& protocol : protocols) {
+    if (absl::Status s = rib_.ProtocolDied(protocol); !s.ok()) {
+      SLUICE_LOG(kWarning) << "protocol " << protocol << ": " << s;
+    }
+  }
+  SLUICE_LOG(kInfo) << "client " << name << " " << why
+                    << (protocols.empty() ? "" : "; withdrawing the routes of ")
+                    << absl::StrJoin(protocols, ", ");
+}
+
+absl::Status RibClients::RegisterProtocol(std::string_view protocol, std::string_view owner) {
+  RETURN_IF_ERROR(ValidateProtocolName(protocol));
+  if (protocol == kConnectedProtocol) {
+    return absl::InvalidArgumentError("protocol \"connected\" belongs to the RIB");
+  }
+  if (owner.empty()) return absl::InvalidArgumentError("register_protocol: no target");
+  Ensure(owner);
+  auto [it, added] = owners_.try_emplace(std::string(protocol), std::string(owner));
+  if (!added && it->second != owner) {
+    SLUICE_LOG(kInfo) << "protocol " << protocol << " moves from " << it->second << " to " << owner;
+    it->second = std::string(owner);
+  }
+  return absl::OkStatus();
+}
+
+std::string RibClients::OwnerOf(std::string_view protocol) const {
+  auto it = owners_.find(protocol);
+  return it == owners_.end() ? "" : it->second;
+}
+
+absl::StatusOr<InterestAnswer> RibClients::RegisterInterest(std::string_view client,
+                                                            const net::IPAddress& address) {
+  if (client.empty()) return absl::InvalidArgumentError("register_interest: no client");
+  return rib_.RegisterInterest(Ensure(client), address);
+}
+
+absl::Status RibClients::DeregisterInterest(std::string_view client,
+                                            const net::Prefix& valid_subnet) {
+  Client* c = Find(client);
+  if (c == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("client ", std::string(client), " has no registrations"));
+  }
+  return rib_.DeregisterInterest(c, valid_subnet);
+}
+
+absl::Status RibClients::RedistSubscribe(std::string_view target, std::string_view family,
+                                         std::string_view protocol) {
+  if (target.empty()) return absl::InvalidArgumentError("redist_subscribe: no target");
+  ASSIGN_OR_RETURN(net::Family f, ParseFamily(family));
+  if (!protocol.empty()) RETURN_IF_ERROR(ValidateProtocolName(protocol));
+  return rib_.RedistSubscribe(Ensure(target), f, protocol);
+}
+
+absl::Status RibClients::RedistUnsubscribe(std::string_view target, std::string_view family,
+                                           std::string_view protocol) {
+  ASSIGN_OR_RETURN(net::Family f, ParseFamily(family));
+  Client* c = Find(target);
+  if (c == nullptr) {
+    return absl::NotFoundError(absl::StrCat(std::string(target), " is not subscribed"));
+  }
+  return rib_.RedistUnsubscribe(c, f, protocol);
+}
+
+}  // namespace sluice::rib

@@ -1,0 +1,74 @@
+#pragma once
+// RibClients: the components the RIB serves by name — protocol owners (register_protocol),
+// interest registrants (register_interest) and redistribution subscribers (redist_subscribe) —
+// each followed through the Finder (XORP NSDI'05 §5.2.1, §6).
+//
+// One Client object per component instance implements the core's InterestRegistrant and
+// RedistSubscriber (rib/interest.h, rib/redist.h) by calling the component's rib_client/1.0:
+//   OnInterestInvalidated(subnet)  -> route_info_invalid(subnet)
+//   OnInterestChanged(answer)      -> the registration is dropped and route_info_invalid(subnet)
+//                                     is sent: the client registers again for the new answer
+//   OnRedistChanges / DumpDone     -> redist_routes(family, protocol, changes, dump_done)
+// Calls to one component are ordered (one XRL stream per target).
+//
+// When a component dies (Finder death event), or a call finds it unknown to the Finder
+// (NOT_FOUND), its interest registrations and redistribution subscriptions are dropped and the
+// protocols it owns die (Rib::ProtocolDied: their routes leave in the background); it registers
+// again when it comes back.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ipc/xrl_router.h"
+#include "rib/rib.h"
+
+namespace sluice::rib {
+
+class RibClients {
+ public:
+  RibClients(ipc::XrlRouter& router, Rib& rib);
+  ~RibClients();
+  RibClients(const RibClients&) = delete;
+  RibClients& operator=(const RibClients&) = delete;
+
+  // `owner` owns `protocol`'s routes from now on (a previous owner no longer does). Errors:
+  // InvalidArgument (bad protocol name, "connected", empty owner).
+  absl::Status RegisterProtocol(std::string_view protocol, std::string_view owner);
+  // The owner of `protocol`, or "".
+  std::string OwnerOf(std::string_view protocol) const;
+
+  // Errors: InvalidArgument for an empty client name.
+  absl::StatusOr<InterestAnswer> RegisterInterest(std::string_view client,
+                                                  const net::IPAddress& address);
+  // Errors: NotFound (no such client or registration).
+  absl::Status DeregisterInterest(std::string_view client, const net::Prefix& valid_subnet);
+
+  // `family` "ipv4" or "ipv6"; `protocol` "" for every protocol's winners. Errors:
+  // InvalidArgument (family, protocol, empty target), AlreadyExists, NotFound (unsubscribe).
+  absl::Status RedistSubscribe(std::string_view target, std::string_view family,
+                               std::string_view protocol);
+  absl::Status RedistUnsubscribe(std::string_view target, std::string_view family,
+                                 std::string_view protocol);
+
+  size_t client_count() const { return clients_.size(); }
+  std::string Describe() const;
+
+ private:
+  class Client;
+  Client* Find(std::string_view name) const;
+  Client* Ensure(std::string_view name);
+  // The component is gone: drop everything it had; its protocols die.
+  void Gone(const std::string& name, const char* why);
+
+  ipc::XrlRouter& router_;
+  Rib& rib_;
+  std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;
+  std::map<std::string, std::string, std::less<>> owners_;  // protocol -> owner instance
+  uint64_t deaths_ = 0;
+};
+
+}  // namespace sluice::rib

@@ -1,0 +1,301 @@
+#include "rib/service/rib_service.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ipc/proto/rib.pb.h"
+#include "ipc/types_convert.h"
+#include "net/status_macros.h"
+#include "rib/service/rib_convert.h"
+
+namespace sluice::rib {
+namespace {
+
+namespace pb = rib::v1;
+
+const ipc::Method<pb::RegisterProtocolRequest, pb::RegisterProtocolReply> kRegisterProtocol{
+    "rib/1.0/register_protocol"};
+const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
+const ipc::Method<pb::AddRoute6Request, pb::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
+const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kReplaceRoute4{"rib/1.0/replace_route4"};
+const ipc::Method<pb::AddRoute6Request, pb::RouteReply> kReplaceRoute6{"rib/1.0/replace_route6"};
+const ipc::Method<pb::DeleteRoute4Request, pb::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
+const ipc::Method<pb::DeleteRoute6Request, pb::RouteReply> kDeleteRoute6{"rib/1.0/delete_route6"};
+const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
+const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kReplaceRoutes{"rib/1.0/replace_routes"};
+const ipc::Method<pb::DeleteRoutesRequest, pb::RoutesReply> kDeleteRoutes{"rib/1.0/delete_routes"};
+const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
+    "rib/1.0/add_routes_packed"};
+const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
+    "rib/1.0/lookup_route_by_dest4"};
+const ipc::Method<pb::LookupRouteByDest6Request, pb::LookupRouteReply> kLookupDest6{
+    "rib/1.0/lookup_route_by_dest6"};
+const ipc::Method<pb::LookupRouteByNetworkRequest, pb::LookupRouteReply> kLookupNetwork{
+    "rib/1.0/lookup_route_by_network"};
+const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{"rib/1.0/list_routes"};
+const ipc::Method<pb::RegisterInterestRequest, pb::RegisterInterestReply> kRegisterInterest{
+    "rib/1.0/register_interest"};
+const ipc::Method<pb::DeregisterInterestRequest, pb::DeregisterInterestReply> kDeregisterInterest{
+    "rib/1.0/deregister_interest"};
+const ipc::Method<pb::RedistSubscribeRequest, pb::RedistSubscribeReply> kRedistSubscribe{
+    "rib/1.0/redist_subscribe"};
+const ipc::Method<pb::RedistSubscribeRequest, pb::RedistSubscribeReply> kRedistUnsubscribe{
+    "rib/1.0/redist_unsubscribe"};
+const ipc::Method<pb::GetAdminDistanceRequest, pb::GetAdminDistanceReply> kGetAdminDistance{
+    "rib/1.0/get_admin_distance"};
+const ipc::Method<pb::SetAdminDistanceRequest, pb::SetAdminDistanceReply> kSetAdminDistance{
+    "rib/1.0/set_admin_distance"};
+const ipc::Method<pb::ListProtocolsRequest, pb::ListProtocolsReply> kListProtocols{
+    "rib/1.0/list_protocols"};
+
+constexpr uint32_t kDefaultPage = 1000;
+constexpr uint32_t kMaxPage = 100000;
+
+pb::RoutesReply ToReply(const BatchResult& result) {
+  pb::RoutesReply reply;
+  reply.set_applied(static_cast<uint32_t>(result.applied));
+  for (const net::Prefix& p : result.not_found) ipc::ToProto(p, reply.add_not_found());
+  return reply;
+}
+
+pb::LookupRouteReply ToReply(const std::optional<RibRoute>& route) {
+  pb::LookupRouteReply reply;
+  if (route) {
+    reply.set_found(true);
+    RouteToProto(*route, reply.mutable_route());
+  }
+  return reply;
+}
+
+// Converts every route of a batch; the first bad one refuses the batch.
+absl::StatusOr<std::vector<RouteInput>> Inputs(const pb::RoutesRequest& request) {
+  std::vector<RouteInput> inputs;
+  inputs.reserve(request.routes_size());
+  for (int i = 0; i < request.routes_size(); ++i) {
+    auto input = InputFromEntry(request.routes(i));
+    if (!input.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "route #", i, " of the batch: ", input.status().message(), "; nothing applied"));
+    }
+    inputs.push_back(*std::move(input));
+  }
+  return inputs;
+}
+
+}  // namespace
+
+RibService::RibService(ipc::XrlRouter& router, Rib& rib, RibClients& clients)
+    : router_(router), rib_(rib), clients_(clients) {}
+
+absl::Status RibService::Register() {
+  RETURN_IF_ERROR(RegisterRoutes());
+  RETURN_IF_ERROR(RegisterQueries());
+  return RegisterClients();
+}
+
+absl::Status RibService::RegisterRoutes() {
+  // One route per call (scripting): a batch of one.
+  auto add_one = [this](const std::string& protocol, absl::StatusOr<RouteInput> input,
+                        bool replace) -> absl::StatusOr<pb::RouteReply> {
+    RETURN_IF_ERROR(input.status());
+    std::span<const RouteInput> one(&*input, 1);
+    ASSIGN_OR_RETURN(BatchResult result,
+                     replace ? rib_.ReplaceRoutes(protocol, one) : rib_.AddRoutes(protocol, one));
+    pb::RouteReply reply;
+    if (replace) reply.set_found(result.not_found.empty());
+    return reply;
+  };
+  auto delete_one = [this](const std::string& protocol,
+                           absl::StatusOr<net::Prefix> prefix) -> absl::StatusOr<pb::RouteReply> {
+    RETURN_IF_ERROR(prefix.status());
+    ASSIGN_OR_RETURN(BatchResult result,
+                     rib_.DeleteRoutes(protocol, std::span<const net::Prefix>(&*prefix, 1)));
+    pb::RouteReply reply;
+    reply.set_found(result.not_found.empty());
+    return reply;
+  };
+  RETURN_IF_ERROR(router_.Handle(
+      kAddRoute4, [add_one](const pb::AddRoute4Request& r) -> absl::StatusOr<pb::RouteReply> {
+        return add_one(r.protocol(), InputFromRequest(r), false);
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kAddRoute6, [add_one](const pb::AddRoute6Request& r) -> absl::StatusOr<pb::RouteReply> {
+        return add_one(r.protocol(), InputFromRequest(r), false);
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kReplaceRoute4, [add_one](const pb::AddRoute4Request& r) -> absl::StatusOr<pb::RouteReply> {
+        return add_one(r.protocol(), InputFromRequest(r), true);
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kReplaceRoute6, [add_one](const pb::AddRoute6Request& r) -> absl::StatusOr<pb::RouteReply> {
+        return add_one(r.protocol(), InputFromRequest(r), true);
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kDeleteRoute4,
+      [delete_one](const pb::DeleteRoute4Request& r) -> absl::StatusOr<pb::RouteReply> {
+        return delete_one(r.protocol(), ipc::FromProto(r.network()));
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kDeleteRoute6,
+      [delete_one](const pb::DeleteRoute6Request& r) -> absl::StatusOr<pb::RouteReply> {
+        return delete_one(r.protocol(), ipc::FromProto(r.network()));
+      }));
+
+  // Batches (protocols).
+  RETURN_IF_ERROR(router_.Handle(
+      kAddRoutes, [this](const pb::RoutesRequest& r) -> absl::StatusOr<pb::RoutesReply> {
+        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
+        ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
+        return ToReply(result);
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kAddRoutesPacked,
+      [this](const pb::AddRoutesPackedRequest& r) -> absl::StatusOr<pb::RoutesReply> {
+        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, InputsFromPacked(r));
+        ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
+        return ToReply(result);
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kReplaceRoutes, [this](const pb::RoutesRequest& r) -> absl::StatusOr<pb::RoutesReply> {
+        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
+        ASSIGN_OR_RETURN(BatchResult result, rib_.ReplaceRoutes(r.protocol(), inputs));
+        return ToReply(result);
+      }));
+  return router_.Handle(
+      kDeleteRoutes, [this](const pb::DeleteRoutesRequest& r) -> absl::StatusOr<pb::RoutesReply> {
+        std::vector<net::Prefix> prefixes;
+        prefixes.reserve(r.networks_size());
+        for (int i = 0; i < r.networks_size(); ++i) {
+          auto prefix = ipc::FromProto(r.networks(i));
+          if (!prefix.ok()) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "network #", i, " of the batch: ", prefix.status().message(), "; nothing applied"));
+          }
+          prefixes.push_back(*prefix);
+        }
+        ASSIGN_OR_RETURN(BatchResult result, rib_.DeleteRoutes(r.protocol(), prefixes));
+        return ToReply(result);
+      });
+}
+
+absl::Status RibService::RegisterQueries() {
+  RETURN_IF_ERROR(router_.Handle(
+      kLookupDest4,
+      [this](const pb::LookupRouteByDest4Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
+        return ToReply(rib_.LookupDestination(net::IPAddress(ipc::FromProto(r.dest()))));
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kLookupDest6,
+      [this](const pb::LookupRouteByDest6Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
+        return ToReply(rib_.LookupDestination(net::IPAddress(ipc::FromProto(r.dest()))));
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kLookupNetwork,
+      [this](const pb::LookupRouteByNetworkRequest& r) -> absl::StatusOr<pb::LookupRouteReply> {
+        ASSIGN_OR_RETURN(net::Prefix prefix, ipc::FromProto(r.network()));
+        return ToReply(rib_.LookupPrefix(prefix));
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kListRoutes, [this](const pb::ListRoutesRequest& r) -> absl::StatusOr<pb::ListRoutesReply> {
+        net::Family family = net::Family::kIPv4;
+        if (r.family() == "ipv6") {
+          family = net::Family::kIPv6;
+        } else if (!r.family().empty() && r.family() != "ipv4") {
+          return absl::InvalidArgumentError(
+              absl::StrCat("family \"", r.family(), "\": want ipv4 or ipv6"));
+        }
+        std::optional<net::Prefix> after;
+        if (r.has_start_after()) {
+          ASSIGN_OR_RETURN(after, ipc::FromProto(r.start_after()));
+        }
+        const size_t page = r.max_routes() == 0 ? kDefaultPage : std::min(r.max_routes(), kMaxPage);
+        std::vector<RibRoute> routes;
+        if (r.protocol().empty()) {
+          routes = rib_.ListRoutes(family, after, page + 1);
+        } else {
+          ASSIGN_OR_RETURN(routes, rib_.ListProtocolRoutes(r.protocol(), family, after, page + 1));
+        }
+        pb::ListRoutesReply reply;
+        if (routes.size() > page) {
+          routes.resize(page);
+          reply.set_more(true);
+        }
+        for (const RibRoute& route : routes) RouteToProto(route, reply.add_routes());
+        return reply;
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kGetAdminDistance,
+      [this](const pb::GetAdminDistanceRequest& r) -> absl::StatusOr<pb::GetAdminDistanceReply> {
+        ASSIGN_OR_RETURN(uint16_t distance, rib_.GetAdminDistance(r.protocol()));
+        pb::GetAdminDistanceReply reply;
+        reply.set_admin_distance(distance);
+        return reply;
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kSetAdminDistance,
+      [this](const pb::SetAdminDistanceRequest& r) -> absl::StatusOr<pb::SetAdminDistanceReply> {
+        if (r.admin_distance() > kMaxAdminDistance) {
+          return absl::InvalidArgumentError(absl::StrCat("admin distance ", r.admin_distance(),
+                                                         " for ", r.protocol(), ": the most is ",
+                                                         kMaxAdminDistance));
+        }
+        RETURN_IF_ERROR(
+            rib_.SetAdminDistance(r.protocol(), static_cast<uint16_t>(r.admin_distance())));
+        return pb::SetAdminDistanceReply();
+      }));
+  return router_.Handle(
+      kListProtocols,
+      [this](const pb::ListProtocolsRequest&) -> absl::StatusOr<pb::ListProtocolsReply> {
+        pb::ListProtocolsReply reply;
+        for (const ProtocolInfo& info : rib_.Protocols()) {
+          pb::ProtocolInfo* p = reply.add_protocols();
+          p->set_protocol(info.name);
+          p->set_igp(info.protocol_class == ProtocolClass::kIgp);
+          p->set_admin_distance(info.admin_distance);
+          p->set_routes(info.routes_v4 + info.routes_v6);
+          p->set_owner(clients_.OwnerOf(info.name));
+        }
+        return reply;
+      });
+}
+
+absl::Status RibService::RegisterClients() {
+  RETURN_IF_ERROR(router_.Handle(
+      kRegisterProtocol,
+      [this](const pb::RegisterProtocolRequest& r) -> absl::StatusOr<pb::RegisterProtocolReply> {
+        RETURN_IF_ERROR(clients_.RegisterProtocol(r.protocol(), r.target()));
+        return pb::RegisterProtocolReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kRegisterInterest,
+      [this](const pb::RegisterInterestRequest& r) -> absl::StatusOr<pb::RegisterInterestReply> {
+        ASSIGN_OR_RETURN(net::IPAddress address, ipc::FromProto(r.address()));
+        ASSIGN_OR_RETURN(InterestAnswer answer, clients_.RegisterInterest(r.client(), address));
+        pb::RegisterInterestReply reply;
+        AnswerToProto(answer, &reply);
+        return reply;
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kDeregisterInterest,
+      [this](
+          const pb::DeregisterInterestRequest& r) -> absl::StatusOr<pb::DeregisterInterestReply> {
+        ASSIGN_OR_RETURN(net::Prefix subnet, ipc::FromProto(r.valid_subnet()));
+        RETURN_IF_ERROR(clients_.DeregisterInterest(r.client(), subnet));
+        return pb::DeregisterInterestReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kRedistSubscribe,
+      [this](const pb::RedistSubscribeRequest& r) -> absl::StatusOr<pb::RedistSubscribeReply> {
+        RETURN_IF_ERROR(clients_.RedistSubscribe(r.target(), r.family(), r.protocol()));
+        return pb::RedistSubscribeReply();
+      }));
+  return router_.Handle(
+      kRedistUnsubscribe,
+      [this](const pb::RedistSubscribeRequest& r) -> absl::StatusOr<pb::RedistSubscribeReply> {
+        RETURN_IF_ERROR(clients_.RedistUnsubscribe(r.target(), r.family(), r.protocol()));
+        return pb::RedistSubscribeReply();
+      });
+}
+
+}  // namespace sluice::rib

@@ -1,0 +1,90 @@
+#include "rib/service/xrl_fib_client.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "ipc/proto/fea_fib.pb.h"
+#include "net/log.h"
+#include "rib/service/rib_convert.h"
+
+namespace sluice::rib {
+namespace {
+
+namespace pb = fea_fib::v1;
+const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
+    "fea_fib/1.0/apply_batch_packed"};
+const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
+    "fea_fib/1.0/start_full_push"};
+const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
+    "fea_fib/1.0/complete_full_push"};
+
+}  // namespace
+
+XrlFibClient::XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router)
+    : io_(io), router_(router) {}
+
+std::string XrlFibClient::Describe() const {
+  return absl::StrCat("FEA ", fea_.empty() ? "(none)" : fea_, ": ", stats_.batches, " batches (",
+                      stats_.changes, " changes) sent, ", stats_.failed, " failed, ",
+                      stats_.full_pushes, " full pushes (", stats_.stale_removed,
+                      " stale routes removed)");
+}
+
+void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> done) {
+  pb::ApplyBatchPackedRequest request;
+  FibBatchToPacked(batch, &request);
+  ++stats_.batches;
+  stats_.changes += batch.changes.size();
+  if (fea_.empty()) {
+    // FeaOutStage sends only while the FEA is up; answer later all the same, as promised.
+    boost::asio::post(io_, [done = std::move(done)] { done(absl::UnavailableError("no FEA")); });
+    return;
+  }
+  router_.Call(fea_, kApplyBatchPacked, std::move(request),
+               [this, done = std::move(done)](absl::StatusOr<pb::CommitTransactionReply> reply) {
+                 if (!reply.ok()) ++stats_.failed;
+                 done(reply.status());
+               });
+}
+
+void XrlFibClient::FeaBorn(const std::string& instance) {
+  fea_ = instance;
+  ++generation_;
+  done_[0] = done_[1] = false;
+  router_.Call(fea_, kStartFullPush, pb::StartFullPushRequest(),
+               [instance](absl::StatusOr<pb::StartFullPushReply> reply) {
+                 if (!reply.ok()) {
+                   SLUICE_LOG(kWarning)
+                       << "start_full_push to " << instance << ": " << reply.status();
+                 } else if (reply->stale() > 0) {
+                   SLUICE_LOG(kInfo)
+                       << instance << " holds " << reply->stale() << " routes: re-sending the FIB";
+                 }
+               });
+}
+
+void XrlFibClient::FeaDied() {
+  fea_.clear();
+  ++generation_;
+}
+
+void XrlFibClient::FullPushDone(net::Family family) {
+  done_[family == net::Family::kIPv4 ? 0 : 1] = true;
+  if (!done_[0] || !done_[1] || fea_.empty()) return;
+  router_.Call(fea_, kCompleteFullPush, pb::CompleteFullPushRequest(),
+               [this, generation = generation_,
+                fea = fea_](absl::StatusOr<pb::CompleteFullPushReply> reply) {
+                 if (!reply.ok()) {
+                   SLUICE_LOG(kWarning)
+                       << "complete_full_push to " << fea << ": " << reply.status();
+                   return;
+                 }
+                 if (generation == generation_) ++stats_.full_pushes;
+                 stats_.stale_removed += reply->removed();
+                 SLUICE_LOG(kInfo) << "FIB re-sent to " << fea << "; " << reply->removed()
+                                   << " stale routes removed";
+               });
+}
+
+}  // namespace sluice::rib

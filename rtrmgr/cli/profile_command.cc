@@ -1,0 +1,137 @@
+// sluice profile list|enable|disable|get|clear [POINT] [on PROCESS] [--json]: profiling points
+// (XORP NSDI'05 §8.1) through profile/1.0. Without `on PROCESS` the command goes to every
+// process that has the point (bgp, rib, fea).
+//
+//   sluice profile list
+//   sluice profile enable bgp_route_in
+//   sluice profile get rib_route_in on rib
+//   sluice profile clear bgp_route_in
+
+#include <iostream>
+
+#include "absl/strings/str_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "rtrmgr/cli/command.h"
+#include "rtrmgr/cli/queries.h"
+
+namespace sluice::rtrmgr::cli {
+
+int RunProfile(const std::vector<std::string>& all_args, Context& c) {
+  std::vector<std::string> args;
+  bool json = false;
+  std::vector<std::string> processes = {"bgp", "rib", "fea"};
+  for (size_t i = 0; i < all_args.size(); ++i) {
+    if (all_args[i] == "--json") {
+      json = true;
+    } else if (all_args[i] == "on" && i + 1 < all_args.size()) {
+      processes = {all_args[++i]};
+    } else {
+      args.push_back(all_args[i]);
+    }
+  }
+  const std::string verb = args.empty() ? "" : args[0];
+  const std::string point = args.size() > 1 ? args[1] : "";
+  if (verb.empty() || (verb != "list" && point.empty()) || args.size() > 2) {
+    *c.err << "usage: sluice profile list | enable|disable|get|clear POINT  [on PROCESS] "
+              "[--json]\n";
+    return kUsage;
+  }
+  SyncClient client(c.finder_address, c.timeout_ms);
+  int found = 0;
+  for (const std::string& process : processes) {
+    auto points = client.Call(process, kProfileList, profile::v1::ListPointsRequest());
+    if (!points.ok()) {
+      if (processes.size() == 1) {
+        *c.err << "sluice profile: " << process << ": " << points.status().message() << "\n";
+        return kFailed;
+      }
+      continue;
+    }
+    if (verb == "list") {
+      for (const auto& p : points->points()) {
+        if (json) {
+          std::string out;
+          (void)google::protobuf::util::MessageToJsonString(p, &out);
+          *c.out << "{\"process\":\"" << process << "\",\"point\":" << out << "}\n";
+        } else {
+          *c.out << absl::StrFormat("%-6s %-32s %-8s %8u entries\n", process, p.name(),
+                                    p.enabled() ? "enabled" : "disabled", p.entries());
+        }
+      }
+      ++found;
+      continue;
+    }
+    bool has = false;
+    for (const auto& p : points->points()) has |= p.name() == point;
+    if (!has) continue;
+    ++found;
+    absl::Status s;
+    if (verb == "enable" || verb == "disable") {
+      profile::v1::EnableRequest q;
+      q.set_point(point);
+      q.set_enable(verb == "enable");
+      s = client.Call(process, kProfileEnable, q).status();
+    } else if (verb == "clear") {
+      profile::v1::ClearRequest q;
+      q.set_point(point);
+      s = client.Call(process, kProfileClear, q).status();
+    } else if (verb == "get") {
+      profile::v1::GetEntriesRequest q;
+      q.set_point(point);
+      auto r = client.Call(process, kProfileGet, q);
+      s = r.status();
+      if (r.ok()) {
+        for (const auto& e : r->entries()) {
+          if (json) {
+            *c.out << absl::StrFormat(
+                "{\"process\":\"%s\",\"point\":\"%s\",\"time_us\":%d,"
+                "\"text\":\"%s\"}\n",
+                process, point, e.time_us(), e.text());
+          } else {
+            *c.out << absl::StrFormat("%s %s %d.%06d %s\n", process, point, e.time_us() / 1000000,
+                                      e.time_us() % 1000000, e.text());
+          }
+        }
+        if (r->dropped() > 0 && !json) *c.out << r->dropped() << " entries dropped\n";
+      }
+    } else {
+      *c.err << "sluice profile: unknown verb " << verb << "\n";
+      return kUsage;
+    }
+    if (!s.ok()) {
+      *c.err << "sluice profile " << verb << " " << point << " on " << process << ": "
+             << s.message() << "\n";
+      return kFailed;
+    }
+  }
+  if (found == 0) {
+    *c.err << "sluice profile: no process has "
+           << (point.empty() ? "profiling points" : "the point " + point) << "\n";
+    return kFailed;
+  }
+  return kOk;
+}
+
+int RunConfigure(const std::vector<std::string>& args, Context& c) {
+  const bool check = args.size() == 3 && args[0] == "load" && args[2] == "--check";
+  if (!(args.size() == 2 && args[0] == "load") && !check) {
+    *c.err << "usage: sluice configure load FILE [--check]\n";
+    return kUsage;
+  }
+  rtrmgr::v1::LoadConfigRequest q;
+  char resolved[4096];
+  q.set_file(realpath(args[1].c_str(), resolved) != nullptr ? resolved : args[1]);
+  q.set_dry_run(check);
+  SyncClient client(c.finder_address, std::max(c.timeout_ms, 30000));
+  auto r = client.Call("rtrmgr", kRtrmgrLoadConfig, q);
+  if (!r.ok()) {
+    *c.err << r.status().message() << "\n";
+    *c.err << "sluice configure: " << args[1] << " not loaded; the running configuration stays\n";
+    return kFailed;
+  }
+  *c.out << r->delta() << (r->delta().empty() || r->delta().back() == '\n' ? "" : "\n");
+  for (const std::string& w : r->warnings()) *c.err << "warning: " << w << "\n";
+  return kOk;
+}
+
+}  // namespace sluice::rtrmgr::cli

@@ -1,0 +1,59 @@
+#pragma once
+// The reads the `sluice show` commands and the main job's summary make, over SyncClient: every
+// route of a BGP view, of the RIB and of the FIB (all pages), and the methods they call.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bgp/process/methods.h"
+#include "ipc/proto/fea_fib.pb.h"
+#include "ipc/proto/fea_ifmgr.pb.h"
+#include "ipc/proto/profile.pb.h"
+#include "ipc/proto/rib.pb.h"
+#include "ipc/proto/rtrmgr.pb.h"
+#include "rtrmgr/cli/sync_client.h"
+
+namespace sluice::rtrmgr::cli {
+
+template <typename Req, typename Reply>
+using M = ipc::Method<Req, Reply>;
+
+inline const M<rib::v1::ListRoutesRequest, rib::v1::ListRoutesReply> kRibListRoutes{
+    "rib/1.0/list_routes"};
+inline const M<rib::v1::ListProtocolsRequest, rib::v1::ListProtocolsReply> kRibListProtocols{
+    "rib/1.0/list_protocols"};
+inline const M<rib::v1::LookupRouteByNetworkRequest, rib::v1::LookupRouteReply> kRibLookupByNetwork{
+    "rib/1.0/lookup_route_by_network"};
+inline const M<fea_fib::v1::ListRoutesRequest, fea_fib::v1::ListRoutesReply> kFibListRoutes{
+    "fea_fib/1.0/list_routes"};
+inline const M<fea_ifmgr::v1::ListInterfacesRequest, fea_ifmgr::v1::ListInterfacesReply>
+    kListInterfaces{"fea_ifmgr/1.0/list_interfaces"};
+inline const M<rtrmgr::v1::GetStatusRequest, rtrmgr::v1::GetStatusReply> kRtrmgrStatus{
+    "rtrmgr/1.0/get_status"};
+inline const M<rtrmgr::v1::LoadConfigRequest, rtrmgr::v1::LoadConfigReply> kRtrmgrLoadConfig{
+    "rtrmgr/1.0/load_config"};
+inline const M<profile::v1::ListPointsRequest, profile::v1::ListPointsReply> kProfileList{
+    "profile/1.0/list_points"};
+inline const M<profile::v1::EnableRequest, profile::v1::EnableReply> kProfileEnable{
+    "profile/1.0/enable"};
+inline const M<profile::v1::GetEntriesRequest, profile::v1::GetEntriesReply> kProfileGet{
+    "profile/1.0/get_entries"};
+inline const M<profile::v1::ClearRequest, profile::v1::ClearReply> kProfileClear{
+    "profile/1.0/clear"};
+inline const M<profile::v1::DescribePlumbingRequest, profile::v1::DescribePlumbingReply>
+    kDescribePlumbing{"profile/1.0/describe_plumbing"};
+
+// Every route of a BGP view ("ipv4" or "ipv6"); `peer` ("" for the Loc-RIB) for the
+// Adj-RIB-In and -Out.
+absl::StatusOr<std::vector<bgp::v1::Route>> AllBgpRoutes(SyncClient& client, bgp::v1::RibView view,
+                                                         const std::string& peer,
+                                                         const std::string& family);
+// The RIB's winners ("" protocol) or one protocol's routes, of one family.
+absl::StatusOr<std::vector<rib::v1::RibRoute>> AllRibRoutes(SyncClient& client,
+                                                            const std::string& family,
+                                                            const std::string& protocol = "");
+// Every FIB route, both families.
+absl::StatusOr<std::vector<fea_fib::v1::FibRoute>> AllFibRoutes(SyncClient& client);
+
+}  // namespace sluice::rtrmgr::cli

@@ -1,0 +1,51 @@
+#pragma once
+// SyncClient: typed, blocking XRL calls for programs that are not event driven (the `sluice
+// show` commands, the main job's driver). An XrlRouter of its own (class "sluice", serving
+// nothing) on a private io_context that runs only inside Call().
+//
+//   SyncClient client(finder_address, /*timeout_ms=*/5000);
+//   absl::StatusOr<bgp::v1::ListPeersReply> peers =
+//       client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "ipc/xrl_router.h"
+
+namespace sluice::rtrmgr::cli {
+
+class SyncClient {
+ public:
+  SyncClient(const std::string& finder_address, int timeout_ms,
+             const std::string& class_name = "sluice");
+  ~SyncClient();
+
+  // The reply, or the call's error; DEADLINE_EXCEEDED naming the method after timeout_ms.
+  template <typename Request, typename Reply>
+  absl::StatusOr<Reply> Call(const std::string& target, const ipc::Method<Request, Reply>& method,
+                             Request request) {
+    std::optional<absl::StatusOr<Reply>> result;
+    router_->Call(target, method, std::move(request),
+                  [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
+    while (!result && std::chrono::steady_clock::now() < deadline) {
+      io_.run_one_for(std::chrono::milliseconds(10));
+      if (io_.stopped()) io_.restart();
+    }
+    if (!result) {
+      return absl::DeadlineExceededError("no answer from " + target + " to " + method.name().xrl());
+    }
+    return *std::move(result);
+  }
+
+ private:
+  boost::asio::io_context io_;
+  std::unique_ptr<ipc::XrlRouter> router_;
+  int timeout_ms_;
+};
+
+}  // namespace sluice::rtrmgr::cli

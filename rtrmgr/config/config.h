@@ -1,0 +1,227 @@
+#pragma once
+// The router manager's configuration as typed values (issue 11 item 1): what each process is
+// configured with once a file has been parsed and validated (config_loader.h). Every value has
+// been checked (types, ranges, families, duplicates, references), so a process adapter can push
+// it as it is.
+//
+// Defaults are the values a field holds when the file does not mention it. Locations say where
+// a value was written, for error messages; they take no part in comparisons: two
+// configurations are equal (==) when they configure the same thing, wherever it was written.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bgp/session/peer_config.h"
+#include "net/ip_address.h"
+#include "net/prefix.h"
+#include "policy/ast.h"
+#include "rtrmgr/config/diagnostics.h"
+#include "rtrmgr/config/policy_text.h"
+
+namespace sluice::rtrmgr {
+
+// Where something was written. Always compares equal, so that == on the structs below compares
+// only what is configured.
+struct Where {
+  Location loc;
+  friend bool operator==(const Where&, const Where&) { return true; }
+};
+
+// A name written in the file (a policy in an import list), with where it was written.
+struct NameRef {
+  std::string name;
+  Where where;
+  friend bool operator==(const NameRef&, const NameRef&) = default;
+};
+
+// ---- interfaces { interface NAME { ... } } — the dummy FEA's interface tree.
+
+struct InterfaceAddressConfig {
+  net::IPAddress address;  // the interface's own address
+  int prefix_length = 0;   // of the connected network: 1..32 (IPv4), 1..128 (IPv6)
+  Where where;
+  net::Prefix network() const { return net::Prefix(address, prefix_length); }
+  std::string ToString() const;  // "10.1.0.1/24"
+  friend bool operator==(const InterfaceAddressConfig&, const InterfaceAddressConfig&) = default;
+};
+
+struct InterfaceConfig {
+  std::string name;  // 1..15 octets of [A-Za-z0-9_.-]; not "lo" (built into the dummy FEA)
+  std::vector<InterfaceAddressConfig> addresses;  // in file order, no duplicates
+  bool enabled = true;                            // false: `disable;`
+  uint32_t mtu = 1500;                            // octets, 68..65536 (1280.. with IPv6)
+  std::optional<std::array<uint8_t, 6>> mac;      // `mac 02:00:00:00:00:01;`
+  std::string description;
+  Where where;
+  friend bool operator==(const InterfaceConfig&, const InterfaceConfig&) = default;
+};
+
+// The dummy FEA's built-in loopback interface and its addresses (fea/dummy_ifmgr.h). On Linux
+// every address of 127.0.0.0/8 is local, so each counts as on "lo".
+inline constexpr const char* kLoopbackInterface = "lo";
+
+// ---- fea { backend dummy | netlink; table N; }
+
+enum class FeaBackend { kDummy, kNetlink };
+const char* FeaBackendName(FeaBackend backend);  // "dummy" / "netlink"
+
+struct FeaConfig {
+  FeaBackend backend = FeaBackend::kDummy;
+  uint32_t table = 254;  // the kernel table (netlink): 1..4294967294, not 255 (local)
+  Where where;
+  friend bool operator==(const FeaConfig&, const FeaConfig&) = default;
+};
+
+// ---- rib { admin-distance { PROTOCOL N; } }
+
+struct AdminDistanceConfig {
+  uint16_t distance = 0;  // 0..255; lower wins
+  Where where;
+  friend bool operator==(const AdminDistanceConfig&, const AdminDistanceConfig&) = default;
+};
+
+struct RibConfig {
+  // Protocol name ([a-z0-9_-], 1..32) -> distance; protocols not named keep the RIB's defaults
+  // (connected 0, static 1, ebgp 20, ospf 110, isis 115, rip 120, ibgp 200).
+  std::map<std::string, AdminDistanceConfig> admin_distances;
+  friend bool operator==(const RibConfig&, const RibConfig&) = default;
+};
+
+// ---- protocols { static { route PREFIX { ... } } } — sluice-static (issue 13).
+
+struct StaticRoute {
+  net::Prefix prefix;                      // no host bits
+  std::optional<net::IPAddress> next_hop;  // same family as the prefix
+  std::string interface;                   // empty: found from the next hop
+  uint32_t metric = 1;
+  uint32_t tag = 0;    // for policy (`from { tag N; }`)
+  bool track = false;  // withdrawn while the next hop is unresolvable (RIB interest)
+  Where where;
+  Where interface_where;
+  friend bool operator==(const StaticRoute&, const StaticRoute&) = default;
+};
+
+struct StaticConfig {
+  std::map<net::Prefix, StaticRoute> routes;
+  friend bool operator==(const StaticConfig&, const StaticConfig&) = default;
+};
+
+// ---- protocols { bgp { ... } }
+
+// Route flap damping parameters (RFC 2439 §4.2; defaults RIPE-580). Times in seconds; reuse and
+// suppress are figures of merit (a withdrawal costs 1000).
+struct DampingConfig {
+  uint32_t half_life_s = 15 * 60;
+  uint32_t reuse = 750;
+  uint32_t suppress = 6000;
+  uint32_t max_suppress_s = 60 * 60;
+  Where where;
+  friend bool operator==(const DampingConfig&, const DampingConfig&) = default;
+};
+
+struct BgpPeer {
+  // Everything the session layer takes (bgp/session/peer_config.h), already validated by
+  // PeerConfig::Validate(): address, port, remote AS, local address, hold time, passive, MD5
+  // password, GTSM hops, next-hop-self, route-reflector client, max-prefix, enabled,
+  // description. Fields the file cannot set keep PeerConfig's defaults.
+  bgp::PeerConfig session;
+  std::vector<NameRef> import_policies;  // the import filter bank's chain, in order
+  std::vector<NameRef> export_policies;  // the export filter bank's chain, in order
+  bool damping = false;                  // plumb a damping stage with BgpConfig::damping
+  Where where;
+  Where local_ip_where;
+  Where route_reflector_where;
+  friend bool operator==(const BgpPeer& a, const BgpPeer& b);
+};
+
+// Equal session parameters, field by field.
+bool SamePeerConfig(const bgp::PeerConfig& a, const bgp::PeerConfig& b);
+
+// `listen ADDRESS [port N];`: where the BGP process accepts connections. The unspecified address
+// (0.0.0.0, ::) means every local address of its family.
+struct BgpListen {
+  net::IPAddress address;
+  uint16_t port = 179;
+  Where where;
+  std::string ToString() const;  // "127.0.0.1 port 179"
+  friend bool operator==(const BgpListen&, const BgpListen&) = default;
+};
+
+struct BgpConfig {
+  bool enabled = false;  // a `bgp { }` block is present
+  uint32_t local_as = 0;
+  net::IPv4Address bgp_id;
+  uint32_t threads = 1;   // shard stage workers, 1..256
+  DampingConfig damping;  // parameters for the peers with `damping;`
+  // Listening sockets, in file order; none: port 179 on 0.0.0.0 and ::.
+  std::vector<BgpListen> listen;
+  std::map<net::IPAddress, BgpPeer> peers;
+  Where where;
+  friend bool operator==(const BgpConfig&, const BgpConfig&) = default;
+};
+
+// ---- policy { ... } — the policy language (policy/parser.h).
+
+struct PolicyBlock {
+  // The parsed block (never null; empty without a policy block), its items' canonical text
+  // (policy_text.h: comparisons and printing).
+  std::shared_ptr<const policy::PolicyConfig> parsed = std::make_shared<policy::PolicyConfig>();
+  std::vector<PolicyItemText> items;
+  // Equal when the same sets and statements say the same, in any order.
+  friend bool operator==(const PolicyBlock& a, const PolicyBlock& b);
+};
+
+// ---- finder { access { ... } } — which caller may resolve what (DESIGN.md § IPC).
+
+struct ResolveRule {
+  std::string target;     // a component class or instance, or "*"
+  std::string interface;  // "bgp/1.0"; empty: every interface of the target
+  Where where;
+  std::string ToString() const;  // "rib", "rib/rib/1.0", "*"
+  friend bool operator==(const ResolveRule&, const ResolveRule&) = default;
+};
+
+struct FinderClassAccess {
+  std::vector<ResolveRule> resolve;
+  Where where;
+  friend bool operator==(const FinderClassAccess&, const FinderClassAccess&) = default;
+};
+
+struct FinderConfig {
+  // Callers of a class not listed may resolve everything (allow) or nothing (deny). Without a
+  // finder block every caller may resolve everything.
+  bool default_allow = true;
+  std::map<std::string, FinderClassAccess> access;  // caller class -> what it may resolve
+  friend bool operator==(const FinderConfig&, const FinderConfig&) = default;
+};
+
+// ---- the whole file.
+
+struct Config {
+  std::string file;  // where it was read from (not compared)
+  std::map<std::string, InterfaceConfig> interfaces;
+  FeaConfig fea;
+  RibConfig rib;
+  StaticConfig static_routes;
+  BgpConfig bgp;
+  PolicyBlock policy;
+  FinderConfig finder;
+
+  friend bool operator==(const Config& a, const Config& b) {
+    return a.interfaces == b.interfaces && a.fea == b.fea && a.rib == b.rib &&
+           a.static_routes == b.static_routes && a.bgp == b.bgp && a.policy == b.policy &&
+           a.finder == b.finder;
+  }
+  // True when `address` is one of the dummy FEA's local addresses: an address of a configured
+  // interface, or of the built-in loopback (127.0.0.0/8, ::1).
+  bool IsLocalAddress(const net::IPAddress& address) const;
+  // True when `name` names a configured interface or the dummy FEA's loopback.
+  bool HasInterface(const std::string& name) const;
+};
+
+}  // namespace sluice::rtrmgr

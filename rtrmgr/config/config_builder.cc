@@ -1,0 +1,62 @@
+// The top level: interfaces, fea, rib, protocols { static bgp }, policy, finder.
+#include "rtrmgr/config/config_builder.h"
+
+#include "absl/strings/str_format.h"
+#include "rtrmgr/config/config_reader.h"
+
+namespace sluice::rtrmgr {
+namespace {
+
+void BuildPolicy(const ConfigNode& node, PolicyBlock* policy, Diagnostics* diags) {
+  if (!node.is_policy) {
+    // `policy` written without a block: the tree parser did not hand it to the policy parser.
+    ExpectBlock(node, 0, "policy { prefix-list ...; policy-statement NAME { ... } }", diags);
+    return;
+  }
+  if (!node.args.empty()) {
+    diags->Add(node.args[0].loc,
+               absl::StrFormat("expected '{' after 'policy', found %s", node.args[0].Describe()));
+  }
+  if (node.policy == nullptr) return;  // its error is already reported
+  policy->parsed = node.policy;
+  auto items = SplitPolicyItems(node.policy_text);
+  if (!items.ok()) {
+    diags->Add(node.loc, std::string(items.status().message()));
+    return;
+  }
+  policy->items = *std::move(items);
+}
+
+}  // namespace
+
+void BuildConfig(const ConfigTree& tree, Config* config, Diagnostics* diags) {
+  const ConfigNode* interfaces = nullptr;
+  BlockReader("the configuration", diags)
+      .Once("interfaces",
+            [&](const ConfigNode& n) {
+              interfaces = &n;
+              BuildInterfaces(n, config, diags);
+            })
+      .Once("fea", [&](const ConfigNode& n) { BuildFea(n, &config->fea, diags); })
+      .Once("rib", [&](const ConfigNode& n) { BuildRib(n, &config->rib, diags); })
+      .Once("protocols",
+            [&](const ConfigNode& n) {
+              if (!ExpectBlock(n, 0, "protocols { static { ... } bgp { ... } }", diags)) return;
+              BlockReader("protocols", diags)
+                  .Once("static",
+                        [&](const ConfigNode& s) { BuildStatic(s, &config->static_routes, diags); })
+                  .Once("bgp", [&](const ConfigNode& s) { BuildBgp(s, &config->bgp, diags); })
+                  .Read(n.children);
+            })
+      .Once("policy", [&](const ConfigNode& n) { BuildPolicy(n, &config->policy, diags); })
+      .Once("finder", [&](const ConfigNode& n) { BuildFinder(n, &config->finder, diags); })
+      .Read(tree.statements);
+  if (interfaces != nullptr && config->fea.backend == FeaBackend::kNetlink &&
+      !interfaces->children.empty()) {
+    diags->Add(interfaces->loc,
+               "with 'backend netlink' the FEA reads interfaces and addresses from the kernel; "
+               "remove the interfaces block or use 'backend dummy'");
+  }
+}
+
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,475 @@
+#include "rtrmgr/config/config_delta.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "rtrmgr/config/config_reader.h"
+
+namespace sluice::rtrmgr {
+
+const char* ChangeName(Change change) {
+  switch (change) {
+    case Change::kAdded:
+      return "added";
+    case Change::kRemoved:
+      return "removed";
+    case Change::kChanged:
+      return "changed";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string Flag(bool on) { return on ? "on" : "off"; }
+
+template <typename T>
+std::string Optional(const std::optional<T>& v) {
+  return v ? v->ToString() : "";
+}
+
+std::string Chain(const std::vector<NameRef>& chain) {
+  std::vector<std::string> names;
+  for (const NameRef& r : chain) names.push_back(r.name);
+  return names.empty() ? "" : absl::StrCat("[ ", absl::StrJoin(names, " "), " ]");
+}
+
+std::string MaxPrefixText(const bgp::MaxPrefix& m) {
+  if (m.limit == 0) return "";
+  if (m.action == bgp::MaxPrefixAction::kWarn) return absl::StrCat(m.limit, " warn");
+  return absl::StrCat(m.limit, " restart ",
+                      FormatDuration(static_cast<uint32_t>(m.restart_after_s)));
+}
+
+std::string DampingText(const DampingConfig& d) {
+  return absl::StrCat("half-life ", FormatDuration(d.half_life_s), " reuse ", d.reuse, " suppress ",
+                      d.suppress, " max-suppress ", FormatDuration(d.max_suppress_s));
+}
+
+std::string MacText(const std::optional<std::array<uint8_t, 6>>& mac) {
+  if (!mac) return "";
+  std::vector<std::string> octets;
+  for (uint8_t o : *mac) octets.push_back(absl::StrCat(absl::Hex(o, absl::kZeroPad2)));
+  return absl::StrJoin(octets, ":");
+}
+
+// A field of T: its keyword and its value as text; a change is a change of the text.
+template <typename T>
+struct Field {
+  const char* keyword;
+  std::function<std::string(const T&)> text;
+};
+
+template <typename T>
+std::vector<FieldChange> Diff(const std::vector<Field<T>>& fields, const T& a, const T& b) {
+  std::vector<FieldChange> out;
+  for (const Field<T>& f : fields) {
+    std::string before = f.text(a), after = f.text(b);
+    if (before != after) out.push_back(FieldChange{f.keyword, std::move(before), std::move(after)});
+  }
+  return out;
+}
+
+// ---- fea and interfaces
+
+void DiffInterfaces(const Config& a, const Config& b, FeaDelta* out) {
+  static const std::vector<Field<InterfaceConfig>> kLink = {
+      {"mtu", [](const InterfaceConfig& i) { return absl::StrCat(i.mtu); }},
+      {"mac", [](const InterfaceConfig& i) { return MacText(i.mac); }},
+      {"disable", [](const InterfaceConfig& i) { return Flag(!i.enabled); }},
+      {"description", [](const InterfaceConfig& i) { return i.description; }},
+  };
+  std::set<std::string> names;
+  for (const auto& [name, i] : a.interfaces) names.insert(name);
+  for (const auto& [name, i] : b.interfaces) names.insert(name);
+  for (const std::string& name : names) {
+    auto x = a.interfaces.find(name);
+    auto y = b.interfaces.find(name);
+    InterfaceDelta d;
+    d.name = name;
+    if (x == a.interfaces.end()) {
+      d.change = Change::kAdded;
+      d.after = y->second;
+    } else if (y == b.interfaces.end()) {
+      d.change = Change::kRemoved;
+      d.before = x->second;
+    } else {
+      if (x->second == y->second) continue;
+      d.before = x->second;
+      d.after = y->second;
+      d.link = Diff(kLink, x->second, y->second);
+      auto has = [](const std::vector<InterfaceAddressConfig>& list,
+                    const InterfaceAddressConfig& v) {
+        return std::find(list.begin(), list.end(), v) != list.end();
+      };
+      for (const auto& addr : y->second.addresses) {
+        if (!has(x->second.addresses, addr)) d.addresses_added.push_back(addr);
+      }
+      for (const auto& addr : x->second.addresses) {
+        if (!has(y->second.addresses, addr)) d.addresses_removed.push_back(addr);
+      }
+      // Only the order of the addresses changed: nothing to do.
+      if (d.link.empty() && d.addresses_added.empty() && d.addresses_removed.empty()) continue;
+    }
+    out->interfaces.push_back(std::move(d));
+  }
+}
+
+FeaDelta DiffFea(const Config& a, const Config& b) {
+  static const std::vector<Field<FeaConfig>> kFields = {
+      {"backend", [](const FeaConfig& f) { return std::string(FeaBackendName(f.backend)); }},
+      {"table", [](const FeaConfig& f) { return absl::StrCat(f.table); }},
+  };
+  FeaDelta d;
+  d.fields = Diff(kFields, a.fea, b.fea);
+  d.restart = !d.fields.empty();
+  DiffInterfaces(a, b, &d);
+  return d;
+}
+
+// ---- rib and static routes
+
+std::vector<AdminDistanceDelta> DiffAdminDistances(const RibConfig& a, const RibConfig& b) {
+  std::set<std::string> protocols;
+  for (const auto& [p, d] : a.admin_distances) protocols.insert(p);
+  for (const auto& [p, d] : b.admin_distances) protocols.insert(p);
+  std::vector<AdminDistanceDelta> out;
+  for (const std::string& p : protocols) {
+    AdminDistanceDelta d{p, std::nullopt, std::nullopt};
+    if (auto it = a.admin_distances.find(p); it != a.admin_distances.end()) {
+      d.before = it->second.distance;
+    }
+    if (auto it = b.admin_distances.find(p); it != b.admin_distances.end()) {
+      d.after = it->second.distance;
+    }
+    if (d.before != d.after) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<StaticRouteDelta> DiffStatic(const StaticConfig& a, const StaticConfig& b) {
+  static const std::vector<Field<StaticRoute>> kFields = {
+      {"next-hop", [](const StaticRoute& r) { return Optional(r.next_hop); }},
+      {"interface", [](const StaticRoute& r) { return r.interface; }},
+      {"metric", [](const StaticRoute& r) { return absl::StrCat(r.metric); }},
+      {"tag", [](const StaticRoute& r) { return absl::StrCat(r.tag); }},
+      {"track", [](const StaticRoute& r) { return Flag(r.track); }},
+  };
+  std::set<net::Prefix> prefixes;
+  for (const auto& [p, r] : a.routes) prefixes.insert(p);
+  for (const auto& [p, r] : b.routes) prefixes.insert(p);
+  std::vector<StaticRouteDelta> out;
+  for (const net::Prefix& p : prefixes) {
+    auto x = a.routes.find(p);
+    auto y = b.routes.find(p);
+    StaticRouteDelta d;
+    d.prefix = p;
+    if (x == a.routes.end()) {
+      d.change = Change::kAdded;
+      d.after = y->second;
+    } else if (y == b.routes.end()) {
+      d.change = Change::kRemoved;
+      d.before = x->second;
+    } else {
+      if (x->second == y->second) continue;
+      d.before = x->second;
+      d.after = y->second;
+      d.fields = Diff(kFields, x->second, y->second);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// ---- policy
+
+std::set<std::string> SetsUsedBy(const policy::PolicyStatement& st) {
+  std::set<std::string> sets;
+  for (const policy::Term& t : st.terms) {
+    for (const auto* block : {&t.from, &t.to}) {
+      for (const policy::Condition& c : *block) {
+        if (!c.set_name.empty()) sets.insert(c.set_name);
+      }
+    }
+    for (const policy::Action& a : t.then) {
+      if (!a.set_name.empty()) sets.insert(a.set_name);
+    }
+  }
+  return sets;
+}
+
+PolicyDelta DiffPolicy(const PolicyBlock& a, const PolicyBlock& b) {
+  using Key = std::pair<bool, std::string>;  // (is a statement, name)
+  auto index = [](const PolicyBlock& p) {
+    std::map<Key, const PolicyItemText*> m;
+    for (const PolicyItemText& item : p.items) {
+      m[{item.kind == "policy-statement", item.name}] = &item;
+    }
+    return m;
+  };
+  const auto x = index(a), y = index(b);
+  std::set<Key> keys;
+  for (const auto& [k, v] : x) keys.insert(k);
+  for (const auto& [k, v] : y) keys.insert(k);
+  PolicyDelta d;
+  std::set<std::string> sets_changed;
+  for (const Key& k : keys) {
+    auto i = x.find(k);
+    auto j = y.find(k);
+    PolicyItemDelta item;
+    item.name = k.second;
+    if (i == x.end()) {
+      item.change = Change::kAdded;
+      item.kind = j->second->kind;
+    } else if (j == y.end()) {
+      item.change = Change::kRemoved;
+      item.kind = i->second->kind;
+    } else {
+      if (i->second->canonical == j->second->canonical) continue;
+      item.kind = j->second->kind;
+    }
+    if (k.first && item.change != Change::kRemoved) d.statements.insert(k.second);
+    if (!k.first) sets_changed.insert(k.second);
+    d.items.push_back(std::move(item));
+  }
+  for (const policy::PolicyStatement& st : b.parsed->statements) {
+    for (const std::string& set : SetsUsedBy(st)) {
+      if (sets_changed.contains(set)) d.statements.insert(st.name);
+    }
+  }
+  return d;
+}
+
+// ---- bgp
+
+struct PeerField {
+  const char* keyword;
+  std::function<std::string(const BgpPeer&)> text;
+  bool PeerDelta::*effect;
+};
+
+const std::vector<PeerField>& PeerFields() {
+  static const std::vector<PeerField> kFields = {
+      {"as", [](const BgpPeer& p) { return absl::StrCat(p.session.remote_as); }, &PeerDelta::reset},
+      {"local-ip", [](const BgpPeer& p) { return Optional(p.session.local_address); },
+       &PeerDelta::reset},
+      {"port", [](const BgpPeer& p) { return absl::StrCat(p.session.port); }, &PeerDelta::reset},
+      {"hold-time", [](const BgpPeer& p) { return absl::StrCat(p.session.hold_time_s); },
+       &PeerDelta::reset},
+      {"md5-password", [](const BgpPeer& p) { return p.session.md5_password; }, &PeerDelta::reset},
+      {"ttl-security", [](const BgpPeer& p) { return absl::StrCat(p.session.gtsm_hops); },
+       &PeerDelta::reset},
+      {"passive", [](const BgpPeer& p) { return Flag(p.session.passive); }, &PeerDelta::update},
+      {"max-prefix", [](const BgpPeer& p) { return MaxPrefixText(p.session.max_prefix); },
+       &PeerDelta::update},
+      {"description", [](const BgpPeer& p) { return p.session.description; }, &PeerDelta::update},
+      {"import", [](const BgpPeer& p) { return Chain(p.import_policies); },
+       &PeerDelta::refilter_import},
+      {"export", [](const BgpPeer& p) { return Chain(p.export_policies); },
+       &PeerDelta::refilter_export},
+      {"next-hop-self", [](const BgpPeer& p) { return Flag(p.session.next_hop_self); },
+       &PeerDelta::refilter_export},
+      {"route-reflector-client",
+       [](const BgpPeer& p) { return Flag(p.session.route_reflector_client); },
+       &PeerDelta::refilter_export},
+      {"damping", [](const BgpPeer& p) { return Flag(p.damping); }, &PeerDelta::replumb_damping},
+      {"disable", [](const BgpPeer& p) { return Flag(!p.session.enabled); }, nullptr},
+  };
+  return kFields;
+}
+
+// The changed policies of `chain`.
+std::vector<std::string> ChangedIn(const std::vector<NameRef>& chain,
+                                   const std::set<std::string>& changed) {
+  std::vector<std::string> out;
+  for (const NameRef& r : chain) {
+    if (changed.contains(r.name)) out.push_back(r.name);
+  }
+  return out;
+}
+
+std::optional<PeerDelta> DiffPeer(const BgpPeer& a, const BgpPeer& b, const BgpDelta& bgp,
+                                  const PolicyDelta& policy) {
+  PeerDelta d;
+  d.address = b.session.address;
+  d.before = a;
+  d.after = b;
+  for (const PeerField& f : PeerFields()) {
+    std::string before = f.text(a), after = f.text(b);
+    if (before == after) continue;
+    if (f.effect != nullptr) d.*f.effect = true;
+    if (std::string_view(f.keyword) == "disable") (b.session.enabled ? d.enable : d.disable) = true;
+    if (std::string_view(f.keyword) == "md5-password") {
+      before = before.empty() ? "" : "(hidden)";
+      after = after.empty() ? "" : "(hidden)";
+    }
+    d.fields.push_back(FieldChange{f.keyword, std::move(before), std::move(after)});
+  }
+  // Anything PeerConfig holds that the file cannot set is a session parameter too.
+  bool listed = !d.fields.empty();
+  if (!listed && !SamePeerConfig(a.session, b.session)) d.reset = true;
+  if (bgp.identity_changed) d.reset = true;
+  if (a.import_policies == b.import_policies) {
+    for (std::string& p : ChangedIn(b.import_policies, policy.statements)) {
+      d.refilter_import = true;
+      d.policies.push_back(std::move(p));
+    }
+  }
+  if (a.export_policies == b.export_policies) {
+    for (std::string& p : ChangedIn(b.export_policies, policy.statements)) {
+      d.refilter_export = true;
+      if (std::find(d.policies.begin(), d.policies.end(), p) == d.policies.end()) {
+        d.policies.push_back(std::move(p));
+      }
+    }
+  }
+  if (bgp.damping_changed && a.damping && b.damping) d.replumb_damping = true;
+  if (d.reset) {
+    d.update = d.enable = d.disable = false;
+    d.refilter_import = d.refilter_export = d.replumb_damping = false;
+  }
+  if (!d.reset && !d.update && !d.enable && !d.disable && !d.refilter_import &&
+      !d.refilter_export && !d.replumb_damping) {
+    return std::nullopt;
+  }
+  return d;
+}
+
+BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) {
+  static const std::vector<Field<BgpConfig>> kFields = {
+      {"local-as", [](const BgpConfig& b) { return b.enabled ? absl::StrCat(b.local_as) : ""; }},
+      {"bgp-id", [](const BgpConfig& b) { return b.enabled ? b.bgp_id.ToString() : ""; }},
+      {"threads", [](const BgpConfig& b) { return b.enabled ? absl::StrCat(b.threads) : ""; }},
+      {"damping", [](const BgpConfig& b) { return b.enabled ? DampingText(b.damping) : ""; }},
+  };
+  const BgpConfig& a = ca.bgp;
+  const BgpConfig& b = cb.bgp;
+  BgpDelta d;
+  d.started = !a.enabled && b.enabled;
+  d.stopped = a.enabled && !b.enabled;
+  if (a.enabled && b.enabled) {
+    d.fields = Diff(kFields, a, b);
+    for (const FieldChange& f : d.fields) {
+      if (f.keyword == "local-as" || f.keyword == "bgp-id") d.identity_changed = true;
+      if (f.keyword == "threads") d.threads_changed = true;
+      if (f.keyword == "damping") d.damping_changed = true;
+    }
+  }
+  for (const BgpListen& l : b.listen) {
+    if (std::find(a.listen.begin(), a.listen.end(), l) == a.listen.end()) {
+      d.listen_added.push_back(l);
+    }
+  }
+  for (const BgpListen& l : a.listen) {
+    if (std::find(b.listen.begin(), b.listen.end(), l) == b.listen.end()) {
+      d.listen_removed.push_back(l);
+    }
+  }
+  std::set<net::IPAddress> addresses;
+  for (const auto& [address, p] : a.peers) addresses.insert(address);
+  for (const auto& [address, p] : b.peers) addresses.insert(address);
+  for (const net::IPAddress& address : addresses) {
+    auto x = a.peers.find(address);
+    auto y = b.peers.find(address);
+    if (x == a.peers.end()) {
+      PeerDelta p;
+      p.change = Change::kAdded;
+      p.address = address;
+      p.after = y->second;
+      d.peers.push_back(std::move(p));
+    } else if (y == b.peers.end()) {
+      PeerDelta p;
+      p.change = Change::kRemoved;
+      p.address = address;
+      p.before = x->second;
+      d.peers.push_back(std::move(p));
+    } else if (auto p = DiffPeer(x->second, y->second, d, policy)) {
+      d.peers.push_back(*std::move(p));
+    }
+  }
+  const std::set<std::string> before = RedistributedProtocols(ca);
+  const std::set<std::string> after = RedistributedProtocols(cb);
+  std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
+                      std::back_inserter(d.redistribute_added));
+  std::set_difference(before.begin(), before.end(), after.begin(), after.end(),
+                      std::back_inserter(d.redistribute_removed));
+  return d;
+}
+
+// ---- finder
+
+FinderDelta DiffFinder(const FinderConfig& a, const FinderConfig& b) {
+  FinderDelta d;
+  if (a.default_allow != b.default_allow) d.default_allow = b.default_allow;
+  std::set<std::string> classes;
+  for (const auto& [c, x] : a.access) classes.insert(c);
+  for (const auto& [c, x] : b.access) classes.insert(c);
+  for (const std::string& c : classes) {
+    auto x = a.access.find(c);
+    auto y = b.access.find(c);
+    FinderClassDelta fc;
+    fc.caller_class = c;
+    if (x == a.access.end()) {
+      fc.change = Change::kAdded;
+      fc.after = y->second;
+    } else if (y == b.access.end()) {
+      fc.change = Change::kRemoved;
+      fc.before = x->second;
+    } else {
+      if (x->second == y->second) continue;
+      fc.before = x->second;
+      fc.after = y->second;
+    }
+    d.classes.push_back(std::move(fc));
+  }
+  return d;
+}
+
+}  // namespace
+
+std::set<std::string> RedistributedProtocols(const Config& config) {
+  std::set<std::string> out;
+  const policy::PolicyConfig& parsed = *config.policy.parsed;
+  for (const auto& [address, peer] : config.bgp.peers) {
+    for (const NameRef& ref : peer.export_policies) {
+      const policy::PolicyStatement* st = parsed.FindStatement(ref.name);
+      if (st == nullptr) continue;
+      for (const policy::Term& t : st->terms) {
+        for (const policy::Condition& c : t.from) {
+          if (c.kind != policy::MatchKind::kProtocol) continue;
+          for (const std::string& name : c.names) {
+            if (name != "bgp" && name != "ebgp" && name != "ibgp") out.insert(name);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+bool BgpDelta::empty() const {
+  return !started && !stopped && fields.empty() && listen_added.empty() && listen_removed.empty() &&
+         peers.empty() && redistribute_added.empty() && redistribute_removed.empty();
+}
+
+bool ConfigDelta::empty() const {
+  return finder.empty() && fea.empty() && admin_distances.empty() && static_routes.empty() &&
+         policy.items.empty() && bgp.empty();
+}
+
+ConfigDelta ComputeDelta(const Config& running, const Config& next) {
+  ConfigDelta d;
+  d.finder = DiffFinder(running.finder, next.finder);
+  d.fea = DiffFea(running, next);
+  d.admin_distances = DiffAdminDistances(running.rib, next.rib);
+  d.static_routes = DiffStatic(running.static_routes, next.static_routes);
+  d.policy = DiffPolicy(running.policy, next.policy);
+  d.bgp = DiffBgp(running, next, d.policy);
+  return d;
+}
+
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,153 @@
+#pragma once
+// The change from the running configuration to a new one, per process (issue 11 item 1: a
+// changed file is applied as a delta — only what changed is touched). The router manager
+// computes it after the new file has validated (a bad file never gets this far, so the running
+// configuration stays as it was), shows it (`sluice configure load FILE`), and applies it
+// through each process's XRLs.
+//
+// What each part asks of its process, and a safe order to apply them in:
+//   1. finder      access lists changed: replace the changed classes' rules, and the default.
+//   2. fea         restart: the backend or kernel table changed (both are fixed when the FEA
+//                  starts); otherwise interfaces added/removed, and for a changed one its link
+//                  attributes (enabled, mtu, mac) and the addresses added/removed.
+//   3. rib         admin distances set (a protocol no longer named goes back to its default).
+//   4. static      routes added, removed, or changed (replace the route).
+//   5. policy      which sets and statements changed; the filter banks they affect are listed
+//                  on the peers below (recompile and re-filter those banks only).
+//   6. bgp         started/stopped (the whole block came or went); identity (local AS or BGP
+//                  Identifier: every session restarts, so every remaining peer is reset);
+//                  threads (the shard stage's worker count); damping parameters; listening
+//                  sockets; then per peer: add, remove, or for a changed peer the least
+//                  disruptive actions that apply the change (PeerDelta).
+//
+// Computing a delta between equal configurations gives an empty delta (empty()).
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rtrmgr/config/config.h"
+
+namespace sluice::rtrmgr {
+
+enum class Change { kAdded, kRemoved, kChanged };
+const char* ChangeName(Change change);  // "added" / "removed" / "changed"
+
+// One changed field: its keyword and its value before and after, as the file spells them.
+struct FieldChange {
+  std::string keyword;
+  std::string before;  // "" when not set
+  std::string after;
+  friend bool operator==(const FieldChange&, const FieldChange&) = default;
+};
+
+struct InterfaceDelta {
+  Change change = Change::kChanged;
+  std::string name;
+  std::optional<InterfaceConfig> before, after;  // as the change says (both for kChanged)
+  // kChanged only:
+  std::vector<FieldChange> link;                          // mtu, mac, disable, description
+  std::vector<InterfaceAddressConfig> addresses_added;    // a changed prefix length is a
+  std::vector<InterfaceAddressConfig> addresses_removed;  // removal and an addition
+};
+
+struct FeaDelta {
+  // The backend or the kernel table changed: stop the FEA and start it with `after` (the RIB
+  // re-sends the whole FIB to the new FEA when it registers).
+  bool restart = false;
+  std::vector<FieldChange> fields;
+  std::vector<InterfaceDelta> interfaces;
+  bool empty() const { return !restart && interfaces.empty(); }
+};
+
+struct AdminDistanceDelta {
+  std::string protocol;
+  std::optional<uint16_t> before, after;  // std::nullopt: the RIB's default for the protocol
+};
+
+struct StaticRouteDelta {
+  Change change = Change::kChanged;
+  net::Prefix prefix;
+  std::optional<StaticRoute> before, after;
+  std::vector<FieldChange> fields;  // kChanged: next-hop, interface, metric, tag, track
+};
+
+// What a changed peer needs. `reset` replaces everything else: the peer is removed and added
+// again with the new configuration (its banks, damping and enabled state with it).
+struct PeerDelta {
+  Change change = Change::kChanged;
+  net::IPAddress address;
+  std::optional<BgpPeer> before, after;
+  std::vector<FieldChange> fields;    // kChanged: the keywords whose values changed
+  std::vector<std::string> policies;  // changed policies its unchanged chains use
+  bool reset = false;                 // session parameters changed (as, local-ip, port, hold-time,
+                                      // md5-password, ttl-security) or the local identity did
+  bool update = false;                // passive, max-prefix, description: new settings, no reset
+  bool enable = false;                // `disable` went away: start the session
+  bool disable = false;               // `disable` came: stop the session
+  bool refilter_import = false;       // recompile the import bank and re-filter the Adj-RIB-In
+  bool refilter_export = false;       // recompile the export bank (also for next-hop-self and
+                                      // route-reflector-client) and re-advertise
+  bool replumb_damping = false;       // damping turned on or off, or its parameters changed
+};
+
+struct BgpDelta {
+  bool started = false;           // the bgp block is new: set the identity, then add the peers
+  bool stopped = false;           // the bgp block is gone: every peer is removed
+  bool identity_changed = false;  // local-as or bgp-id; every remaining peer is reset
+  bool threads_changed = false;
+  bool damping_changed = false;
+  std::vector<FieldChange> fields;  // local-as, bgp-id, threads, damping
+  std::vector<BgpListen> listen_added, listen_removed;
+  std::vector<PeerDelta> peers;  // in address order
+  // Protocols whose routes BGP should receive from the RIB: those named by `from { protocol
+  // X; }` in a peer's export chain (other than BGP itself).
+  std::vector<std::string> redistribute_added, redistribute_removed;
+  bool empty() const;
+};
+
+struct PolicyItemDelta {
+  Change change = Change::kChanged;
+  std::string kind;  // "prefix-list", ..., "policy-statement"
+  std::string name;
+};
+
+struct PolicyDelta {
+  std::vector<PolicyItemDelta> items;
+  // Statements whose meaning changed: changed or added themselves, or using a set that did.
+  std::set<std::string> statements;
+};
+
+struct FinderClassDelta {
+  Change change = Change::kChanged;
+  std::string caller_class;
+  std::optional<FinderClassAccess> before, after;
+};
+
+struct FinderDelta {
+  std::optional<bool> default_allow;  // set when it changed: the new value
+  std::vector<FinderClassDelta> classes;
+  bool empty() const { return !default_allow && classes.empty(); }
+};
+
+struct ConfigDelta {
+  FinderDelta finder;
+  FeaDelta fea;
+  std::vector<AdminDistanceDelta> admin_distances;
+  std::vector<StaticRouteDelta> static_routes;
+  PolicyDelta policy;
+  BgpDelta bgp;
+
+  bool empty() const;
+  // One line per change, in the order above ("nothing to change" when empty). Passwords are
+  // never printed.
+  std::string ToString() const;
+};
+
+ConfigDelta ComputeDelta(const Config& running, const Config& next);
+
+// The protocols whose routes the export chains of `config`'s peers ask for (see BgpDelta).
+std::set<std::string> RedistributedProtocols(const Config& config);
+
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,97 @@
+#include "rtrmgr/config/config_validator.h"
+
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "policy/compiler.h"
+
+namespace sluice::rtrmgr {
+namespace {
+
+void CheckChain(const std::vector<NameRef>& chain, std::string_view bank, const Config& config,
+                Diagnostics* diags) {
+  const policy::PolicyConfig& parsed = *config.policy.parsed;
+  for (const NameRef& ref : chain) {
+    if (parsed.FindStatement(ref.name) != nullptr) continue;
+    if (const policy::NamedSet* set = parsed.FindSet(ref.name)) {
+      diags->Add(ref.where.loc, absl::StrFormat("%s policy '%s' is a %s, not a policy-statement",
+                                                bank, ref.name, policy::SetKindName(set->kind)));
+    } else {
+      diags->Add(ref.where.loc,
+                 absl::StrFormat("%s policy '%s' is not defined (no policy-statement %s in the "
+                                 "policy block)",
+                                 bank, ref.name, ref.name));
+    }
+  }
+}
+
+// "lo 127.0.0.1/8 ::1/128, eth0 10.0.0.1/24" (shortened when long).
+std::string LocalAddresses(const Config& config) {
+  std::vector<std::string> parts = {"lo 127.0.0.1/8 ::1/128"};
+  for (const auto& [name, interface] : config.interfaces) {
+    std::string part = name;
+    for (const InterfaceAddressConfig& a : interface.addresses) part += " " + a.ToString();
+    parts.push_back(part);
+    if (parts.size() >= 6) {
+      parts.push_back("...");
+      break;
+    }
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+std::string InterfaceNames(const Config& config) {
+  std::vector<std::string> names = {kLoopbackInterface};
+  for (const auto& [name, interface] : config.interfaces) names.push_back(name);
+  return absl::StrJoin(names, ", ");
+}
+
+}  // namespace
+
+void ValidateConfig(const Config& config, bool policy_block_ok, Diagnostics* diags) {
+  const bool dummy = config.fea.backend == FeaBackend::kDummy;
+  for (const auto& [address, peer] : config.bgp.peers) {
+    if (policy_block_ok) {
+      CheckChain(peer.import_policies, "import", config, diags);
+      CheckChain(peer.export_policies, "export", config, diags);
+    }
+    // With the dummy FEA the router's addresses are the configured ones; with netlink they are
+    // the kernel's, known only when the FEA runs.
+    const auto& local = peer.session.local_address;
+    if (dummy && local && !config.IsLocalAddress(*local)) {
+      diags->Add(peer.local_ip_where.loc,
+                 absl::StrFormat("local-ip %s of peer %s is not an address of any configured "
+                                 "interface (the dummy FEA has: %s)",
+                                 local->ToString(), address.ToString(), LocalAddresses(config)));
+    }
+  }
+  if (dummy) {
+    for (const BgpListen& l : config.bgp.listen) {
+      if (l.address.is_unspecified() || config.IsLocalAddress(l.address)) continue;
+      diags->Add(l.where.loc,
+                 absl::StrFormat("listen address %s is not an address of any configured "
+                                 "interface (the dummy FEA has: %s)",
+                                 l.address.ToString(), LocalAddresses(config)));
+    }
+    for (const auto& [prefix, route] : config.static_routes.routes) {
+      if (route.interface.empty() || config.HasInterface(route.interface)) continue;
+      diags->Add(route.interface_where.loc,
+                 absl::StrFormat("route %s: interface '%s' is not configured (interfaces: %s)",
+                                 prefix.ToString(), route.interface, InterfaceNames(config)));
+    }
+  }
+  if (!policy_block_ok) return;
+  // Every statement compiles on its own, used by a bank or not (the policy library's
+  // CheckPolicyConfig, one error per statement instead of the first only).
+  const policy::PolicyConfig& parsed = *config.policy.parsed;
+  for (const policy::PolicyStatement& st : parsed.statements) {
+    policy::FilterSpec spec;
+    spec.policies = {st.name};
+    spec.where = st.loc;
+    auto program = policy::CompileProgram(parsed, spec);
+    if (!program.ok()) diags->AddPolicyError(program.status(), config.file, st.loc);
+  }
+}
+
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,485 @@
+#include "rtrmgr/process/configurator.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bgp/process/methods.h"
+#include "ipc/proto/fea_ifmgr.pb.h"
+#include "ipc/proto/policy_backend.pb.h"
+#include "ipc/proto/rib.pb.h"
+#include "ipc/proto/static_routes.pb.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+
+namespace sluice::rtrmgr {
+
+namespace {
+
+namespace bgp_v1 = ::sluice::bgp::v1;
+namespace rib_v1 = ::sluice::rib::v1;
+namespace ifmgr_v1 = ::sluice::fea_ifmgr::v1;
+namespace policy_v1 = ::sluice::policy_backend::v1;
+namespace static_v1 = ::sluice::static_routes::v1;
+template <typename Req, typename Reply>
+using M = ipc::Method<Req, Reply>;
+
+const M<rib_v1::SetAdminDistanceRequest, rib_v1::SetAdminDistanceReply> kSetAdminDistance{
+    "rib/1.0/set_admin_distance"};
+const M<rib_v1::AddRoute4Request, rib_v1::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
+const M<rib_v1::AddRoute6Request, rib_v1::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
+const M<rib_v1::DeleteRoute4Request, rib_v1::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
+const M<rib_v1::DeleteRoute6Request, rib_v1::RouteReply> kDeleteRoute6{"rib/1.0/delete_route6"};
+const M<static_v1::AddRouteRequest, static_v1::AddRouteReply> kStaticAdd{
+    "static_routes/1.0/add_route"};
+const M<static_v1::DeleteRouteRequest, static_v1::DeleteRouteReply> kStaticDelete{
+    "static_routes/1.0/delete_route"};
+const M<policy_v1::ConfigureRequest, policy_v1::ConfigureReply> kPolicyConfigure{
+    "policy_backend/1.0/configure"};
+const M<policy_v1::ResetRequest, policy_v1::ResetReply> kPolicyReset{"policy_backend/1.0/reset"};
+const M<bgp_v1::SetDampingRequest, bgp_v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
+const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
+    "bgp/1.0/set_peer_damping"};
+const M<ifmgr_v1::AddInterfaceRequest, ifmgr_v1::AddInterfaceReply> kAddInterface{
+    "fea_ifmgr/1.0/add_interface"};
+const M<ifmgr_v1::RemoveInterfaceRequest, ifmgr_v1::RemoveInterfaceReply> kRemoveInterface{
+    "fea_ifmgr/1.0/remove_interface"};
+const M<ifmgr_v1::SetEnabledRequest, ifmgr_v1::SetEnabledReply> kSetEnabled{
+    "fea_ifmgr/1.0/set_enabled"};
+const M<ifmgr_v1::SetMtuRequest, ifmgr_v1::SetMtuReply> kSetMtu{"fea_ifmgr/1.0/set_mtu"};
+const M<ifmgr_v1::AddAddressRequest, ifmgr_v1::AddAddressReply> kAddAddress{
+    "fea_ifmgr/1.0/add_address"};
+const M<ifmgr_v1::RemoveAddressRequest, ifmgr_v1::RemoveAddressReply> kRemoveAddress{
+    "fea_ifmgr/1.0/remove_address"};
+
+// The RIB's defaults (rib/protocol.h), for a protocol whose distance is no longer configured.
+uint32_t DefaultAdminDistance(const std::string& protocol) {
+  if (protocol == "connected") return 0;
+  if (protocol == "static") return 1;
+  if (protocol == "ebgp") return 20;
+  if (protocol == "ospf") return 110;
+  if (protocol == "isis") return 115;
+  if (protocol == "rip") return 120;
+  if (protocol == "ibgp") return 200;
+  return 250;
+}
+
+bool HasPolicies(const BgpPeer& peer) {
+  return !peer.import_policies.empty() || !peer.export_policies.empty();
+}
+
+// add_peer fields that the delta counts as re-filters but only add_peer sets.
+bool NeedsAddAgain(const BgpPeer& before, const BgpPeer& after) {
+  return HasPolicies(before) != HasPolicies(after) ||
+         before.session.next_hop_self != after.session.next_hop_self ||
+         before.session.route_reflector_client != after.session.route_reflector_client;
+}
+
+}  // namespace
+
+// The calls of one push: counts the answers, collects the refusals, runs `done` after the last.
+class Configurator::Batch {
+ public:
+  explicit Batch(Done done) : done_(std::move(done)) {}
+  ~Batch() {
+    if (done_) done_(std::move(errors_));
+  }
+  template <typename Req, typename Reply>
+  static void Call(std::shared_ptr<Batch> self, ipc::XrlRouter& router, const std::string& target,
+                   const M<Req, Reply>& method, Req request, std::string what) {
+    router.Call(target, method, std::move(request),
+                [self, what = std::move(what)](absl::StatusOr<Reply> reply) {
+                  if (!reply.ok()) {
+                    self->errors_.push_back(absl::StrCat(what, ": ", reply.status().ToString()));
+                  }
+                });
+  }
+  void Error(std::string text) { errors_.push_back(std::move(text)); }
+
+ private:
+  Done done_;
+  std::vector<std::string> errors_;
+};
+
+std::vector<std::string> Configurator::FeaFlags(const Config& config) {
+  std::vector<std::string> flags = {"--backend", FeaBackendName(config.fea.backend)};
+  if (config.fea.backend == FeaBackend::kNetlink) {
+    flags.push_back("--table");
+    flags.push_back(absl::StrCat(config.fea.table));
+    return flags;
+  }
+  for (const auto& [name, interface] : config.interfaces) {
+    std::vector<std::string> addresses;
+    for (const InterfaceAddressConfig& a : interface.addresses) addresses.push_back(a.ToString());
+    flags.push_back("--interface");
+    flags.push_back(addresses.empty() ? name
+                                      : absl::StrCat(name, "=", absl::StrJoin(addresses, ",")));
+  }
+  return flags;
+}
+
+std::string Configurator::AccessListText(const Config& config) {
+  const FinderConfig& f = config.finder;
+  if (f.access.empty() && f.default_allow) return "";
+  std::string text =
+      "# written by sluice-rtrmgr from the finder block\n"
+      "allow rtrmgr * *\nallow sluice * *\n";
+  for (const auto& [caller, access] : f.access) {
+    for (const ResolveRule& r : access.resolve) {
+      absl::StrAppend(&text, "allow ", caller, " ", r.target, " ",
+                      r.interface.empty() ? "*" : r.interface, "\n");
+    }
+    absl::StrAppend(&text, "allow ", caller, " * common/1.0\n");
+    absl::StrAppend(&text, "deny ", caller, " * *\n");
+  }
+  absl::StrAppend(&text, f.default_allow ? "allow * * *\n" : "allow * * common/1.0\ndeny * * *\n");
+  return text;
+}
+
+void Configurator::LinkSettings(std::shared_ptr<Batch> batch, const InterfaceConfig& interface,
+                                bool defaults_too) {
+  if (!interface.enabled || defaults_too) {
+    ifmgr_v1::SetEnabledRequest r;
+    r.set_ifname(interface.name);
+    r.set_enabled(interface.enabled);
+    Batch::Call(batch, router_, "fea", kSetEnabled, r, "interface " + interface.name);
+  }
+  if (interface.mtu != 1500 || defaults_too) {
+    ifmgr_v1::SetMtuRequest r;
+    r.set_ifname(interface.name);
+    r.set_mtu(interface.mtu);
+    Batch::Call(batch, router_, "fea", kSetMtu, r, "interface " + interface.name + " mtu");
+  }
+}
+
+void Configurator::AddInterface(std::shared_ptr<Batch> batch, const InterfaceConfig& interface,
+                                bool with_addresses) {
+  ifmgr_v1::AddInterfaceRequest r;
+  r.set_ifname(interface.name);
+  r.set_mtu(interface.mtu);
+  if (interface.mac) {
+    uint64_t value = 0;
+    for (uint8_t octet : *interface.mac) value = (value << 8) | octet;
+    ipc::ToProto(ipc::MacAddress(value), r.mutable_mac());
+  }
+  Batch::Call(batch, router_, "fea", kAddInterface, r, "interface " + interface.name);
+  if (with_addresses) {
+    for (const InterfaceAddressConfig& a : interface.addresses) {
+      ifmgr_v1::AddAddressRequest q;
+      q.set_ifname(interface.name);
+      ipc::ToProto(a.address, q.mutable_address());
+      q.set_prefix_length(a.prefix_length);
+      Batch::Call(batch, router_, "fea", kAddAddress, q,
+                  "interface " + interface.name + " address " + a.ToString());
+    }
+  }
+  if (!interface.enabled) LinkSettings(batch, interface, false);
+}
+
+void Configurator::ConfigureFea(const Config& config, Done done) {
+  auto batch = std::make_shared<Batch>(std::move(done));
+  if (config.fea.backend != FeaBackend::kDummy) return;
+  for (const auto& [name, interface] : config.interfaces) LinkSettings(batch, interface, false);
+}
+
+void Configurator::AddStatic(std::shared_ptr<Batch> batch, const StaticRoute& route) {
+  static_v1::AddRouteRequest r;
+  ipc::ToProto(route.prefix, r.mutable_network());
+  if (route.next_hop) ipc::ToProto(*route.next_hop, r.mutable_nexthop());
+  r.set_ifname(route.interface);
+  r.set_metric(route.metric);
+  r.set_tag(route.tag);
+  r.set_track(route.track);
+  Batch::Call(batch, router_, kStaticTarget, kStaticAdd, r,
+              "static route " + route.prefix.ToString());
+}
+
+void Configurator::DeleteStatic(std::shared_ptr<Batch> batch, const net::Prefix& prefix) {
+  static_v1::DeleteRouteRequest r;
+  ipc::ToProto(prefix, r.mutable_network());
+  Batch::Call(batch, router_, kStaticTarget, kStaticDelete, r, "static route " + prefix.ToString());
+}
+
+void Configurator::ConfigureStatic(const Config& config, Done done) {
+  auto batch = std::make_shared<Batch>(std::move(done));
+  for (const auto& [prefix, route] : config.static_routes.routes) AddStatic(batch, route);
+}
+
+void Configurator::ConfigureRib(const Config& config, Done done) {
+  auto batch = std::make_shared<Batch>(std::move(done));
+  for (const auto& [protocol, distance] : config.rib.admin_distances) {
+    rib_v1::SetAdminDistanceRequest r;
+    r.set_protocol(protocol);
+    r.set_admin_distance(distance.distance);
+    Batch::Call(batch, router_, "rib", kSetAdminDistance, r, "admin-distance " + protocol);
+  }
+}
+
+void Configurator::SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bgp) {
+  bgp_v1::SetLocalAsRequest as;
+  as.set_as(bgp.local_as);
+  Batch::Call(batch, router_, "bgp", bgp::process::kSetLocalAs, as, "bgp local-as");
+  bgp_v1::SetBgpIdRequest id;
+  ipc::ToProto(bgp.bgp_id, id.mutable_id());
+  Batch::Call(batch, router_, "bgp", bgp::process::kSetBgpId, id, "bgp bgp-id");
+}
+
+void Configurator::Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop) {
+  if (stop) {
+    bgp_v1::StopListeningRequest r;
+    ipc::ToProto(listen.address, r.mutable_address());
+    r.set_port(listen.port);
+    Batch::Call(batch, router_, "bgp", bgp::process::kStopListening, r,
+                "bgp listen " + listen.ToString());
+    return;
+  }
+  bgp_v1::ListenRequest r;
+  ipc::ToProto(listen.address, r.mutable_address());
+  r.set_port(listen.port);
+  Batch::Call(batch, router_, "bgp", bgp::process::kListen, r, "bgp listen " + listen.ToString());
+}
+
+void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
+  const bgp::PeerConfig& s = peer.session;
+  bgp_v1::AddPeerRequest r;
+  ipc::ToProto(s.address, r.mutable_address());
+  r.set_port(s.port);
+  r.set_remote_as(s.remote_as);
+  if (s.local_address) ipc::ToProto(*s.local_address, r.mutable_local_address());
+  r.set_hold_time(s.hold_time_s);
+  r.set_passive(s.passive);
+  r.set_md5_password(s.md5_password);
+  r.set_next_hop_self(s.next_hop_self);
+  r.set_route_reflector_client(s.route_reflector_client);
+  r.set_max_prefix(static_cast<uint32_t>(s.max_prefix.limit));
+  r.set_max_prefix_action(s.max_prefix.action == bgp::MaxPrefixAction::kWarn ? "warn" : "teardown");
+  r.set_max_prefix_restart_s(static_cast<uint32_t>(s.max_prefix.restart_after_s));
+  r.set_ttl_security(static_cast<uint32_t>(s.gtsm_hops));
+  r.set_description(s.description);
+  r.set_enabled(s.enabled);
+  // RFC 8212 stays on for a peer with policies: its configured banks are its policy (a
+  // direction without a chain still gets the default deny). A peer without any policy is the
+  // file's "default verdicts": everything accepted and sent.
+  r.set_ebgp_requires_policy(HasPolicies(peer));
+  Batch::Call(batch, router_, "bgp", bgp::process::kAddPeer, r, "bgp peer " + s.address.ToString());
+}
+
+std::string Configurator::PolicySource(const Config& config) {
+  std::string source;
+  for (const PolicyItemText& item : config.policy.items) PrintPolicyItem(item, 0, &source);
+  return source;
+}
+
+void Configurator::Bank(std::shared_ptr<Batch> batch, const Config& config,
+                        const std::string& target, const std::string& filter,
+                        const std::vector<NameRef>& chain, const std::string& default_action) {
+  if (chain.empty() && default_action.empty()) {
+    policy_v1::ResetRequest r;
+    r.set_filter(filter);
+    Batch::Call(batch, router_, target, kPolicyReset, r, "policy reset " + filter);
+    return;
+  }
+  policy_v1::ConfigureRequest r;
+  r.set_filter(filter);
+  r.set_source(PolicySource(config));
+  for (const NameRef& ref : chain) r.add_policies(ref.name);
+  r.set_default_action(default_action);
+  r.set_file(config.file);
+  Batch::Call(batch, router_, target, kPolicyConfigure, r, "policy " + filter);
+}
+
+void Configurator::PeerBanks(std::shared_ptr<Batch> batch, const Config& config,
+                             const BgpPeer& peer, bool import, bool export_, bool fresh) {
+  const std::string address = peer.session.address.ToString();
+  // A peer just added has reset banks: only chains need a call.
+  if (import && !(fresh && peer.import_policies.empty())) {
+    Bank(batch, config, "bgp", "import:" + address, peer.import_policies, "");
+  }
+  if (export_ && !(fresh && peer.export_policies.empty())) {
+    Bank(batch, config, "bgp", "export:" + address, peer.export_policies, "");
+  }
+}
+
+std::map<std::string, std::vector<NameRef>> Configurator::RedistChains(const Config& config) {
+  std::map<std::string, std::vector<NameRef>> chains;
+  for (const auto& [address, peer] : config.bgp.peers) {
+    // The protocols this peer's chain names (as RedistributedProtocols counts them).
+    Config one;
+    one.policy = config.policy;
+    one.bgp.peers.emplace(address, peer);
+    for (const std::string& protocol : RedistributedProtocols(one)) {
+      std::vector<NameRef>& chain = chains[protocol];
+      for (const NameRef& ref : peer.export_policies) {
+        const bool seen = std::any_of(chain.begin(), chain.end(),
+                                      [&](const NameRef& r) { return r.name == ref.name; });
+        if (!seen) chain.push_back(ref);
+      }
+    }
+  }
+  return chains;
+}
+
+void Configurator::Redistribute(std::shared_ptr<Batch> batch, const Config& config,
+                                const std::map<std::string, std::vector<NameRef>>& chains) {
+  for (const auto& [protocol, chain] : chains) {
+    Bank(batch, config, "bgp", "redist:" + protocol, chain, "");
+  }
+}
+
+void Configurator::Damping(std::shared_ptr<Batch> batch, const DampingConfig& damping) {
+  bgp_v1::SetDampingRequest r;
+  r.set_half_life_s(damping.half_life_s);
+  r.set_reuse(damping.reuse);
+  r.set_suppress(damping.suppress);
+  r.set_max_suppress_s(damping.max_suppress_s);
+  Batch::Call(batch, router_, "bgp", kSetDamping, r, "bgp damping");
+}
+
+void Configurator::PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address,
+                               bool enabled) {
+  bgp_v1::SetPeerDampingRequest r;
+  ipc::ToProto(address, r.mutable_address());
+  r.set_enabled(enabled);
+  Batch::Call(batch, router_, "bgp", kSetPeerDamping, r,
+              "bgp peer " + address.ToString() + " damping");
+}
+
+void Configurator::AddPeerFully(std::shared_ptr<Batch> batch, const Config& config,
+                                const BgpPeer& peer) {
+  AddPeer(batch, peer);
+  PeerBanks(batch, config, peer, true, true, true);
+  if (peer.damping) PeerDamping(batch, peer.session.address, true);
+}
+
+void Configurator::RemovePeer(std::shared_ptr<Batch> batch, const net::IPAddress& address) {
+  bgp_v1::PeerRequest r;
+  ipc::ToProto(address, r.mutable_address());
+  Batch::Call(batch, router_, "bgp", bgp::process::kRemovePeer, r,
+              "bgp remove peer " + address.ToString());
+}
+
+void Configurator::ConfigureBgp(const Config& config, Done done) {
+  auto batch = std::make_shared<Batch>(std::move(done));
+  if (!config.bgp.enabled) return;
+  SetIdentity(batch, config.bgp);
+  if (config.bgp.listen.empty()) {
+    Listen(batch, BgpListen{net::IPAddress(net::IPv4Address()), 179, {}}, false);
+    Listen(batch, BgpListen{net::IPAddress(net::IPv6Address()), 179, {}}, false);
+  }
+  for (const BgpListen& l : config.bgp.listen) Listen(batch, l, false);
+  Damping(batch, config.bgp.damping);
+  Redistribute(batch, config, RedistChains(config));
+  for (const auto& [address, peer] : config.bgp.peers) AddPeerFully(batch, config, peer);
+}
+
+void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, const Config& next,
+                              Done done) {
+  auto batch = std::make_shared<Batch>(std::move(done));
+  // FEA interfaces (a restart is the router manager's: the new FEA starts with the flags).
+  if (!delta.fea.restart && next.fea.backend == FeaBackend::kDummy) {
+    for (const InterfaceDelta& d : delta.fea.interfaces) {
+      if (d.change == Change::kAdded) {
+        AddInterface(batch, *d.after, true);
+      } else if (d.change == Change::kRemoved) {
+        ifmgr_v1::RemoveInterfaceRequest r;
+        r.set_ifname(d.name);
+        Batch::Call(batch, router_, "fea", kRemoveInterface, r, "interface " + d.name);
+      } else {
+        for (const InterfaceAddressConfig& a : d.addresses_removed) {
+          ifmgr_v1::RemoveAddressRequest r;
+          r.set_ifname(d.name);
+          ipc::ToProto(a.address, r.mutable_address());
+          Batch::Call(batch, router_, "fea", kRemoveAddress, r,
+                      "interface " + d.name + " address " + a.ToString());
+        }
+        for (const InterfaceAddressConfig& a : d.addresses_added) {
+          ifmgr_v1::AddAddressRequest r;
+          r.set_ifname(d.name);
+          ipc::ToProto(a.address, r.mutable_address());
+          r.set_prefix_length(a.prefix_length);
+          Batch::Call(batch, router_, "fea", kAddAddress, r,
+                      "interface " + d.name + " address " + a.ToString());
+        }
+        if (!d.link.empty()) LinkSettings(batch, *d.after, true);
+      }
+    }
+  }
+  // RIB.
+  for (const AdminDistanceDelta& d : delta.admin_distances) {
+    rib_v1::SetAdminDistanceRequest r;
+    r.set_protocol(d.protocol);
+    r.set_admin_distance(d.after ? *d.after : DefaultAdminDistance(d.protocol));
+    Batch::Call(batch, router_, "rib", kSetAdminDistance, r, "admin-distance " + d.protocol);
+  }
+  for (const StaticRouteDelta& d : delta.static_routes) {
+    if (d.change != Change::kAdded) DeleteStatic(batch, d.prefix);
+    if (d.change != Change::kRemoved) AddStatic(batch, *d.after);
+  }
+  // BGP.
+  const BgpDelta& b = delta.bgp;
+  if (b.stopped) {
+    for (const PeerDelta& p : b.peers) RemovePeer(batch, p.address);
+    return;
+  }
+  if (b.started || b.identity_changed) SetIdentity(batch, next.bgp);
+  if (b.threads_changed) batch->Error("bgp threads: takes effect when sluice-bgp restarts");
+  for (const BgpListen& l : b.listen_removed) Listen(batch, l, true);
+  for (const BgpListen& l : b.listen_added) Listen(batch, l, false);
+  if (b.damping_changed) Damping(batch, next.bgp.damping);
+  {
+    // The redistribution banks whose chain or policies changed, and those no longer used.
+    const auto chains_before = RedistChains(before);
+    std::map<std::string, std::vector<NameRef>> changed;
+    for (const auto& [protocol, chain] : RedistChains(next)) {
+      auto was = chains_before.find(protocol);
+      bool policies_changed = false;
+      for (const NameRef& ref : chain)
+        policies_changed |= delta.policy.statements.count(ref.name) > 0;
+      if (was == chains_before.end() || was->second != chain || policies_changed) {
+        changed[protocol] = chain;
+      }
+    }
+    for (const std::string& protocol : b.redistribute_removed) changed[protocol];
+    Redistribute(batch, next, changed);
+  }
+  for (const PeerDelta& p : b.peers) {
+    bgp_v1::PeerRequest r;
+    ipc::ToProto(p.address, r.mutable_address());
+    const std::string what = "bgp peer " + p.address.ToString();
+    switch (p.change) {
+      case Change::kAdded:
+        AddPeerFully(batch, next, *p.after);
+        break;
+      case Change::kRemoved:
+        RemovePeer(batch, p.address);
+        break;
+      case Change::kChanged:
+        // Settings without a method of their own (passive, max-prefix, description,
+        // next-hop-self, route-reflector-client, and whether the peer has policies at all, which
+        // decides RFC 8212's default deny) are applied by adding the peer again: the session
+        // restarts, its banks and damping with it. Chains and damping go through their own
+        // methods: the session stays up.
+        if (p.reset || p.update || NeedsAddAgain(*p.before, *p.after)) {
+          RemovePeer(batch, p.address);
+          AddPeerFully(batch, next, *p.after);
+          break;
+        }
+        if (p.refilter_import || p.refilter_export) {
+          PeerBanks(batch, next, *p.after, p.refilter_import, p.refilter_export, false);
+        }
+        if (p.replumb_damping || p.before->damping != p.after->damping) {
+          // A peer whose parameters changed is plumbed again with them.
+          if (p.before->damping && p.after->damping) PeerDamping(batch, p.address, false);
+          PeerDamping(batch, p.address, p.after->damping);
+        }
+        if (p.enable) {
+          Batch::Call(batch, router_, "bgp", bgp::process::kEnablePeer, r, what);
+        } else if (p.disable) {
+          Batch::Call(batch, router_, "bgp", bgp::process::kDisablePeer, r, what);
+        }
+        break;
+    }
+  }
+}
+
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,95 @@
+#pragma once
+// Configurator: turns the router manager's configuration model (rtrmgr/config/config.h) into
+// XRLs on the processes (issue 11 item 1), for a process that has just registered with the
+// Finder (its whole part of the configuration) and for a changed file (ConfigDelta: only what
+// changed). Calls go through the router manager's XrlRouter, ordered per target; `done` runs on
+// the loop once every call of the push has answered, with one line per refused call.
+//
+// What goes where:
+//   fea   (dummy backend) interfaces: the FEA starts with them as --interface flags, so a
+//         restarted FEA validates routes at once; here their link settings (disable, mtu, mac)
+//         and, in a delta, interfaces and addresses added or removed (fea_ifmgr/1.0).
+//   rib   admin distances (rib/1.0/set_admin_distance).
+//   static_routes  the static routes (static_routes/1.0 on sluice-static, which hands them to
+//         the RIB as protocol "static"; they leave the RIB if sluice-static dies).
+//   bgp   local AS, BGP Identifier, listening sockets, damping parameters (set_damping), then
+//         per peer add_peer, its import and export chains (policy_backend/1.0 configure of
+//         "import:ADDRESS" / "export:ADDRESS" with the whole policy block as source; reset when
+//         a chain goes away) and set_peer_damping; "redist:PROTOCOL" (RedistChains) for each
+//         protocol a peer's export chain names in `from { protocol ...; }`. A peer without
+//         policies is added with ebgp_requires_policy false (the file's "default verdicts"); a
+//         peer with policies keeps RFC 8212 for a direction without a chain.
+//   finder the access list is a file the Finder re-reads on SIGHUP (router_manager.h).
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ipc/xrl_router.h"
+#include "rtrmgr/config/config.h"
+#include "rtrmgr/config/config_delta.h"
+
+namespace sluice::rtrmgr {
+
+class Configurator {
+ public:
+  using Done = std::function<void(std::vector<std::string> errors)>;
+
+  explicit Configurator(ipc::XrlRouter& router) : router_(router) {}
+
+  void ConfigureFea(const Config& config, Done done);
+  void ConfigureRib(const Config& config, Done done);
+  void ConfigureBgp(const Config& config, Done done);
+  void ConfigureStatic(const Config& config, Done done);
+  // Applies `delta` (computed from the running configuration to `next`) to the live processes,
+  // except the FEA restart and the Finder's access list, which the router manager does itself.
+  void ApplyDelta(const ConfigDelta& delta, const Config& before, const Config& next, Done done);
+
+  // Finder access list text for `config` (finder/access_list.h syntax); "" for allow-all.
+  static std::string AccessListText(const Config& config);
+  // Command line flags for sluice-fea from `config` (backend, table, --interface ...).
+  static std::vector<std::string> FeaFlags(const Config& config);
+  // The policy block as policy-language text (every set and statement), for configure.
+  static std::string PolicySource(const Config& config);
+  // sluice-static's component class and instance.
+  static constexpr const char* kStaticTarget = "static_routes";
+  // Per protocol that an export chain names in `from { protocol X; }`: the chain its
+  // redistribution bank runs — the export chains of the peers that name it, in order, each
+  // policy once. Only what a
+  // term accepts is originated into BGP (the bank's default is reject); the peers' export banks
+  // then see the originated routes as protocol "bgp".
+  static std::map<std::string, std::vector<NameRef>> RedistChains(const Config& config);
+
+ private:
+  class Batch;
+  void AddInterface(std::shared_ptr<Batch> batch, const InterfaceConfig& interface,
+                    bool with_addresses);
+  void LinkSettings(std::shared_ptr<Batch> batch, const InterfaceConfig& interface,
+                    bool defaults_too);
+  void AddStatic(std::shared_ptr<Batch> batch, const StaticRoute& route);
+  void DeleteStatic(std::shared_ptr<Batch> batch, const net::Prefix& prefix);
+  void AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer);
+  void RemovePeer(std::shared_ptr<Batch> batch, const net::IPAddress& address);
+  // add_peer, then its banks and damping (a peer added again starts with neither).
+  void AddPeerFully(std::shared_ptr<Batch> batch, const Config& config, const BgpPeer& peer);
+  // Configures (or resets, for an empty chain) the peer's import and/or export bank; `fresh`:
+  // the peer was just added, so an empty chain needs no reset.
+  void PeerBanks(std::shared_ptr<Batch> batch, const Config& config, const BgpPeer& peer,
+                 bool import, bool export_, bool fresh);
+  void Bank(std::shared_ptr<Batch> batch, const Config& config, const std::string& target,
+            const std::string& filter, const std::vector<NameRef>& chain,
+            const std::string& default_action);
+  // Configures "redist:PROTOCOL" for each entry (an empty chain resets the bank).
+  void Redistribute(std::shared_ptr<Batch> batch, const Config& config,
+                    const std::map<std::string, std::vector<NameRef>>& chains);
+  void Damping(std::shared_ptr<Batch> batch, const DampingConfig& damping);
+  void PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address, bool enabled);
+  void SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bgp);
+  void Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop);
+
+  ipc::XrlRouter& router_;
+};
+
+}  // namespace sluice::rtrmgr

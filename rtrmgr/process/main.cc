@@ -1,0 +1,137 @@
+// sluice-rtrmgr: the router manager (DESIGN.md § Processes; issue 11). Wiring only: the work is
+// in router_manager.h (start, configure, supervise, reload), configurator.h (config → XRLs),
+// supervisor.h (child processes) and rtrmgr/config/ (the language).
+//
+//   sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--check]
+//
+//   --config   the configuration file (rtrmgr/examples/ has annotated ones)
+//   --rundir   sockets and the processes' logs (NAME.log); default $SLUICE_RUNDIR or
+//              /tmp/sluice-rundir. The children and the `sluice` CLI find the Finder there.
+//   --bin-dir  where the programs are built (finder/sluice-finder, fea/sluice-fea, ...); default
+//              the build tree this program is in
+//   --check    validate the file, print it back in canonical form, and exit
+//
+// Prints "ready" on stdout once every process has taken its configuration. SIGHUP re-reads the
+// file and applies the change; SIGTERM/SIGINT stop every process (BGP first) and exit 0. A file
+// with errors exits 1 before anything starts, with one "FILE:LINE:COL: message" per error on
+// stderr; a bad option exits 2.
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "net/log.h"
+#include "rtrmgr/config/config_loader.h"
+#include "rtrmgr/config/config_printer.h"
+#include "rtrmgr/process/router_manager.h"
+
+namespace {
+
+int Usage(const std::string& error) {
+  std::cerr << "sluice-rtrmgr: " << error << "\n"
+            << "usage: sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--check]\n";
+  return 2;
+}
+
+// The build tree: this program is BUILD/rtrmgr/process/sluice-rtrmgr.
+std::string DefaultBinDir() {
+  char path[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return ".";
+  std::string exe(path, static_cast<size_t>(n));
+  for (int i = 0; i < 3; ++i) {
+    const size_t slash = exe.rfind('/');
+    if (slash == std::string::npos) return ".";
+    exe.resize(slash);
+  }
+  return exe;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace sluice;
+  net::SetLogTag("rtrmgr");
+  std::signal(SIGPIPE, SIG_IGN);
+  rtrmgr::RouterManagerOptions options;
+  const char* rundir = std::getenv("SLUICE_RUNDIR");
+  options.rundir = rundir != nullptr && *rundir != '\0' ? rundir : "/tmp/sluice-rundir";
+  options.bin_dir = DefaultBinDir();
+  bool check = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--check") {
+      check = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") return Usage("the router manager");
+    if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
+    const std::string value = argv[++i];
+    if (arg == "--config") {
+      options.config_file = value;
+    } else if (arg == "--rundir") {
+      options.rundir = value;
+    } else if (arg == "--bin-dir") {
+      options.bin_dir = value;
+    } else {
+      return Usage("unknown argument " + arg);
+    }
+  }
+  if (options.config_file.empty()) return Usage("--config FILE is required");
+  // Absolute, so that SIGHUP re-reads the same file whatever the working directory.
+  if (char* absolute = realpath(options.config_file.c_str(), nullptr); absolute != nullptr) {
+    options.config_file = absolute;
+    free(absolute);
+  }
+  if (check) {
+    absl::StatusOr<rtrmgr::Config> config = rtrmgr::LoadConfigFile(options.config_file);
+    if (!config.ok()) {
+      std::cerr << config.status().message() << "\n";
+      return 1;
+    }
+    std::cout << rtrmgr::PrintConfig(*config);
+    return 0;
+  }
+  // Children and the CLI find the Finder through the rundir.
+  setenv("SLUICE_RUNDIR", options.rundir.c_str(), 1);
+
+  boost::asio::io_context io;
+  rtrmgr::RouterManager manager(io, options);
+  manager.on_ready = [] { std::cout << "ready" << std::endl; };
+  if (absl::Status s = manager.Start(); !s.ok()) {
+    std::cerr << (s.code() == absl::StatusCode::kInvalidArgument ? "" : "sluice-rtrmgr: ")
+              << s.message() << "\n";
+    manager.Shutdown();
+    return 1;
+  }
+  boost::asio::signal_set hup(io, SIGHUP);
+  std::function<void()> wait_hup = [&] {
+    hup.async_wait([&](const boost::system::error_code& error, int) {
+      if (error) return;
+      manager.Reload("", false,
+                     [](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+                       if (delta.ok()) {
+                         SLUICE_LOG(kInfo) << "SIGHUP: applied:\n" << *delta;
+                       }
+                       for (const std::string& w : warnings) SLUICE_LOG(kWarning) << w;
+                     });
+      wait_hup();
+    });
+  };
+  wait_hup();
+  boost::asio::signal_set term(io, SIGTERM, SIGINT);
+  term.async_wait([&](const boost::system::error_code& error, int) {
+    if (error) return;
+    manager.Shutdown();
+    io.stop();
+  });
+  io.run();
+  manager.Shutdown();
+  return 0;
+}

@@ -1,0 +1,262 @@
+#include "rtrmgr/process/router_manager.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ipc/proto/rtrmgr.pb.h"
+#include "net/log.h"
+#include "rtrmgr/config/config_delta.h"
+#include "rtrmgr/config/config_loader.h"
+#include "rtrmgr/config/config_printer.h"
+
+namespace sluice::rtrmgr {
+
+namespace {
+
+namespace v1 = ::sluice::rtrmgr::v1;
+const ipc::Method<v1::LoadConfigRequest, v1::LoadConfigReply> kLoadConfig{"rtrmgr/1.0/load_config"};
+const ipc::Method<v1::GetConfigRequest, v1::GetConfigReply> kGetConfig{"rtrmgr/1.0/get_config"};
+const ipc::Method<v1::GetStatusRequest, v1::GetStatusReply> kGetStatus{"rtrmgr/1.0/get_status"};
+
+}  // namespace
+
+RouterManager::RouterManager(boost::asio::io_context& io, RouterManagerOptions options)
+    : io_(io), options_(std::move(options)), supervisor_(io) {}
+
+RouterManager::~RouterManager() { Shutdown(); }
+
+std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) const {
+  const std::string& bin = options_.bin_dir;
+  if (name == "finder") {
+    return {bin + "/finder/sluice-finder",
+            "--listen",
+            finder_address(),
+            "--acl",
+            options_.rundir + "/finder.acl",
+            "--grace-ms",
+            "500"};
+  }
+  if (name == "fea") {
+    std::vector<std::string> argv = {bin + "/fea/sluice-fea", "--finder", finder_address(),
+                                     "--instance", "fea"};
+    for (std::string& f : Configurator::FeaFlags(running_)) argv.push_back(std::move(f));
+    return argv;
+  }
+  if (name == Configurator::kStaticTarget) {
+    return {bin + "/static_routes/sluice-static", "--finder", finder_address(), "--instance",
+            Configurator::kStaticTarget};
+  }
+  if (name == "rib") {
+    return {bin + "/rib/sluice-rib", "--finder", finder_address(), "--instance", "rib"};
+  }
+  return {bin + "/bgp/process/sluice-bgp", "--finder", finder_address(), "--instance",
+          options_.bgp_instance};
+}
+
+absl::Status RouterManager::WriteAccessList(const Config& config) {
+  const std::string path = options_.rundir + "/finder.acl";
+  const std::string tmp = path + ".new";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << Configurator::AccessListText(config);
+    if (!out) return absl::UnavailableError("cannot write " + tmp);
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError("cannot write " + path);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RouterManager::Start() {
+  absl::StatusOr<Config> config = LoadConfigFile(options_.config_file);
+  if (!config.ok()) return config.status();
+  running_ = *std::move(config);
+  mkdir(options_.rundir.c_str(), 0700);
+  if (absl::Status s = WriteAccessList(running_); !s.ok()) return s;
+
+  supervisor_.on_exited = [this](const std::string& name, const std::string&) {
+    configured_[name] = false;
+  };
+  for (const char* name : {"finder", "fea", "rib", "bgp", Configurator::kStaticTarget}) {
+    if (std::string(name) == "bgp" && !running_.bgp.enabled) continue;
+    if (name == Configurator::kStaticTarget && running_.static_routes.routes.empty()) continue;
+    configured_[name] = std::string(name) == "finder";
+  }
+  if (absl::Status s = supervisor_.Add(
+          "finder", [this] { return ProcessArgv("finder"); }, options_.rundir + "/finder.log");
+      !s.ok()) {
+    return s;
+  }
+
+  ipc::RouterOptions o;
+  o.finder_address = finder_address();
+  o.sole_instance = true;
+  o.finder_wait_ms = 10000;
+  router_ = std::make_unique<ipc::XrlRouter>(io_, "rtrmgr", "rtrmgr", o);
+  configurator_ = std::make_unique<Configurator>(*router_);
+  if (absl::Status s = RegisterService(); !s.ok()) return s;
+  router_->SetShutdownHandler([this] {
+    Shutdown();
+    io_.stop();
+  });
+  router_->OnReady([](absl::Status s) {
+    if (!s.ok()) {
+      SLUICE_LOG(kWarning) << "Finder: " << s.message() << " (still trying)";
+    }
+  });
+  if (absl::Status s = router_->Start(); !s.ok()) return s;
+  for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
+    router_->WatchClass(name, [this](const ipc::TargetEvent& e) {
+      if (e.kind == ipc::TargetEvent::kBirth) OnBirth(e.class_name);
+    });
+  }
+  for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
+    if (!configured_.count(name)) continue;
+    if (absl::Status s = StartChild(name); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RouterManager::StartChild(const std::string& name) {
+  return supervisor_.Add(
+      name, [this, name] { return ProcessArgv(name); }, options_.rundir + "/" + name + ".log");
+}
+
+void RouterManager::OnBirth(const std::string& class_name) {
+  if (stopped_ || !configured_.count(class_name)) return;
+  SLUICE_LOG(kInfo) << class_name << " registered: pushing its configuration";
+  auto done = [this, class_name](std::vector<std::string> errors) {
+    Configured(class_name, std::move(errors));
+  };
+  if (class_name == "fea") configurator_->ConfigureFea(running_, done);
+  if (class_name == "rib") configurator_->ConfigureRib(running_, done);
+  if (class_name == "bgp") configurator_->ConfigureBgp(running_, done);
+  if (class_name == Configurator::kStaticTarget) configurator_->ConfigureStatic(running_, done);
+}
+
+void RouterManager::Configured(const std::string& name, std::vector<std::string> errors) {
+  for (const std::string& e : errors) SLUICE_LOG(kWarning) << name << ": " << e;
+  configured_[name] = true;
+  SLUICE_LOG(kInfo) << name << " configured";
+  if (ready_) return;
+  for (const auto& [n, done] : configured_) {
+    if (!done) return;
+  }
+  ready_ = true;
+  router_->SetStatus(common::v1::READY);
+  if (on_ready) on_ready();
+}
+
+void RouterManager::Reload(
+    const std::string& file, bool dry_run,
+    std::function<void(absl::StatusOr<std::string>, std::vector<std::string>)> done) {
+  const std::string path = file.empty() ? options_.config_file : file;
+  absl::StatusOr<Config> next = LoadConfigFile(path);
+  if (!next.ok()) {
+    SLUICE_LOG(kWarning) << "configuration " << path
+                         << " refused; the running configuration stays:\n"
+                         << next.status().message();
+    done(next.status(), {});
+    return;
+  }
+  ConfigDelta delta = ComputeDelta(running_, *next);
+  std::string text = delta.ToString();
+  if (dry_run) {
+    done(text, {});
+    return;
+  }
+  std::vector<std::string> warnings;
+  if (next->bgp.enabled != running_.bgp.enabled) {
+    warnings.push_back("a bgp block that comes or goes takes effect at the next start");
+  }
+  options_.config_file = path;
+  Config before = std::move(running_);
+  running_ = *std::move(next);
+  SLUICE_LOG(kInfo) << "applying " << path << ":\n" << text;
+  if (!delta.finder.empty()) {
+    if (absl::Status s = WriteAccessList(running_); !s.ok()) {
+      warnings.push_back(std::string(s.message()));
+    } else if (const Supervisor::Child* f = supervisor_.Find("finder"); f && f->pid > 0) {
+      kill(f->pid, SIGHUP);
+    }
+  }
+  if (delta.fea.restart) {
+    configured_["fea"] = false;
+    supervisor_.Restart("fea", std::chrono::milliseconds(5000));
+  }
+  if (!running_.static_routes.routes.empty() && !configured_.count(Configurator::kStaticTarget)) {
+    // The first static routes: sluice-static starts, and gets every route when it registers.
+    configured_[Configurator::kStaticTarget] = false;
+    if (absl::Status s = StartChild(Configurator::kStaticTarget); !s.ok()) {
+      warnings.push_back(std::string(s.message()));
+    }
+    delta.static_routes.clear();
+  }
+  configurator_->ApplyDelta(
+      delta, before, running_,
+      [text, warnings, done = std::move(done)](std::vector<std::string> errors) mutable {
+        for (std::string& e : errors) warnings.push_back(std::move(e));
+        done(text, std::move(warnings));
+      });
+}
+
+absl::Status RouterManager::RegisterService() {
+  absl::Status s = router_->HandleAsync(
+      kLoadConfig, [this](const v1::LoadConfigRequest& r, ipc::Responder<v1::LoadConfigReply> out) {
+        if (r.file().empty()) {
+          out.Fail(absl::InvalidArgumentError("file: want the configuration file's path"));
+          return;
+        }
+        auto responder = std::make_shared<ipc::Responder<v1::LoadConfigReply>>(std::move(out));
+        Reload(r.file(), r.dry_run(),
+               [responder](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+                 if (!delta.ok()) {
+                   responder->Fail(delta.status());
+                   return;
+                 }
+                 v1::LoadConfigReply reply;
+                 reply.set_delta(*delta);
+                 for (std::string& w : warnings) reply.add_warnings(std::move(w));
+                 responder->Send(std::move(reply));
+               });
+      });
+  if (!s.ok()) return s;
+  s = router_->Handle(kGetConfig, [this](const v1::GetConfigRequest&) {
+    v1::GetConfigReply reply;
+    reply.set_file(options_.config_file);
+    reply.set_text(PrintConfig(running_));
+    return absl::StatusOr<v1::GetConfigReply>(std::move(reply));
+  });
+  if (!s.ok()) return s;
+  return router_->Handle(kGetStatus, [this](const v1::GetStatusRequest&) {
+    v1::GetStatusReply reply;
+    reply.set_config_file(options_.config_file);
+    reply.set_rss_kb(ProcessMemoryKb(getpid(), "VmRSS"));
+    for (const auto& c : supervisor_.children()) {
+      v1::ChildInfo* info = reply.add_children();
+      info->set_name(c->name);
+      info->set_pid(c->pid);
+      info->set_restarts(c->restarts);
+      info->set_configured(configured_[c->name]);
+      info->set_rss_kb(ProcessMemoryKb(c->pid, "VmRSS"));
+      info->set_peak_rss_kb(ProcessMemoryKb(c->pid, "VmHWM"));
+      info->set_last_exit(c->last_exit);
+    }
+    return absl::StatusOr<v1::GetStatusReply>(std::move(reply));
+  });
+}
+
+void RouterManager::Shutdown() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (supervisor_.children().empty()) return;  // nothing was started
+  SLUICE_LOG(kInfo) << "shutting down";
+  supervisor_.StopAll(std::chrono::milliseconds(5000));
+}
+
+}  // namespace sluice::rtrmgr

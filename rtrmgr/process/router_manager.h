@@ -1,0 +1,78 @@
+#pragma once
+// RouterManager: sluice-rtrmgr's core (issue 11 item 1; XORP's rtrmgr). From one validated
+// configuration file it starts sluice-finder, sluice-fea, sluice-rib, sluice-bgp and (when
+// static routes are configured) sluice-static as child processes (Supervisor), pushes each its part
+// of the configuration through XRLs when it registers with the Finder (Configurator; again after
+// every restart), applies a changed file as a delta (SIGHUP, or rtrmgr/1.0/load_config from `sluice
+// configure load FILE`), and stops everything on Shutdown() (SIGTERM in main).
+//
+// A file with errors is refused before anything happens: Start() fails with every
+// "FILE:LINE:COL: message", and a reload with errors leaves the running configuration as it was.
+//
+// The Finder's access list (the finder block) is written to RUNDIR/finder.acl and re-read by
+// the Finder on SIGHUP. The FEA restarts when its backend or kernel table changes.
+
+#include <boost/asio/io_context.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ipc/xrl_router.h"
+#include "rtrmgr/config/config.h"
+#include "rtrmgr/process/configurator.h"
+#include "rtrmgr/process/supervisor.h"
+
+namespace sluice::rtrmgr {
+
+struct RouterManagerOptions {
+  std::string config_file;
+  std::string rundir;   // sockets, logs (NAME.log), finder.acl
+  std::string bin_dir;  // the build tree: finder/sluice-finder, fea/sluice-fea, ...
+  std::string bgp_instance = "bgp";
+};
+
+class RouterManager {
+ public:
+  RouterManager(boost::asio::io_context& io, RouterManagerOptions options);
+  ~RouterManager();
+
+  // Reads and validates the file, then starts the processes. Errors: the file's (nothing was
+  // started), or a program that cannot be run.
+  absl::Status Start();
+  // Reads `file` (empty: the current file again) and applies the change. `done` gets the
+  // delta's text and the changes a process refused, or the file's errors (nothing changed).
+  void Reload(
+      const std::string& file, bool dry_run,
+      std::function<void(absl::StatusOr<std::string> delta, std::vector<std::string> warnings)>
+          done);
+  // Stops every process (BGP first, the Finder last). Blocks up to a few seconds per process.
+  void Shutdown();
+
+  const Config& running() const { return running_; }
+  std::string finder_address() const { return "unix:" + options_.rundir + "/finder.sock"; }
+  // Runs once every process has been configured for the first time.
+  std::function<void()> on_ready;
+
+ private:
+  absl::Status RegisterService();
+  void OnBirth(const std::string& class_name);
+  void Configured(const std::string& name, std::vector<std::string> errors);
+  absl::Status WriteAccessList(const Config& config);
+  std::vector<std::string> ProcessArgv(const std::string& name) const;
+  absl::Status StartChild(const std::string& name);
+
+  boost::asio::io_context& io_;
+  RouterManagerOptions options_;
+  Config running_;
+  Supervisor supervisor_;
+  std::unique_ptr<ipc::XrlRouter> router_;
+  std::unique_ptr<Configurator> configurator_;
+  std::map<std::string, bool> configured_;
+  bool ready_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,82 @@
+#pragma once
+// Supervisor: the router manager's child processes (issue 11 item 1). Starts each program,
+// writes its stdout and stderr to a log file, notices its death (SIGCHLD on the event loop),
+// and starts it again after a back-off unless the router manager is stopping. The others
+// recover on their own through the Finder's lifetime events (DESIGN.md § Processes); the router
+// manager pushes the restarted process's configuration when it registers again.
+//
+// Back-off: 0.2 s after the first death, doubling to at most 10 s; back to 0.2 s once a child
+// has run 30 s. Stop() sends SIGTERM in the reverse order of Add() and SIGKILL to what is still
+// running after the grace time.
+
+#include <sys/types.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace sluice::rtrmgr {
+
+class Supervisor {
+ public:
+  struct Child {
+    std::string name;  // "finder", "fea", "rib", "bgp"
+    // The command line, asked for at every (re)start so that it follows the configuration.
+    std::function<std::vector<std::string>()> argv;
+    std::string log_file;  // stdout and stderr, appended
+    pid_t pid = 0;         // 0: not running
+    uint32_t restarts = 0;
+    std::string last_exit;  // "exit 1", "signal 9"
+    bool restart = true;    // start again when it dies
+    std::chrono::steady_clock::time_point started;
+    std::chrono::milliseconds backoff{200};
+    std::unique_ptr<boost::asio::steady_timer> timer;
+  };
+
+  explicit Supervisor(boost::asio::io_context& io);
+  ~Supervisor();
+
+  // Called after a child has been (re)started, and after it has died (with its exit text).
+  std::function<void(const std::string& name, pid_t pid)> on_started;
+  std::function<void(const std::string& name, const std::string& how)> on_exited;
+
+  // Adds and starts a child. Errors: the program cannot be started (its path in the message).
+  absl::Status Add(std::string name, std::function<std::vector<std::string>()> argv,
+                   std::string log_file);
+  // Stops one child (SIGTERM, SIGKILL after `grace`) and starts it again at once with its
+  // current command line (a changed FEA backend).
+  void Restart(const std::string& name, std::chrono::milliseconds grace);
+  // Stops every child, the last added first, waiting at most `grace` for each before SIGKILL.
+  // Blocks; no restarts afterwards.
+  void StopAll(std::chrono::milliseconds grace);
+
+  const Child* Find(const std::string& name) const;
+  const std::vector<std::unique_ptr<Child>>& children() const { return children_; }
+
+ private:
+  absl::Status Spawn(Child& child);
+  void WaitSignals();
+  void Reap();
+  // Stops `child`'s process synchronously (SIGTERM, then SIGKILL after `grace`).
+  void StopProcess(Child& child, std::chrono::milliseconds grace);
+
+  boost::asio::io_context& io_;
+  boost::asio::signal_set sigchld_;
+  std::vector<std::unique_ptr<Child>> children_;
+  bool stopping_ = false;
+};
+
+// "exit N" or "signal N" for a waitpid status.
+std::string ExitText(int wait_status);
+// VmRSS / VmHWM of a process in kB (0 when unknown).
+uint64_t ProcessMemoryKb(pid_t pid, const char* field);
+
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,215 @@
+#include "static_routes/static_xrl.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "ipc/method.h"
+#include "ipc/proto/rib.pb.h"
+#include "ipc/proto/rib_client.pb.h"
+#include "ipc/proto/static_routes.pb.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+#include "net/status_macros.h"
+
+namespace sluice::static_routes {
+
+namespace {
+
+namespace rib_v1 = ::sluice::rib::v1;
+namespace client_v1 = ::sluice::rib_client::v1;
+namespace v1 = ::sluice::static_routes::v1;
+template <typename Req, typename Reply>
+using M = ipc::Method<Req, Reply>;
+
+constexpr char kProtocol[] = "static";
+
+// --- rib/1.0 (called) ---
+const M<rib_v1::RegisterProtocolRequest, rib_v1::RegisterProtocolReply> kRegisterProtocol{
+    "rib/1.0/register_protocol"};
+const M<rib_v1::AddRoute4Request, rib_v1::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
+const M<rib_v1::AddRoute6Request, rib_v1::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
+const M<rib_v1::DeleteRoute4Request, rib_v1::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
+const M<rib_v1::DeleteRoute6Request, rib_v1::RouteReply> kDeleteRoute6{"rib/1.0/delete_route6"};
+const M<rib_v1::RegisterInterestRequest, rib_v1::RegisterInterestReply> kRegisterInterest{
+    "rib/1.0/register_interest"};
+const M<rib_v1::DeregisterInterestRequest, rib_v1::DeregisterInterestReply> kDeregisterInterest{
+    "rib/1.0/deregister_interest"};
+// --- rib_client/1.0 and static_routes/1.0 (served) ---
+const M<client_v1::RouteInfoInvalidRequest, client_v1::RouteInfoInvalidReply> kRouteInfoInvalid{
+    "rib_client/1.0/route_info_invalid"};
+const M<client_v1::RedistRoutesRequest, client_v1::RedistRoutesReply> kRedistRoutes{
+    "rib_client/1.0/redist_routes"};
+const M<v1::AddRouteRequest, v1::AddRouteReply> kAddRoute{"static_routes/1.0/add_route"};
+const M<v1::DeleteRouteRequest, v1::DeleteRouteReply> kDeleteRoute{
+    "static_routes/1.0/delete_route"};
+const M<v1::ListRoutesRequest, v1::ListRoutesReply> kListRoutes{"static_routes/1.0/list_routes"};
+
+}  // namespace
+
+XrlRibClient::XrlRibClient(ipc::XrlRouter* router, std::string rib_target)
+    : router_(router), rib_target_(std::move(rib_target)) {}
+
+XrlRibClient::~XrlRibClient() { *alive_ = false; }
+
+void XrlRibClient::RegisterProtocol() {
+  rib_v1::RegisterProtocolRequest r;
+  r.set_protocol(kProtocol);
+  r.set_target(router_->instance_name());
+  router_->Call(rib_target_, kRegisterProtocol, std::move(r),
+                [](absl::StatusOr<rib_v1::RegisterProtocolReply> reply) {
+                  if (!reply.ok()) {
+                    SLUICE_LOG(kWarning) << "RIB: register_protocol: " << reply.status().message();
+                  }
+                });
+}
+
+void XrlRibClient::Add(const StaticRoute& route) {
+  auto done = [this, alive = std::weak_ptr<bool>(alive_),
+               what = route.ToString()](absl::StatusOr<rib_v1::RouteReply> reply) {
+    auto live = alive.lock();
+    if (!live || !*live || reply.ok()) return;
+    ++failed_calls_;
+    SLUICE_LOG(kWarning) << "RIB: add " << what << ": " << reply.status().message();
+  };
+  if (route.network.is_v4()) {
+    rib_v1::AddRoute4Request r;
+    r.set_protocol(kProtocol);
+    ipc::ToProto(route.network, r.mutable_network());
+    if (route.nexthop) ipc::ToProto(route.nexthop->v4(), r.mutable_nexthop());
+    r.set_ifname(route.ifname);
+    r.set_metric(route.metric);
+    r.set_tag(route.tag);
+    router_->Call(rib_target_, kAddRoute4, std::move(r), std::move(done));
+  } else {
+    rib_v1::AddRoute6Request r;
+    r.set_protocol(kProtocol);
+    ipc::ToProto(route.network, r.mutable_network());
+    if (route.nexthop) ipc::ToProto(route.nexthop->v6(), r.mutable_nexthop());
+    r.set_ifname(route.ifname);
+    r.set_metric(route.metric);
+    r.set_tag(route.tag);
+    router_->Call(rib_target_, kAddRoute6, std::move(r), std::move(done));
+  }
+}
+
+void XrlRibClient::Delete(const net::Prefix& network) {
+  auto done = [](absl::StatusOr<rib_v1::RouteReply>) {};  // absent already: nothing to do
+  if (network.is_v4()) {
+    rib_v1::DeleteRoute4Request r;
+    r.set_protocol(kProtocol);
+    ipc::ToProto(network, r.mutable_network());
+    router_->Call(rib_target_, kDeleteRoute4, std::move(r), done);
+  } else {
+    rib_v1::DeleteRoute6Request r;
+    r.set_protocol(kProtocol);
+    ipc::ToProto(network, r.mutable_network());
+    router_->Call(rib_target_, kDeleteRoute6, std::move(r), done);
+  }
+}
+
+void XrlRibClient::Register(const net::IPAddress& nexthop, Answer answer) {
+  rib_v1::RegisterInterestRequest r;
+  r.set_client(router_->instance_name());
+  ipc::ToProto(nexthop, r.mutable_address());
+  router_->Call(rib_target_, kRegisterInterest, std::move(r),
+                [alive = std::weak_ptr<bool>(alive_), nexthop,
+                 answer = std::move(answer)](absl::StatusOr<rib_v1::RegisterInterestReply> reply) {
+                  auto live = alive.lock();
+                  if (!live || !*live) return;
+                  if (!reply.ok()) return answer(reply.status());
+                  Resolution res;
+                  res.resolvable = reply->resolvable();
+                  res.valid_subnet = net::Prefix(nexthop, nexthop.bits());
+                  if (reply->has_valid_subnet()) {
+                    absl::StatusOr<net::Prefix> subnet = ipc::FromProto(reply->valid_subnet());
+                    if (subnet.ok() && subnet->Contains(nexthop)) res.valid_subnet = *subnet;
+                  }
+                  answer(res);
+                });
+}
+
+void XrlRibClient::Deregister(const net::Prefix& valid_subnet) {
+  rib_v1::DeregisterInterestRequest r;
+  r.set_client(router_->instance_name());
+  ipc::ToProto(valid_subnet, r.mutable_valid_subnet());
+  router_->Call(rib_target_, kDeregisterInterest, std::move(r),
+                [](absl::StatusOr<rib_v1::DeregisterInterestReply>) {});
+}
+
+absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes) {
+  RETURN_IF_ERROR(router.Handle(
+      kAddRoute, [&routes](const v1::AddRouteRequest& r) -> absl::StatusOr<v1::AddRouteReply> {
+        if (!r.has_network()) return absl::InvalidArgumentError("add_route: network is required");
+        StaticRoute route;
+        absl::StatusOr<net::Prefix> network = ipc::FromProto(r.network());
+        if (!network.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("add_route: network: ", network.status().message()));
+        }
+        route.network = *network;
+        if (r.has_nexthop()) {
+          absl::StatusOr<net::IPAddress> nexthop = ipc::FromProto(r.nexthop());
+          if (!nexthop.ok()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("add_route: nexthop: ", nexthop.status().message()));
+          }
+          route.nexthop = *nexthop;
+        }
+        route.ifname = r.ifname();
+        route.metric = r.metric();
+        route.tag = r.tag();
+        route.track = r.track();
+        RETURN_IF_ERROR(routes.Add(route));
+        return v1::AddRouteReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kDeleteRoute,
+      [&routes](const v1::DeleteRouteRequest& r) -> absl::StatusOr<v1::DeleteRouteReply> {
+        if (!r.has_network()) {
+          return absl::InvalidArgumentError("delete_route: network is required");
+        }
+        absl::StatusOr<net::Prefix> network = ipc::FromProto(r.network());
+        if (!network.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("delete_route: network: ", network.status().message()));
+        }
+        RETURN_IF_ERROR(routes.Delete(*network));
+        return v1::DeleteRouteReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kListRoutes, [&routes](const v1::ListRoutesRequest&) -> absl::StatusOr<v1::ListRoutesReply> {
+        v1::ListRoutesReply reply;
+        for (const StaticRoutes::RouteView& v : routes.List()) {
+          v1::StaticRouteState* out = reply.add_routes();
+          ipc::ToProto(v.route.network, out->mutable_network());
+          if (v.route.nexthop) ipc::ToProto(*v.route.nexthop, out->mutable_nexthop());
+          out->set_ifname(v.route.ifname);
+          out->set_metric(v.route.metric);
+          out->set_tag(v.route.tag);
+          out->set_track(v.route.track);
+          out->set_installed(v.installed);
+          out->set_nexthop_state(StaticRoutes::StateName(v.nexthop_state));
+        }
+        return reply;
+      }));
+  RETURN_IF_ERROR(
+      router.Handle(kRouteInfoInvalid,
+                    [&routes](const client_v1::RouteInfoInvalidRequest& r)
+                        -> absl::StatusOr<client_v1::RouteInfoInvalidReply> {
+                      absl::StatusOr<net::Prefix> subnet = ipc::FromProto(r.valid_subnet());
+                      if (!subnet.ok()) {
+                        return absl::InvalidArgumentError(absl::StrCat(
+                            "route_info_invalid: valid_subnet: ", subnet.status().message()));
+                      }
+                      routes.RouteInfoInvalid(*subnet);
+                      return client_v1::RouteInfoInvalidReply();
+                    }));
+  RETURN_IF_ERROR(router.Handle(
+      kRedistRoutes,
+      [](const client_v1::RedistRoutesRequest&) -> absl::StatusOr<client_v1::RedistRoutesReply> {
+        return absl::UnimplementedError("sluice-static subscribes to no redistribution");
+      }));
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::static_routes

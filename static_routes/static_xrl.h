@@ -1,0 +1,51 @@
+#pragma once
+// The IPC side of sluice-static (issue 13): the RIB reached through rib/1.0 only, and the
+// methods it serves. Nothing here keeps routing state; StaticRoutes (static_routes.h) does.
+//
+//   XrlRibClient: RibSink       → rib/1.0 add_route4/6 (adds or replaces), delete_route4/6,
+//                                 protocol "static"
+//                 NexthopTracker → rib/1.0 register_interest / deregister_interest (client = our
+//                                 instance, which the RIB calls back on rib_client/1.0)
+//                 RegisterProtocol() → rib/1.0 register_protocol("static", our instance): the
+//                                 RIB drops our routes when the Finder reports our death
+//   ServeStatic: static_routes/1.0 add_route, delete_route, list_routes → StaticRoutes
+//                rib_client/1.0 route_info_invalid → StaticRoutes::RouteInfoInvalid;
+//                redist_routes → UNIMPLEMENTED (we subscribe to nothing)
+//
+// Calls to the RIB travel on the router's ordered stream to it, so adds and deletes arrive in
+// the order made. Everything on the router's event loop.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "ipc/xrl_router.h"
+#include "static_routes/static_routes.h"
+
+namespace sluice::static_routes {
+
+class XrlRibClient : public RibSink, public NexthopTracker {
+ public:
+  // `router` outlives the client; `rib_target`: the RIB's class or instance.
+  XrlRibClient(ipc::XrlRouter* router, std::string rib_target);
+  ~XrlRibClient() override;
+
+  void Add(const StaticRoute& route) override;
+  void Delete(const net::Prefix& network) override;
+  void Register(const net::IPAddress& nexthop, Answer answer) override;
+  void Deregister(const net::Prefix& valid_subnet) override;
+  void RegisterProtocol();
+
+  uint64_t failed_calls() const { return failed_calls_; }
+
+ private:
+  ipc::XrlRouter* router_;
+  std::string rib_target_;
+  uint64_t failed_calls_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+// Registers the handlers (before router.Start()). Errors: those of XrlRouter::Handle.
+absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes);
+
+}  // namespace sluice::static_routes

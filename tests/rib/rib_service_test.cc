@@ -1,0 +1,615 @@
+// The RIB's RPC adapters (rib/service/) with a real Finder and real routers in one process:
+// rib/1.0 as a protocol sees it, a fake FEA (fea_fib/1.0 and fea_ifmgr/1.0 in memory) that the
+// RIB feeds and follows, and a client component receiving rib_client/1.0 calls.
+
+#include "rib/service/rib_service.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "ipc/proto/fea_fib.pb.h"
+#include "ipc/proto/fea_ifmgr.pb.h"
+#include "ipc/proto/fea_ifmgr_client.pb.h"
+#include "ipc/proto/rib.pb.h"
+#include "ipc/proto/rib_client.pb.h"
+#include "ipc/types_convert.h"
+#include "ipc/xrl_router.h"
+#include "rib/rib.h"
+#include "rib/service/fea_watcher.h"
+#include "rib/service/rib_clients.h"
+#include "rib/service/xrl_fib_client.h"
+#include "rib/service/xrl_interface_source.h"
+#include "tests/ipc/finder_thread.h"
+
+namespace sluice::rib {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+namespace pb = rib::v1;
+namespace fpb = fea_fib::v1;
+namespace ipb = fea_ifmgr::v1;
+namespace icpb = fea_ifmgr_client::v1;
+namespace cpb = rib_client::v1;
+
+const ipc::Method<fpb::ApplyBatchRequest, fpb::CommitTransactionReply> kApplyBatch{
+    "fea_fib/1.0/apply_batch"};
+const ipc::Method<fpb::ApplyBatchPackedRequest, fpb::CommitTransactionReply> kApplyBatchPacked{
+    "fea_fib/1.0/apply_batch_packed"};
+const ipc::Method<fpb::StartFullPushRequest, fpb::StartFullPushReply> kStartFullPush{
+    "fea_fib/1.0/start_full_push"};
+const ipc::Method<fpb::CompleteFullPushRequest, fpb::CompleteFullPushReply> kCompleteFullPush{
+    "fea_fib/1.0/complete_full_push"};
+const ipc::Method<ipb::SubscribeRequest, ipb::SubscribeReply> kSubscribe{"fea_ifmgr/1.0/subscribe"};
+const ipc::Method<icpb::InterfaceEventsRequest, icpb::InterfaceEventsReply> kInterfaceEvents{
+    "fea_ifmgr_client/1.0/interface_events"};
+const ipc::Method<pb::RegisterProtocolRequest, pb::RegisterProtocolReply> kRegisterProtocol{
+    "rib/1.0/register_protocol"};
+const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
+const ipc::Method<pb::DeleteRoute4Request, pb::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
+const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
+const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
+    "rib/1.0/add_routes_packed"};
+const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
+    "rib/1.0/lookup_route_by_dest4"};
+const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{"rib/1.0/list_routes"};
+const ipc::Method<pb::RegisterInterestRequest, pb::RegisterInterestReply> kRegisterInterest{
+    "rib/1.0/register_interest"};
+const ipc::Method<pb::RedistSubscribeRequest, pb::RedistSubscribeReply> kRedistSubscribe{
+    "rib/1.0/redist_subscribe"};
+const ipc::Method<pb::SetAdminDistanceRequest, pb::SetAdminDistanceReply> kSetAdminDistance{
+    "rib/1.0/set_admin_distance"};
+const ipc::Method<pb::ListProtocolsRequest, pb::ListProtocolsReply> kListProtocols{
+    "rib/1.0/list_protocols"};
+const ipc::Method<cpb::RouteInfoInvalidRequest, cpb::RouteInfoInvalidReply> kRouteInfoInvalid{
+    "rib_client/1.0/route_info_invalid"};
+const ipc::Method<cpb::RedistRoutesRequest, cpb::RedistRoutesReply> kRedistRoutes{
+    "rib_client/1.0/redist_routes"};
+
+net::Prefix P(const char* text) { return *net::Prefix::Parse(text); }
+std::string Text(const types::v1::IPPrefix& p) { return ipc::FromProto(p)->ToString(); }
+
+pb::RouteEntry Entry(const char* network, const char* nexthop) {
+  pb::RouteEntry e;
+  ipc::ToProto(P(network), e.mutable_network());
+  ipc::ToProto(*net::IPAddress::Parse(nexthop), e.mutable_nexthop());
+  return e;
+}
+
+// An FEA in memory: the FIB as "prefix via gateway dev ifname proto protocol" by prefix, the
+// calls it got, and an interface tree it dumps to subscribers.
+class FakeFea {
+ public:
+  FakeFea(boost::asio::io_context& io, ipc::RouterOptions options) {
+    router = std::make_unique<ipc::XrlRouter>(io, "fea", "fea", options);
+    EXPECT_TRUE(router
+                    ->Handle(kApplyBatch,
+                             [this](const fpb::ApplyBatchRequest& r)
+                                 -> absl::StatusOr<fpb::CommitTransactionReply> {
+                               calls.push_back("apply_batch " + std::to_string(r.changes_size()));
+                               for (const fpb::FibChange& c : r.changes()) Apply(c);
+                               return fpb::CommitTransactionReply();
+                             })
+                    .ok());
+    // The columns as fea_fib.proto lays them out, back into one FibChange each.
+    EXPECT_TRUE(
+        router
+            ->Handle(kApplyBatchPacked,
+                     [this](const fpb::ApplyBatchPackedRequest& r)
+                         -> absl::StatusOr<fpb::CommitTransactionReply> {
+                       calls.push_back("apply_batch_packed " + std::to_string(r.lengths_size()));
+                       const net::Family family =
+                           r.ipv6() ? net::Family::kIPv6 : net::Family::kIPv4;
+                       const int w = ipc::AddressWords(family);
+                       for (int i = 0; i < r.lengths_size(); ++i) {
+                         fpb::FibChange c;
+                         c.set_op(static_cast<fpb::FibChange::Op>(r.ops(i)));
+                         ipc::ToProto(
+                             net::Prefix(ipc::AddressFromWords(family, r.networks().data() + i * w),
+                                         static_cast<int>(r.lengths(i))),
+                             c.mutable_route()->mutable_network());
+                         fpb::Nexthop* nh = c.mutable_route()->add_nexthops();
+                         net::IPAddress gateway =
+                             ipc::AddressFromWords(family, r.gateways().data() + i * w);
+                         if (!gateway.is_unspecified()) {
+                           ipc::ToProto(gateway, nh->mutable_gateway());
+                         }
+                         if (r.ifname_indexes(i) != 0) {
+                           nh->set_ifname(r.ifnames(r.ifname_indexes(i) - 1));
+                         }
+                         if (r.protocol_indexes(i) != 0) {
+                           c.mutable_route()->set_protocol(r.protocols(r.protocol_indexes(i) - 1));
+                         }
+                         Apply(c);
+                       }
+                       return fpb::CommitTransactionReply();
+                     })
+            .ok());
+    EXPECT_TRUE(router
+                    ->Handle(kStartFullPush,
+                             [this](const fpb::StartFullPushRequest&)
+                                 -> absl::StatusOr<fpb::StartFullPushReply> {
+                               calls.push_back("start_full_push");
+                               stale.clear();
+                               for (const auto& [p, r] : fib) stale.insert(p);
+                               return fpb::StartFullPushReply();
+                             })
+                    .ok());
+    EXPECT_TRUE(router
+                    ->Handle(kCompleteFullPush,
+                             [this](const fpb::CompleteFullPushRequest&)
+                                 -> absl::StatusOr<fpb::CompleteFullPushReply> {
+                               calls.push_back("complete_full_push");
+                               for (const std::string& p : stale) fib.erase(p);
+                               stale.clear();
+                               return fpb::CompleteFullPushReply();
+                             })
+                    .ok());
+    EXPECT_TRUE(
+        router
+            ->Handle(kSubscribe,
+                     [this](const ipb::SubscribeRequest& r) -> absl::StatusOr<ipb::SubscribeReply> {
+                       calls.push_back("subscribe " + r.target());
+                       router->Call(r.target(), kInterfaceEvents, dump,
+                                    [](absl::StatusOr<icpb::InterfaceEventsReply>) {});
+                       return ipb::SubscribeReply();
+                     })
+            .ok());
+    // eth0 with 192.0.2.1/24.
+    dump.add_events()->set_kind(icpb::InterfaceEvent::SYNC_START);
+    icpb::InterfaceEvent* e = dump.add_events();
+    e->set_kind(icpb::InterfaceEvent::INTERFACE_ADDED);
+    e->mutable_interface()->set_name("eth0");
+    e->mutable_interface()->set_enabled(true);
+    e->mutable_interface()->set_carrier(true);
+    icpb::InterfaceEvent* a = dump.add_events();
+    *a = *e;
+    a->set_kind(icpb::InterfaceEvent::ADDRESS_ADDED);
+    ipc::ToProto(*net::IPAddress::Parse("192.0.2.1"), a->mutable_address()->mutable_address());
+    a->mutable_address()->set_prefix_length(24);
+    dump.add_events()->set_kind(icpb::InterfaceEvent::SYNC_DONE);
+    EXPECT_TRUE(router->Start().ok());
+  }
+
+  void Apply(const fpb::FibChange& c) {
+    const std::string prefix = Text(c.route().network());
+    stale.erase(prefix);
+    if (c.op() == fpb::FibChange::DELETE) {
+      fib.erase(prefix);
+      return;
+    }
+    std::string text = prefix;
+    for (const fpb::Nexthop& nh : c.route().nexthops()) {
+      if (nh.has_gateway()) text += " via " + ipc::FromProto(nh.gateway())->ToString();
+      if (!nh.ifname().empty()) text += " dev " + nh.ifname();
+    }
+    text += " proto " + c.route().protocol();
+    fib[prefix] = text;
+  }
+  std::vector<std::string> Routes() const {
+    std::vector<std::string> out;
+    for (const auto& [p, r] : fib) out.push_back(r);
+    return out;
+  }
+
+  std::unique_ptr<ipc::XrlRouter> router;
+  std::map<std::string, std::string> fib;
+  std::set<std::string> stale;
+  std::vector<std::string> calls;
+  icpb::InterfaceEventsRequest dump;
+};
+
+class RibServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/sluice-rib-service-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    rundir_ = dir;
+    setenv("SLUICE_RUNDIR", rundir_.c_str(), 1);
+    finder::FinderOptions finder_options;
+    finder_options.listen = {"unix:" + rundir_ + "/finder.sock"};
+    finder_ = std::make_unique<testing::FinderThread>(finder_options);
+    ASSERT_TRUE(finder_->status().ok()) << finder_->status();
+    StartRib();
+    client_ = std::make_unique<ipc::XrlRouter>(io_, "bgp", "bgp", Options());
+    ASSERT_TRUE(client_
+                    ->Handle(kRouteInfoInvalid,
+                             [this](const cpb::RouteInfoInvalidRequest& r)
+                                 -> absl::StatusOr<cpb::RouteInfoInvalidReply> {
+                               client_calls_.push_back("invalid " + Text(r.valid_subnet()));
+                               return cpb::RouteInfoInvalidReply();
+                             })
+                    .ok());
+    ASSERT_TRUE(
+        client_
+            ->Handle(kRedistRoutes,
+                     [this](const cpb::RedistRoutesRequest& r)
+                         -> absl::StatusOr<cpb::RedistRoutesReply> {
+                       for (const cpb::RedistChange& c : r.changes()) {
+                         client_calls_.push_back("redist " + r.family() + " " + r.protocol() + " " +
+                                                 cpb::RedistChange::Op_Name(c.op()) + " " +
+                                                 Text(c.route().network()));
+                       }
+                       if (r.dump_done()) {
+                         client_calls_.push_back("dump_done " + r.family() + " " + r.protocol());
+                       }
+                       return cpb::RedistRoutesReply();
+                     })
+            .ok());
+    ASSERT_TRUE(client_->Start().ok());
+    ASSERT_TRUE(RunUntil([&] { return client_->registered() && rib_router_->registered(); }));
+  }
+  void TearDown() override {
+    client_.reset();
+    fea_.reset();
+    StopRib();
+    finder_.reset();
+    std::filesystem::remove_all(rundir_);
+  }
+
+  ipc::RouterOptions Options() {
+    ipc::RouterOptions options;
+    options.finder_address = "unix:" + rundir_ + "/finder.sock";
+    options.finder_wait_ms = 2000;
+    return options;
+  }
+
+  // The RIB's parts as sluice-rib wires them.
+  void StartRib() {
+    rib_router_ = std::make_unique<ipc::XrlRouter>(io_, "rib", "rib", Options());
+    fib_client_ = std::make_unique<XrlFibClient>(io_, *rib_router_);
+    RibOptions options;
+    options.profiler = &profiler_;
+    rib_ = std::make_unique<Rib>(io_, fib_client_.get(), options);
+    interfaces_ = std::make_unique<XrlInterfaceSource>(*rib_router_);
+    rib_->AttachInterfaceSource(interfaces_.get());
+    clients_ = std::make_unique<RibClients>(*rib_router_, *rib_);
+    service_ = std::make_unique<RibService>(*rib_router_, *rib_, *clients_);
+    ASSERT_TRUE(service_->Register().ok());
+    ASSERT_TRUE(interfaces_->Register().ok());
+    watcher_ = std::make_unique<FeaWatcher>(
+        *rib_router_, "",
+        [this](const std::string& instance) {
+          fib_client_->FeaBorn(instance);
+          interfaces_->FeaBorn(instance);
+          rib_->FeaBorn();
+        },
+        [this] {
+          fib_client_->FeaDied();
+          rib_->FeaDied();
+        });
+    watcher_->Start();
+    ASSERT_TRUE(rib_router_->Start().ok());
+  }
+  void StopRib() {
+    if (interfaces_) interfaces_->Stop();
+    rib_router_.reset();
+    watcher_.reset();
+    service_.reset();
+    clients_.reset();
+    rib_.reset();
+    interfaces_.reset();
+    fib_client_.reset();
+  }
+  void StartFea() {
+    fea_ = std::make_unique<FakeFea>(io_, Options());
+    ASSERT_TRUE(RunUntil([&] { return fea_->router->registered(); }));
+  }
+
+  template <typename P>
+  bool RunUntil(P done, int ms = 5000) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      io_.run_one_for(std::chrono::milliseconds(5));
+    }
+    return done();
+  }
+  template <typename Request, typename Reply>
+  absl::StatusOr<Reply> Call(const ipc::Method<Request, Reply>& method, Request request) {
+    std::optional<absl::StatusOr<Reply>> result;
+    client_->Call("rib", method, std::move(request),
+                  [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
+    EXPECT_TRUE(RunUntil([&] { return result.has_value(); }));
+    if (!result) return absl::DeadlineExceededError("no answer");
+    return *result;
+  }
+  absl::Status AddRoutes(const std::string& protocol, std::vector<pb::RouteEntry> entries) {
+    pb::RoutesRequest request;
+    request.set_protocol(protocol);
+    for (auto& e : entries) *request.add_routes() = e;
+    return Call(kAddRoutes, request).status();
+  }
+  bool FibIs(const std::vector<std::string>& expected) {
+    return RunUntil([&] { return fea_ && fea_->Routes() == expected && rib_->Idle(); });
+  }
+
+  std::string rundir_;
+  std::unique_ptr<testing::FinderThread> finder_;
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_ =
+      boost::asio::make_work_guard(io_);
+  stage::Profiler profiler_;
+  std::unique_ptr<ipc::XrlRouter> rib_router_;
+  std::unique_ptr<XrlFibClient> fib_client_;
+  std::unique_ptr<Rib> rib_;
+  std::unique_ptr<XrlInterfaceSource> interfaces_;
+  std::unique_ptr<RibClients> clients_;
+  std::unique_ptr<RibService> service_;
+  std::unique_ptr<FeaWatcher> watcher_;
+  std::unique_ptr<FakeFea> fea_;
+  std::unique_ptr<ipc::XrlRouter> client_;
+  std::vector<std::string> client_calls_;
+};
+
+TEST_F(RibServiceTest, WinnersReachTheFeaWithConnectedRoutesFromItsInterfaces) {
+  StartFea();
+  ASSERT_TRUE(
+      AddRoutes("ebgp", {Entry("10.0.0.0/8", "192.0.2.7"), Entry("172.16.0.0/12", "192.0.2.8")})
+          .ok());
+  pb::AddRoute4Request stat;
+  stat.set_protocol("static");
+  ipc::ToProto(P("10.0.0.0/8"), stat.mutable_network());
+  ipc::ToProto(*net::IPv4Address::Parse("192.0.2.2"), stat.mutable_nexthop());
+  ASSERT_TRUE(Call(kAddRoute4, stat).ok());
+  // static (1) beats ebgp (20); ebgp nexthops resolve through the connected subnet of eth0.
+  EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
+                     "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
+                     "192.0.2.0/24 dev eth0 proto connected"}))
+      << ::testing::PrintToString(fea_->Routes());
+
+  pb::LookupRouteByDest4Request lookup;
+  ipc::ToProto(*net::IPv4Address::Parse("10.1.2.3"), lookup.mutable_dest());
+  auto found = Call(kLookupDest4, lookup);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->route().protocol(), "static");
+  EXPECT_EQ(found->route().admin_distance(), 1u);
+
+  // The static route leaves: ebgp wins 10/8.
+  pb::DeleteRoute4Request del;
+  del.set_protocol("static");
+  ipc::ToProto(P("10.0.0.0/8"), del.mutable_network());
+  auto deleted = Call(kDeleteRoute4, del);
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_TRUE(deleted->found());
+  EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.7 dev eth0 proto ebgp",
+                     "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
+                     "192.0.2.0/24 dev eth0 proto connected"}))
+      << ::testing::PrintToString(fea_->Routes());
+
+  // A protocol's own routes, and the winners with how EGP nexthops were resolved.
+  pb::ListRoutesRequest list;
+  list.set_family("ipv4");
+  list.set_protocol("ebgp");
+  auto listed = Call(kListRoutes, list);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->routes_size(), 2);
+  EXPECT_EQ(Text(listed->routes(1).network()), "172.16.0.0/12");
+  list.set_protocol("");
+  listed = Call(kListRoutes, list);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->routes_size(), 3);
+  EXPECT_EQ(Text(listed->routes(1).network()), "172.16.0.0/12");
+  EXPECT_TRUE(listed->routes(1).resolved());
+  EXPECT_EQ(listed->routes(1).resolved_ifname(), "eth0");
+  EXPECT_EQ(listed->routes(2).protocol(), "connected");
+}
+
+TEST_F(RibServiceTest, PackedBatchesAddRoutesOfEitherFamily) {
+  StartFea();
+  pb::AddRoutesPackedRequest v4;
+  v4.set_protocol("ebgp");
+  for (const char* p : {"10.0.0.0/8", "172.16.0.0/12"}) {
+    v4.add_lengths(static_cast<uint32_t>(P(p).length()));
+    ipc::AppendWords(P(p).address(), v4.mutable_networks());
+  }
+  ipc::AppendWords(*net::IPAddress::Parse("192.0.2.7"), v4.mutable_nexthops());
+  ipc::AppendWords(*net::IPAddress::Parse("192.0.2.8"), v4.mutable_nexthops());
+  v4.add_metrics(5);
+  v4.add_metrics(6);
+  auto added = Call(kAddRoutesPacked, v4);
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_EQ(added->applied(), 2u);
+
+  pb::AddRoutesPackedRequest v6;  // interface routes: no nexthops column
+  v6.set_protocol("static");
+  v6.set_ipv6(true);
+  v6.add_lengths(32);
+  ipc::AppendWords(P("2001:db8::/32").address(), v6.mutable_networks());
+  v6.add_ifnames("eth0");
+  v6.add_ifname_indexes(1);
+  ASSERT_TRUE(Call(kAddRoutesPacked, v6).ok());
+
+  EXPECT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.7 dev eth0 proto ebgp",
+             "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
+             "192.0.2.0/24 dev eth0 proto connected", "2001:db8::/32 dev eth0 proto static"}))
+      << ::testing::PrintToString(fea_->Routes());
+  pb::LookupRouteByDest4Request lookup;
+  ipc::ToProto(*net::IPv4Address::Parse("172.16.1.1"), lookup.mutable_dest());
+  auto found = Call(kLookupDest4, lookup);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->route().metric(), 6u);
+  bool packed = false;
+  for (const std::string& c : fea_->calls) packed |= c.rfind("apply_batch_packed", 0) == 0;
+  EXPECT_TRUE(packed) << "the RIB sends its FIB batches in columns";
+}
+
+TEST_F(RibServiceTest, APackedBatchWithBadColumnsIsRefusedWhole) {
+  StartFea();
+  pb::AddRoutesPackedRequest request;
+  request.set_protocol("ebgp");
+  request.add_lengths(8);
+  request.add_lengths(16);
+  ipc::AppendWords(P("10.0.0.0/8").address(), request.mutable_networks());
+  ipc::AppendWords(P("10.1.0.0/16").address(), request.mutable_networks());
+  request.add_metrics(1);  // one metric for two routes
+  auto refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("metrics"));
+
+  request.clear_metrics();
+  request.set_lengths(1, 33);
+  refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("route #1"));
+
+  request.set_lengths(1, 16);
+  request.add_ifname_indexes(0);
+  request.add_ifname_indexes(2);  // past the (empty) table
+  refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("route #1"));
+
+  request.clear_ifname_indexes();  // no nexthops, no interfaces: refused by the RIB
+  refused = Call(kAddRoutesPacked, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(FibIs({"192.0.2.0/24 dev eth0 proto connected"}));
+}
+
+TEST_F(RibServiceTest, ABadRouteRefusesTheBatchNamingIt) {
+  StartFea();
+  pb::RoutesRequest request;
+  request.set_protocol("static");
+  *request.add_routes() = Entry("10.0.0.0/8", "192.0.2.2");
+  pb::RouteEntry none;  // neither nexthop nor interface
+  ipc::ToProto(P("10.1.0.0/16"), none.mutable_network());
+  *request.add_routes() = none;
+  auto refused = Call(kAddRoutes, request);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("route #1"));
+  request.set_protocol("Not A Protocol");
+  EXPECT_EQ(Call(kAddRoutes, request).status().code(), absl::StatusCode::kInvalidArgument);
+  pb::SetAdminDistanceRequest distance;
+  distance.set_protocol("static");
+  distance.set_admin_distance(300);
+  EXPECT_EQ(Call(kSetAdminDistance, distance).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(FibIs({"192.0.2.0/24 dev eth0 proto connected"}));
+}
+
+TEST_F(RibServiceTest, AReBornFeaGetsTheWholeFibBetweenStartAndCompleteFullPush) {
+  StartFea();
+  std::vector<pb::RouteEntry> routes;
+  for (int i = 0; i < 2500; ++i) {
+    std::string network = "10." + std::to_string(i / 256) + "." + std::to_string(i % 256) + ".0/24";
+    routes.push_back(Entry(network.c_str(), "192.0.2.9"));
+  }
+  ASSERT_TRUE(AddRoutes("static", routes).ok());
+  ASSERT_TRUE(RunUntil([&] { return fea_->fib.size() == 2501 && rib_->Idle(); }));
+  EXPECT_EQ(fea_->calls.front(), "start_full_push");
+
+  // The FEA dies (its Finder session closes) and a new one is born, empty.
+  fea_.reset();
+  ASSERT_TRUE(RunUntil([&] { return !rib_->network(net::Family::kIPv4).fea_out()->fea_up(); }));
+  StartFea();
+  ASSERT_TRUE(
+      RunUntil([&] { return !fea_->calls.empty() && fea_->calls.back() == "complete_full_push"; }));
+  EXPECT_EQ(fea_->fib.size(), 2501u);
+  EXPECT_EQ(fea_->calls.front(), "start_full_push");
+  EXPECT_EQ(fea_->calls[1], "subscribe rib");
+  size_t batches = 0;
+  for (const std::string& c : fea_->calls) batches += c.rfind("apply_batch", 0) == 0;
+  EXPECT_EQ(batches, 3u) << "2,501 routes in batches of 1,000";
+}
+
+TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns) {
+  StartFea();
+  auto owner = std::make_unique<ipc::XrlRouter>(io_, "static", "static-1", Options());
+  ASSERT_TRUE(owner->Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return owner->registered(); }));
+  pb::RegisterProtocolRequest reg;
+  reg.set_protocol("static");
+  reg.set_target("static-1");
+  ASSERT_TRUE(Call(kRegisterProtocol, reg).ok());
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  ASSERT_TRUE(AddRoutes("ebgp", {Entry("172.16.0.0/12", "192.0.2.8")}).ok());
+  EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
+                     "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
+                     "192.0.2.0/24 dev eth0 proto connected"}));
+  auto protocols = Call(kListProtocols, pb::ListProtocolsRequest());
+  ASSERT_TRUE(protocols.ok());
+  bool owned = false;
+  for (const auto& p : protocols->protocols())
+    owned |= p.protocol() == "static" && p.owner() == "static-1";
+  EXPECT_TRUE(owned);
+
+  owner.reset();  // dies
+  EXPECT_TRUE(FibIs(
+      {"172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp", "192.0.2.0/24 dev eth0 proto connected"}))
+      << ::testing::PrintToString(fea_->Routes());
+
+  // It comes back and re-sends.
+  ASSERT_TRUE(Call(kRegisterProtocol, reg).ok());
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
+                     "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
+                     "192.0.2.0/24 dev eth0 proto connected"}));
+}
+
+TEST_F(RibServiceTest, InterestRegistrationsAreInvalidatedThroughTheClient) {
+  StartFea();
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  pb::RegisterInterestRequest reg;
+  reg.set_client("bgp");
+  ipc::ToProto(*net::IPAddress::Parse("10.1.2.3"), reg.mutable_address());
+  auto answer = Call(kRegisterInterest, reg);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_TRUE(answer->resolvable());
+  EXPECT_EQ(Text(answer->covering_network()), "10.0.0.0/8");
+  EXPECT_EQ(Text(answer->valid_subnet()), "10.0.0.0/8");
+  EXPECT_EQ(answer->protocol(), "static");
+
+  // A more specific route inside the valid subnet: the answer no longer holds.
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.3")}).ok());
+  ASSERT_TRUE(RunUntil([&] { return !client_calls_.empty(); }));
+  EXPECT_THAT(client_calls_, ElementsAre("invalid 10.0.0.0/8"));
+  // Registering again gives the new answer.
+  answer = Call(kRegisterInterest, reg);
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(Text(answer->covering_network()), "10.1.0.0/16");
+
+  // A change in place (another nexthop) also invalidates (rib_client/1.0 has no "changed").
+  client_calls_.clear();
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.4")}).ok());
+  ASSERT_TRUE(RunUntil([&] { return !client_calls_.empty(); }));
+  EXPECT_THAT(client_calls_, ElementsAre("invalid 10.1.0.0/16"));
+}
+
+TEST_F(RibServiceTest, RedistributionStreamsAProtocolsWinners) {
+  StartFea();
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  pb::RedistSubscribeRequest sub;
+  sub.set_target("bgp");
+  sub.set_family("ipv4");
+  sub.set_protocol("static");
+  ASSERT_TRUE(Call(kRedistSubscribe, sub).ok());
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 2; }));
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.2")}).ok());
+  ASSERT_TRUE(AddRoutes("ebgp", {Entry("172.16.0.0/12", "192.0.2.2")}).ok());  // not static
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 3; }));
+  EXPECT_THAT(client_calls_,
+              ElementsAre("redist ipv4 static ADD 10.0.0.0/8", "dump_done ipv4 static",
+                          "redist ipv4 static ADD 10.1.0.0/16"));
+  sub.set_family("ipv5");
+  EXPECT_EQ(Call(kRedistSubscribe, sub).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(RibServiceTest, NothingIsSentWithoutAnFea) {
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  EXPECT_TRUE(fib_client_->fea().empty());
+  StartFea();
+  EXPECT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "192.0.2.0/24 dev eth0 proto connected"}));
+  EXPECT_EQ(fib_client_->fea(), "fea");
+}
+
+}  // namespace
+}  // namespace sluice::rib

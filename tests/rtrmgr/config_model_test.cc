@@ -1,0 +1,150 @@
+// The example configurations load; the model holds what they say; printing and reading back
+// gives the same configuration.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "rtrmgr/config/config_loader.h"
+#include "rtrmgr/config/config_printer.h"
+
+namespace sluice::rtrmgr {
+namespace {
+
+std::string Example(const std::string& name) {
+  return std::string(SLUICE_RTRMGR_EXAMPLES) + "/" + name;
+}
+
+net::IPAddress Ip(const char* text) { return *net::IPAddress::Parse(text); }
+net::Prefix Net(const char* text) { return *net::Prefix::Parse(text); }
+
+TEST(ConfigExamples, MainJob) {
+  auto c = LoadConfigFile(Example("main-job.conf"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->fea.backend, FeaBackend::kDummy);
+  EXPECT_TRUE(c->interfaces.empty());
+  ASSERT_TRUE(c->bgp.enabled);
+  EXPECT_EQ(c->bgp.local_as, 4200000001u);
+  EXPECT_EQ(c->bgp.bgp_id.ToString(), "10.255.0.1");
+  ASSERT_EQ(c->bgp.listen.size(), 1u);
+  EXPECT_EQ(c->bgp.listen[0].ToString(), "127.0.0.1 port 10179");
+  ASSERT_EQ(c->bgp.peers.size(), 2u);
+  const BgpPeer& up = c->bgp.peers.at(Ip("127.0.0.2"));
+  EXPECT_EQ(up.session.remote_as, 4200000002u);
+  EXPECT_EQ(up.session.local_address, Ip("127.0.0.1"));
+  EXPECT_TRUE(up.session.passive);
+  EXPECT_EQ(up.session.hold_time_s, 90);
+  EXPECT_TRUE(up.import_policies.empty());
+  EXPECT_EQ(c->bgp.peers.at(Ip("127.0.0.3")).session.remote_as, 4200000003u);
+  EXPECT_TRUE(c->policy.items.empty());
+}
+
+TEST(ConfigExamples, Everything) {
+  auto c = LoadConfigFile(Example("everything.conf"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->interfaces.size(), 3u);
+  const InterfaceConfig& eth0 = c->interfaces.at("eth0");
+  ASSERT_EQ(eth0.addresses.size(), 2u);
+  EXPECT_EQ(eth0.addresses[1].ToString(), "2001:db8:0:1::1/64");
+  EXPECT_EQ(eth0.mtu, 9000u);
+  EXPECT_TRUE(eth0.mac.has_value());
+  EXPECT_FALSE(c->interfaces.at("eth2").enabled);
+  EXPECT_EQ(c->fea.table, 100u);
+  EXPECT_EQ(c->rib.admin_distances.at("static").distance, 5);
+  ASSERT_EQ(c->static_routes.routes.size(), 3u);
+  const StaticRoute& r = c->static_routes.routes.at(Net("10.0.0.0/8"));
+  EXPECT_EQ(r.next_hop, Ip("192.0.2.254"));
+  EXPECT_EQ(r.metric, 10u);
+  EXPECT_EQ(r.tag, 100u);
+  EXPECT_TRUE(r.track);
+  EXPECT_EQ(c->static_routes.routes.at(Net("172.16.0.0/12")).interface, "eth1");
+  EXPECT_EQ(c->bgp.threads, 4u);
+  EXPECT_EQ(c->bgp.damping.suppress, 6000u);
+  ASSERT_EQ(c->bgp.peers.size(), 3u);
+  const BgpPeer& transit = c->bgp.peers.at(Ip("127.0.0.2"));
+  EXPECT_EQ(transit.session.port, 10180);
+  EXPECT_EQ(transit.session.md5_password, "s3cret");
+  EXPECT_EQ(transit.session.gtsm_hops, 1);
+  EXPECT_EQ(transit.session.max_prefix.limit, 1000000u);
+  EXPECT_EQ(transit.session.max_prefix.restart_after_s, 300);
+  ASSERT_EQ(transit.import_policies.size(), 2u);
+  EXPECT_EQ(transit.import_policies[1].name, "upstream-in");
+  EXPECT_TRUE(transit.damping);
+  const BgpPeer& client = c->bgp.peers.at(Ip("::1"));
+  EXPECT_TRUE(client.session.route_reflector_client);
+  EXPECT_TRUE(client.session.next_hop_self);
+  const BgpPeer& off = c->bgp.peers.at(Ip("192.0.2.2"));
+  EXPECT_FALSE(off.session.enabled);
+  EXPECT_EQ(off.session.remote_as, 4200000000u);
+  EXPECT_EQ(off.session.max_prefix.action, bgp::MaxPrefixAction::kWarn);
+  EXPECT_EQ(c->policy.parsed->statements.size(), 3u);
+  EXPECT_EQ(c->policy.items.size(), 6u);
+  EXPECT_EQ(c->finder.access.at("bgp").resolve[1].ToString(), "fea/fea_ifmgr/1.0");
+}
+
+TEST(ConfigExamples, EmptyFileIsTheDefaultConfiguration) {
+  auto c = ParseConfig("# nothing\n", "empty.conf");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(*c, Config());
+  EXPECT_FALSE(c->bgp.enabled);
+}
+
+// Print, read back: the same configuration; printing that again gives the same text.
+void ExpectRoundTrip(const Config& c) {
+  const std::string text = PrintConfig(c);
+  auto again = ParseConfig(text, "printed.conf");
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << text;
+  EXPECT_EQ(*again, c) << text;
+  EXPECT_EQ(PrintConfig(*again), text);
+}
+
+TEST(ConfigRoundTrip, Examples) {
+  for (const char* name : {"main-job.conf", "everything.conf"}) {
+    SCOPED_TRACE(name);
+    auto c = LoadConfigFile(Example(name));
+    ASSERT_TRUE(c.ok()) << c.status();
+    ExpectRoundTrip(*c);
+  }
+}
+
+TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
+  auto c = ParseConfig(R"(
+    fea { backend netlink; table 1000; }
+    protocols { bgp {
+      local-as 4294967295; bgp-id 1.2.3.4; threads 256;
+      damping { half-life 90s; reuse 500; suppress 3000; max-suppress 20m; }
+      listen 0.0.0.0; listen :: port 1179;
+      peer 2001:db8::2 {
+        as 1; local-ip 2001:db8::1; hold-time 0; md5-password "a \"quoted\" \\ key";
+        max-prefix 10 restart 0; description "tab	and # not a comment";
+      }
+    } }
+    finder { access { default deny; rtrmgr { } } }
+  )",
+                       "t.conf");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->bgp.peers.begin()->second.session.md5_password, "a \"quoted\" \\ key");
+  EXPECT_EQ(c->bgp.damping.half_life_s, 90u);
+  EXPECT_EQ(c->bgp.damping.max_suppress_s, 1200u);
+  EXPECT_FALSE(c->finder.default_allow);
+  ExpectRoundTrip(*c);
+}
+
+TEST(ConfigRoundTrip, LocationsDoNotMatterButValuesDo) {
+  auto a = ParseConfig("protocols { bgp { local-as 1; bgp-id 1.1.1.1; } }", "a.conf");
+  auto b =
+      ParseConfig("protocols {\n  bgp {\n    bgp-id 1.1.1.1;\n    local-as 1;\n  }\n}\n", "b.conf");
+  auto c = ParseConfig("protocols { bgp { local-as 2; bgp-id 1.1.1.1; } }", "c.conf");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_FALSE(*a == *c);
+}
+
+TEST(ConfigPrinter, HidesSecretsWhenAsked) {
+  auto c = LoadConfigFile(Example("everything.conf"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  const std::string shown = PrintConfig(*c, PrintOptions{.hide_secrets = true});
+  EXPECT_EQ(shown.find("s3cret"), std::string::npos);
+  EXPECT_NE(shown.find("md5-password (hidden);"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice::rtrmgr

@@ -1,0 +1,174 @@
+// Issue 5 with real processes: sluice-finder, sluice-fea (dummy backend), sluice-rib, a protocol
+// component (sluice-rib-test-client) and the sluice CLI, each test in a private SLUICE_RUNDIR.
+// What is asserted is what an operator sees through `sluice call`: the FEA's FIB
+// (fea_fib/1.0/list_routes), the RIB's winners, process status and exit codes.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/system/fea_rib_processes.h"
+
+namespace sluice {
+namespace {
+
+using testing::BuildPath;
+using testing::ChildProcess;
+using testing::CommandResult;
+using ::testing::ElementsAre;
+using testing::FeaRibProcesses;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+
+constexpr char kRib[] = "finder://rib/rib/1.0/";
+
+std::string AddRoute4(const std::string& protocol, const std::string& network,
+                      const std::string& nexthop) {
+  return std::string(kRib) + "add_route4?protocol:txt=" + protocol + "&network:ipv4net=" + network +
+         "&nexthop:ipv4=" + nexthop;
+}
+
+class RibSystemTest : public ::testing::Test {
+ protected:
+  // Finder, FEA (dummy, eth0 192.0.2.1/24 from its command line) and RIB, all READY.
+  void StartAll() {
+    ASSERT_TRUE(p_.StartFinder());
+    ASSERT_TRUE(p_.StartFea(FeaArgs()));
+    ASSERT_TRUE(p_.StartRib());
+    ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
+  }
+  static std::vector<std::string> FeaArgs() {
+    return {"--backend", "dummy", "--interface", "eth0=192.0.2.1/24"};
+  }
+  // Waits until the FIB is exactly `expected` plus the connected routes of lo and eth0.
+  bool FibIs(std::vector<std::string> expected, int ms = 20000) {
+    expected.insert(expected.end(), kConnected.begin(), kConnected.end());
+    const std::set<std::string> want(expected.begin(), expected.end());
+    bool same = FeaRibProcesses::WaitFor(
+        [&] {
+          std::vector<std::string> fib = p_.FibRoutes();
+          return std::set<std::string>(fib.begin(), fib.end()) == want;
+        },
+        ms);
+    if (!same) last_fib_ = p_.FibRoutes();
+    return same;
+  }
+  static inline const std::vector<std::string> kConnected = {
+      "127.0.0.0/8 dev lo proto connected", "192.0.2.0/24 dev eth0 proto connected",
+      "::1/128 dev lo proto connected"};
+  std::unique_ptr<ChildProcess> StartClient(const std::string& instance,
+                                            std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {BuildPath("tests/system/sluice-rib-test-client"), "--instance", instance});
+    return ChildProcess::Start(args, p_.Env());
+  }
+
+  FeaRibProcesses p_;
+  std::vector<std::string> last_fib_;
+};
+
+TEST_F(RibSystemTest, WinnersReachTheFibADeadOwnersRoutesLeaveAndARestartedFeaGetsEverything) {
+  StartAll();
+  // Static and ebgp routes from the shell: the static route wins 10/8 (admin distance 1 < 20).
+  for (const std::string& xrl : {AddRoute4("static", "10.0.0.0/8", "192.0.2.2"),
+                                 AddRoute4("ebgp", "10.0.0.0/8", "192.0.2.3"),
+                                 AddRoute4("ebgp", "172.16.0.0/12", "192.0.2.3")}) {
+    CommandResult r = p_.Call(xrl);
+    ASSERT_EQ(r.exit_code, 0) << xrl << ": " << r.err;
+  }
+  const std::vector<std::string> from_shell = {"10.0.0.0/8 via 192.0.2.2 proto static",
+                                               "172.16.0.0/12 via 192.0.2.3 dev eth0 proto ebgp"};
+  ASSERT_TRUE(FibIs(from_shell)) << ::testing::PrintToString(last_fib_);
+
+  // A protocol component registers as the owner of "ebgp" and adds its routes (one replaces the
+  // ebgp route the shell added for 172.16/12).
+  const std::vector<std::string> bgp_args = {"--protocol", "ebgp",
+                                             "--route",    "172.16.0.0/12,192.0.2.7",
+                                             "--route",    "198.51.100.0/24,192.0.2.7"};
+  auto bgp = StartClient("bgp-1", bgp_args);
+  ASSERT_NE(bgp, nullptr);
+  ASSERT_TRUE(bgp->WaitForOutput("added 2", 10000)) << bgp->Output();
+  const std::vector<std::string> with_bgp = {"10.0.0.0/8 via 192.0.2.2 proto static",
+                                             "172.16.0.0/12 via 192.0.2.7 dev eth0 proto ebgp",
+                                             "198.51.100.0/24 via 192.0.2.7 dev eth0 proto ebgp"};
+  ASSERT_TRUE(FibIs(with_bgp)) << ::testing::PrintToString(last_fib_);
+
+  // kill -9 the component: the routes of the protocol it owns leave the FIB.
+  bgp->Signal(SIGKILL);
+  ASSERT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static"}))
+      << ::testing::PrintToString(last_fib_);
+  // It comes back and re-sends: they return.
+  bgp = StartClient("bgp-1", bgp_args);
+  ASSERT_TRUE(bgp->WaitForOutput("added 2", 10000)) << bgp->Output();
+  ASSERT_TRUE(FibIs(with_bgp)) << ::testing::PrintToString(last_fib_);
+
+  // kill -9 the FEA and start it again: the RIB re-sends the whole FIB.
+  ASSERT_TRUE(p_.Stop(p_.fea_process(), SIGKILL).has_value());
+  ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "NOT_READY"; }));
+  ASSERT_TRUE(p_.StartFea(FeaArgs()));
+  ASSERT_TRUE(FibIs(with_bgp)) << ::testing::PrintToString(last_fib_);
+  EXPECT_EQ(p_.Status("rib"), "READY");
+  CommandResult plumbing = p_.Call("finder://rib/profile/1.0/describe_plumbing");
+  // Two full pushes: to the first FEA and to the restarted one (text escaped in XRL form).
+  EXPECT_THAT(plumbing.out, HasSubstr("2%20full%20pushes"));
+}
+
+TEST_F(RibSystemTest, ARestartedRibReplacesTheFibItLeftAndRemovesWhatItNoLongerHas) {
+  StartAll();
+  ASSERT_EQ(p_.Call(AddRoute4("static", "10.0.0.0/8", "192.0.2.2")).exit_code, 0);
+  ASSERT_EQ(p_.Call(AddRoute4("static", "10.1.0.0/16", "192.0.2.2")).exit_code, 0);
+  ASSERT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "10.1.0.0/16 via 192.0.2.2 proto static"}))
+      << ::testing::PrintToString(last_fib_);
+  // The RIB dies; a new one knows only what is added to it again.
+  ASSERT_TRUE(p_.Stop(p_.rib_process(), SIGKILL).has_value());
+  ASSERT_TRUE(p_.StartRib());
+  ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
+  ASSERT_EQ(p_.Call(AddRoute4("static", "10.0.0.0/8", "192.0.2.5")).exit_code, 0);
+  ASSERT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.5 proto static"}))
+      << ::testing::PrintToString(last_fib_);
+}
+
+TEST_F(RibSystemTest, StatusFollowsTheFeaAndSigtermExitsCleanly) {
+  ASSERT_TRUE(p_.StartFinder());
+  ASSERT_TRUE(p_.StartRib());
+  EXPECT_EQ(p_.Status("rib"), "NOT_READY");
+  CommandResult status = p_.Call("finder://rib/common/1.0/get_status");
+  EXPECT_THAT(status.out, HasSubstr("waiting%20for%20the%20FEA"));
+  ASSERT_TRUE(p_.StartFea(FeaArgs()));
+  EXPECT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
+  // Routes added meanwhile reach the FIB; profile/1.0 lists the RIB's points.
+  ASSERT_EQ(p_.Call(AddRoute4("static", "10.0.0.0/8", "192.0.2.2")).exit_code, 0);
+  ASSERT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static"}));
+  CommandResult points = p_.Call("finder://rib/profile/1.0/list_points");
+  EXPECT_THAT(points.out, HasSubstr("rib_route_in"));
+  EXPECT_THAT(points.out, HasSubstr("rib_queued_to_fea"));
+  EXPECT_THAT(points.out, HasSubstr("rib_sent_to_fea"));
+
+  EXPECT_EQ(p_.Stop(p_.rib_process(), SIGTERM), 0);
+  // common/1.0/shutdown stops the FEA; it exits 0 and its FIB is gone with it.
+  CommandResult shutdown = p_.Call("finder://fea/common/1.0/shutdown");
+  EXPECT_EQ(shutdown.exit_code, 0) << shutdown.err;
+  EXPECT_EQ(p_.fea()->Wait(10000), 0);
+}
+
+TEST_F(RibSystemTest, BadOptionsExitWithAMessage) {
+  for (const auto& [program, option] :
+       std::vector<std::pair<std::string, std::string>>{{"rib/sluice-rib", "--bogus"},
+                                                        {"fea/sluice-fea", "--backend"},
+                                                        {"fea/sluice-fea", "--table"}}) {
+    std::vector<std::string> argv = {BuildPath(program), option};
+    if (option != "--bogus") argv.push_back("nonsense");
+    CommandResult r = testing::RunCommand(argv, p_.Env(), 10000);
+    EXPECT_EQ(r.exit_code, 2) << program << " " << option;
+    EXPECT_THAT(r.err, HasSubstr("usage:")) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(option == "--bogus" ? "--bogus" : "nonsense")) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,161 @@
+// sluice-rib-test-client: a protocol component for the RIB's system tests — it owns a protocol
+// (rib/1.0/register_protocol with its own instance name), adds routes, registers interest and
+// subscribes to redistribution, and prints what the RIB sends back through rib_client/1.0.
+//
+//   sluice-rib-test-client --instance NAME [--finder ADDR] [--protocol P]
+//                          [--route PREFIX,NEXTHOP]... [--interest ADDRESS]...
+//                          [--redist FAMILY:PROTOCOL]...
+//
+// Prints, one line each, flushed: "ready NAME", "added N" (or "error MESSAGE"),
+// "interest ADDRESS resolvable|unresolvable VALID_SUBNET", "invalid VALID_SUBNET",
+// "redist FAMILY PROTOCOL ADD|REPLACE|DELETE PREFIX", "dump_done FAMILY PROTOCOL".
+// Exits 0 on SIGTERM or SIGINT, 2 on a bad argument.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ipc/proto/rib.pb.h"
+#include "ipc/proto/rib_client.pb.h"
+#include "ipc/types_convert.h"
+#include "ipc/xrl_router.h"
+#include "net/log.h"
+
+namespace {
+
+using namespace sluice;
+namespace pb = rib::v1;
+namespace cpb = rib_client::v1;
+
+const ipc::Method<pb::RegisterProtocolRequest, pb::RegisterProtocolReply> kRegisterProtocol{
+    "rib/1.0/register_protocol"};
+const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
+const ipc::Method<pb::RegisterInterestRequest, pb::RegisterInterestReply> kRegisterInterest{
+    "rib/1.0/register_interest"};
+const ipc::Method<pb::RedistSubscribeRequest, pb::RedistSubscribeReply> kRedistSubscribe{
+    "rib/1.0/redist_subscribe"};
+const ipc::Method<cpb::RouteInfoInvalidRequest, cpb::RouteInfoInvalidReply> kRouteInfoInvalid{
+    "rib_client/1.0/route_info_invalid"};
+const ipc::Method<cpb::RedistRoutesRequest, cpb::RedistRoutesReply> kRedistRoutes{
+    "rib_client/1.0/redist_routes"};
+
+int Bad(const std::string& what) {
+  std::cerr << "sluice-rib-test-client: " << what << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  net::SetLogTag("rib-test-client");
+  std::string instance = "rib-test-client", protocol;
+  ipc::RouterOptions options;
+  pb::RoutesRequest routes;
+  std::vector<net::IPAddress> interests;
+  std::vector<std::pair<std::string, std::string>> redists;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) return Bad("incomplete argument " + arg);
+    const std::string value = argv[++i];
+    if (arg == "--instance") {
+      instance = value;
+    } else if (arg == "--finder") {
+      options.finder_address = value;
+    } else if (arg == "--protocol") {
+      protocol = value;
+    } else if (arg == "--route") {
+      size_t comma = value.find(',');
+      auto network = net::Prefix::Parse(value.substr(0, comma));
+      auto nexthop =
+          net::IPAddress::Parse(comma == std::string::npos ? "" : value.substr(comma + 1));
+      if (!network.ok() || !nexthop.ok()) return Bad("--route wants PREFIX,NEXTHOP: " + value);
+      pb::RouteEntry* e = routes.add_routes();
+      ipc::ToProto(*network, e->mutable_network());
+      ipc::ToProto(*nexthop, e->mutable_nexthop());
+    } else if (arg == "--interest") {
+      auto address = net::IPAddress::Parse(value);
+      if (!address.ok()) return Bad("--interest wants an address: " + value);
+      interests.push_back(*address);
+    } else if (arg == "--redist") {
+      size_t colon = value.find(':');
+      if (colon == std::string::npos) return Bad("--redist wants FAMILY:PROTOCOL");
+      redists.emplace_back(value.substr(0, colon), value.substr(colon + 1));
+    } else {
+      return Bad("unknown argument " + arg);
+    }
+  }
+
+  boost::asio::io_context io;
+  ipc::XrlRouter router(io, "rib_test_client", instance, options);
+  auto print = [](const std::string& line) { std::cout << line << std::endl; };
+  (void)router.Handle(
+      kRouteInfoInvalid,
+      [&](const cpb::RouteInfoInvalidRequest& r) -> absl::StatusOr<cpb::RouteInfoInvalidReply> {
+        print("invalid " + ipc::FromProto(r.valid_subnet())->ToString());
+        return cpb::RouteInfoInvalidReply();
+      });
+  (void)router.Handle(
+      kRedistRoutes,
+      [&](const cpb::RedistRoutesRequest& r) -> absl::StatusOr<cpb::RedistRoutesReply> {
+        for (const cpb::RedistChange& c : r.changes()) {
+          print("redist " + r.family() + " " + r.protocol() + " " +
+                cpb::RedistChange::Op_Name(c.op()) + " " +
+                ipc::FromProto(c.route().network())->ToString());
+        }
+        if (r.dump_done()) print("dump_done " + r.family() + " " + r.protocol());
+        return cpb::RedistRoutesReply();
+      });
+  router.OnReady([&](absl::Status status) {
+    if (!status.ok()) return;
+    print("ready " + router.instance_name());
+    if (!protocol.empty()) {
+      pb::RegisterProtocolRequest reg;
+      reg.set_protocol(protocol);
+      reg.set_target(router.instance_name());
+      router.Call("rib", kRegisterProtocol, reg, [&](absl::StatusOr<pb::RegisterProtocolReply> r) {
+        if (!r.ok()) print("error " + std::string(r.status().message()));
+      });
+      routes.set_protocol(protocol);
+      // Ordered after register_protocol (one stream to the RIB).
+      router.Call("rib", kAddRoutes, routes, [&](absl::StatusOr<pb::RoutesReply> r) {
+        print(r.ok() ? "added " + std::to_string(r->applied())
+                     : "error " + std::string(r.status().message()));
+      });
+    }
+    for (const net::IPAddress& address : interests) {
+      pb::RegisterInterestRequest req;
+      req.set_client(router.instance_name());
+      ipc::ToProto(address, req.mutable_address());
+      router.Call("rib", kRegisterInterest, req,
+                  [&, address](absl::StatusOr<pb::RegisterInterestReply> r) {
+                    if (!r.ok()) {
+                      print("error " + std::string(r.status().message()));
+                      return;
+                    }
+                    print("interest " + address.ToString() +
+                          (r->resolvable() ? " resolvable " : " unresolvable ") +
+                          ipc::FromProto(r->valid_subnet())->ToString());
+                  });
+    }
+    for (const auto& [family, proto] : redists) {
+      pb::RedistSubscribeRequest req;
+      req.set_target(router.instance_name());
+      req.set_family(family);
+      req.set_protocol(proto);
+      router.Call("rib", kRedistSubscribe, req, [&](absl::StatusOr<pb::RedistSubscribeReply> r) {
+        if (!r.ok()) print("error " + std::string(r.status().message()));
+      });
+    }
+  });
+  if (absl::Status s = router.Start(); !s.ok()) {
+    std::cerr << "sluice-rib-test-client: " << s.message() << "\n";
+    return 1;
+  }
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code&, int) { io.stop(); });
+  io.run();
+  return 0;
+}
