@@ -501,9 +501,18 @@ class ShardRunner {
       w.in.Pop();
       w.processed_items.fetch_add(n, std::memory_order_seq_cst);
       if (w.producer_waiting.load(std::memory_order_seq_cst)) w.processed_items.notify_all();
+      // One batch per handler on a worker: what else is ready on the shard's loop (background
+      // slices — a dump walk chasing the input, re-filters, deletions) runs between batches, as
+      // it would between reads on the serial pipeline's loop.
+      if (!inline_) break;
     }
     w.in_drain = false;
     FinishOut(w);
+    if (!inline_ && w.in.Front() != nullptr &&
+        !w.in_scheduled.exchange(true, std::memory_order_acq_rel)) {
+      Worker* raw = &w;
+      boost::asio::post(*w.io, [this, raw] { DrainInput(*raw); });
+    }
   }
 
   OutBatch& OpenOut(Worker& w) {

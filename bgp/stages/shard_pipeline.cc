@@ -581,6 +581,7 @@ void ShardedRouting::RemoveConsumer(uint32_t branch) {
   std::unique_ptr<Consumer> c = std::move(it->second);
   consumers_.erase(it);
   c->dead = true;
+  std::erase(touched_, c.get());
   services_.plumber->Retire(c->stage);
   // The stage goes after the current event; its Control (the stage's reader) after that.
   dead_.push_back(std::move(c));
@@ -626,6 +627,19 @@ void ShardedRouting::Deliver(int, std::span<ShardOut> items) {
 }
 
 void ShardedRouting::Delivered() {
+  // The serial pipeline pushes a peer's PeerOut once per fanout slice; here every epoch delivered
+  // in this turn of the event loop goes out in one push, so that prefixes of one attribute set
+  // from every shard and every UPDATE delivered together share UPDATEs (Juniper's update threads).
+  if (touched_.empty() || push_posted_) return;
+  push_posted_ = true;
+  boost::asio::post(services_.plumber->io(), [this, alive = std::weak_ptr<int>(alive_)] {
+    if (alive.expired()) return;
+    push_posted_ = false;
+    PushTouched();
+  });
+}
+
+void ShardedRouting::PushTouched() {
   for (size_t i = 0; i < touched_.size(); ++i) {
     Consumer* c = touched_[i];
     c->touched = false;

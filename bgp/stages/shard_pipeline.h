@@ -84,6 +84,7 @@ class ShardedRouting {
   void RemoveConsumer(uint32_t branch);
   void Deliver(int shard, std::span<ShardOut> items);
   void Delivered();
+  void PushTouched();
   void EndOfBatch();
 
   RouterSettings router_;
@@ -94,6 +95,7 @@ class ShardedRouting {
   absl::flat_hash_map<uint32_t, std::unique_ptr<Consumer>> consumers_;
   std::vector<std::unique_ptr<Consumer>> dead_;  // removed during a delivery; freed after it
   std::vector<Consumer*> touched_;
+  bool push_posted_ = false;
   uint32_t next_branch_ = 1;
   uint64_t pushes_ = 0;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // for handlers posted to the loop

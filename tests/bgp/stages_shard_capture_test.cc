@@ -3,7 +3,7 @@
 // session, with the capture's session resets) through BgpRouting with 1, 2, 4 and 8 threads give
 // an identical Loc-RIB, an identical Adj-RIB-Out per peer (as `show` reads it and as the peer
 // decoded our UPDATEs), identical Adj-RIBs-In and identical RIB contents. For PCH, the number of
-// UPDATE messages sent downstream is printed next to the serial pipeline's.
+// UPDATE messages sent downstream with 4 threads must be within 2% of the serial pipeline's.
 // Needs $SLUICE_DATA_DIR.
 #include <gtest/gtest.h>
 
@@ -151,14 +151,11 @@ void ExpectEquivalent(const std::vector<Event>& events, bool downstream, const c
                                         static_cast<int>(serial.downstream_updates));
         ::testing::Test::RecordProperty("updates_4_threads",
                                         static_cast<int>(sharded.downstream_updates));
-        // Issue 9 asks for 4 threads within 2% of the serial count. Not met in this setup
-        // (+100% to +200% at 2 and 4 threads, whether the loop runs every UPDATE or every 32),
-        // while bgp_pipeline_bench (IPv4 only, another RIB fake) gets the serial count: reported,
-        // not asserted, until the cause is found. The routes are asserted equal above.
-        const bool within =
-            std::abs(double(sharded.downstream_updates) - double(serial.downstream_updates)) <=
-            0.02 * double(serial.downstream_updates);
-        std::printf(within ? " [within 2%%]" : " [NOT within 2%% of serial: issue 9 open]");
+        // Issue 9: the UPDATEs sent downstream with 4 threads within 2% of the serial count (the
+        // shards' outputs meet in one push per turn of the loop; a shard yields between input
+        // batches so its dump walk keeps up, as on the serial pipeline's loop).
+        EXPECT_NEAR(double(sharded.downstream_updates), double(serial.downstream_updates),
+                    0.02 * double(serial.downstream_updates));
       }
     }
     std::printf("\n");
