@@ -65,7 +65,9 @@ void PeerOut::Flush() {
   groups_used_ = 0;
   group_index_.clear();
   for (Op& op : ops_) {
-    if (op.from == op.to && !op.force) continue;
+    // Unchanged: nothing to send — unless re-announced (a refresh), and only what the peer has:
+    // an add, a refresh and a delete in one batch leave nothing to withdraw.
+    if (op.from == op.to && (!op.force || !op.to)) continue;
     if (!op.to) {
       withdraw_.push_back(Nlri{op.prefix, 0, family_.safi});
       --counters_.advertised;

@@ -187,6 +187,7 @@ class ShardRouter {
 struct RouterDigest {
   std::map<std::string, Digest> parts;  // "loc-rib v4", "adj-rib-out 192.0.2.9 v6", ...
   std::map<std::string, size_t> updates_sent;
+  std::map<std::string, std::string> first_error;  // by part name ("errors ADDRESS", "rib errors")
 
   static RouterDigest Of(ShardRouter& r) {
     RouterDigest d;
@@ -204,10 +205,14 @@ struct RouterDigest {
       d.updates_sent[address.ToString()] = p->session->updates;
       if (!p->session->errors.empty()) {
         d.parts["errors " + address.ToString()].Add(p->session->errors.front());
+        d.first_error["errors " + address.ToString()] = p->session->errors.front();
       }
     }
     d.parts["rib"] = r.Rib();
-    if (!r.rib().errors.empty()) d.parts["rib errors"].Add(r.rib().errors.front());
+    if (!r.rib().errors.empty()) {
+      d.parts["rib errors"].Add(r.rib().errors.front());
+      d.first_error["rib errors"] = r.rib().errors.front();
+    }
     return d;
   }
 };
@@ -215,6 +220,12 @@ struct RouterDigest {
 // Expects `got` (threads > 1) to equal `want` (the serial pipeline) part by part.
 inline void ExpectSameRouting(const RouterDigest& want, const RouterDigest& got,
                               const std::string& what) {
+  for (const auto& [name, d] : got.parts) {
+    auto error = got.first_error.find(name);
+    EXPECT_TRUE(want.parts.contains(name))
+        << what << ": " << name << " only with threads: " << d.ToString()
+        << (error != got.first_error.end() ? " (" + error->second + ")" : "");
+  }
   ASSERT_EQ(want.parts.size(), got.parts.size()) << what;
   for (const auto& [name, d] : want.parts) {
     auto it = got.parts.find(name);
