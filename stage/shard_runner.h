@@ -621,10 +621,15 @@ class ShardRunner {
   void RecycleFront(Worker& w) {
     OutBatch b = std::move(w.pending.front());
     w.pending.pop_front();
-    b.clear();
-    spare_.push_back(std::move(b));
     w.item_pos = 0;
     w.mark_pos = 0;
+    // A few spares of a working size are kept; a burst's extra batches, or one grown far past
+    // the working size, are freed: memory follows the table, not the largest burst seen.
+    if (spare_.size() >= 2 * workers_.size() || b.items.capacity() > 4 * options_.batch_items) {
+      return;
+    }
+    b.clear();
+    spare_.push_back(std::move(b));
   }
 
   // Delivers every epoch all shards have finished, oldest first, and late outputs.

@@ -5,6 +5,10 @@
 
 namespace sluice::bgp {
 
+namespace {
+constexpr size_t kKeepOps = 16384;  // changes a batch may hold and keep its buffers for the next
+}  // namespace
+
 PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
                  const SessionParams& params, AfiSafi family, FlowControl* reader,
                  const PrefixSource* loc_rib, Options options)
@@ -85,6 +89,10 @@ void PeerOut::Flush() {
   }
   ops_.clear();
   op_index_.clear();
+  if (ops_.capacity() > kKeepOps) {  // a burst's batch is not kept for the next one
+    std::vector<Op>().swap(ops_);
+    op_index_ = {};
+  }
   if (withdraw_.empty() && groups_used_ == 0) return;
   std::vector<uint8_t> out;
   int messages = 0;

@@ -12,6 +12,7 @@ namespace sluice::bgp {
 namespace {
 
 constexpr uint64_t kExportCheckEvery = 64;  // input batches between looks at the export slots
+constexpr uint64_t kPushEvery = 16384;      // changes delivered to a branch before it is pushed
 
 class NoPrefixes : public PrefixSource {
  public:
@@ -178,6 +179,7 @@ struct ShardedRouting::Consumer {
   std::unique_ptr<Control> control;
   bool touched = false;
   bool dead = false;
+  uint64_t changes = 0;  // delivered since its last push
 };
 
 // --- A peer's (or the local) input on the loop --------------------------------------------------
@@ -606,6 +608,13 @@ void ShardedRouting::Deliver(int, std::span<ShardOut> items) {
       c->touched = true;
       touched_.push_back(c);
     }
+    // A long burst (the shards catching up) is pushed every kPushEvery changes of a branch: its
+    // PeerOut's batch, and what that holds per change, stays small.
+    if (++c->changes >= kPushEvery) {
+      c->changes = 0;
+      c->stage->push(nullptr);
+      if (c->dead) continue;
+    }
     switch (o.kind) {
       case ShardOut::Kind::kAdd:
         c->stage->add_route(o.new_route, nullptr);
@@ -643,6 +652,7 @@ void ShardedRouting::PushTouched() {
   for (size_t i = 0; i < touched_.size(); ++i) {
     Consumer* c = touched_[i];
     c->touched = false;
+    c->changes = 0;
     if (!c->dead) c->stage->push(nullptr);
   }
   touched_.clear();
