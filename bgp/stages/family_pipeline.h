@@ -160,6 +160,11 @@ class FamilyPipeline : public FamilyRouting {
     return decision_->Candidates(prefix);
   }
 
+  // One call, `fn(*this, plumber)`, at once (FamilyRouting::ForEachPipeline).
+  void ForEachPipeline(const std::function<void(FamilyPipeline&, stage::Plumber&)>& fn) override {
+    fn(*this, *plumber_);
+  }
+
   // Violations found by the CacheStages (consistency_checks only), and a check of every
   // cache against its upstream (number of new violations).
   const std::vector<std::string>& violations() const { return *violations_; }

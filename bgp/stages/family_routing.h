@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,13 @@
 #include "net/ip_address.h"
 #include "net/prefix.h"
 
+namespace sluice::stage {
+class Plumber;
+}  // namespace sluice::stage
+
 namespace sluice::bgp {
 
+class FamilyPipeline;
 struct PeerSettings;
 struct RouterSettings;
 
@@ -97,6 +103,22 @@ class FamilyRouting {
   virtual std::vector<BgpRoute> Candidates(const net::Prefix& prefix) = 0;
   // Stages that live elsewhere than the caller's Plumber (the shards'), for `show plumbing`.
   virtual std::string DescribeShards() const { return {}; }
+
+  // --- Control of the pipeline copies --------------------------------------------------------
+  // Runs `fn(pipeline, plumber)` on every copy of this family's FamilyPipeline, on the thread that
+  // owns the copy, with the Plumber that owns its stages (plumber.io() is that thread's event
+  // loop), and returns when every call has returned:
+  //   - the serial pipeline: one call, at once, on the event loop (the caller's thread);
+  //   - ShardedRouting: one call per shard, on the shard's worker thread, in order with the
+  //     routes handed to the shard before (a route sent before the call has been through the
+  //     copy; one sent after it meets what `fn` plumbed), one shard after the other — never two
+  //     calls at once, so `fn` may collect results into the caller's variables without a lock.
+  // For control operations that plumb, unplumb or read stages of a copy (route flap damping,
+  // damping_control.h). `fn` must not keep a pointer to a stage of a copy past its return, nor
+  // touch another copy or the event loop's stages; the event loop waits meanwhile, so `fn` must
+  // not wait for it. Call on the event loop only.
+  virtual void ForEachPipeline(
+      const std::function<void(FamilyPipeline& pipeline, stage::Plumber& plumber)>& fn) = 0;
 };
 
 }  // namespace sluice::bgp

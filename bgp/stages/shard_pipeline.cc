@@ -437,6 +437,15 @@ class ShardedRouting::Family : public FamilyRouting {
     return out;
   }
 
+  // Each shard's copy in turn, on its thread (Query: after the routes sent to it before).
+  void ForEachPipeline(const std::function<void(FamilyPipeline&, stage::Plumber&)>& fn) override {
+    const int slot = slot_;
+    Runner& r = *owner_->runner_;
+    for (int i = 0; i < r.shards(); ++i) {
+      r.Query(i, [slot, &fn](Worker& w) { fn(*w.pipes[slot], w.ctx->plumber()); });
+    }
+  }
+
   // A new filter in a peer's import slot: every shard re-filters (ImportFilter notices at push).
   void CheckImport(uint32_t peer_id) {
     auto it = peers_.find(peer_id);
