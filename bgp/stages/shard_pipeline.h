@@ -28,7 +28,8 @@
 // branch is blocked (a command in order with the routes), and unblocked likewise.
 //
 // Reads (`show` commands, counters) run on the shards' threads through ShardRunner::Query and
-// merge the answers; the event loop waits for them. The accepted-prefix count the session checks
+// merge the answers; the event loop waits for them. Control that reaches into stages (damping:
+// FamilyRouting::ForEachPipeline) runs on each shard's thread in turn the same way. The accepted-prefix count the session checks
 // after each UPDATE (max-prefix) is published by the shards after each UPDATE they process, so it
 // lags by the UPDATEs in flight.
 //
