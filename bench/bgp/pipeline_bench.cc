@@ -6,6 +6,7 @@
 // ready (as it would between two reads of a session): background slices, RIB acknowledgements.
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
+//                                          [--threads N] [--policy none|heavy]
 //
 // --rib adds a RIB branch whose client acknowledges each batch from the event loop.
 // --no-poll runs the loop only after the last UPDATE (the worst case for queues: the RIB branch
@@ -13,6 +14,11 @@
 // --upstreams N: N upstream eBGP peers each send the whole table, peer k with its own AS
 // prepended k times (so every prefix has N paths; peer 0's shortest path wins), their UPDATEs
 // interleaved one by one; the messages are re-encoded before timing, decoded in the timed loop.
+// --threads N: RouterConfig::threads (issue 9's shard stage; 1, the default, is the serial
+// pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
+// --policy heavy: every upstream's import policy is a 1,000-entry prefix list (every 577th prefix
+// of the table, orlonger), an AS-path regular expression and a community match (issue 9's
+// benchmark); the default is no policy.
 // Prints each run and the medians: seconds, prefixes/s, UPDATEs sent, and bytes per route —
 // the growth of the heap in use (mallinfo2: uordblks + hblkhd) from before the routing side is
 // built to the end of the load, with everything alive, divided by the routes in the Adj-RIB-In.
@@ -37,6 +43,7 @@
 #include "bgp/stages/bgp_routing.h"
 #include "bgp/wire/update_decoder.h"
 #include "bgp/wire/update_encoder.h"
+#include "policy/filter.h"
 
 namespace sluice::bgp {
 namespace {
@@ -122,19 +129,35 @@ double ThreadCpuSeconds() {
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
+double ProcessCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 struct Result {
-  double seconds = 0;      // wall clock
-  double cpu_seconds = 0;  // this thread's CPU time (what other processes on the machine
-                           // do not inflate)
-  size_t prefixes = 0;     // announced NLRI in the capture
-  size_t routes = 0;       // in the Adj-RIB-In at the end
+  double seconds = 0;              // wall clock
+  double cpu_seconds = 0;          // the event loop thread's CPU time (what other processes on the
+                                   // machine do not inflate)
+  double process_cpu_seconds = 0;  // every thread's (the shards' too)
+  size_t prefixes = 0;             // announced NLRI in the capture
+  size_t routes = 0;               // in the Adj-RIB-In at the end
   size_t updates_out = 0;
   size_t octets_out = 0;
   double bytes_per_route = 0;       // at the end of the load
   double peak_bytes_per_route = 0;  // the largest seen during it (sampled)
 };
 
-Result RunOnce(const std::vector<Capture>& feeds, bool with_rib, bool poll) {
+struct Setup {
+  bool with_rib = false;
+  bool poll = true;
+  int threads = 1;
+  policy::FilterSlot* import = nullptr;  // null: no import policy
+};
+
+Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
+  const bool with_rib = setup.with_rib;
+  const bool poll = setup.poll;
   const Capture& c = feeds[0];
   malloc_trim(0);
   const size_t heap_before = HeapInUse();
@@ -149,6 +172,7 @@ Result RunOnce(const std::vector<Capture>& feeds, bool with_rib, bool poll) {
     rc.local_as = 65000;
     rc.router_id = net::IPv4Address(0xc0000201);
     rc.ipv6 = false;
+    rc.threads = setup.threads;
     auto routing = std::make_unique<BgpRouting>(
         io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store});
     RoutingPeerConfig down;
@@ -163,6 +187,7 @@ Result RunOnce(const std::vector<Capture>& feeds, bool with_rib, bool poll) {
       up.name = "up" + std::to_string(k);
       up.address = net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k)));
       up.peer_as = k == 0 ? 3856 : 64600 + uint32_t(k);
+      up.import_policy = setup.import;
       up_l.push_back(*routing->AddPeer(up, &up_sessions[k]));
     }
     EstablishedInfo info;
@@ -178,12 +203,12 @@ Result RunOnce(const std::vector<Capture>& feeds, bool with_rib, bool poll) {
       info.remote_bgp_id = net::IPv4Address(0xcedce737 + uint32_t(k));
       up_l[k]->OnEstablished(info);
     }
-    io.run();
-    io.restart();
+    routing->Settle();
     const size_t updates_before = down_session.messages;
 
     const absl::Time start = absl::Now();
     const double cpu_start = ThreadCpuSeconds();
+    const double process_cpu_start = ProcessCpuSeconds();
     std::vector<std::unique_ptr<UpdateDecoder>> decoders;
     for (size_t k = 0; k < feeds.size(); ++k) {
       decoders.push_back(std::make_unique<UpdateDecoder>(info.params, &store));
@@ -212,14 +237,16 @@ Result RunOnce(const std::vector<Capture>& feeds, bool with_rib, bool poll) {
       if (i % 4096 == 0) peak = std::max(peak, HeapInUse());
     }
     guard.reset();
-    io.run();
+    routing->Settle();
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
     r.cpu_seconds = ThreadCpuSeconds() - cpu_start;
+    r.process_cpu_seconds = ProcessCpuSeconds() - process_cpu_start;
     u.Clear();
     u = UpdateMessage();
     r.routes = 0;
-    for (uint32_t id = 2; id < 2 + feeds.size(); ++id) {
-      r.routes += routing->pipeline(net::Family::kIPv4)->peer_in(id)->size();
+    for (size_t k = 0; k < feeds.size(); ++k) {
+      auto status = routing->Peer(net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k))));
+      if (status.ok()) r.routes += status->families[0].received;
     }
     r.updates_out = down_session.messages - updates_before;
     r.octets_out = down_session.octets;
@@ -227,6 +254,42 @@ Result RunOnce(const std::vector<Capture>& feeds, bool with_rib, bool poll) {
     r.peak_bytes_per_route = double(std::max(peak, HeapInUse()) - heap_before) / double(r.routes);
   }
   return r;
+}
+
+// Issue 9's heavy import policy: a 1,000-entry prefix list (every n-th prefix the capture
+// announces, orlonger), an AS-path regular expression and a community match, each term
+// modifying the routes it matches; everything else accepted.
+absl::StatusOr<std::shared_ptr<const policy::Filter>> HeavyImportPolicy(const Capture& c) {
+  SessionParams params;
+  params.four_octet_as = c.as4;
+  AttributeStore store;
+  UpdateDecoder decoder(params, &store);
+  UpdateMessage u;
+  std::vector<net::Prefix> prefixes;
+  for (const auto& [off, len] : c.messages) {
+    decoder.Decode(Bytes(c.bytes.data() + off, len), &u);
+    for (const Nlri& n : u.announced) prefixes.push_back(n.prefix);
+  }
+  std::string list;
+  const size_t step = std::max<size_t>(1, prefixes.size() / 1000);
+  for (size_t i = 0, n = 0; i < prefixes.size() && n < 1000; i += step, ++n) {
+    list += "    " + prefixes[i].ToString() + " orlonger;\n";
+  }
+  const std::string text = R"(
+  prefix-list customers {
+)" + list + R"(  }
+  community-list regional { 3856:52400; 3856:53900; 65535:666; }
+  as-path-list tier1 { ".* (174|209|701|1239|1299|2914|3257|3320|3356|5511|6453|6461|6762|7018|12956) .*"; }
+  policy-statement import {
+    term customers { from { prefix-list customers; } then { local-pref 200; accept; } }
+    term transit { from { as-path tier1; } then { local-pref 90; next term; } }
+    term regional { from { community regional; } then { local-pref 120; accept; } }
+    term rest { then { accept; } }
+  }
+)";
+  policy::FilterSpec spec;
+  spec.policies = {"import"};
+  return policy::Filter::FromText(text, policy::SourceLocation{"bench", 1, 1}, spec);
 }
 
 template <typename T>
@@ -240,10 +303,14 @@ int Main(int argc, char** argv) {
   bool with_rib = false;
   int upstreams = 1;
   bool poll = true;
+  int threads = 1;
+  std::string policy_kind = "none";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--rib") == 0) with_rib = true;
     if (std::strcmp(argv[i], "--no-poll") == 0) poll = false;
+    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) policy_kind = argv[++i];
     if (std::strcmp(argv[i], "--upstreams") == 0 && i + 1 < argc) {
       upstreams = std::max(1, std::atoi(argv[++i]));
     }
@@ -271,12 +338,31 @@ int Main(int argc, char** argv) {
   }
   std::vector<Capture> feeds;
   for (int k = 0; k < upstreams; ++k) feeds.push_back(Variant(c, k));
-  std::printf("PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d runs\n",
-              c.messages.size(), upstreams, with_rib ? " + RIB" : "", reps);
+  Setup setup;
+  setup.with_rib = with_rib;
+  setup.poll = poll;
+  setup.threads = threads;
+  policy::FilterSlot slot(nullptr);
+  if (policy_kind == "heavy") {
+    auto filter = HeavyImportPolicy(c);
+    if (!filter.ok()) {
+      std::fprintf(stderr, "policy: %s\n", std::string(filter.status().message()).c_str());
+      return 2;
+    }
+    slot.Set(*filter);
+    setup.import = &slot;
+  } else if (policy_kind != "none") {
+    std::fprintf(stderr, "--policy none|heavy\n");
+    return 2;
+  }
+  std::printf(
+      "PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d thread(s), %s import "
+      "policy, %d runs\n",
+      c.messages.size(), upstreams, with_rib ? " + RIB" : "", threads, policy_kind.c_str(), reps);
   std::vector<double> secs, rate, bpr, cpu, cpu_rate;
   std::vector<size_t> updates;
   for (int i = 0; i < reps; ++i) {
-    Result r = RunOnce(feeds, with_rib, poll);
+    Result r = RunOnce(feeds, setup);
     secs.push_back(r.seconds);
     cpu.push_back(r.cpu_seconds);
     cpu_rate.push_back(double(r.prefixes) / r.cpu_seconds);
@@ -284,14 +370,15 @@ int Main(int argc, char** argv) {
     bpr.push_back(r.bytes_per_route);
     updates.push_back(r.updates_out);
     std::printf(
-        "run %d: %.3f s wall (%.0f prefixes/s), %.3f s CPU (%.0f prefixes/s), %zu routes, "
-        "%zu UPDATEs out (%zu octets), %.1f heap bytes/route (peak %.1f)\n",
+        "run %d: %.3f s wall (%.0f prefixes/s), %.3f s loop CPU (%.0f prefixes/s), %.3f s "
+        "process CPU, %zu routes, %zu UPDATEs out (%zu octets), %.1f heap bytes/route (peak "
+        "%.1f)\n",
         i + 1, r.seconds, double(r.prefixes) / r.seconds, r.cpu_seconds,
-        double(r.prefixes) / r.cpu_seconds, r.routes, r.updates_out, r.octets_out,
-        r.bytes_per_route, r.peak_bytes_per_route);
+        double(r.prefixes) / r.cpu_seconds, r.process_cpu_seconds, r.routes, r.updates_out,
+        r.octets_out, r.bytes_per_route, r.peak_bytes_per_route);
   }
   std::printf(
-      "median: %.3f s wall (%.0f prefixes/s), %.3f s CPU (%.0f prefixes/s), %zu UPDATEs "
+      "median: %.3f s wall (%.0f prefixes/s), %.3f s loop CPU (%.0f prefixes/s), %zu UPDATEs "
       "out, %.1f heap bytes/route\n",
       Median(secs), Median(rate), Median(cpu), Median(cpu_rate), Median(updates), Median(bpr));
   return 0;

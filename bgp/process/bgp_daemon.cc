@@ -25,6 +25,8 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   o.pipeline = options_.pipeline;
   o.ipv4 = options_.ipv4;
   o.ipv6 = options_.ipv6;
+  o.threads = options_.threads;
+  o.parse_threads = options_.parse_threads;
   bgp_ = std::make_unique<BgpProcess>(io, o);
   damping_ = std::make_unique<DampingControl>(&bgp_->routing());
   // RIB -> BGP: redistributed routes through the redist:PROTOCOL banks.

@@ -37,6 +37,8 @@ struct BgpDaemonOptions {
   bool ipv4 = true;
   bool ipv6 = true;
   PipelineOptions pipeline;
+  int threads = 1;        // BgpProcessOptions::threads
+  int parse_threads = 0;  // BgpProcessOptions::parse_threads
 };
 
 class BgpDaemon {

@@ -14,6 +14,7 @@ RouterConfig MakeRouterConfig(const BgpProcessOptions& o) {
   RouterConfig c;  // local AS and BGP Identifier come later (SetIdentity)
   c.ipv4 = o.ipv4;
   c.ipv6 = o.ipv6;
+  c.threads = o.threads;
   return c;
 }
 
@@ -34,6 +35,7 @@ BgpProcess::BgpProcess(boost::asio::io_context& io, BgpProcessOptions options)
                                             MakeServices(options_, &store_), options_.pipeline)),
       peers_(io, &store_) {
   peers_.set_routing_side(this);
+  peers_.SetParseThreads(options_.parse_threads);
 }
 
 BgpProcess::~BgpProcess() { Shutdown(); }

@@ -4,7 +4,7 @@
 //
 //   sluice-bgp [--finder ENDPOINT] [--instance NAME] [--listen ADDR[:PORT]]...
 //              [--local-as AS] [--bgp-id ADDR] [--rib TARGET | --no-rib] [--ipv4-only]
-//              [--send-buffer-kb KB]
+//              [--send-buffer-kb KB] [--threads N]
 //
 // Prints "ready INSTANCE" on stdout once registered with the Finder. SIGINT/SIGTERM (or
 // common/1.0/shutdown): every session ends with Cease / Administrative Shutdown, then exit 0.
@@ -47,6 +47,10 @@ The BGP process: BGP-4 sessions and the staged BGP pipeline, configured through 
                         waits in the fanout queue (default 8192). Queued UPDATEs cost about
                         15 octets per prefix, the fanout queue about 100: a peer slower than
                         the table load costs less memory with a larger buffer.
+  --threads N           route processing on N worker threads, the prefixes shared among
+                        them by hash (the shard stage, issue 9), and the peers' UPDATEs
+                        decoded on N more; 1: the serial pipeline on the event loop, no
+                        extra thread (default: the number of hardware threads)
 )";
 
 struct Flags {
@@ -62,6 +66,7 @@ struct Flags {
   // table slower than it arrives leaves most of the table in the fanout queue (≈100 octets a
   // prefix, ≈60 MB for the PCH table, measured by bench/bgp/bgp_process_convergence).
   size_t send_buffer_kb = 8192;
+  int threads = RouterConfig::DefaultThreads();
 };
 
 [[noreturn]] void Die(const std::string& message, int code = 2) {
@@ -131,6 +136,11 @@ Flags ParseFlags(int argc, char** argv) {
           f.send_buffer_kb > (size_t{1} << 22)) {
         Die("bad --send-buffer-kb " + v + " (1 to 4194304)");
       }
+    } else if (arg == "--threads") {
+      const std::string v = value();
+      if (!absl::SimpleAtoi(v, &f.threads) || f.threads < 1 || f.threads > 256) {
+        Die("bad --threads " + v + " (1 to 256)");
+      }
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       std::exit(0);
@@ -149,6 +159,8 @@ int Run(const Flags& flags) {
   options.rib = flags.no_rib ? "" : flags.rib;
   options.ipv6 = !flags.ipv4_only;
   options.pipeline.peer_out.high_water = flags.send_buffer_kb * 1024;
+  options.threads = flags.threads;
+  options.parse_threads = flags.threads > 1 ? flags.threads : 0;
   BgpDaemon daemon(io, options);
   BgpProcess& bgp = daemon.bgp();
 

@@ -152,6 +152,7 @@ absl::Status PeerManager::AddPeer(const PeerConfig& config) {
   PeerSession* s = session.get();
   peers_.emplace(config.address, std::move(session));
   if (config.gtsm_hops > 0) UpdateListenerTtl();
+  s->set_parse_pool(parse_pool_.get());
   if (routing_) s->set_listener(routing_->PeerAdded(config, s));
   if (config.enabled) s->Start();
   return absl::OkStatus();
@@ -233,6 +234,18 @@ void PeerManager::Shutdown() {
   for (auto& a : acceptors_) a->Close();
   acceptors_.clear();
   retired_.clear();
+}
+
+}  // namespace sluice::bgp
+
+namespace sluice::bgp {
+
+void PeerManager::SetParseThreads(int threads) {
+  std::unique_ptr<boost::asio::thread_pool> pool;
+  if (threads > 0) pool = std::make_unique<boost::asio::thread_pool>(size_t(threads));
+  for (auto& [address, session] : peers_) session->set_parse_pool(pool.get());
+  if (parse_pool_) parse_pool_->join();
+  parse_pool_ = std::move(pool);
 }
 
 }  // namespace sluice::bgp

@@ -94,6 +94,11 @@ class PeerManager {
   // Every peer stopped with Cease / Administrative Shutdown and removed; listeners closed.
   void Shutdown();
 
+  // PBTS (issue 9): every peer's UPDATEs are decoded on a pool of `threads` threads (off the
+  // event loop; PeerSession::set_parse_pool), 0 (the default): on the event loop. Applies to the
+  // peers' next sessions; call before adding peers.
+  void SetParseThreads(int threads);
+
  private:
   void OnAccepted(boost::asio::ip::tcp::socket socket);
   void Reject(boost::asio::ip::tcp::socket socket);
@@ -109,6 +114,8 @@ class PeerManager {
   std::map<net::IPAddress, std::unique_ptr<PeerSession>> peers_;
   std::vector<std::shared_ptr<Acceptor>> acceptors_;
   std::vector<std::unique_ptr<PeerSession>> retired_;
+  // Declared last: joined first (its jobs hold no session, only decoders and the loop).
+  std::unique_ptr<boost::asio::thread_pool> parse_pool_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -158,7 +158,8 @@ void PeerSession::Execute(FsmAction& a) {
       ++counters_.established_transitions;
       max_prefix_exceeded_ = false;
       teardown_pending_ = false;
-      decoder_ = std::make_unique<UpdateDecoder>(n.params, store_);
+      decoder_ = std::make_shared<UpdateDecoder>(n.params, store_);
+      ++session_generation_;
       info_ = EstablishedInfo();
       info_.params = n.params;
       info_.remote_as = n.peer_as;
@@ -181,6 +182,7 @@ void PeerSession::Execute(FsmAction& a) {
     case FsmAction::Kind::kDown:
       established_.reset();
       decoder_.reset();
+      ++session_generation_;
       counters_.prefixes_received = 0;
       counters_.prefixes_accepted = 0;
       counters_.prefixes_advertised = 0;
@@ -254,22 +256,51 @@ void PeerSession::OnMessage(Connection* c, Bytes message) {
 
 void PeerSession::HandleUpdate(Bytes message) {
   if (!decoder_ || teardown_pending_) return;
+  if (parse_pool_ != nullptr) return ParseOffLoop(message);
   decoder_->Decode(message, &update_);
-  const UpdateAction action = update_.errors.action();
+  DeliverUpdate(update_);
+}
+
+void PeerSession::ParseOffLoop(Bytes message) {
+  if (!parse_strand_) parse_strand_.emplace(boost::asio::make_strand(parse_pool_->get_executor()));
+  // Bounded: the loop waits while the pool is kMaxParsing UPDATEs behind.
+  for (int n = parsing_->load(std::memory_order_acquire); n >= kMaxParsing;
+       n = parsing_->load(std::memory_order_acquire)) {
+    parsing_->wait(n, std::memory_order_acquire);
+  }
+  parsing_->fetch_add(1, std::memory_order_acq_rel);
+  boost::asio::post(
+      *parse_strand_, [this, bytes = std::vector<uint8_t>(message.begin(), message.end()),
+                       decoder = decoder_, generation = session_generation_,
+                       alive = std::weak_ptr<bool>(alive_), parsing = parsing_, &io = io_] {
+        auto update = std::make_shared<UpdateMessage>();
+        decoder->Decode(Bytes(bytes.data(), bytes.size()), update.get());
+        parsing->fetch_sub(1, std::memory_order_acq_rel);
+        parsing->notify_all();
+        // `this` is touched only on the loop, once `alive` says the session still exists.
+        boost::asio::post(io, [this, update, generation, alive] {
+          if (alive.expired() || generation != session_generation_ || teardown_pending_) return;
+          DeliverUpdate(*update);
+        });
+      });
+}
+
+void PeerSession::DeliverUpdate(UpdateMessage& update) {
+  const UpdateAction action = update.errors.action();
   if (action == UpdateAction::kSessionReset || action == UpdateAction::kAfiSafiDisable) {
     // RFC 7606 §7.11 allows a session reset instead of disabling the family.
-    const Notification n = update_.errors.notification;
-    const std::string reason = update_.errors.reason;
+    const Notification n = update.errors.notification;
+    const std::string reason = update.errors.reason;
     Run([&](FsmActions* out) { fsm_.UpdateError(Clock::now(), n, reason, out); });
     return;
   }
-  counters_.nlri_announced_in += update_.announced.size();
-  counters_.nlri_withdrawn_in += update_.withdrawn.size();
-  if (!update_.errors.ok()) {
+  counters_.nlri_announced_in += update.announced.size();
+  counters_.nlri_withdrawn_in += update.withdrawn.size();
+  if (!update.errors.ok()) {
     SLUICE_LOG(kDebug) << "peer " << config_.address.ToString() << ": UPDATE error handled ("
-                       << UpdateActionName(action) << "): " << update_.errors.reason;
+                       << UpdateActionName(action) << "): " << update.errors.reason;
   }
-  if (listener_) listener_->OnUpdate(update_);
+  if (listener_) listener_->OnUpdate(update);
 }
 
 void PeerSession::HandleRouteRefresh(Bytes message) {

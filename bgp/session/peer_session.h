@@ -5,11 +5,18 @@
 // SessionListener the routing side gave it (session_link.h).
 //
 // Made and owned by PeerManager, which also hands it the connections its listeners accept from
-// the peer's address. Single-threaded: every call on the event loop's thread.
+// the peer's address. Single-threaded: every call on the event loop's thread — except UPDATE
+// parsing when a parse pool is set (PBTS, issue 9): each UPDATE is then decoded on the pool, in
+// order on a strand of this session, and handed to the listener back on the event loop in the
+// order received; UPDATEs decoded for a session that has gone down since are dropped. At most
+// kMaxParsing UPDATEs wait for the pool; beyond that the event loop waits for it.
 //
 // Flow control towards the routing side: OnWritable() after each completed write that leaves at
 // most Connection::kLowWater (256 KiB) of UPDATEs queued.
 
+#include <atomic>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -38,8 +45,16 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   PeerSession(const PeerSession&) = delete;
   PeerSession& operator=(const PeerSession&) = delete;
 
+  static constexpr int kMaxParsing = 4096;
+
   // The routing side's listener for this peer (may be null: routes are then dropped).
   void set_listener(SessionListener* listener) { listener_ = listener; }
+  // UPDATEs are decoded on `pool` (null: on the event loop, the default). The pool must outlive
+  // the session's loop work; set it before Start() or between sessions.
+  void set_parse_pool(boost::asio::thread_pool* pool) {
+    parse_pool_ = pool;
+    parse_strand_.reset();
+  }
   const PeerConfig& config() const { return config_; }
 
   // ManualStart: connect (or wait for the peer, when passive).
@@ -85,6 +100,8 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void ArmTimer();
   std::optional<Side> SideOf(const Connection* c) const;
   void HandleUpdate(Bytes message);
+  void ParseOffLoop(Bytes message);
+  void DeliverUpdate(UpdateMessage& update);
   void HandleRouteRefresh(Bytes message);
   void CountIn(uint8_t type);
   void CountOut(uint8_t type);
@@ -106,9 +123,13 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
 
   std::optional<Side> established_;
   Clock::time_point established_at_;
-  EstablishedInfo info_;  // of the current or last session
-  std::unique_ptr<UpdateDecoder> decoder_;
+  EstablishedInfo info_;                    // of the current or last session
+  std::shared_ptr<UpdateDecoder> decoder_;  // shared with parse jobs in flight
   UpdateMessage update_;
+  boost::asio::thread_pool* parse_pool_ = nullptr;
+  std::optional<boost::asio::strand<boost::asio::thread_pool::executor_type>> parse_strand_;
+  std::shared_ptr<std::atomic<int>> parsing_ = std::make_shared<std::atomic<int>>(0);
+  uint64_t session_generation_ = 0;  // changes when a session comes up or goes down
   PeerCounters counters_;
   bool max_prefix_exceeded_ = false;
   bool teardown_pending_ = false;  // max-prefix teardown posted: drop further UPDATEs

@@ -6,7 +6,7 @@
 namespace sluice::bgp {
 
 BgpPeer::BgpPeer(PeerSettings settings, AfiSafiSet families, SessionSender* sender,
-                 std::array<FamilyPipeline*, 2> pipelines, PeerSourceRegistry* sources)
+                 std::array<FamilyRouting*, 2> pipelines, PeerSourceRegistry* sources)
     : settings_(std::move(settings)), sender_(sender), pipelines_(pipelines), sources_(sources) {
   families_[0].configured = families.Has(kIPv4Unicast) && pipelines_[0] != nullptr;
   families_[1].configured = families.Has(kIPv6Unicast) && pipelines_[1] != nullptr;
@@ -36,7 +36,7 @@ void BgpPeer::OnEstablished(const EstablishedInfo& info) {
     if (!st.configured || !info.params.families.Has(f)) continue;
     st.up = true;
     pipelines_[slot]->PeerUp(settings_.peer_id, src, sender_, info);
-    in_[slot] = pipelines_[slot]->peer_in(settings_.peer_id);
+    in_[slot] = pipelines_[slot]->input(settings_.peer_id);
   }
 }
 
@@ -86,16 +86,13 @@ void BgpPeer::OnUpdate(UpdateMessage& update) {
 size_t BgpPeer::accepted() const {
   size_t n = 0;
   for (int slot = 0; slot < 2; ++slot) {
-    if (pipelines_[slot] == nullptr) continue;
-    if (ImportFilter* f = pipelines_[slot]->import_filter(settings_.peer_id)) {
-      n += f->counters().accepted;
-    }
+    if (pipelines_[slot] != nullptr) n += pipelines_[slot]->accepted(settings_.peer_id);
   }
   return n;
 }
 
 void BgpPeer::OnRouteRefresh(AfiSafi family) {
-  FamilyPipeline* p = PipelineFor(family);
+  FamilyRouting* p = PipelineFor(family);
   if (p != nullptr && families_[Slot(family)].up) p->RouteRefresh(settings_.peer_id);
 }
 

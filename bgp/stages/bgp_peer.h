@@ -3,7 +3,7 @@
 // (bgp/session/session_link.h). It turns session events into pipeline calls:
 //
 //   OnEstablished   the peer's families come up in each FamilyPipeline (output branch, dump)
-//   OnUpdate        withdrawn and announced NLRI into the family's PeerIn (Adj-RIB-In), one
+//   OnUpdate        withdrawn and announced NLRI into the family's input (Adj-RIB-In), one
 //                   push per UPDATE; End-of-RIB noted; RFC 7606 AFI/SAFI-disable takes the
 //                   family down; the accepted prefix count goes back to the session
 //   OnRouteRefresh  PeerOut re-announces everything the peer has (RFC 2918)
@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "bgp/session/session_link.h"
 #include "bgp/stages/family_pipeline.h"
+#include "bgp/stages/family_routing.h"
 
 namespace sluice::bgp {
 
@@ -36,7 +37,7 @@ class BgpPeer : public SessionListener {
   // `pipelines[i]`: the pipeline of AfiSafi index 0 (IPv4 unicast) and 2 (IPv6 unicast); null
   // when the family is not run by the router.
   BgpPeer(PeerSettings settings, AfiSafiSet families, SessionSender* sender,
-          std::array<FamilyPipeline*, 2> pipelines, PeerSourceRegistry* sources);
+          std::array<FamilyRouting*, 2> pipelines, PeerSourceRegistry* sources);
   ~BgpPeer() override;
 
   void OnEstablished(const EstablishedInfo& info) override;
@@ -61,15 +62,15 @@ class BgpPeer : public SessionListener {
 
  private:
   static int Slot(const AfiSafi& f) { return f.afi == Afi::kIPv6 ? 1 : 0; }
-  FamilyPipeline* PipelineFor(const AfiSafi& f) {
+  FamilyRouting* PipelineFor(const AfiSafi& f) {
     return f.safi == Safi::kUnicast ? pipelines_[Slot(f)] : nullptr;
   }
   void FamilyDown(int slot);
 
   PeerSettings settings_;
   SessionSender* sender_;
-  std::array<FamilyPipeline*, 2> pipelines_;
-  std::array<PeerIn*, 2> in_{nullptr, nullptr};  // while the family is up
+  std::array<FamilyRouting*, 2> pipelines_;
+  std::array<RouteInput*, 2> in_{nullptr, nullptr};  // while the family is up
   PeerSourceRegistry* sources_;
   std::array<FamilyState, 2> families_;
   bool established_ = false;

@@ -1,5 +1,7 @@
 #include "bgp/stages/bgp_routing.h"
 
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 
 namespace sluice::bgp {
@@ -23,15 +25,41 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.sources = &sources_;
   ps.rib = services_.rib;
   ps.profiler = services_.profiler;
+  const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
+  if (threads > 1) {
+    sharded_ = std::make_unique<ShardedRouting>(threads, router, ps, options,
+                                                std::array<bool, 2>{config_.ipv4, config_.ipv6});
+    families_ = {sharded_->family(0), sharded_->family(1)};
+    return;
+  }
   if (config_.ipv4) {
     pipelines_[0] = std::make_unique<FamilyPipeline>(net::Family::kIPv4, router, ps, options);
   }
   if (config_.ipv6) {
     pipelines_[1] = std::make_unique<FamilyPipeline>(net::Family::kIPv6, router, ps, options);
   }
+  families_ = {pipelines_[0].get(), pipelines_[1].get()};
 }
 
-BgpRouting::~BgpRouting() = default;
+int RouterConfig::DefaultThreads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+void BgpRouting::Settle() {
+  if (sharded_ != nullptr) {
+    sharded_->Settle();
+    return;
+  }
+  io().restart();
+  while (io().poll() > 0) {
+  }
+}
+
+BgpRouting::~BgpRouting() {
+  peers_.clear();
+  sharded_.reset();  // the shards' threads stop before the stages on the loop go
+}
 
 absl::Status BgpRouting::SetIdentity(uint32_t local_as, net::IPv4Address router_id) {
   if (local_as == 0) return absl::InvalidArgumentError("AS 0 is not a valid local AS");
@@ -42,14 +70,14 @@ absl::Status BgpRouting::SetIdentity(uint32_t local_as, net::IPv4Address router_
   router.router_id = router_id;
   router.cluster_id = config_.cluster_id.value_or(router_id.value());
   router.decision = config_.decision;
-  for (auto& pipe : pipelines_) {
+  for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->SetRouter(router);
   }
   for (auto& [address, p] : peers_) {
     PeerSettings s = p->settings();
     s.ibgp = s.peer_as == local_as;
     p->set_settings(s);
-    for (auto& pipe : pipelines_) {
+    for (FamilyRouting* pipe : families_) {
       if (pipe != nullptr) pipe->UpdatePeer(s);
     }
   }
@@ -90,7 +118,7 @@ absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const RoutingPeerConfig& co
   }
   const uint32_t id = next_peer_id_++;
   PeerSettings settings = MakeSettings(config, id);
-  std::array<FamilyPipeline*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  std::array<FamilyRouting*, 2> pipes = families_;
   for (int i = 0; i < 2; ++i) {
     const AfiSafi f = i == 0 ? kIPv4Unicast : kIPv6Unicast;
     if (pipes[i] != nullptr && config.families.Has(f)) pipes[i]->AddPeer(settings);
@@ -117,7 +145,7 @@ absl::Status BgpRouting::UpdatePeer(const RoutingPeerConfig& config) {
   }
   PeerSettings settings = MakeSettings(config, p->settings().peer_id);
   p->set_settings(settings);
-  for (auto& pipe : pipelines_) {
+  for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->UpdatePeer(settings);
   }
   return absl::OkStatus();
@@ -128,7 +156,7 @@ absl::Status BgpRouting::RemovePeer(const net::IPAddress& address) {
   if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
   it->second->OnSessionDown("peer removed");
   const uint32_t id = it->second->settings().peer_id;
-  for (auto& pipe : pipelines_) {
+  for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->RemovePeer(id);
   }
   peers_.erase(it);
@@ -146,7 +174,7 @@ absl::Status BgpRouting::RequestRouteRefresh(const net::IPAddress& address, AfiS
 }
 
 namespace {
-RoutingPeerStatus MakeStatus(BgpPeer& p, std::array<FamilyPipeline*, 2> pipes) {
+RoutingPeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
   RoutingPeerStatus s;
   const PeerSettings& set = p.settings();
   s.name = set.name;
@@ -165,15 +193,12 @@ RoutingPeerStatus MakeStatus(BgpPeer& p, std::array<FamilyPipeline*, 2> pipes) {
     f.up = st.up;
     f.updates_received = st.updates_received;
     f.end_of_rib_received = st.end_of_rib_received;
-    if (PeerIn* in = pipes[i]->peer_in(set.peer_id)) f.received = in->size();
-    if (ImportFilter* imp = pipes[i]->import_filter(set.peer_id)) {
-      f.accepted = imp->counters().accepted;
-    }
-    if (PeerOut* out = pipes[i]->peer_out(set.peer_id)) {
-      f.advertised = out->counters().advertised;
-      f.updates_sent = out->counters().updates;
-      f.end_of_rib_sent = out->counters().end_of_rib_sent;
-    }
+    const PeerCounts c = pipes[i]->Counts(set.peer_id);
+    f.received = c.received;
+    f.accepted = c.accepted;
+    f.advertised = c.advertised;
+    f.updates_sent = c.updates_sent;
+    f.end_of_rib_sent = c.end_of_rib_sent;
     s.families.push_back(f);
   }
   return s;
@@ -183,7 +208,7 @@ RoutingPeerStatus MakeStatus(BgpPeer& p, std::array<FamilyPipeline*, 2> pipes) {
 
 std::vector<RoutingPeerStatus> BgpRouting::Peers() const {
   std::vector<RoutingPeerStatus> out;
-  std::array<FamilyPipeline*, 2> pipes = {pipelines_[0].get(), pipelines_[1].get()};
+  std::array<FamilyRouting*, 2> pipes = families_;
   for (const auto& [address, p] : peers_) out.push_back(MakeStatus(*p, pipes));
   return out;
 }
@@ -191,11 +216,11 @@ std::vector<RoutingPeerStatus> BgpRouting::Peers() const {
 absl::StatusOr<RoutingPeerStatus> BgpRouting::Peer(const net::IPAddress& address) const {
   auto it = peers_.find(address);
   if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
-  return MakeStatus(*it->second, {pipelines_[0].get(), pipelines_[1].get()});
+  return MakeStatus(*it->second, families_);
 }
 
 absl::Status BgpRouting::Originate(const net::Prefix& prefix, PathAttributes attributes) {
-  FamilyPipeline* pipe = pipeline(prefix.family());
+  FamilyRouting* pipe = routing(prefix.family());
   if (pipe == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat(std::string(net::FamilyName(prefix.family())), " is not enabled"));
@@ -207,35 +232,43 @@ absl::Status BgpRouting::Originate(const net::Prefix& prefix, PathAttributes att
   if (!attributes.origin) attributes.origin = Origin::kIgp;
   if (!attributes.as_path) attributes.as_path = AsPath();
   AttrRef attrs = services_.store->Intern(std::move(attributes));
-  pipe->local_in()->Announce(prefix, attrs);
-  pipe->local_in()->Push();
+  pipe->local_input()->Announce(prefix, attrs);
+  pipe->local_input()->Push();
   return absl::OkStatus();
 }
 
 absl::Status BgpRouting::WithdrawOriginated(const net::Prefix& prefix) {
-  FamilyPipeline* pipe = pipeline(prefix.family());
-  if (pipe == nullptr || !pipe->local_in()->Withdraw(prefix)) {
+  FamilyRouting* pipe = routing(prefix.family());
+  if (pipe == nullptr || !pipe->local_input()->Withdraw(prefix)) {
     return absl::NotFoundError(absl::StrCat(prefix.ToString(), " is not originated here"));
   }
-  pipe->local_in()->Push();
+  pipe->local_input()->Push();
   return absl::OkStatus();
 }
 
 void BgpRouting::OnRibBorn() {
   nexthops_->OnRibBorn();
-  for (auto& pipe : pipelines_) {
+  for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->RibBorn();
   }
 }
 
 std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {
-  FamilyPipeline* pipe = pipeline(prefix.family());
+  FamilyRouting* pipe = routing(prefix.family());
   if (pipe == nullptr) return {};
-  return pipe->decision()->Candidates(prefix);
+  return pipe->Candidates(prefix);
+}
+
+std::string BgpRouting::Describe() const {
+  std::string out = plumber_.Describe();
+  for (const FamilyRouting* pipe : families_) {
+    if (pipe != nullptr) out += pipe->DescribeShards();
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q) {
-  FamilyPipeline* pipe = pipeline(q.family);
+  FamilyRouting* pipe = routing(q.family);
   if (pipe == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat(std::string(net::FamilyName(q.family)), " is not enabled"));
@@ -247,42 +280,7 @@ absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q
     if (p == nullptr) return absl::NotFoundError(absl::StrCat("no peer ", q.peer->ToString()));
     peer_id = p->settings().peer_id;
   }
-  PeerIn* in = q.view == RibView::kAdjRibIn ? pipe->peer_in(peer_id) : nullptr;
-  if (q.view == RibView::kAdjRibIn && in == nullptr) {
-    return absl::NotFoundError("the peer does not run this family");
-  }
-  auto lookup = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
-    switch (q.view) {
-      case RibView::kAdjRibIn:
-        return in->lookup_route(p);
-      case RibView::kLocRib:
-        return pipe->decision()->lookup_route(p);
-      case RibView::kAdjRibOut:
-        return pipe->AdjRibOutLookup(peer_id, p);
-    }
-    return std::nullopt;
-  };
-  std::vector<BgpRoute> out;
-  if (q.prefix) {
-    if (std::optional<BgpRoute> r = lookup(*q.prefix)) out.push_back(std::move(*r));
-    return out;
-  }
-  auto next = [&](const std::optional<net::Prefix>& after) {
-    return q.view == RibView::kAdjRibIn ? NextPrefixIn(in->table(), after)
-                                        : pipe->loc_rib_prefixes().NextPrefix(after);
-  };
-  std::optional<net::Prefix> cursor = q.after;
-  if (q.within && (!cursor || *cursor < *q.within)) {
-    // The subtree starts at `within` itself (a covering prefix sorts first).
-    if (std::optional<BgpRoute> r = lookup(*q.within)) out.push_back(std::move(*r));
-    cursor = q.within;
-  }
-  while (out.size() < q.max) {
-    cursor = next(cursor);
-    if (!cursor || (q.within && !q.within->Contains(*cursor))) break;
-    if (std::optional<BgpRoute> r = lookup(*cursor)) out.push_back(std::move(*r));
-  }
-  return out;
+  return pipe->ReadRoutes(q, peer_id);
 }
 
 }  // namespace sluice::bgp

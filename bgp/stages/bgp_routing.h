@@ -32,8 +32,10 @@
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_peer.h"
 #include "bgp/stages/family_pipeline.h"
+#include "bgp/stages/family_routing.h"
 #include "bgp/stages/nexthop_cache.h"
 #include "bgp/stages/rib_client.h"
+#include "bgp/stages/shard_pipeline.h"
 #include "stage/plumber.h"
 #include "stage/profile.h"
 
@@ -46,6 +48,13 @@ struct RouterConfig {
   DecisionOptions decision;            // always-compare-med, default LOCAL_PREF
   bool ipv4 = true;                    // run IPv4 unicast
   bool ipv6 = true;                    // run IPv6 unicast
+  // `bgp { threads N; }` (issue 9): route processing spread over N worker threads by prefix
+  // (ShardedRouting, shard_pipeline.h); 1 is the serial pipeline, on the event loop, with no
+  // extra thread; 0 means DefaultThreads(). The configuration's default is DefaultThreads(); this
+  // struct keeps 1 so that code filling it field by field gets the serial pipeline.
+  int threads = 1;
+  // The number of hardware threads (at least 1).
+  static int DefaultThreads();
 };
 
 // What the routing side knows of a peer (the session side's PeerConfig and PeerStatus, in
@@ -102,20 +111,6 @@ struct RoutingPeerStatus {
   std::vector<Family> families;
 };
 
-enum class RibView { kAdjRibIn, kLocRib, kAdjRibOut };
-
-// Which routes to read. Routes come in prefix order; a page ends after `max` routes and the next
-// one starts `after` the last prefix returned.
-struct RouteQuery {
-  RibView view = RibView::kLocRib;
-  net::Family family = net::Family::kIPv4;
-  std::optional<net::IPAddress> peer;  // Adj-RIB-In / Adj-RIB-Out: whose
-  std::optional<net::Prefix> prefix;   // exactly this prefix
-  std::optional<net::Prefix> within;   // prefixes inside this one (itself included)
-  std::optional<net::Prefix> after;    // paging: start after this prefix
-  size_t max = 1000;
-};
-
 class BgpRouting {
  public:
   // Errors are reported by the methods; construction needs services.store.
@@ -167,12 +162,25 @@ class BgpRouting {
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query);
   // The Loc-RIB route and every candidate for one prefix (`show bgp routes PREFIX detail`).
   std::vector<BgpRoute> Candidates(const net::Prefix& prefix);
-  // `show plumbing`: every stage, one per line (Plumber::Describe).
-  std::string Describe() const { return plumber_.Describe(); }
+  // `show plumbing`: every stage, one per line (Plumber::Describe), the shards' after the loop's.
+  std::string Describe() const;
 
+  // The family's serial pipeline; null when the family is not run or runs sharded (threads > 1).
   FamilyPipeline* pipeline(net::Family family) {
-    return pipelines_[family == net::Family::kIPv6 ? 1 : 0].get();
+    return dynamic_cast<FamilyPipeline*>(routing(family));
   }
+  // The family's routing, serial or sharded; null when the family is not run.
+  FamilyRouting* routing(net::Family family) {
+    return families_[family == net::Family::kIPv6 ? 1 : 0];
+  }
+  // The worker threads of the shard stage (1: the serial pipeline, none).
+  int threads() const { return sharded_ != nullptr ? sharded_->threads() : 1; }
+  // Null with one thread.
+  ShardedRouting* sharded() { return sharded_.get(); }
+  // Runs the event loop (and waits for the shards) until nothing is left to do anywhere: every
+  // route handed over was processed, every output delivered, no handler ready. For tests and
+  // benchmarks: a process's loop never runs dry this way (timers are not waited for).
+  void Settle();
   stage::Plumber& plumber() { return plumber_; }
   boost::asio::io_context& io() { return plumber_.io(); }
   BgpPeer* peer(const net::IPAddress& address);
@@ -186,7 +194,9 @@ class BgpRouting {
   // nexthop cache), then the pipelines.
   PeerSourceRegistry sources_;
   std::unique_ptr<NexthopCache> nexthops_;
-  std::array<std::unique_ptr<FamilyPipeline>, 2> pipelines_;
+  std::array<std::unique_ptr<FamilyRouting>, 2> pipelines_;   // serial
+  std::unique_ptr<ShardedRouting> sharded_;                   // threads > 1
+  std::array<FamilyRouting*, 2> families_{nullptr, nullptr};  // whichever runs
   stage::Plumber plumber_;
   std::map<net::IPAddress, std::unique_ptr<BgpPeer>> peers_;
   uint32_t next_peer_id_ = 1;

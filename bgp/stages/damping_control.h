@@ -10,13 +10,23 @@
 //   no `damping;` any more     → Disable(X): suppressed routes are released, the stages go
 //   `show bgp damping`         → List()
 //
+// Threads (issue 9): with `bgp { threads N; }` (N > 1) every shard owns a copy of the pipeline
+// for its share of the prefixes, so a damped peer has one DampingStage per family in every shard,
+// each living on its shard's thread with its timer on that shard's event loop, and damping only
+// the prefixes of its shard — which is all a prefix's figure of merit needs (RFC 2439 §4.2 is per
+// prefix). Every operation here reaches the copies through FamilyRouting::ForEachPipeline (on
+// their threads, the event loop waiting), so the results are the same for 1 and N threads; no
+// pointer to a stage ever leaves its thread.
+//
 // Damping belongs to a configured peer: when the peer is removed its stages go with it, and a
 // peer added again must be enabled again (the router manager sends the configuration).
-// Single-threaded: every call on the routing side's event loop.
+// Every call on the routing side's event loop (it blocks until the shards have answered).
 
+#include <boost/asio/io_context.hpp>
+#include <cstddef>
 #include <functional>
 #include <memory>
-#include <string>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -32,8 +42,10 @@ struct PeerDampedPrefix {
 
 class DampingControl {
  public:
-  using ClockFactory = std::function<std::unique_ptr<DampingClock>()>;
-  // `clocks` makes each stage's clock; null: MakeAsioDampingClock on the routing side's loop.
+  // Makes the clock of a stage whose stages run on the loop `io` (the event loop's, or a shard's
+  // with threads > 1); called on that loop's thread. The clock's timer must fire on `io`.
+  using ClockFactory = std::function<std::unique_ptr<DampingClock>(boost::asio::io_context& io)>;
+  // `clocks`: null → MakeAsioDampingClock(io).
   explicit DampingControl(BgpRouting* routing, ClockFactory clocks = nullptr);
 
   // Errors: InvalidArgument (DampingParams::Validate).
@@ -43,18 +55,25 @@ class DampingControl {
   // Errors: NotFound for a peer that is not configured. Enabling twice is a no-op.
   absl::Status Enable(const net::IPAddress& peer);
   absl::Status Disable(const net::IPAddress& peer);
-  bool enabled(const net::IPAddress& peer) { return !Stages(peer).empty(); }
+  bool enabled(const net::IPAddress& peer) { return StageCount(peer) > 0; }
   // The configured peers with damping on, by address.
   std::vector<net::IPAddress> DampedPeers();
 
-  // Every damped prefix of every damped peer (or `peer` only), by peer then prefix.
+  // Every damped prefix of every damped peer (or `peer` only), merged from every shard, sorted
+  // by peer address then prefix.
   std::vector<PeerDampedPrefix> List(bool suppressed_only,
                                      const std::optional<net::IPAddress>& peer = std::nullopt);
 
-  // The peer's damping stages (one per family run; none when not damped).
-  std::vector<DampingStage*> Stages(const net::IPAddress& peer);
+  // The number of the peer's damping stages: one per family run per pipeline copy (so 2 with
+  // both families and one thread, 2·N with N shards); 0 when the peer is not damped or unknown.
+  size_t StageCount(const net::IPAddress& peer);
 
  private:
+  // Runs `fn` on the peer's DampingStage in every copy of every family's pipeline, on the copy's
+  // thread (ForEachPipeline). Copies where the peer has no stage are skipped.
+  void ForEachStage(uint32_t peer_id,
+                    const std::function<void(DampingStage&, stage::Plumber&)>& fn);
+
   BgpRouting* routing_;
   ClockFactory clocks_;
   DampingParams params_;

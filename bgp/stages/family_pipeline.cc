@@ -37,7 +37,11 @@ FamilyPipeline::FamilyPipeline(net::Family family, const RouterSettings& router,
   fanout_ = plumber_->Make<Fanout>(Name("Fanout", ""), plumber_->io());
   tail = decision_;
   Append(&tail, fanout_, &ignored, "decision");
-  if (services_.rib != nullptr) BuildRibBranch();
+  if (HasRib()) BuildRibBranch();
+}
+
+bool FamilyPipeline::HasRib() const {
+  return services_.tails != nullptr ? services_.tails->rib() : services_.rib != nullptr;
 }
 
 FamilyPipeline::~FamilyPipeline() { *self_ = nullptr; }
@@ -182,7 +186,7 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
       [weak, peer_id] {
         auto self = weak.lock();
         if (!self || *self == nullptr) return;
-        if (PeerOut* out = (*self)->peer_out(peer_id)) out->EndOfRib();
+        if (BranchTail* tail = (*self)->peer_tail(peer_id)) tail->EndOfRib();
       },
       options_.dump_slice);
   stage::Plumber::Plumb<BgpRoute>(tail, dump);
@@ -193,10 +197,19 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
                  Name("ExportFilter", name), plumber_->io(), &loc_rib_, o.reader, services_.store,
                  MakeExportConfig(b.settings, info), b.settings.export_policy),
              &ignored, name);
-  o.out = Append(&tail,
-                 plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
-                                         afi_safi(), o.reader, &loc_rib_, options_.peer_out),
-                 &ignored, name);
+  if (services_.tails != nullptr) {
+    o.tail = Append(&tail,
+                    services_.tails->MakePeerTail(plumber_, Name("PeerOut", name), peer_id,
+                                                  o.reader, &loc_rib_),
+                    &ignored, name);
+  } else {
+    o.out =
+        Append(&tail,
+               plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
+                                       afi_safi(), o.reader, &loc_rib_, options_.peer_out),
+               &ignored, name);
+    o.tail = o.out;
+  }
   b.output = o;
   dump->Start();
 }
@@ -291,23 +304,46 @@ PeerOut* FamilyPipeline::peer_out(uint32_t peer_id) {
   return it->second.output->out;
 }
 
+BranchTail* FamilyPipeline::peer_tail(uint32_t peer_id) {
+  auto it = branches_.find(peer_id);
+  if (it == branches_.end() || !it->second.output) return nullptr;
+  return it->second.output->tail;
+}
+
 ExportFilter* FamilyPipeline::export_filter(uint32_t peer_id) {
   auto it = branches_.find(peer_id);
   if (it == branches_.end() || !it->second.output) return nullptr;
   return it->second.output->exporter;
 }
 
+size_t FamilyPipeline::accepted(uint32_t peer_id) {
+  ImportFilter* f = import_filter(peer_id);
+  return f != nullptr ? f->counters().accepted : 0;
+}
+
+PeerCounts FamilyPipeline::Counts(uint32_t peer_id) {
+  PeerCounts c;
+  if (PeerIn* in = peer_in(peer_id)) c.received = in->size();
+  c.accepted = accepted(peer_id);
+  if (PeerOut* out = peer_out(peer_id)) {
+    c.advertised = out->counters().advertised;
+    c.updates_sent = out->counters().updates;
+    c.end_of_rib_sent = out->counters().end_of_rib_sent;
+  }
+  return c;
+}
+
 void FamilyPipeline::RouteRefresh(uint32_t peer_id) {
-  if (PeerOut* out = peer_out(peer_id)) out->Refresh();
+  if (BranchTail* tail = peer_tail(peer_id)) tail->Refresh();
 }
 
 void FamilyPipeline::Writable(uint32_t peer_id) {
-  if (PeerOut* out = peer_out(peer_id)) out->OnWritable();
+  if (BranchTail* tail = peer_tail(peer_id)) tail->OnWritable();
 }
 
 std::optional<BgpRoute> FamilyPipeline::AdjRibOutLookup(uint32_t peer_id,
                                                         const net::Prefix& prefix) {
-  PeerOut* out = peer_out(peer_id);
+  BranchTail* out = peer_tail(peer_id);
   if (out == nullptr || out->upstream() == nullptr) return std::nullopt;
   return out->upstream()->lookup_route(prefix);
 }
@@ -321,18 +357,26 @@ void FamilyPipeline::BuildRibBranch() {
   stage::Plumber::Plumb<BgpRoute>(rib_reader_, dump);
   BgpStage* tail = dump;
   std::vector<stage::StageBase*> ignored;
-  rib_out_ = Append(&tail,
-                    plumber_->Make<RibOut>(Name("RibOut", name), services_.rib, family_,
-                                           rib_reader_, options_.rib_out, services_.profiler),
-                    &ignored, name);
+  if (services_.tails != nullptr) {
+    rib_tail_ =
+        Append(&tail, services_.tails->MakeRibTail(plumber_, Name("RibOut", name), rib_reader_),
+               &ignored, name);
+  } else {
+    rib_out_ = Append(&tail,
+                      plumber_->Make<RibOut>(Name("RibOut", name), services_.rib, family_,
+                                             rib_reader_, options_.rib_out, services_.profiler),
+                      &ignored, name);
+    rib_tail_ = rib_out_;
+  }
   dump->Start();
 }
 
 void FamilyPipeline::RibBorn() {
-  if (services_.rib == nullptr) return;
+  if (!HasRib()) return;
   if (rib_reader_ != nullptr) RemoveOutputChain(rib_reader_);
   rib_reader_ = nullptr;
   rib_out_ = nullptr;
+  rib_tail_ = nullptr;
   BuildRibBranch();
 }
 
@@ -340,6 +384,50 @@ size_t FamilyPipeline::VerifyCaches() {
   size_t n = 0;
   for (Cache* c : caches_) n += c->Verify();
   return n;
+}
+
+}  // namespace sluice::bgp
+
+namespace sluice::bgp {
+
+absl::StatusOr<std::vector<BgpRoute>> FamilyPipeline::ReadRoutes(const RouteQuery& q,
+                                                                 uint32_t peer_id) {
+  PeerIn* in = q.view == RibView::kAdjRibIn ? peer_in(peer_id) : nullptr;
+  if (q.view == RibView::kAdjRibIn && in == nullptr) {
+    return absl::NotFoundError("the peer does not run this family");
+  }
+  auto lookup = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
+    switch (q.view) {
+      case RibView::kAdjRibIn:
+        return in->lookup_route(p);
+      case RibView::kLocRib:
+        return decision_->lookup_route(p);
+      case RibView::kAdjRibOut:
+        return AdjRibOutLookup(peer_id, p);
+    }
+    return std::nullopt;
+  };
+  std::vector<BgpRoute> out;
+  if (q.prefix) {
+    if (std::optional<BgpRoute> r = lookup(*q.prefix)) out.push_back(std::move(*r));
+    return out;
+  }
+  auto next = [&](const std::optional<net::Prefix>& after) {
+    return q.view == RibView::kAdjRibIn ? NextPrefixIn(in->table(), after)
+                                        : loc_rib_.NextPrefix(after);
+  };
+  std::optional<net::Prefix> cursor = q.after;
+  if (q.within && (!cursor || *cursor < *q.within)) {
+    // The subtree starts at `within` itself (a covering prefix sorts first).
+    if (std::optional<BgpRoute> r = lookup(*q.within)) out.push_back(std::move(*r));
+    cursor = q.within;
+  }
+  while (out.size() < q.max) {
+    cursor = next(cursor);
+    if (!cursor || (q.within && !q.within->Contains(*cursor))) break;
+    if (std::optional<BgpRoute> r = lookup(*cursor)) out.push_back(std::move(*r));
+  }
+  return out;
 }
 
 }  // namespace sluice::bgp

@@ -27,9 +27,11 @@
 
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_stage.h"
+#include "bgp/stages/branch_tail.h"
 #include "bgp/stages/decision.h"
 #include "bgp/stages/dump_stage.h"
 #include "bgp/stages/export_filter.h"
+#include "bgp/stages/family_routing.h"
 #include "bgp/stages/fanout.h"
 #include "bgp/stages/import_filter.h"
 #include "bgp/stages/nexthop_cache.h"
@@ -75,6 +77,10 @@ struct PipelineOptions {
   size_t dump_slice = 1000;         // prefixes per dump slice
   PeerOut::Options peer_out;
   RibOut::Options rib_out;
+  // The shard stage (RouterConfig::threads > 1, issue 9): routes per hand-over batch, and routes
+  // handed to one shard and not yet processed above which the event loop waits for it.
+  size_t shard_batch = 1024;
+  size_t shard_backlog = 65536;
 };
 
 struct PipelineServices {
@@ -84,56 +90,63 @@ struct PipelineServices {
   PeerSourceRegistry* sources = nullptr;
   RibRouteClient* rib = nullptr;        // null: no RIB branch
   stage::Profiler* profiler = nullptr;  // null: no profiling points
+  // Null: branches end in PeerOut and RibOut. Otherwise the factory makes their tails (a shard's
+  // copy of the pipeline, issue 9); the RIB branch exists when it says so.
+  BranchTailFactory* tails = nullptr;
 };
 
-class FamilyPipeline {
+class FamilyPipeline : public FamilyRouting {
  public:
   FamilyPipeline(net::Family family, const RouterSettings& router, PipelineServices services,
                  PipelineOptions options);
-  ~FamilyPipeline();
+  ~FamilyPipeline() override;
   FamilyPipeline(const FamilyPipeline&) = delete;
   FamilyPipeline& operator=(const FamilyPipeline&) = delete;
 
-  net::Family family() const { return family_; }
+  net::Family family() const override { return family_; }
   AfiSafi afi_safi() const { return AfiSafi{AfiOf(family_), Safi::kUnicast}; }
 
-  // New router settings (local AS, BGP Identifier, cluster id; the decision options stay): used
-  // by what is configured or comes up from now on; configured peers take them with UpdatePeer.
-  void SetRouter(const RouterSettings& router);
+  void SetRouter(const RouterSettings& router) override;
 
   // --- Peers ---------------------------------------------------------------------------------
-  void AddPeer(const PeerSettings& settings);
+  void AddPeer(const PeerSettings& settings) override;
   // New import/export settings or policies: routes move over in background walks.
-  void UpdatePeer(const PeerSettings& settings);
+  void UpdatePeer(const PeerSettings& settings) override;
   // Takes the peer away (its session must be down): its stages go once its routes are gone.
-  void RemovePeer(uint32_t peer_id);
+  void RemovePeer(uint32_t peer_id) override;
   bool HasPeer(uint32_t peer_id) const { return branches_.contains(peer_id); }
 
   // The session is Established: routes from it come from `source`; its output branch starts
   // with a dump of the Loc-RIB, then End-of-RIB.
   void PeerUp(uint32_t peer_id, const PeerSource* source, SessionSender* sender,
-              const EstablishedInfo& info);
+              const EstablishedInfo& info) override;
   // The session left Established: its routes are deleted in the background, its output branch
   // goes away.
-  void PeerDown(uint32_t peer_id);
+  void PeerDown(uint32_t peer_id) override;
   bool PeerIsUp(uint32_t peer_id) const;
   // The Adj-RIB-In of the peer: where its UPDATEs go (Announce/Withdraw/Push).
   PeerIn* peer_in(uint32_t peer_id);
+  RouteInput* input(uint32_t peer_id) override { return peer_in(peer_id); }
+  size_t accepted(uint32_t peer_id) override;
+  PeerCounts Counts(uint32_t peer_id) override;
   ImportFilter* import_filter(uint32_t peer_id);  // e.g. to plumb a Damping stage after it
-  PeerOut* peer_out(uint32_t peer_id);            // null while down
+  PeerOut* peer_out(uint32_t peer_id);            // null while down, or with other tails
+  BranchTail* peer_tail(uint32_t peer_id);        // PeerOut or the factory's; null while down
   ExportFilter* export_filter(uint32_t peer_id);  // null while down
   // RFC 2918 from the peer: re-send what it has from us.
-  void RouteRefresh(uint32_t peer_id);
+  void RouteRefresh(uint32_t peer_id) override;
   // The peer's session can take more.
-  void Writable(uint32_t peer_id);
+  void Writable(uint32_t peer_id) override;
 
   // --- Originated routes ---------------------------------------------------------------------
   PeerIn* local_in() { return local_in_; }
+  RouteInput* local_input() override { return local_in_; }
 
   // --- RIB -----------------------------------------------------------------------------------
   // A new RIB instance: rebuilds the RIB branch, which sends every route again.
-  void RibBorn();
-  RibOut* rib_out() { return rib_out_; }
+  void RibBorn() override;
+  RibOut* rib_out() { return rib_out_; }  // null without a RIB, or with other tails
+  BranchTail* rib_tail() { return rib_tail_; }
 
   // --- Reading -------------------------------------------------------------------------------
   Decision* decision() { return decision_; }
@@ -141,6 +154,16 @@ class FamilyPipeline {
   const PrefixSource& loc_rib_prefixes() const { return loc_rib_; }
   // The route the peer has from us for `prefix` (through its output branch).
   std::optional<BgpRoute> AdjRibOutLookup(uint32_t peer_id, const net::Prefix& prefix);
+  absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query,
+                                                   uint32_t peer_id) override;
+  std::vector<BgpRoute> Candidates(const net::Prefix& prefix) override {
+    return decision_->Candidates(prefix);
+  }
+
+  // One call, `fn(*this, plumber)`, at once (FamilyRouting::ForEachPipeline).
+  void ForEachPipeline(const std::function<void(FamilyPipeline&, stage::Plumber&)>& fn) override {
+    fn(*this, *plumber_);
+  }
 
   // Violations found by the CacheStages (consistency_checks only), and a check of every
   // cache against its upstream (number of new violations).
@@ -151,7 +174,8 @@ class FamilyPipeline {
   struct Output {
     FanoutReader* reader = nullptr;
     ExportFilter* exporter = nullptr;
-    PeerOut* out = nullptr;
+    BranchTail* tail = nullptr;
+    PeerOut* out = nullptr;  // the tail when it is a PeerOut
   };
   struct Branch {
     PeerSettings settings;
@@ -173,6 +197,7 @@ class FamilyPipeline {
   ExportConfig MakeExportConfig(const PeerSettings& s, const EstablishedInfo& info) const;
   // Unplumbs and retires the chain that hangs off `reader` (and the reader).
   void RemoveOutputChain(FanoutReader* reader);
+  bool HasRib() const;
   void BuildRibBranch();
   void FinishRemoval(uint32_t peer_id);
   std::string Name(const std::string& kind, const std::string& peer) const;
@@ -191,6 +216,7 @@ class FamilyPipeline {
   Fanout* fanout_ = nullptr;
   FanoutReader* rib_reader_ = nullptr;
   RibOut* rib_out_ = nullptr;
+  BranchTail* rib_tail_ = nullptr;
   int rib_generation_ = 0;
   std::map<uint32_t, Branch> branches_;
   // Table sets of removed branches, kept until their stages are destroyed.

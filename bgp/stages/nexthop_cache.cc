@@ -108,14 +108,14 @@ void NexthopCache::Release(const net::IPAddress& nexthop) {
   if (deregister && client_ != nullptr) Deregister(*deregister);
 }
 
-void NexthopCache::Subscribe(Subscriber* s) {
+void NexthopCache::Subscribe(Subscriber* s, boost::asio::io_context* loop) {
   std::lock_guard<std::mutex> lock(mu_);
-  subscribers_.push_back(s);
+  subscribers_.push_back(Subscription{s, loop != nullptr ? loop : &io_});
 }
 
 void NexthopCache::Unsubscribe(Subscriber* s) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::erase(subscribers_, s);
+  std::erase_if(subscribers_, [s](const Subscription& x) { return x.subscriber == s; });
 }
 
 void NexthopCache::OnInvalid(const net::Prefix& valid_subnet) {
@@ -155,21 +155,38 @@ size_t NexthopCache::cached_subnets() const {
 }
 
 void NexthopCache::Notify(const net::Prefix& subnet) {
+  std::vector<boost::asio::io_context*> loops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Subscription& s : subscribers_) {
+      if (std::find(loops.begin(), loops.end(), s.loop) == loops.end()) loops.push_back(s.loop);
+    }
+    // Posted under the lock: a subscriber that unsubscribes (before its loop goes away) is
+    // sure no handler is posted to that loop for it afterwards.
+    for (boost::asio::io_context* loop : loops) NotifyOn(loop, subnet);
+  }
+}
+
+void NexthopCache::NotifyOn(boost::asio::io_context* loop, const net::Prefix& subnet) {
   std::weak_ptr<NexthopCache*> weak = self_;
-  boost::asio::post(io_, [weak, subnet] {
+  boost::asio::post(*loop, [weak, loop, subnet] {
     auto self = weak.lock();
     if (!self || *self == nullptr) return;
     NexthopCache* cache = *self;
     std::vector<Subscriber*> subscribers;
     {
       std::lock_guard<std::mutex> lock(cache->mu_);
-      subscribers = cache->subscribers_;
+      for (const Subscription& s : cache->subscribers_) {
+        if (s.loop == loop) subscribers.push_back(s.subscriber);
+      }
     }
     for (Subscriber* s : subscribers) {
       // A subscriber may unsubscribe (be destroyed) while others run: check it is still there.
+      // Only this thread unsubscribes the subscribers of this loop.
       {
         std::lock_guard<std::mutex> lock(cache->mu_);
-        if (std::find(cache->subscribers_.begin(), cache->subscribers_.end(), s) ==
+        if (std::find_if(cache->subscribers_.begin(), cache->subscribers_.end(),
+                         [s](const Subscription& x) { return x.subscriber == s; }) ==
             cache->subscribers_.end()) {
           continue;
         }

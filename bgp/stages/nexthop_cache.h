@@ -8,12 +8,12 @@
 //   std::optional<NexthopAnswer> a = cache.Lookup(nh);   // nullopt: asked the RIB, wait
 //
 // Lookup answers from the cached subnet containing `nexthop`; when none does, it registers
-// interest with the RIB (once per address until answered) and returns nullopt. Lookup, Use and
-// Release may be called from any thread; the interest client is only called on the event loop
-// (registrations are posted to it). When an answer
-// arrives, and when the RIB invalidates a subnet, subscribers (the resolver stages) are told
-// which subnet changed, always from a fresh handler on the event loop (never from inside
-// Lookup): they then Lookup their own nexthops in it again.
+// interest with the RIB (once per address until answered) and returns nullopt. Lookup, Use,
+// Release, Subscribe and Unsubscribe may be called from any thread; the interest client is only
+// called on the event loop (registrations are posted to it). When an answer arrives, and when the
+// RIB invalidates a subnet, subscribers (the resolver stages) are told which subnet changed,
+// always from a fresh handler on the subscriber's loop (the event loop, or a shard's: never from
+// inside Lookup): they then Lookup their own nexthops in it again.
 //
 // Without an interest client every nexthop resolves with metric 0 (BGP without a RIB).
 //
@@ -63,7 +63,9 @@ class NexthopCache {
   void Use(const net::IPAddress& nexthop);
   void Release(const net::IPAddress& nexthop);
 
-  void Subscribe(Subscriber* s);
+  // `loop`: where the subscriber is told (its own thread's event loop, e.g. a shard's); null:
+  // the cache's loop. A subscriber unsubscribes on its own loop's thread.
+  void Subscribe(Subscriber* s, boost::asio::io_context* loop = nullptr);
   void Unsubscribe(Subscriber* s);
 
   // From the RIB: the answer for `valid_subnet` no longer holds.
@@ -93,7 +95,12 @@ class NexthopCache {
   // predate the change, so it is dropped and the address asked again.
   absl::flat_hash_set<net::IPAddress> stale_;
   absl::flat_hash_map<net::IPAddress, uint32_t> uses_;
-  std::vector<Subscriber*> subscribers_;
+  struct Subscription {
+    Subscriber* subscriber;
+    boost::asio::io_context* loop;
+  };
+  void NotifyOn(boost::asio::io_context* loop, const net::Prefix& subnet);
+  std::vector<Subscription> subscribers_;
   uint64_t registrations_ = 0;
   // Handlers posted to the loop hold this; the cache clears it when destroyed.
   std::shared_ptr<NexthopCache*> self_;

@@ -21,7 +21,7 @@ NexthopResolver::NexthopResolver(std::string name, boost::asio::io_context& io, 
                 .done = [this] { WalkDone(); },
             }),
       release_task_(io, name + " release", [this] { return ReleaseSlice(); }) {
-  cache_->Subscribe(this);
+  cache_->Subscribe(this, &io);  // told on its own loop (a shard's, when sharded)
 }
 
 NexthopResolver::~NexthopResolver() {

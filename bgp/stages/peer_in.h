@@ -20,6 +20,7 @@
 #include <string>
 
 #include "bgp/stages/bgp_stage.h"
+#include "bgp/stages/family_routing.h"
 #include "stage/plumber.h"
 #include "stage/profile.h"
 
@@ -27,7 +28,7 @@ namespace sluice::bgp {
 
 class DeletionStage;
 
-class PeerIn : public BgpLinearStage {
+class PeerIn : public BgpLinearStage, public RouteInput {
  public:
   struct Options {
     // Mark every route resolved with IGP metric 0 (locally originated routes, which skip the
@@ -52,11 +53,11 @@ class PeerIn : public BgpLinearStage {
   const PeerSource* source() const { return source_; }
 
   // Adds or replaces the route for `prefix`. Ignored (returns false) before SessionUp.
-  bool Announce(const net::Prefix& prefix, const AttrRef& attrs, uint32_t path_id = 0);
+  bool Announce(const net::Prefix& prefix, const AttrRef& attrs, uint32_t path_id = 0) override;
   // Removes the route for `prefix`; false when there was none.
-  bool Withdraw(const net::Prefix& prefix);
+  bool Withdraw(const net::Prefix& prefix) override;
   // End of a batch: pushes downstream.
-  void Push();
+  void Push() override;
   // Hands the table to a new Deletion stage (when it holds routes) and starts empty. Returns
   // the Deletion stage, or nullptr when there was nothing to delete.
   DeletionStage* SessionDown();

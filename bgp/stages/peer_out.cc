@@ -5,10 +5,14 @@
 
 namespace sluice::bgp {
 
+namespace {
+constexpr size_t kKeepOps = 16384;  // changes a batch may hold and keep its buffers for the next
+}  // namespace
+
 PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
                  const SessionParams& params, AfiSafi family, FlowControl* reader,
                  const PrefixSource* loc_rib, Options options)
-    : BgpLinearStage(name),
+    : BranchTail(name),
       sender_(sender),
       family_(family),
       reader_(reader),
@@ -20,9 +24,7 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
                        [this](const net::Prefix& p) {
                          if (upstream_ == nullptr) return;
                          if (std::optional<BgpRoute> r = upstream_->lookup_route(p)) {
-                           Op& op = Pending(p, r->attrs);
-                           op.to = r->attrs;
-                           op.force = true;
+                           Readvertise(*r);
                          }
                        },
                    .end_of_slice = [this] { Flush(); },
@@ -43,6 +45,12 @@ PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, const AttrRef& from) {
   return ops_[it->second];
 }
 
+void PeerOut::Readvertise(const BgpRoute& route) {
+  Op& op = Pending(route.net, route.attrs);
+  op.to = route.attrs;
+  op.force = true;
+}
+
 void PeerOut::add_route(const BgpRoute& route, BgpStage*) {
   Pending(route.net, AttrRef()).to = route.attrs;
 }
@@ -61,7 +69,9 @@ void PeerOut::Flush() {
   groups_used_ = 0;
   group_index_.clear();
   for (Op& op : ops_) {
-    if (op.from == op.to && !op.force) continue;
+    // Unchanged: nothing to send — unless re-announced (a refresh), and only what the peer has:
+    // an add, a refresh and a delete in one batch leave nothing to withdraw.
+    if (op.from == op.to && (!op.force || !op.to)) continue;
     if (!op.to) {
       withdraw_.push_back(Nlri{op.prefix, 0, family_.safi});
       --counters_.advertised;
@@ -79,6 +89,10 @@ void PeerOut::Flush() {
   }
   ops_.clear();
   op_index_.clear();
+  if (ops_.capacity() > kKeepOps) {  // a burst's batch is not kept for the next one
+    std::vector<Op>().swap(ops_);
+    op_index_ = {};
+  }
   if (withdraw_.empty() && groups_used_ == 0) return;
   std::vector<uint8_t> out;
   int messages = 0;

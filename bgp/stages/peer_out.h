@@ -31,12 +31,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_stage.h"
+#include "bgp/stages/branch_tail.h"
 #include "bgp/stages/prefix_walk.h"
 #include "bgp/wire/update_encoder.h"
 
 namespace sluice::bgp {
 
-class PeerOut : public BgpLinearStage {
+class PeerOut : public BranchTail {
  public:
   struct Options {
     size_t high_water = 1 << 20;  // octets of send backlog above which the branch is blocked
@@ -65,11 +66,14 @@ class PeerOut : public BgpLinearStage {
   void push(BgpStage* caller) override { Flush(); }
 
   // Sends End-of-RIB for the family (after flushing what is pending).
-  void EndOfRib();
+  void EndOfRib() override;
   // Re-announces everything the peer has from us (RFC 2918), in the background.
-  void Refresh();
+  void Refresh() override;
   // The session's backlog drained.
-  void OnWritable();
+  void OnWritable() override;
+  // Announces `route` again even if the peer has it (what a refresh does for each prefix; the
+  // shards' refresh walks use it when PeerOut is where their outputs meet).
+  void Readvertise(const BgpRoute& route);
 
   const Counters& counters() const { return counters_; }
   bool blocked() const { return blocked_; }

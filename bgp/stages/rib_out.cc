@@ -7,7 +7,7 @@ namespace sluice::bgp {
 
 RibOut::RibOut(std::string name, RibRouteClient* client, net::Family family, FlowControl* reader,
                Options options, stage::Profiler* profiler)
-    : BgpLinearStage(std::move(name)),
+    : BranchTail(std::move(name)),
       client_(client),
       family_(family),
       reader_(reader),

@@ -19,12 +19,13 @@
 #include <string>
 
 #include "bgp/stages/bgp_stage.h"
+#include "bgp/stages/branch_tail.h"
 #include "bgp/stages/rib_client.h"
 #include "stage/profile.h"
 
 namespace sluice::bgp {
 
-class RibOut : public BgpLinearStage {
+class RibOut : public BranchTail {
  public:
   struct Options {
     size_t batch = 1000;  // changes per batch

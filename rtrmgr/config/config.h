@@ -156,7 +156,7 @@ struct BgpConfig {
   bool enabled = false;  // a `bgp { }` block is present
   uint32_t local_as = 0;
   net::IPv4Address bgp_id;
-  uint32_t threads = 1;   // shard stage workers, 1..256
+  uint32_t threads = 0;   // shard stage workers, 1..256; 0 (unset): the hardware threads
   DampingConfig damping;  // parameters for the peers with `damping;`
   // Listening sockets, in file order; none: port 179 on 0.0.0.0 and ::.
   std::vector<BgpListen> listen;

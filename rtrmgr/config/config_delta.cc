@@ -343,7 +343,11 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
   static const std::vector<Field<BgpConfig>> kFields = {
       {"local-as", [](const BgpConfig& b) { return b.enabled ? absl::StrCat(b.local_as) : ""; }},
       {"bgp-id", [](const BgpConfig& b) { return b.enabled ? b.bgp_id.ToString() : ""; }},
-      {"threads", [](const BgpConfig& b) { return b.enabled ? absl::StrCat(b.threads) : ""; }},
+      {"threads",
+       [](const BgpConfig& b) {
+         if (!b.enabled) return std::string();
+         return b.threads == 0 ? std::string("default") : absl::StrCat(b.threads);
+       }},
       {"damping", [](const BgpConfig& b) { return b.enabled ? DampingText(b.damping) : ""; }},
   };
   const BgpConfig& a = ca.bgp;

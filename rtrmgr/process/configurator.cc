@@ -422,7 +422,6 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
     return;
   }
   if (b.started || b.identity_changed) SetIdentity(batch, next.bgp);
-  if (b.threads_changed) batch->Error("bgp threads: takes effect when sluice-bgp restarts");
   for (const BgpListen& l : b.listen_removed) Listen(batch, l, true);
   for (const BgpListen& l : b.listen_added) Listen(batch, l, false);
   if (b.damping_changed) Damping(batch, next.bgp.damping);

@@ -54,8 +54,13 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
   if (name == "rib") {
     return {bin + "/rib/sluice-rib", "--finder", finder_address(), "--instance", "rib"};
   }
-  return {bin + "/bgp/process/sluice-bgp", "--finder", finder_address(), "--instance",
-          options_.bgp_instance};
+  std::vector<std::string> argv = {bin + "/bgp/process/sluice-bgp", "--finder", finder_address(),
+                                   "--instance", options_.bgp_instance};
+  if (running_.bgp.threads != 0) {  // else sluice-bgp's default: the hardware threads
+    argv.push_back("--threads");
+    argv.push_back(absl::StrCat(running_.bgp.threads));
+  }
+  return argv;
 }
 
 absl::Status RouterManager::WriteAccessList(const Config& config) {
@@ -184,6 +189,12 @@ void RouterManager::Reload(
     } else if (const Supervisor::Child* f = supervisor_.Find("finder"); f && f->pid > 0) {
       kill(f->pid, SIGHUP);
     }
+  }
+  if (delta.bgp.threads_changed && configured_.count("bgp")) {
+    // The shard stage's threads are fixed for a process's life: sluice-bgp restarts, its peers
+    // reconnect and the configuration is pushed again when it registers.
+    configured_["bgp"] = false;
+    supervisor_.Restart("bgp", std::chrono::milliseconds(5000));
   }
   if (delta.fea.restart) {
     configured_["fea"] = false;

@@ -112,21 +112,27 @@ class FakeRib : public RibRouteClient {
     max_batch = std::max(max_batch, batch.size());
     ++in_flight;
     max_in_flight = std::max(max_in_flight, in_flight);
-    boost::asio::post(io_, [this, batch = std::move(batch), done = std::move(done)] {
-      --in_flight;
-      if (fail) {
-        done(absl::UnavailableError("rib is gone"));
-        return;
-      }
-      for (const RibRouteChange& c : batch) {
-        if (c.op == RibRouteChange::Op::kAdd) {
-          routes[c.prefix] = c;
-        } else if (!routes.erase(c.prefix)) {
-          errors.push_back("delete of " + c.prefix.ToString() + " not in the RIB");
-        }
-      }
-      done(absl::OkStatus());
-    });
+    boost::asio::post(
+        io_, [this, batch = std::move(batch), done = std::move(done), generation = generation_] {
+          --in_flight;
+          if (fail || generation != generation_) {
+            done(absl::UnavailableError("rib is gone"));
+            return;
+          }
+          for (const RibRouteChange& c : batch) {
+            if (c.op == RibRouteChange::Op::kAdd) {
+              routes[c.prefix] = c;
+            } else if (!routes.erase(c.prefix)) {
+              errors.push_back("delete of " + c.prefix.ToString() + " not in the RIB");
+            }
+          }
+          done(absl::OkStatus());
+        });
+  }
+  // A new RIB instance: it holds nothing, and batches sent to the old one are lost.
+  void Reborn() {
+    routes.clear();
+    ++generation_;
   }
   bool fail = false;
   size_t batches = 0, max_batch = 0, in_flight = 0, max_in_flight = 0;
@@ -135,6 +141,7 @@ class FakeRib : public RibRouteClient {
 
  private:
   boost::asio::io_context& io_;
+  int generation_ = 0;
 };
 
 // NexthopInterestClient answering from a table of covering routes: the valid subnet is the

@@ -112,5 +112,26 @@ TEST_F(PeerOutTest, RouteRefreshReannouncesEverything) {
   EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
 }
 
+TEST_F(PeerOutTest, ARefreshOfAPrefixAddedAndDeletedInOneBatchSendsNothing) {
+  // The shard stage delivers a refresh's re-announcement in the same batch as the changes
+  // around it: announced, re-announced and withdrawn before the push, the peer never had it.
+  BgpRoute r;
+  r.net = N(7);
+  r.attrs = a_;
+  out_->add_route(r, nullptr);
+  out_->Readvertise(r);
+  out_->delete_route(r, nullptr);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 0u);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+  // A re-announcement of what the peer has goes out again.
+  out_->add_route(r, nullptr);
+  out_->push(nullptr);
+  out_->Readvertise(r);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->announced, 2u);
+  EXPECT_EQ(out_->counters().advertised, 1u);
+}
+
 }  // namespace
 }  // namespace sluice::bgp

@@ -106,7 +106,7 @@ const DeltaCase kCases[] = {
      "bgp: bgp-id 192.0.2.1 -> 192.0.2.9 (every session restarts)\n"
      "bgp: peer 127.0.0.2 changed: local identity changed => reset the session\n"
      "bgp: peer 127.0.0.3 changed: local identity changed => reset the session\n"},
-    {"threads", "bgp-id 192.0.2.1;", "bgp-id 192.0.2.1; threads 4;", "bgp: threads 1 -> 4\n"},
+    {"threads", "bgp-id 192.0.2.1;", "bgp-id 192.0.2.1; threads 4;", "bgp: threads default -> 4\n"},
     {"damping parameters", "bgp-id 192.0.2.1;", "bgp-id 192.0.2.1; damping { half-life 10m; }",
      "bgp: damping half-life 15m reuse 750 suppress 6000 max-suppress 1h -> half-life 10m reuse "
      "750 suppress 6000 max-suppress 1h\n"

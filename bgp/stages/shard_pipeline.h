@@ -1,0 +1,105 @@
+#pragma once
+// ShardedRouting: the BGP pipeline spread over N worker threads (issue 9; DESIGN.md § The shard
+// stage; Juniper's RIB sharding with update threads). `bgp { threads N; }` with N > 1.
+//
+//   event loop                                  shard i (worker thread i, its own loop)
+//   BgpPeer ─UPDATE─▶ RouteInput ─ShardIn─▶      FamilyPipeline copy, for the prefixes with
+//     (hash of the prefix picks the shard)        ShardOf(prefix, N) == i:
+//                                                 PeerIn → [Deletion] → ImportFilter →
+//                                                 NexthopResolver → Decision → Fanout ─┬→
+//                                                 ExportFilter(P) → ShardTail
+//                                                                                      └→
+//                                                                                      ShardTail(rib)
+//   PeerOut(P) ◀─ShardOut─ (every shard's changes of one UPDATE, then one push)
+//   RibOut     ◀─ShardOut─
+//
+// Each shard owns everything that is per prefix: the Adj-RIB-In of its prefixes (PeerIn and
+// Deletion stages), the filters, the resolver's records, Decision and the Fanout's queue — so
+// every lookup a stage makes on the hot path (Decision asking each peer's branch, re-filter and
+// dump walks) stays on the shard's thread, and no shard reads another's state. What is not per
+// prefix stays central: nexthop resolution (one NexthopCache read by every shard; its RIB calls
+// run on the event loop) and the attribute store (thread-safe).
+//
+// Outputs meet on the event loop in each peer's PeerOut: the ShardRunner delivers, epoch by epoch
+// (one UPDATE in = one epoch), every shard's changes of that UPDATE and then pushes once, so
+// PeerOut groups prefixes that share an attribute set across all shards into one UPDATE — the
+// same UPDATEs as the serial pipeline. End-of-RIB goes out when every shard's dump is done.
+// Flow control: when a peer's PeerOut (or RibOut) blocks, every shard's FanoutReader of that
+// branch is blocked (a command in order with the routes), and unblocked likewise.
+//
+// Reads (`show` commands, counters) run on the shards' threads through ShardRunner::Query and
+// merge the answers; the event loop waits for them. Control that reaches into stages (damping:
+// FamilyRouting::ForEachPipeline) runs on each shard's thread in turn the same way. The accepted-prefix count the session checks
+// after each UPDATE (max-prefix) is published by the shards after each UPDATE they process, so it
+// lags by the UPDATEs in flight.
+//
+// Policy changes: BgpRouting::UpdatePeer reaches every shard at once; a new filter put into a
+// peer's FilterSlot without UpdatePeer is noticed at the peer's next UPDATE (import) or within 64
+// UPDATEs of any peer (export), then every shard re-filters its share.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "bgp/stages/family_pipeline.h"
+#include "bgp/stages/family_routing.h"
+#include "bgp/stages/shard_tail.h"
+#include "stage/shard_runner.h"
+
+namespace sluice::bgp {
+
+class ShardedRouting {
+ public:
+  // `threads` shards (worker threads). `services`: the event loop's (its Plumber owns the PeerOut
+  // and RibOut stages where the shards' outputs meet); `families[i]`: run IPv4 (0) / IPv6 (1).
+  ShardedRouting(int threads, const RouterSettings& router, PipelineServices services,
+                 PipelineOptions options, std::array<bool, 2> families);
+  ~ShardedRouting();
+  ShardedRouting(const ShardedRouting&) = delete;
+  ShardedRouting& operator=(const ShardedRouting&) = delete;
+
+  // The family's routing (slot 0 IPv4, 1 IPv6); null when not run.
+  FamilyRouting* family(int slot);
+  int threads() const;
+  // Until the shards and the loop have nothing left to do (tests, benchmarks).
+  void Settle();
+  // Consistency violations the shards' CacheStages found (PipelineOptions::consistency_checks),
+  // after a check of every cache against its upstream.
+  std::vector<std::string> Violations();
+
+  struct Worker;  // one shard's side (defined in the .cc)
+  using Runner = stage::ShardRunner<Worker, ShardIn, ShardOut>;
+
+ private:
+  class Family;
+  class Input;
+  class Control;
+  struct Consumer;
+
+  // Event loop side.
+  uint32_t NewBranch() { return next_branch_++; }
+  Consumer* AddConsumer(uint32_t branch, BranchTail* stage, PeerOut* out, int dumps);
+  void RemoveConsumer(uint32_t branch);
+  void Deliver(int shard, std::span<ShardOut> items);
+  void Delivered();
+  void PushTouched();
+  void EndOfBatch();
+
+  RouterSettings router_;
+  PipelineServices services_;
+  PipelineOptions options_;
+  std::unique_ptr<Runner> runner_;
+  std::array<std::unique_ptr<Family>, 2> families_;
+  absl::flat_hash_map<uint32_t, std::unique_ptr<Consumer>> consumers_;
+  std::vector<std::unique_ptr<Consumer>> dead_;  // removed during a delivery; freed after it
+  std::vector<Consumer*> touched_;
+  bool push_posted_ = false;
+  uint32_t next_branch_ = 1;
+  uint64_t pushes_ = 0;
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // for handlers posted to the loop
+};
+
+}  // namespace sluice::bgp

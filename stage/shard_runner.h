@@ -1,0 +1,677 @@
+#pragma once
+// ShardRunner: the engine of the shard stage (DESIGN.md § The shard stage; issue 9). It runs N
+// shards — each a sub-network of stages built by a factory and owned by one worker thread with its
+// own event loop and Plumber — and carries work to them and results back in batches.
+//
+//   main loop                               shard i (worker thread i, its own io_context)
+//   Send(i, item) ... EndEpoch()  ──batch──▶ process(shard, items); end_epoch(shard, e)
+//   Command(i, fn)   (in order with items)  fn(shard)
+//   deliver(i, outputs); delivered()  ◀──batch── Context::Emit(out) ... (at the end of each run)
+//
+// Hand-over: one single-producer/single-consumer queue (spsc_queue.h) per direction per shard.
+// The producer fills a batch in place; a batch leaves when it holds `batch_items` items or at
+// Flush() (which the runner posts to the main loop after the first item of a burst, so a batch
+// leaves at the latest when the current handler returns); the consumer's loop is woken by one
+// post per burst, not per batch. Nothing is locked or allocated per item once the queues have
+// grown to their working size.
+//
+// Epochs: EndEpoch() marks the end of one batch of upstream work (one UPDATE) in every shard's
+// stream. Results are delivered epoch by epoch: `deliver` gets each shard's outputs of the
+// oldest epoch not yet delivered, once every shard has finished it, then `delivered` runs — so a
+// merge point downstream (UPDATE packing) sees what all the shards made of one upstream batch
+// together, as the serial pipeline would have — also when an epoch's items reach a shard in two
+// batches (its outputs so far leave unmarked and are delivered with the epoch's end). Outputs a
+// shard makes on its own between epochs (background slices) go with the epoch it finished last,
+// or straight on if that one was delivered already. Within one shard, outputs keep their order.
+//
+// Commands run on the shard's thread between the items sent before and after them (peer up and
+// down, configuration). Query() runs a function on a shard's thread in order with its input and
+// waits for the answer: the main loop blocks until that shard has worked through what it was sent
+// before. A shard never waits for the main loop, so this cannot deadlock. Send() also waits when a
+// shard has more than `max_backlog` items not yet processed (the pipeline moves at the shards'
+// speed and memory stays bounded; the wait is at most that backlog's processing time).
+//
+// With shards = 1 and `inline_single` (the default), there is no worker thread: the shard lives on
+// the main loop and each epoch is processed when it ends and delivered right after.
+//
+// Threads: Send, EndEpoch, Command, Flush, Query, Settle and the destructor on the main loop's
+// thread only; `make`, `process`, `end_epoch` and commands on the shard's thread; `deliver` and
+// `delivered` on the main loop.
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "net/prefix.h"
+#include "stage/plumber.h"
+#include "stage/spsc_queue.h"
+
+namespace sluice::stage {
+
+// Which of `shards` shards handles `prefix`: a fixed hash (the same in every run), so that every
+// route of one prefix goes to the same shard.
+inline int ShardOf(const net::Prefix& prefix, int shards) {
+  if (shards <= 1) return 0;
+  uint64_t hi, lo;
+  if (prefix.is_v4()) {
+    hi = uint64_t{prefix.v4().value()} << 32;
+    lo = 0;
+  } else {
+    hi = prefix.v6().hi();
+    lo = prefix.v6().lo();
+  }
+  uint64_t x = hi ^ (lo * 0x9e3779b97f4a7c15ULL) ^ (uint64_t(prefix.length()) << 1);
+  // splitmix64's finalizer.
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return static_cast<int>(x % static_cast<uint64_t>(shards));
+}
+
+struct ShardOptions {
+  int shards = 1;
+  size_t batch_items = 1024;   // items per batch before it is handed over
+  size_t max_backlog = 65536;  // items sent to one shard and not yet processed before Send waits
+  bool inline_single = true;   // shards == 1: no worker thread
+  std::string name = "shard";  // worker thread names: "<name>/<i>" (at most 15 characters)
+};
+
+template <class Shard, class In, class Out>
+class ShardRunner {
+  struct Worker;
+
+ public:
+  // What a shard's stages use: the shard's loop and Plumber, and the way back to the main loop.
+  class Context {
+   public:
+    int index() const { return w_->index; }
+    int shards() const { return runner_->shards(); }
+    boost::asio::io_context& io() { return *w_->io; }
+    Plumber& plumber() { return *w_->plumber; }
+    // Appends an output; it leaves with the current epoch's, or at the end of the current handler.
+    Out& Emit() {
+      OutBatch& b = runner_->OpenOut(*w_);
+      b.items.emplace_back();
+      w_->unmarked = true;
+      return b.items.back();
+    }
+    void Emit(Out item) { Emit() = std::move(item); }
+    // Outputs emitted outside the processing of input (a background slice) leave once the
+    // current handler returns; call after emitting them (cheap when repeated).
+    void Flush() { runner_->RequestOutFlush(*w_); }
+
+   private:
+    friend class ShardRunner;
+    ShardRunner* runner_ = nullptr;
+    Worker* w_ = nullptr;
+  };
+
+  struct Callbacks {
+    std::function<std::unique_ptr<Shard>(Context&)> make;    // shard thread
+    std::function<void(Shard&, std::span<In>)> process;      // shard thread
+    std::function<void(Shard&, uint64_t epoch)> end_epoch;   // shard thread
+    std::function<void(int shard, std::span<Out>)> deliver;  // main loop
+    std::function<void()> delivered;                         // main loop
+  };
+
+  ShardRunner(boost::asio::io_context& main, ShardOptions options, Callbacks callbacks)
+      : main_(main),
+        options_(std::move(options)),
+        cb_(std::move(callbacks)),
+        alive_(std::make_shared<ShardRunner*>(this)) {
+    const int n = std::max(1, options_.shards);
+    options_.shards = n;
+    inline_ = n == 1 && options_.inline_single;
+    for (int i = 0; i < n; ++i) {
+      auto w = std::make_unique<Worker>();
+      w->index = i;
+      w->ctx.runner_ = this;
+      w->ctx.w_ = w.get();
+      if (inline_) {
+        w->io = &main_;
+      } else {
+        w->own_io = std::make_unique<boost::asio::io_context>();
+        w->io = w->own_io.get();
+      }
+      w->plumber = std::make_unique<Plumber>(*w->io);
+      workers_.push_back(std::move(w));
+    }
+    for (auto& w : workers_) {
+      if (inline_) {
+        w->shard = cb_.make(w->ctx);
+        continue;
+      }
+      Worker* raw = w.get();
+      w->guard.emplace(w->io->get_executor());
+      std::promise<void> built;
+      std::future<void> ready = built.get_future();
+      w->thread = std::thread([this, raw, &built] {
+        const std::string name = options_.name + "/" + std::to_string(raw->index);
+        pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+        raw->shard = cb_.make(raw->ctx);
+        built.set_value();
+        WorkerLoop(*raw);
+      });
+      ready.wait();
+    }
+  }
+
+  ~ShardRunner() {
+    *alive_ = nullptr;
+    for (auto& w : workers_) {
+      if (inline_) break;
+      // The shard's stages go on their own thread, then the loop stops.
+      Worker* raw = w.get();
+      boost::asio::post(*raw->io, [raw] {
+        raw->plumber.reset();  // the stages first: they may use what the shard owns
+        raw->shard.reset();
+        raw->stopping.store(true, std::memory_order_relaxed);
+        raw->guard.reset();
+        raw->io->stop();
+      });
+      raw->thread.join();
+    }
+    for (auto& w : workers_) {  // inline, or what a stopped loop left behind
+      w->plumber.reset();
+      w->shard.reset();
+    }
+  }
+
+  ShardRunner(const ShardRunner&) = delete;
+  ShardRunner& operator=(const ShardRunner&) = delete;
+
+  int shards() const { return options_.shards; }
+  bool threaded() const { return !inline_; }
+  int ShardFor(const net::Prefix& prefix) const { return ShardOf(prefix, options_.shards); }
+  uint64_t epoch() const { return epoch_; }
+
+  // --- Main loop -----------------------------------------------------------------------------
+  // Appends an item for shard `i`; returns it to fill in.
+  In& Add(int i) {
+    Worker& w = *workers_[i];
+    if (w.open_in != nullptr && w.open_in->items.size() >= options_.batch_items) HandOver(w);
+    InBatch& b = OpenIn(w);
+    b.items.emplace_back();
+    return b.items.back();
+  }
+  void Send(int i, In item) { Add(i) = std::move(item); }
+
+  // Ends an epoch in every shard's stream.
+  void EndEpoch() {
+    ++epoch_;
+    for (auto& w : workers_) {
+      InBatch& b = OpenIn(*w);
+      b.marks.push_back(Mark{static_cast<uint32_t>(b.items.size()), epoch_, kNoCommand});
+    }
+    if (inline_) HandOver(*workers_[0]);
+  }
+
+  // Runs `fn` on shard `i`'s thread, after the items sent before it.
+  void Command(int i, std::function<void(Shard&)> fn) { AddCommand(i, std::move(fn), true); }
+
+ private:
+  void AddCommand(int i, std::function<void(Shard&)> fn, bool post_flush) {
+    Worker& w = *workers_[i];
+    InBatch& b = OpenIn(w, post_flush);
+    b.commands.push_back(std::move(fn));
+    b.marks.push_back(Mark{static_cast<uint32_t>(b.items.size()), 0,
+                           static_cast<uint32_t>(b.commands.size() - 1)});
+    if (inline_) HandOver(w);
+  }
+
+ public:
+  // The same command on every shard (given the shard's index).
+  void CommandAll(const std::function<void(Shard&, int)>& fn) {
+    for (int i = 0; i < shards(); ++i) {
+      Command(i, [fn, i](Shard& s) { fn(s, i); });
+    }
+  }
+
+  // Hands every open batch over now.
+  void Flush() {
+    flush_posted_ = false;
+    for (auto& w : workers_) {
+      if (w->open_in != nullptr) HandOver(*w);
+    }
+  }
+
+  // Runs `fn(shard)` on shard `i`'s thread after everything sent to it before, and returns its
+  // result. Blocks the main loop until then.
+  template <class F>
+  auto Query(int i, F&& fn) -> std::invoke_result_t<F&, Shard&> {
+    using R = std::invoke_result_t<F&, Shard&>;
+    Worker& w = *workers_[i];
+    if (inline_) {
+      Flush();
+      return fn(*w.shard);
+    }
+    std::promise<R> promise;
+    std::future<R> future = promise.get_future();
+    AddCommand(
+        i,
+        [&fn, &promise](Shard& s) {
+          if constexpr (std::is_void_v<R>) {
+            fn(s);
+            promise.set_value();
+          } else {
+            promise.set_value(fn(s));
+          }
+        },
+        false);
+    HandOver(w);
+    return future.get();
+  }
+  // `fn(shard, index)` on every shard, concurrently; waits for all.
+  template <class F>
+  auto QueryAll(F&& fn) -> std::vector<std::invoke_result_t<F&, Shard&, int>> {
+    using R = std::invoke_result_t<F&, Shard&, int>;
+    std::vector<R> out(shards());
+    if (inline_) {
+      Flush();
+      for (int i = 0; i < shards(); ++i) out[i] = fn(*workers_[i]->shard, i);
+      return out;
+    }
+    std::vector<std::promise<void>> done(shards());
+    for (int i = 0; i < shards(); ++i) {
+      AddCommand(
+          i,
+          [&fn, &out, &done, i](Shard& s) {
+            out[i] = fn(s, i);
+            done[i].set_value();
+          },
+          false);
+      HandOver(*workers_[i]);
+    }
+    for (auto& d : done) d.get_future().wait();
+    return out;
+  }
+
+  // Until nothing is left to do anywhere (for tests and shutdown): every shard has processed its
+  // input and has no ready handler (no background slice pending), every output was delivered,
+  // and the main loop has no ready handler. Runs the main loop meanwhile.
+  void Settle() {
+    for (int quiet_rounds = 0; quiet_rounds < 2;) {
+      Flush();
+      bool busy = false;
+      if (!inline_) {
+        for (auto& w : workers_) {
+          Query(w->index, [](Shard&) { return 0; });  // its input is processed
+          // Two probes posted to its loop one after the other: when nothing else is ready
+          // there, only the first probe runs between them.
+          const uint64_t a = Probe(*w), b = Probe(*w);
+          if (b - a > 1) busy = true;
+        }
+        for (auto& w : workers_) PullOutputs(*w);
+        DeliverReady();
+      }
+      main_.restart();
+      if (main_.poll() > 0) busy = true;
+      quiet_rounds = busy ? 0 : quiet_rounds + 1;
+    }
+  }
+
+  // Items handed to shard `i` and not yet processed.
+  uint64_t backlog(int i) const {
+    const Worker& w = *workers_[i];
+    return w.sent_items - w.processed_items.load(std::memory_order_acquire);
+  }
+
+  // The shard itself, for code on its own thread (or inline mode).
+  Shard& shard(int i) { return *workers_[i]->shard; }
+
+ private:
+  static constexpr uint32_t kNoCommand = ~uint32_t{0};
+  struct Mark {
+    uint32_t pos;      // before items[pos]
+    uint64_t epoch;    // an epoch ends here (when command == kNoCommand)
+    uint32_t command;  // or a command runs here
+  };
+  struct InBatch {
+    std::vector<In> items;
+    std::vector<Mark> marks;
+    std::vector<std::function<void(Shard&)>> commands;
+    void clear() {
+      items.clear();
+      marks.clear();
+      commands.clear();
+    }
+  };
+  struct OutMark {
+    uint32_t pos;    // outputs before pos (after the previous mark) are complete ...
+    uint64_t epoch;  // ... as of this epoch
+  };
+  struct OutBatch {
+    std::vector<Out> items;
+    std::vector<OutMark> marks;
+    void clear() {
+      items.clear();
+      marks.clear();
+    }
+  };
+  struct Worker {
+    int index = 0;
+    Context ctx;
+    std::unique_ptr<boost::asio::io_context> own_io;
+    boost::asio::io_context* io = nullptr;
+    std::unique_ptr<Plumber> plumber;
+    std::unique_ptr<Shard> shard;
+    std::thread thread;
+    std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guard;
+    std::atomic<bool> stopping{false};
+    std::atomic<uint64_t> handlers{0};  // handlers the worker ran
+
+    // Main → shard.
+    SpscQueue<InBatch> in;
+    std::atomic<bool> in_scheduled{false};
+    InBatch* open_in = nullptr;  // main: being filled
+    uint64_t sent_items = 0;     // main
+    std::atomic<uint64_t> processed_items{0};
+    std::atomic<bool> producer_waiting{false};
+
+    // Shard → main.
+    SpscQueue<OutBatch> out;
+    std::atomic<bool> out_scheduled{false};
+    OutBatch* open_out = nullptr;   // shard: being filled
+    bool unmarked = false;          // shard: outputs since the last mark
+    uint64_t last_epoch = 0;        // shard: the last epoch processed
+    uint64_t marked_epoch = 0;      // shard: the epoch of the last mark placed
+    bool mid_epoch = false;         // shard: items of an epoch not ended yet were processed
+    bool in_drain = false;          // shard: inside DrainInput
+    bool out_flush_posted = false;  // shard
+
+    // Main: outputs received, not yet delivered; cursors into pending.front().
+    std::deque<OutBatch> pending;
+    size_t item_pos = 0;
+    size_t mark_pos = 0;
+    uint64_t passed = 0;  // the last epoch whose mark was delivered
+  };
+
+  // --- Main side: input ----------------------------------------------------------------------
+  // The batch being filled for `w`. Unless `post_flush` is false (the caller hands it over at
+  // once), a Flush is posted to the main loop so that it leaves when the current handler ends.
+  InBatch& OpenIn(Worker& w, bool post_flush = true) {
+    if (w.open_in == nullptr) {
+      w.open_in = &w.in.Prepare();
+      w.open_in->clear();
+      if (post_flush && !inline_ && !flush_posted_) {
+        flush_posted_ = true;
+        std::weak_ptr<ShardRunner*> weak = alive_;
+        boost::asio::post(main_, [weak] {
+          auto self = weak.lock();
+          if (self && *self != nullptr) (*self)->Flush();
+        });
+      }
+    }
+    return *w.open_in;
+  }
+
+  void HandOver(Worker& w) {
+    if (w.open_in == nullptr) return;
+    const size_t n = w.open_in->items.size();
+    w.open_in = nullptr;
+    w.in.Commit();
+    w.sent_items += n;
+    if (inline_) {
+      DrainInput(w);
+      return;
+    }
+    if (!w.in_scheduled.exchange(true, std::memory_order_acq_rel)) {
+      Worker* raw = &w;
+      boost::asio::post(*w.io, [this, raw] { DrainInput(*raw); });
+    }
+    WaitForBacklog(w);
+  }
+
+  void WaitForBacklog(Worker& w) {
+    if (w.sent_items - w.processed_items.load(std::memory_order_acquire) <= options_.max_backlog) {
+      return;
+    }
+    w.producer_waiting.store(true, std::memory_order_seq_cst);
+    for (;;) {
+      const uint64_t p = w.processed_items.load(std::memory_order_seq_cst);
+      if (w.sent_items - p <= options_.max_backlog / 2) break;
+      w.processed_items.wait(p, std::memory_order_seq_cst);
+    }
+    w.producer_waiting.store(false, std::memory_order_relaxed);
+  }
+
+  // --- Shard side ----------------------------------------------------------------------------
+  // The number of handlers `w` ran before a probe posted now runs.
+  uint64_t Probe(Worker& w) {
+    std::promise<uint64_t> p;
+    std::future<uint64_t> f = p.get_future();
+    Worker* raw = &w;
+    boost::asio::post(*w.io,
+                      [raw, &p] { p.set_value(raw->handlers.load(std::memory_order_relaxed)); });
+    return f.get();
+  }
+
+  void WorkerLoop(Worker& w) {
+    while (!w.stopping.load(std::memory_order_relaxed)) {
+      if (w.io->run_one() == 0) break;
+      w.handlers.fetch_add(1, std::memory_order_release);
+    }
+  }
+
+  void DrainInput(Worker& w) {
+    w.in_scheduled.exchange(false, std::memory_order_acq_rel);
+    if (w.in_drain) return;  // inline: a command led back here; the loop below goes on
+    w.in_drain = true;
+    while (InBatch* b = w.in.Front()) {
+      size_t at = 0;
+      for (const Mark& m : b->marks) {
+        if (m.pos > at) {
+          EnterEpoch(w);
+          cb_.process(*w.shard, std::span<In>(b->items.data() + at, m.pos - at));
+          at = m.pos;
+        }
+        if (m.command != kNoCommand) {
+          b->commands[m.command](*w.shard);
+        } else {
+          cb_.end_epoch(*w.shard, m.epoch);
+          w.last_epoch = m.epoch;
+          w.mid_epoch = false;
+          if (w.unmarked) MarkOut(w);
+        }
+      }
+      if (b->items.size() > at) {
+        EnterEpoch(w);  // the epoch's end comes in a later batch
+        cb_.process(*w.shard, std::span<In>(b->items.data() + at, b->items.size() - at));
+      }
+      const size_t n = b->items.size();
+      b->clear();
+      w.in.Pop();
+      w.processed_items.fetch_add(n, std::memory_order_seq_cst);
+      if (w.producer_waiting.load(std::memory_order_seq_cst)) w.processed_items.notify_all();
+      // One batch per handler on a worker: what else is ready on the shard's loop (background
+      // slices — a dump walk chasing the input, re-filters, deletions) runs between batches, as
+      // it would between reads on the serial pipeline's loop.
+      if (!inline_) break;
+    }
+    w.in_drain = false;
+    FinishOut(w);
+    if (!inline_ && w.in.Front() != nullptr &&
+        !w.in_scheduled.exchange(true, std::memory_order_acq_rel)) {
+      Worker* raw = &w;
+      boost::asio::post(*w.io, [this, raw] { DrainInput(*raw); });
+    }
+  }
+
+  OutBatch& OpenOut(Worker& w) {
+    if (w.open_out == nullptr) {
+      w.open_out = &w.out.Prepare();
+      w.open_out->clear();
+    }
+    return *w.open_out;
+  }
+  void MarkOut(Worker& w) {
+    OutBatch& b = OpenOut(w);
+    b.marks.push_back(OutMark{static_cast<uint32_t>(b.items.size()), w.last_epoch});
+    w.unmarked = false;
+    w.marked_epoch = w.last_epoch;
+  }
+  // Before the first item of an epoch: what was emitted until now (background outputs) belongs
+  // to the last epoch ended, and the main loop must learn how far this shard got — the outputs
+  // of the epoch now begun must not go with that mark, even if they leave before the epoch ends
+  // (its end may come in a later batch): one UPDATE's changes reach the merge point together.
+  void EnterEpoch(Worker& w) {
+    if (w.mid_epoch) return;
+    w.mid_epoch = true;
+    if (w.unmarked || w.marked_epoch < w.last_epoch) MarkOut(w);
+  }
+  // Closes the open output batch (its outputs marked with the last epoch processed) and hands
+  // it over; with no output, still tells the main loop how far this shard got.
+  void FinishOut(Worker& w) {
+    // Outputs of an epoch in progress leave unmarked: they go with its mark, later.
+    if (!(w.mid_epoch && w.unmarked) && (w.unmarked || w.marked_epoch < w.last_epoch)) {
+      MarkOut(w);
+    }
+    if (w.open_out == nullptr) return;
+    w.open_out = nullptr;
+    w.out.Commit();
+    if (inline_) {
+      PullOutputs(w);
+      DeliverReady();
+      return;
+    }
+    if (!w.out_scheduled.exchange(true, std::memory_order_acq_rel)) {
+      std::weak_ptr<ShardRunner*> weak = alive_;
+      Worker* raw = &w;
+      boost::asio::post(main_, [weak, raw] {
+        auto self = weak.lock();
+        if (!self || *self == nullptr) return;
+        raw->out_scheduled.exchange(false, std::memory_order_acq_rel);
+        (*self)->PullOutputs(*raw);
+        (*self)->DeliverReady();
+      });
+    }
+  }
+  void RequestOutFlush(Worker& w) {
+    if (w.in_drain || w.out_flush_posted) return;  // the drain hands its outputs over at its end
+    w.out_flush_posted = true;
+    Worker* raw = &w;
+    boost::asio::post(*w.io, [this, raw] {
+      raw->out_flush_posted = false;
+      FinishOut(*raw);
+    });
+  }
+
+  // --- Main side: output ---------------------------------------------------------------------
+  void PullOutputs(Worker& w) {
+    while (OutBatch* b = w.out.Front()) {
+      OutBatch mine;
+      if (!spare_.empty()) {
+        mine = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      std::swap(mine, *b);  // the queue's node keeps our (empty) buffers for reuse
+      w.out.Pop();
+      w.pending.push_back(std::move(mine));
+    }
+  }
+
+  // The epoch of the next mark not yet delivered in `w`'s outputs, if one arrived.
+  std::optional<uint64_t> NextMark(const Worker& w) const {
+    for (size_t b = 0; b < w.pending.size(); ++b) {
+      const size_t m = b == 0 ? w.mark_pos : 0;
+      if (m < w.pending[b].marks.size()) return w.pending[b].marks[m].epoch;
+    }
+    return std::nullopt;
+  }
+
+  // Delivers `w`'s outputs up to and including its next mark.
+  void DeliverThroughMark(Worker& w) {
+    while (!w.pending.empty()) {
+      OutBatch& b = w.pending.front();
+      if (w.mark_pos < b.marks.size()) {
+        const OutMark m = b.marks[w.mark_pos++];
+        if (m.pos > w.item_pos) {
+          cb_.deliver(w.index, std::span<Out>(b.items.data() + w.item_pos, m.pos - w.item_pos));
+        }
+        w.item_pos = m.pos;
+        w.passed = std::max(w.passed, m.epoch);
+        if (w.item_pos == b.items.size() && w.mark_pos == b.marks.size()) RecycleFront(w);
+        return;
+      }
+      if (b.items.size() > w.item_pos) {
+        cb_.deliver(w.index,
+                    std::span<Out>(b.items.data() + w.item_pos, b.items.size() - w.item_pos));
+      }
+      RecycleFront(w);
+    }
+  }
+  void RecycleFront(Worker& w) {
+    OutBatch b = std::move(w.pending.front());
+    w.pending.pop_front();
+    w.item_pos = 0;
+    w.mark_pos = 0;
+    // A few spares of a working size are kept; a burst's extra batches, or one grown far past
+    // the working size, are freed: memory follows the table, not the largest burst seen.
+    if (spare_.size() >= 2 * workers_.size() || b.items.capacity() > 4 * options_.batch_items) {
+      return;
+    }
+    b.clear();
+    spare_.push_back(std::move(b));
+  }
+
+  // Delivers every epoch all shards have finished, oldest first, and late outputs.
+  void DeliverReady() {
+    if (delivering_) return;  // a delivery callback led back here; the loop below goes on
+    delivering_ = true;
+    for (;;) {
+      std::optional<uint64_t> lowest;
+      for (auto& w : workers_) {
+        const std::optional<uint64_t> e = NextMark(*w);
+        if (e && (!lowest || *e < *lowest)) lowest = e;
+      }
+      if (!lowest) break;
+      if (*lowest > delivered_epoch_) {
+        // Every shard must be done with this epoch: a shard that has not said so may still
+        // send outputs of it.
+        bool wait = false;
+        for (auto& w : workers_) {
+          if (w->passed < *lowest && !NextMark(*w)) wait = true;
+        }
+        if (wait) break;
+      }
+      for (auto& w : workers_) {
+        if (NextMark(*w) == lowest) DeliverThroughMark(*w);
+      }
+      delivered_epoch_ = std::max(delivered_epoch_, *lowest);
+      if (cb_.delivered) cb_.delivered();
+    }
+    delivering_ = false;
+  }
+
+  boost::asio::io_context& main_;
+  ShardOptions options_;
+  Callbacks cb_;
+  bool inline_ = false;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  uint64_t epoch_ = 0;
+  uint64_t delivered_epoch_ = 0;
+  bool flush_posted_ = false;
+  bool delivering_ = false;
+  std::vector<OutBatch> spare_;
+  std::shared_ptr<ShardRunner*> alive_;
+};
+
+}  // namespace sluice::stage

@@ -1,0 +1,188 @@
+// The sharded BGP pipeline (issue 9) against the serial one on a made-up workload that touches
+// every path through the shard stage: several eBGP and iBGP peers of both families announcing and
+// withdrawing in UPDATEs of mixed sizes, a session going down and up again (background deletion,
+// a new output branch with its dump and End-of-RIB), ROUTE-REFRESH, a peer whose session backs up
+// (flow control across shards), originated routes, and a RIB born again. The Loc-RIB, every
+// peer's Adj-RIB-In and Adj-RIB-Out (read and as received), and the RIB's routes must be
+// identical for 1, 2, 3 and 4 threads. Runs under ThreadSanitizer too (label tsan).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "tests/bgp/shard_test_util.h"
+#include "tests/bgp/stages_test_util.h"
+
+namespace sluice::bgp {
+namespace {
+
+using testing::A;
+using testing::P;
+using testing::RouterDigest;
+using testing::ShardRouter;
+
+constexpr uint32_t kLocalAs = 65000;
+
+struct Scenario {
+  // Peers: address, AS. Two iBGP peers, four eBGP (one over IPv6).
+  std::vector<std::pair<const char*, uint32_t>> peers = {
+      {"192.0.2.11", 65011}, {"192.0.2.12", 65012},   {"192.0.2.13", kLocalAs},
+      {"192.0.2.14", 65014}, {"2001:db8::15", 65015}, {"192.0.2.16", kLocalAs}};
+  std::vector<net::Prefix> v4, v6;
+  Scenario() {
+    for (uint32_t i = 0; i < 1500; ++i) {
+      v4.push_back(net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 8))), 24));
+    }
+    for (uint32_t i = 0; i < 40; ++i) {
+      v4.push_back(net::Prefix(net::IPAddress(net::IPv4Address(0x0b000000 + (i << 16))), 16));
+    }
+    for (uint32_t i = 0; i < 300; ++i) {
+      v6.push_back(P(("2001:db8:" + std::to_string(1000 + i) + "::/48").c_str()));
+    }
+  }
+};
+
+PathAttributes MakeAttrs(std::mt19937& rng, uint32_t peer_as, bool v6, bool ibgp, int peer) {
+  PathAttributes a;
+  a.origin = static_cast<Origin>(rng() % 2);
+  std::vector<uint32_t> path;
+  if (!ibgp) path.push_back(peer_as);
+  const int len = 1 + int(rng() % 3);
+  for (int i = 0; i < len; ++i) path.push_back(100 + rng() % 6);
+  AsPath as_path;
+  as_path.AppendSegment(SegmentType::kSequence, path);
+  a.as_path = as_path;
+  if (rng() % 3 == 0) a.med = rng() % 3;
+  if (ibgp) a.local_pref = 100 + 10 * (rng() % 2);
+  if (rng() % 4 == 0) a.communities.push_back(0xfde80000 + rng() % 3);
+  if (v6) {
+    a.mp_next_hop =
+        MpNextHop{*net::IPAddress::Parse("2001:db8:ff::" + std::to_string(peer + 1)), std::nullopt};
+  } else {
+    a.next_hop = net::IPv4Address(0xc6336400 + uint32_t(peer + 1));
+  }
+  return a;
+}
+
+// Random UPDATEs from the up peers: each withdraws some and announces some with one attribute
+// set, within one family.
+void Churn(ShardRouter& r, std::mt19937& rng, const Scenario& s, int updates) {
+  std::vector<ShardRouter::Peer*> peers;
+  for (const auto& [addr, as] : s.peers) peers.push_back(r.peer(A(addr)));
+  for (int n = 0; n < updates; ++n) {
+    const int i = int(rng() % peers.size());
+    ShardRouter::Peer& p = *peers[i];
+    const bool v6 = rng() % 5 == 0;
+    const std::vector<net::Prefix>& pool = v6 ? s.v6 : s.v4;
+    UpdateMessage u;
+    const int withdraws = rng() % 3 == 0 ? int(rng() % 8) : 0;
+    for (int k = 0; k < withdraws; ++k) {
+      u.withdrawn.push_back(Nlri{pool[rng() % pool.size()], 0, Safi::kUnicast});
+    }
+    const int announces = rng() % 4 == 0 ? 0 : 1 + int(rng() % (rng() % 10 == 0 ? 200 : 12));
+    const bool ibgp = p.config.peer_as == kLocalAs;
+    PathAttributes a = MakeAttrs(rng, p.config.peer_as, v6, ibgp, i);
+    for (int k = 0; k < announces; ++k) {
+      u.announced.push_back(Nlri{pool[rng() % pool.size()], 0, Safi::kUnicast});
+    }
+    if (announces > 0) u.attributes = r.store().Intern(a);
+    if (p.up) p.listener->OnUpdate(u);
+    if (rng() % 16 == 0) r.io().poll();  // the loop runs now and then, as between reads
+  }
+}
+
+RouterDigest RunScenario(int threads, std::vector<std::string>* log) {
+  Scenario s;
+  PipelineOptions po;
+  po.shard_batch = 64;  // small batches: many hand-overs
+  po.shard_backlog = 512;
+  po.rib_out.batch = 50;
+  po.rib_out.window = 2;
+  po.dump_slice = 100;
+  po.deletion_slice = 100;
+  ShardRouter r(threads, kLocalAs, po);
+  for (const auto& [addr, as] : s.peers) r.AddPeer(addr, A(addr), as);
+  for (const auto& [addr, as] : s.peers) r.Up(*r.peer(A(addr)));
+  std::mt19937 rng(20261121);
+  Churn(r, rng, s, 400);
+  r.Settle();
+  // A session goes down with its routes in flight, then comes back.
+  ShardRouter::Peer& p1 = *r.peer(A("192.0.2.11"));
+  Churn(r, rng, s, 50);
+  r.Down(p1);
+  Churn(r, rng, s, 100);
+  r.Up(p1);
+  Churn(r, rng, s, 100);
+  r.Settle();
+  // A peer's session backs up: its branch stops in every shard, then goes on.
+  ShardRouter::Peer& p4 = *r.peer(A("192.0.2.14"));
+  p4.session->backlog = size_t{1} << 30;
+  Churn(r, rng, s, 200);
+  r.Settle();
+  p4.session->backlog = 0;
+  p4.listener->OnWritable();
+  // ROUTE-REFRESH from an iBGP peer; originated routes; the RIB is born again.
+  r.peer(A("192.0.2.13"))->listener->OnRouteRefresh(kIPv4Unicast);
+  PathAttributes o;
+  o.origin = Origin::kIgp;
+  o.next_hop = net::IPv4Address(0xc0000201);
+  EXPECT_TRUE(r.routing().Originate(P("203.0.113.0/24"), o).ok());
+  EXPECT_TRUE(r.routing().Originate(P("10.0.5.0/24"), o).ok());
+  Churn(r, rng, s, 100);
+  r.rib().Reborn();
+  r.routing().OnRibBorn();
+  Churn(r, rng, s, 100);
+  EXPECT_TRUE(r.routing().WithdrawOriginated(P("203.0.113.0/24")).ok());
+  r.Settle();
+  // The down peer's routes all go.
+  r.Down(*r.peer(A("2001:db8::15")));
+  Churn(r, rng, s, 100);
+  r.Settle();
+  RouterDigest d = RouterDigest::Of(r);
+  for (const auto& [addr, n] : d.updates_sent) {
+    log->push_back(absl::StrCat(threads, " threads: ", addr, " ", n, " UPDATEs"));
+  }
+  const auto status = r.routing().Peer(A("192.0.2.12"));
+  EXPECT_TRUE(status.ok());
+  if (status.ok()) {
+    d.parts["status"].Add(absl::StrCat(status->families[0].received, " ",
+                                       status->families[0].accepted, " ",
+                                       status->families[0].advertised));
+  }
+  EXPECT_GT(d.parts["loc-rib v4"].lines, 1000u);
+  EXPECT_GT(d.parts["loc-rib v6"].lines, 200u);
+  EXPECT_GT(d.parts["rib"].lines, 1200u);
+  return d;
+}
+
+TEST(ShardedRouting, SameRoutesAsTheSerialPipeline) {
+  std::vector<std::string> log;
+  const RouterDigest serial = RunScenario(1, &log);
+  for (int threads : {2, 3, 4}) {
+    const RouterDigest sharded = RunScenario(threads, &log);
+    testing::ExpectSameRouting(serial, sharded, absl::StrCat(threads, " threads"));
+  }
+  for (const std::string& l : log) std::printf("%s\n", l.c_str());
+}
+
+TEST(ShardedRouting, ThreadsAndPlumbing) {
+  ShardRouter r(3, kLocalAs);
+  EXPECT_EQ(r.routing().threads(), 3);
+  ASSERT_NE(r.routing().sharded(), nullptr);
+  EXPECT_EQ(r.routing().pipeline(net::Family::kIPv4), nullptr) << "no serial pipeline";
+  ShardRouter::Peer& p = r.AddPeer("up", A("192.0.2.11"), 65011);
+  r.Up(p);
+  r.Settle();
+  const std::string plumbing = r.routing().Describe();
+  EXPECT_NE(plumbing.find("shard 0:"), std::string::npos) << plumbing;
+  EXPECT_NE(plumbing.find("shard 2:"), std::string::npos) << plumbing;
+  EXPECT_NE(plumbing.find("PeerOut(up)"), std::string::npos) << plumbing;
+  EXPECT_EQ(p.session->end_of_ribs, 2u) << "End-of-RIB once per family, after every shard's dump";
+  ShardRouter serial(1, kLocalAs);
+  EXPECT_EQ(serial.routing().threads(), 1);
+  EXPECT_EQ(serial.routing().sharded(), nullptr);
+  EXPECT_GE(RouterConfig::DefaultThreads(), 1);
+}
+
+}  // namespace
+}  // namespace sluice::bgp

@@ -1,0 +1,350 @@
+// The shard stage (issue 9): routes spread over N worker threads by prefix hash give the same
+// result downstream as the serial sub-network, keep the consistency rules, come back one push per
+// upstream batch, and answer lookups; the runner keeps commands in order with routes and answers
+// queries. Labelled tsan: the ThreadSanitizer build runs these.
+#include "stage/shard_stage.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "stage/background_task.h"
+#include "stage/cache_stage.h"
+#include "stage/capture_stage.h"
+#include "stage/plumber.h"
+#include "tests/stage/test_route.h"
+
+namespace sluice::stage {
+namespace {
+
+using testing::R;
+using testing::TestOrigin;
+using testing::TestRoute;
+
+// Drops routes whose metric is a multiple of 5 and doubles the others; stores nothing and looks
+// upstream (into the ShardEntry) for lookups.
+class Doubler : public LinearStage<TestRoute> {
+ public:
+  using LinearStage::LinearStage;
+  std::string_view kind() const override { return "Doubler"; }
+  static std::optional<TestRoute> Apply(const TestRoute& r) {
+    if (r.metric % 5 == 0) return std::nullopt;
+    return TestRoute{r.network, r.metric * 2};
+  }
+  void add_route(const TestRoute& r, Stage<TestRoute>*) override { Emit(std::nullopt, Apply(r)); }
+  void delete_route(const TestRoute& r, Stage<TestRoute>*) override {
+    Emit(Apply(r), std::nullopt);
+  }
+  void replace_route(const TestRoute& o, const TestRoute& n, Stage<TestRoute>*) override {
+    Emit(Apply(o), Apply(n));
+  }
+  std::optional<TestRoute> lookup_route(const net::Prefix& p) const override {
+    std::optional<TestRoute> r = upstream_->lookup_route(p);
+    return r ? Apply(*r) : std::nullopt;
+  }
+
+ private:
+  void Emit(const std::optional<TestRoute>& o, const std::optional<TestRoute>& n) {
+    if (downstream_ == nullptr) return;
+    if (o && n) {
+      downstream_->replace_route(*o, *n, this);
+    } else if (o) {
+      downstream_->delete_route(*o, this);
+    } else if (n) {
+      downstream_->add_route(*n, this);
+    }
+  }
+};
+
+// Holds new prefixes back and lets them go in background slices of 3 (as a nexthop resolver
+// holds routes until their answer comes): outputs made outside any upstream batch.
+class Holder : public LinearStage<TestRoute> {
+ public:
+  Holder(std::string name, boost::asio::io_context& io)
+      : LinearStage(name), task_(io, name, [this] { return Release(); }) {}
+  std::string_view kind() const override { return "Holder"; }
+  void add_route(const TestRoute& r, Stage<TestRoute>*) override {
+    held_[r.network] = true;
+    task_.Start();
+  }
+  void delete_route(const TestRoute& r, Stage<TestRoute>* c) override {
+    if (held_.erase(r.network) == 0) LinearStage::delete_route(r, c);
+  }
+  void replace_route(const TestRoute& o, const TestRoute& n, Stage<TestRoute>* c) override {
+    if (!held_.contains(o.network)) LinearStage::replace_route(o, n, c);
+  }
+  std::optional<TestRoute> lookup_route(const net::Prefix& p) const override {
+    if (held_.contains(p)) return std::nullopt;
+    return upstream_->lookup_route(p);
+  }
+
+ private:
+  bool Release() {
+    for (int i = 0; i < 3 && !held_.empty(); ++i) {
+      const net::Prefix p = held_.begin()->first;
+      held_.erase(held_.begin());
+      if (std::optional<TestRoute> r = upstream_->lookup_route(p)) {
+        if (downstream_ != nullptr) downstream_->add_route(*r, this);
+      }
+    }
+    if (downstream_ != nullptr) downstream_->push(this);
+    return !held_.empty();
+  }
+  std::map<net::Prefix, bool> held_;
+  BackgroundTask task_;
+};
+
+struct Op {
+  enum Kind { kAdd, kDelete, kPush } kind;
+  TestRoute route;
+};
+
+std::vector<Op> RandomOps(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<Op> ops;
+  for (int i = 0; i < n; ++i) {
+    const int k = rng() % 10;
+    const std::string p =
+        "10." + std::to_string(rng() % 16) + "." + std::to_string(rng() % 8) + ".0/24";
+    if (k < 6) {
+      ops.push_back({Op::kAdd, R(p.c_str(), int(rng() % 20))});
+    } else if (k < 9) {
+      ops.push_back({Op::kDelete, R(p.c_str())});
+    } else {
+      ops.push_back({Op::kPush, {}});
+    }
+  }
+  ops.push_back({Op::kPush, {}});
+  return ops;
+}
+
+void Feed(TestOrigin* origin, const std::vector<Op>& ops) {
+  for (const Op& op : ops) {
+    if (op.kind == Op::kAdd) origin->Add(op.route);
+    if (op.kind == Op::kDelete) origin->Delete(op.route.network);
+    if (op.kind == Op::kPush) origin->Push();
+  }
+}
+
+std::map<net::Prefix, TestRoute> StateOf(const CacheStage<TestRoute>& cache,
+                                         const TestOrigin& origin) {
+  std::map<net::Prefix, TestRoute> out;
+  for (int a = 0; a < 16; ++a) {
+    for (int b = 0; b < 8; ++b) {
+      const std::string p = "10." + std::to_string(a) + "." + std::to_string(b) + ".0/24";
+      const net::Prefix prefix = net::Prefix::Parse(p).value();
+      if (const TestRoute* r = cache.sent(prefix)) out[prefix] = *r;
+      (void)origin;
+    }
+  }
+  return out;
+}
+
+class ShardStageTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ShardStageTest, SameResultAsTheSerialSubNetworkAndConsistent) {
+  const int shards = GetParam();
+  const std::vector<Op> ops = RandomOps(3000, 7);
+
+  // Serial: Origin → Doubler → Holder → Cache.
+  boost::asio::io_context serial_io;
+  Plumber serial(serial_io);
+  std::vector<std::string> violations;
+  auto on_violation = [&](const std::string& v) { violations.push_back(v); };
+  auto* s_origin = serial.Make<TestOrigin>("origin");
+  auto* s_doubler = serial.Make<Doubler>("doubler");
+  auto* s_holder = serial.Make<Holder>("holder", serial_io);
+  auto* s_cache = serial.Make<CacheStage<TestRoute>>("cache", on_violation);
+  Plumber::Plumb<TestRoute>(s_origin, s_doubler);
+  Plumber::Plumb<TestRoute>(s_doubler, s_holder);
+  Plumber::Plumb<TestRoute>(s_holder, s_cache);
+  Feed(s_origin, ops);
+  serial_io.run();
+
+  // Sharded: Origin → ShardStage[Doubler → Holder] → Cache.
+  boost::asio::io_context io;
+  Plumber plumber(io);
+  auto* origin = plumber.Make<TestOrigin>("origin");
+  ShardOptions options;
+  options.shards = shards;
+  options.batch_items = 16;  // many hand-overs
+  auto* shard = plumber.Make<ShardStage<TestRoute>>(
+      "shard", io, options,
+      [](int, Plumber& p, ShardEntry<TestRoute>* entry, ShardStage<TestRoute>::ShardExit* exit) {
+        auto* d = p.Make<Doubler>("doubler");
+        auto* h = p.Make<Holder>("holder", p.io());
+        Plumber::Plumb<TestRoute>(entry, d);
+        Plumber::Plumb<TestRoute>(d, h);
+        Plumber::Plumb<TestRoute>(h, exit);
+      });
+  auto* cache = plumber.Make<CacheStage<TestRoute>>("cache", on_violation);
+  Plumber::Plumb<TestRoute>(origin, shard);
+  Plumber::Plumb<TestRoute>(shard, cache);
+  Feed(origin, ops);
+  shard->Settle();
+
+  EXPECT_TRUE(violations.empty()) << violations.front();
+  const auto want = StateOf(*s_cache, *s_origin);
+  const auto got = StateOf(*cache, *origin);
+  EXPECT_GT(want.size(), 20u);
+  EXPECT_EQ(got, want);
+  // Lookups through the shard stage agree with what went downstream.
+  EXPECT_EQ(cache->Verify(), 0u) << cache->violations().back();
+}
+
+TEST_P(ShardStageTest, OnePushDownstreamPerUpstreamBatch) {
+  const int shards = GetParam();
+  boost::asio::io_context io;
+  Plumber plumber(io);
+  auto* origin = plumber.Make<TestOrigin>("origin");
+  ShardOptions options;
+  options.shards = shards;
+  auto* shard = plumber.Make<ShardStage<TestRoute>>(
+      "shard", io, options,
+      [](int, Plumber& p, ShardEntry<TestRoute>* entry, ShardStage<TestRoute>::ShardExit* exit) {
+        auto* d = p.Make<Doubler>("doubler");
+        Plumber::Plumb<TestRoute>(entry, d);
+        Plumber::Plumb<TestRoute>(d, exit);
+      });
+  auto* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
+  Plumber::Plumb<TestRoute>(origin, shard);
+  Plumber::Plumb<TestRoute>(shard, capture);
+  // Three batches of 40 prefixes each (spread over every shard).
+  for (int batch = 0; batch < 3; ++batch) {
+    for (int i = 0; i < 40; ++i) {
+      const std::string p = "10." + std::to_string(batch) + "." + std::to_string(i) + ".0/24";
+      origin->Add(R(p.c_str(), 1 + batch));
+    }
+    origin->Push();
+  }
+  shard->Settle();
+  // Each batch's 40 routes, then one push: the shards' results of one upstream batch together.
+  const std::vector<std::string>& t = capture->trace();
+  ASSERT_EQ(t.size(), 3u * 41u);
+  for (int batch = 0; batch < 3; ++batch) {
+    for (int i = 0; i < 40; ++i) {
+      const std::string& line = t[batch * 41 + i];
+      EXPECT_EQ(line.rfind("add 10." + std::to_string(batch) + ".", 0), 0u) << line;
+      EXPECT_NE(line.find("metric " + std::to_string(2 * (1 + batch))), std::string::npos);
+    }
+    EXPECT_EQ(t[batch * 41 + 40], "push");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shards, ShardStageTest, ::testing::Values(1, 2, 4, 8));
+
+// The runner itself: commands run in order with items, on the shard's thread; queries wait for
+// what was sent before them; a small backlog limit makes the sender wait without losing anything.
+struct Counter {
+  std::vector<int> seen;
+  std::thread::id thread;
+};
+
+TEST(ShardRunner, CommandsAndQueriesInOrderWithItems) {
+  boost::asio::io_context io;
+  using Runner = ShardRunner<Counter, int, int>;
+  Runner::Callbacks cb;
+  std::vector<std::vector<int>> delivered(3);
+  int epochs_delivered = 0;
+  cb.make = [](Runner::Context&) {
+    auto c = std::make_unique<Counter>();
+    c->thread = std::this_thread::get_id();
+    return c;
+  };
+  Runner* runner_ptr = nullptr;
+  cb.process = [&runner_ptr](Counter& c, std::span<int> items) {
+    for (int i : items) c.seen.push_back(i);
+    (void)runner_ptr;
+  };
+  cb.end_epoch = [](Counter& c, uint64_t e) { c.seen.push_back(-int(e)); };
+  cb.deliver = [&](int shard, std::span<int> items) {
+    delivered[shard].insert(delivered[shard].end(), items.begin(), items.end());
+  };
+  cb.delivered = [&] { ++epochs_delivered; };
+  ShardOptions options;
+  options.shards = 3;
+  options.batch_items = 4;
+  options.max_backlog = 8;  // the sender waits often
+  Runner runner(io, options, cb);
+  for (int i = 0; i < 1000; ++i) {
+    runner.Send(i % 3, i);
+    if (i % 100 == 99) runner.EndEpoch();
+    if (i == 500) {
+      runner.Command(1, [](Counter& c) { c.seen.push_back(100000); });
+    }
+  }
+  EXPECT_EQ(runner.epoch(), 10u);
+  for (int s = 0; s < 3; ++s) {
+    std::vector<int> seen = runner.Query(s, [](Counter& c) {
+      EXPECT_EQ(c.thread, std::this_thread::get_id());
+      return c.seen;
+    });
+    std::vector<int> want;
+    for (int i = 0; i < 1000; ++i) {
+      if (i % 3 == s) want.push_back(i);
+      if (i == 500 && s == 1) want.push_back(100000);
+      if (i % 100 == 99) want.push_back(-(i / 100 + 1));
+    }
+    EXPECT_EQ(seen, want) << "shard " << s;
+  }
+  const std::vector<size_t> sizes = runner.QueryAll([](Counter& c, int) { return c.seen.size(); });
+  EXPECT_EQ(sizes.size(), 3u);
+  runner.Settle();
+  EXPECT_EQ(runner.backlog(0) + runner.backlog(1) + runner.backlog(2), 0u);
+}
+
+// A shard that echoes each item back: outputs are delivered epoch by epoch, every shard's part of
+// an epoch before `delivered`, in each shard's order.
+struct Echo {
+  ShardRunner<Echo, int, int>::Context* ctx = nullptr;
+};
+
+TEST(ShardRunner, OutputsDeliveredEpochByEpoch) {
+  boost::asio::io_context io;
+  using Runner = ShardRunner<Echo, int, int>;
+  Runner::Callbacks cb;
+  std::vector<int> got;
+  std::vector<size_t> epoch_ends;
+  cb.make = [](Runner::Context& ctx) {
+    auto e = std::make_unique<Echo>();
+    e->ctx = &ctx;
+    return e;
+  };
+  cb.process = [](Echo& e, std::span<int> items) {
+    for (int i : items) e.ctx->Emit(i);
+  };
+  cb.end_epoch = [](Echo&, uint64_t) {};
+  cb.deliver = [&](int, std::span<int> items) {
+    got.insert(got.end(), items.begin(), items.end());
+  };
+  cb.delivered = [&] { epoch_ends.push_back(got.size()); };
+  ShardOptions options;
+  options.shards = 4;
+  options.batch_items = 3;
+  Runner runner(io, options, cb);
+  for (int epoch = 0; epoch < 50; ++epoch) {
+    for (int i = 0; i < 10; ++i) runner.Send((epoch * 7 + i) % 4, epoch * 100 + i);
+    runner.EndEpoch();
+    if (epoch % 5 == 0) {
+      io.restart();
+      io.poll();
+    }
+  }
+  runner.Settle();
+  ASSERT_EQ(got.size(), 500u);
+  // Epoch k's outputs all come before epoch k+1's.
+  for (size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i - 1] / 100, got[i] / 100);
+  // `delivered` ran after each epoch's last output.
+  ASSERT_GE(epoch_ends.size(), 50u);
+  std::vector<size_t> ends(epoch_ends.begin(), epoch_ends.end());
+  for (int epoch = 0; epoch < 50; ++epoch) {
+    EXPECT_NE(std::find(ends.begin(), ends.end(), size_t(epoch + 1) * 10), ends.end()) << epoch;
+  }
+}
+
+}  // namespace
+}  // namespace sluice::stage
