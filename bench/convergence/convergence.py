@@ -264,7 +264,7 @@ class Sluice(Device):
         self.with_rib, self.threads = with_rib, threads
         self.name = ("sluice-rib" if with_rib else "sluice") + (f"-t{threads}" if threads else "")
         self.label = "Sluice BGP" + (" + RIB + FEA(dummy)" if with_rib else "") + (
-            f", threads {threads}" if threads else "")
+            f", threads {threads}" if threads else f", threads {os.cpu_count() or 1} (default)")
 
     def binary(self, ctx, rel):
         return os.path.join(ctx.build, rel)
@@ -279,7 +279,7 @@ class Sluice(Device):
         if self.threads:
             ok, text = run_ok([self.binary(ctx, "bgp/process/sluice-bgp"), "--help"])
             if "--threads" not in text:
-                return False, "sluice-bgp has no --threads setting yet (branch shard)"
+                return False, "this sluice-bgp has no --threads setting"
         return True, ""
 
     def cli(self, *args):
