@@ -42,7 +42,7 @@
 #include "fea/netlink_ifmgr.h"
 #include "fea/service/fea_fib_service.h"
 #include "fea/service/fea_ifmgr_service.h"
-#include "fea/service/profile_service.h"
+#include "ipc/profile_service.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "stage/profile.h"
@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
   // fea_ifmgr/1.0 -> IfMgr; IfMgr events -> subscribers' fea_ifmgr_client/1.0 (the RIB).
   fea::FeaIfmgrService ifmgr_service(io, router, *ifmgr, dummy_ifmgr);
   // profile/1.0 -> the process's profiling points; describe_plumbing -> the FEA's parts.
-  fea::ProfileService profile_service(profiler, [&] {
+  auto describe_plumbing = [&] {
     return absl::StrCat(ifmgr_service.Describe(), "\n", "Fib: ", fib.size(), " routes (",
                         std::string(fib.backend().name()), " backend",
                         flags.backend == "netlink"
@@ -220,9 +220,9 @@ int main(int argc, char** argv) {
                             : "",
                         "), ", fib.open_transactions(), " open transactions, ",
                         fib.stale_route_count(), " stale\n", fib_service.Describe(), "\n");
-  });
-  for (absl::Status s :
-       {fib_service.Register(), ifmgr_service.Register(), profile_service.Register(router)}) {
+  };
+  for (absl::Status s : {fib_service.Register(), ifmgr_service.Register(),
+                         ipc::ServeProfile(router, profiler, describe_plumbing)}) {
     if (!s.ok()) {
       std::cerr << "sluice-fea: " << s.message() << "\n";
       return 1;

@@ -26,12 +26,12 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "ipc/profile_service.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "rib/rib.h"
 #include "rib/service/fea_watcher.h"
 #include "rib/service/policy_service.h"
-#include "rib/service/profile_service.h"
 #include "rib/service/rib_clients.h"
 #include "rib/service/rib_service.h"
 #include "rib/service/xrl_fib_client.h"
@@ -118,14 +118,15 @@ int main(int argc, char** argv) {
   // rib/1.0 -> Rib and RibClients.
   rib::RibService service(router, rib, clients);
   // profile/1.0 -> the profiling points; describe_plumbing -> the stage networks.
-  rib::ProfileService profile(profiler, [&] {
+  auto describe_plumbing = [&] {
     return absl::StrCat(rib.Describe(), "\n", fib_client.Describe(), "\n", clients.Describe(),
                         "\n");
-  });
+  };
   // policy_backend/1.0 -> the Rib's origin policy on static and connected routes.
   rib::RibPolicyService policy(router, rib);
   for (absl::Status s :
-       {service.Register(), interfaces.Register(), profile.Register(router), policy.Register()}) {
+       {service.Register(), interfaces.Register(),
+        ipc::ServeProfile(router, profiler, describe_plumbing), policy.Register()}) {
     if (!s.ok()) {
       std::cerr << "sluice-rib: " << s.message() << "\n";
       return 1;

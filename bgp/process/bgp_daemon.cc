@@ -2,7 +2,7 @@
 
 #include "bgp/process/bgp_service.h"
 #include "bgp/process/damping_service.h"
-#include "bgp/process/profile_service.h"
+#include "ipc/profile_service.h"
 #include "net/log.h"
 #include "net/status_macros.h"
 
@@ -47,7 +47,9 @@ absl::Status BgpDaemon::Start() {
   RETURN_IF_ERROR(ServeDamping(*router_, *damping_));  // bgp/1.0 damping methods
   if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_, redist_.get()));
   RETURN_IF_ERROR(ServePolicyBackend(*router_, *policy_));
-  RETURN_IF_ERROR(ServeProfile(*router_, &profiler_, [this] { return bgp_->Describe(); }));
+  RETURN_IF_ERROR(ipc::ServeProfile(
+      *router_, profiler_, [this] { return bgp_->Describe(); },
+      ipc::UnknownPointText::kWithKnownPoints));
   // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route.
   if (rib_) {
     router_->WatchClass(options_.rib, [this](const ipc::TargetEvent& e) {

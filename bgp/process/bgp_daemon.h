@@ -4,7 +4,7 @@
 //
 //   XrlRouter (class "bgp") ──serves──► bgp/1.0 (bgp_service.h)        ─┐
 //                           ──serves──► rib_client/1.0 (bgp_service.h) ─┼─► BgpProcess
-//                           ──serves──► profile/1.0 (profile_service.h) ┘   (sessions + pipeline)
+//                           ──serves──► profile/1.0 (ipc/)             ─┘  (sessions + pipeline)
 //                           ──serves──► policy_backend/1.0 (policy_service.h) ─► the peers'
 //                                       filter slots, BgpRedist (bgp_redist.h)
 //   rib_client/1.0/redist_routes ──► BgpRedist ──► BgpProcess::Originate / WithdrawOriginated

@@ -1,10 +1,9 @@
 #pragma once
-// The XRL methods sluice-bgp serves (bgp/1.0, rib_client/1.0, profile/1.0) and calls (rib/1.0),
-// each tied to its request and reply types (ipc/method.h).
+// The XRL methods sluice-bgp serves (bgp/1.0, rib_client/1.0) and calls (rib/1.0), each tied to
+// its request and reply types (ipc/method.h). profile/1.0 is ipc/profile_service.h.
 
 #include "ipc/method.h"
 #include "ipc/proto/bgp.pb.h"
-#include "ipc/proto/profile.pb.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rib_client.pb.h"
 
@@ -13,7 +12,6 @@ namespace sluice::bgp::process {
 namespace v1 = ::sluice::bgp::v1;
 namespace rib_v1 = ::sluice::rib::v1;
 namespace rib_client_v1 = ::sluice::rib_client::v1;
-namespace profile_v1 = ::sluice::profile::v1;
 
 template <typename Req, typename Reply>
 using M = ipc::Method<Req, Reply>;
@@ -52,17 +50,6 @@ inline const M<rib_client_v1::RouteInfoInvalidRequest, rib_client_v1::RouteInfoI
     kRouteInfoInvalid{"rib_client/1.0/route_info_invalid"};
 inline const M<rib_client_v1::RedistRoutesRequest, rib_client_v1::RedistRoutesReply> kRedistRoutes{
     "rib_client/1.0/redist_routes"};
-
-// --- profile/1.0 (served) --------------------------------------------------------------------
-inline const M<profile_v1::ListPointsRequest, profile_v1::ListPointsReply> kListPoints{
-    "profile/1.0/list_points"};
-inline const M<profile_v1::EnableRequest, profile_v1::EnableReply> kEnablePoint{
-    "profile/1.0/enable"};
-inline const M<profile_v1::GetEntriesRequest, profile_v1::GetEntriesReply> kGetEntries{
-    "profile/1.0/get_entries"};
-inline const M<profile_v1::ClearRequest, profile_v1::ClearReply> kClearPoint{"profile/1.0/clear"};
-inline const M<profile_v1::DescribePlumbingRequest, profile_v1::DescribePlumbingReply>
-    kDescribePlumbing{"profile/1.0/describe_plumbing"};
 
 // --- rib/1.0 (called) ------------------------------------------------------------------------
 inline const M<rib_v1::RegisterProtocolRequest, rib_v1::RegisterProtocolReply> kRegisterProtocol{

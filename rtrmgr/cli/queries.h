@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "bgp/process/methods.h"
+#include "ipc/profile_methods.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/profile.pb.h"
@@ -33,16 +34,12 @@ inline const M<rtrmgr::v1::GetStatusRequest, rtrmgr::v1::GetStatusReply> kRtrmgr
     "rtrmgr/1.0/get_status"};
 inline const M<rtrmgr::v1::LoadConfigRequest, rtrmgr::v1::LoadConfigReply> kRtrmgrLoadConfig{
     "rtrmgr/1.0/load_config"};
-inline const M<profile::v1::ListPointsRequest, profile::v1::ListPointsReply> kProfileList{
-    "profile/1.0/list_points"};
-inline const M<profile::v1::EnableRequest, profile::v1::EnableReply> kProfileEnable{
-    "profile/1.0/enable"};
-inline const M<profile::v1::GetEntriesRequest, profile::v1::GetEntriesReply> kProfileGet{
-    "profile/1.0/get_entries"};
-inline const M<profile::v1::ClearRequest, profile::v1::ClearReply> kProfileClear{
-    "profile/1.0/clear"};
-inline const M<profile::v1::DescribePlumbingRequest, profile::v1::DescribePlumbingReply>
-    kDescribePlumbing{"profile/1.0/describe_plumbing"};
+// profile/1.0 (ipc/profile_methods.h), by the names the CLI and bench/ use.
+inline const auto& kProfileList = ipc::kProfileListPoints;
+inline const auto& kProfileEnable = ipc::kProfileEnable;
+inline const auto& kProfileGet = ipc::kProfileGetEntries;
+inline const auto& kProfileClear = ipc::kProfileClear;
+inline const auto& kDescribePlumbing = ipc::kProfileDescribePlumbing;
 
 // Every route of a BGP view ("ipv4" or "ipv6"); `peer` ("" for the Loc-RIB) for the
 // Adj-RIB-In and -Out.

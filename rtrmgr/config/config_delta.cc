@@ -74,6 +74,48 @@ std::vector<FieldChange> Diff(const std::vector<Field<T>>& fields, const T& a, c
   return out;
 }
 
+// Calls visit(key, before, after) for every key of `a` or `b` (two maps of the same type), in key
+// order; `before` points to a's value and `after` to b's, each nullptr where its map lacks the key.
+template <typename Map, typename Visit>
+void ForEachKey(const Map& a, const Map& b, Visit visit) {
+  std::set<typename Map::key_type> keys;
+  for (const auto& [k, v] : a) keys.insert(k);
+  for (const auto& [k, v] : b) keys.insert(k);
+  for (const auto& k : keys) {
+    auto x = a.find(k);
+    auto y = b.find(k);
+    visit(k, x == a.end() ? nullptr : &x->second, y == b.end() ? nullptr : &y->second);
+  }
+}
+
+// The entries of a keyed part of the configuration (interfaces, static routes, peers, finder
+// classes) that differ between `a` and `b`, in key order. Delta has `change`, optional `before`
+// and `after`, and holds the key in the member `key` points to. A key only in b gives kAdded
+// (with `after`), one only in a kRemoved (with `before`); for a key in both,
+// `changed(delta, before, after)` fills in the kChanged entry (its key already set) and returns
+// false when nothing that matters changed, which drops the entry.
+template <typename Delta, typename Map, typename Key, typename Changed>
+std::vector<Delta> DiffKeyed(const Map& a, const Map& b, Key Delta::*key, Changed changed) {
+  using Value = typename Map::mapped_type;
+  std::vector<Delta> out;
+  ForEachKey(a, b, [&](const auto& k, const Value* x, const Value* y) {
+    Delta d;
+    d.*key = k;
+    if (x == nullptr) {
+      d.change = Change::kAdded;
+      d.after = *y;
+    } else if (y == nullptr) {
+      d.change = Change::kRemoved;
+      d.before = *x;
+    } else {
+      d.change = Change::kChanged;
+      if (!changed(d, *x, *y)) return;
+    }
+    out.push_back(std::move(d));
+  });
+  return out;
+}
+
 // ---- fea and interfaces
 
 void DiffInterfaces(const Config& a, const Config& b, FeaDelta* out) {
@@ -83,40 +125,26 @@ void DiffInterfaces(const Config& a, const Config& b, FeaDelta* out) {
       {"disable", [](const InterfaceConfig& i) { return Flag(!i.enabled); }},
       {"description", [](const InterfaceConfig& i) { return i.description; }},
   };
-  std::set<std::string> names;
-  for (const auto& [name, i] : a.interfaces) names.insert(name);
-  for (const auto& [name, i] : b.interfaces) names.insert(name);
-  for (const std::string& name : names) {
-    auto x = a.interfaces.find(name);
-    auto y = b.interfaces.find(name);
-    InterfaceDelta d;
-    d.name = name;
-    if (x == a.interfaces.end()) {
-      d.change = Change::kAdded;
-      d.after = y->second;
-    } else if (y == b.interfaces.end()) {
-      d.change = Change::kRemoved;
-      d.before = x->second;
-    } else {
-      if (x->second == y->second) continue;
-      d.before = x->second;
-      d.after = y->second;
-      d.link = Diff(kLink, x->second, y->second);
-      auto has = [](const std::vector<InterfaceAddressConfig>& list,
-                    const InterfaceAddressConfig& v) {
-        return std::find(list.begin(), list.end(), v) != list.end();
-      };
-      for (const auto& addr : y->second.addresses) {
-        if (!has(x->second.addresses, addr)) d.addresses_added.push_back(addr);
-      }
-      for (const auto& addr : x->second.addresses) {
-        if (!has(y->second.addresses, addr)) d.addresses_removed.push_back(addr);
-      }
-      // Only the order of the addresses changed: nothing to do.
-      if (d.link.empty() && d.addresses_added.empty() && d.addresses_removed.empty()) continue;
-    }
-    out->interfaces.push_back(std::move(d));
-  }
+  out->interfaces = DiffKeyed(
+      a.interfaces, b.interfaces, &InterfaceDelta::name,
+      [](InterfaceDelta& d, const InterfaceConfig& x, const InterfaceConfig& y) {
+        if (x == y) return false;
+        d.before = x;
+        d.after = y;
+        d.link = Diff(kLink, x, y);
+        auto has = [](const std::vector<InterfaceAddressConfig>& list,
+                      const InterfaceAddressConfig& v) {
+          return std::find(list.begin(), list.end(), v) != list.end();
+        };
+        for (const auto& addr : y.addresses) {
+          if (!has(x.addresses, addr)) d.addresses_added.push_back(addr);
+        }
+        for (const auto& addr : x.addresses) {
+          if (!has(y.addresses, addr)) d.addresses_removed.push_back(addr);
+        }
+        // Only the order of the addresses changed: nothing to do.
+        return !d.link.empty() || !d.addresses_added.empty() || !d.addresses_removed.empty();
+      });
 }
 
 FeaDelta DiffFea(const Config& a, const Config& b) {
@@ -134,20 +162,14 @@ FeaDelta DiffFea(const Config& a, const Config& b) {
 // ---- rib and static routes
 
 std::vector<AdminDistanceDelta> DiffAdminDistances(const RibConfig& a, const RibConfig& b) {
-  std::set<std::string> protocols;
-  for (const auto& [p, d] : a.admin_distances) protocols.insert(p);
-  for (const auto& [p, d] : b.admin_distances) protocols.insert(p);
   std::vector<AdminDistanceDelta> out;
-  for (const std::string& p : protocols) {
-    AdminDistanceDelta d{p, std::nullopt, std::nullopt};
-    if (auto it = a.admin_distances.find(p); it != a.admin_distances.end()) {
-      d.before = it->second.distance;
-    }
-    if (auto it = b.admin_distances.find(p); it != b.admin_distances.end()) {
-      d.after = it->second.distance;
-    }
-    if (d.before != d.after) out.push_back(std::move(d));
-  }
+  ForEachKey(a.admin_distances, b.admin_distances,
+             [&](const std::string& p, const AdminDistanceConfig* x, const AdminDistanceConfig* y) {
+               AdminDistanceDelta d{p, std::nullopt, std::nullopt};
+               if (x != nullptr) d.before = x->distance;
+               if (y != nullptr) d.after = y->distance;
+               if (d.before != d.after) out.push_back(std::move(d));
+             });
   return out;
 }
 
@@ -159,30 +181,14 @@ std::vector<StaticRouteDelta> DiffStatic(const StaticConfig& a, const StaticConf
       {"tag", [](const StaticRoute& r) { return absl::StrCat(r.tag); }},
       {"track", [](const StaticRoute& r) { return Flag(r.track); }},
   };
-  std::set<net::Prefix> prefixes;
-  for (const auto& [p, r] : a.routes) prefixes.insert(p);
-  for (const auto& [p, r] : b.routes) prefixes.insert(p);
-  std::vector<StaticRouteDelta> out;
-  for (const net::Prefix& p : prefixes) {
-    auto x = a.routes.find(p);
-    auto y = b.routes.find(p);
-    StaticRouteDelta d;
-    d.prefix = p;
-    if (x == a.routes.end()) {
-      d.change = Change::kAdded;
-      d.after = y->second;
-    } else if (y == b.routes.end()) {
-      d.change = Change::kRemoved;
-      d.before = x->second;
-    } else {
-      if (x->second == y->second) continue;
-      d.before = x->second;
-      d.after = y->second;
-      d.fields = Diff(kFields, x->second, y->second);
-    }
-    out.push_back(std::move(d));
-  }
-  return out;
+  return DiffKeyed(a.routes, b.routes, &StaticRouteDelta::prefix,
+                   [](StaticRouteDelta& d, const StaticRoute& x, const StaticRoute& y) {
+                     if (x == y) return false;
+                     d.before = x;
+                     d.after = y;
+                     d.fields = Diff(kFields, x, y);
+                     return true;
+                   });
 }
 
 // ---- policy
@@ -212,30 +218,26 @@ PolicyDelta DiffPolicy(const PolicyBlock& a, const PolicyBlock& b) {
     return m;
   };
   const auto x = index(a), y = index(b);
-  std::set<Key> keys;
-  for (const auto& [k, v] : x) keys.insert(k);
-  for (const auto& [k, v] : y) keys.insert(k);
   PolicyDelta d;
   std::set<std::string> sets_changed;
-  for (const Key& k : keys) {
-    auto i = x.find(k);
-    auto j = y.find(k);
-    PolicyItemDelta item;
-    item.name = k.second;
-    if (i == x.end()) {
-      item.change = Change::kAdded;
-      item.kind = j->second->kind;
-    } else if (j == y.end()) {
-      item.change = Change::kRemoved;
-      item.kind = i->second->kind;
-    } else {
-      if (i->second->canonical == j->second->canonical) continue;
-      item.kind = j->second->kind;
-    }
-    if (k.first && item.change != Change::kRemoved) d.statements.insert(k.second);
-    if (!k.first) sets_changed.insert(k.second);
-    d.items.push_back(std::move(item));
-  }
+  ForEachKey(x, y,
+             [&](const Key& k, const PolicyItemText* const* i, const PolicyItemText* const* j) {
+               PolicyItemDelta item;
+               item.name = k.second;
+               if (i == nullptr) {
+                 item.change = Change::kAdded;
+                 item.kind = (*j)->kind;
+               } else if (j == nullptr) {
+                 item.change = Change::kRemoved;
+                 item.kind = (*i)->kind;
+               } else {
+                 if ((*i)->canonical == (*j)->canonical) return;
+                 item.kind = (*j)->kind;
+               }
+               if (k.first && item.change != Change::kRemoved) d.statements.insert(k.second);
+               if (!k.first) sets_changed.insert(k.second);
+               d.items.push_back(std::move(item));
+             });
   for (const policy::PolicyStatement& st : b.parsed->statements) {
     for (const std::string& set : SetsUsedBy(st)) {
       if (sets_changed.contains(set)) d.statements.insert(st.name);
@@ -373,28 +375,14 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
       d.listen_removed.push_back(l);
     }
   }
-  std::set<net::IPAddress> addresses;
-  for (const auto& [address, p] : a.peers) addresses.insert(address);
-  for (const auto& [address, p] : b.peers) addresses.insert(address);
-  for (const net::IPAddress& address : addresses) {
-    auto x = a.peers.find(address);
-    auto y = b.peers.find(address);
-    if (x == a.peers.end()) {
-      PeerDelta p;
-      p.change = Change::kAdded;
-      p.address = address;
-      p.after = y->second;
-      d.peers.push_back(std::move(p));
-    } else if (y == b.peers.end()) {
-      PeerDelta p;
-      p.change = Change::kRemoved;
-      p.address = address;
-      p.before = x->second;
-      d.peers.push_back(std::move(p));
-    } else if (auto p = DiffPeer(x->second, y->second, d, policy)) {
-      d.peers.push_back(*std::move(p));
-    }
-  }
+  // A peer in both is compared even when equal: a new identity, a changed policy its chains use
+  // or new damping parameters touch it too.
+  d.peers = DiffKeyed(a.peers, b.peers, &PeerDelta::address,
+                      [&](PeerDelta& p, const BgpPeer& x, const BgpPeer& y) {
+                        std::optional<PeerDelta> changed = DiffPeer(x, y, d, policy);
+                        if (changed) p = *std::move(changed);
+                        return changed.has_value();
+                      });
   const std::set<std::string> before = RedistributedProtocols(ca);
   const std::set<std::string> after = RedistributedProtocols(cb);
   std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
@@ -409,27 +397,14 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
 FinderDelta DiffFinder(const FinderConfig& a, const FinderConfig& b) {
   FinderDelta d;
   if (a.default_allow != b.default_allow) d.default_allow = b.default_allow;
-  std::set<std::string> classes;
-  for (const auto& [c, x] : a.access) classes.insert(c);
-  for (const auto& [c, x] : b.access) classes.insert(c);
-  for (const std::string& c : classes) {
-    auto x = a.access.find(c);
-    auto y = b.access.find(c);
-    FinderClassDelta fc;
-    fc.caller_class = c;
-    if (x == a.access.end()) {
-      fc.change = Change::kAdded;
-      fc.after = y->second;
-    } else if (y == b.access.end()) {
-      fc.change = Change::kRemoved;
-      fc.before = x->second;
-    } else {
-      if (x->second == y->second) continue;
-      fc.before = x->second;
-      fc.after = y->second;
-    }
-    d.classes.push_back(std::move(fc));
-  }
+  d.classes =
+      DiffKeyed(a.access, b.access, &FinderClassDelta::caller_class,
+                [](FinderClassDelta& fc, const FinderClassAccess& x, const FinderClassAccess& y) {
+                  if (x == y) return false;
+                  fc.before = x;
+                  fc.after = y;
+                  return true;
+                });
   return d;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "bgp/process/bgp_daemon.h"
 #include "bgp/process/methods.h"
+#include "ipc/profile_service.h"
 #include "ipc/types_convert.h"
 #include "tests/bgp/process_fake_rib.h"
 #include "tests/bgp/session_test_util.h"
@@ -23,6 +24,7 @@ namespace {
 using testing::Addr;
 using testing::FakeRib;
 using ::testing::HasSubstr;
+namespace profile_v1 = ::sluice::profile::v1;
 
 constexpr uint32_t kOurAs = 4200000001u, kPeerAs = 4200000002u;
 
@@ -381,7 +383,7 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   SetIdentity();
   StartRib();
   std::optional<absl::StatusOr<profile_v1::ListPointsReply>> points;
-  client_->Call("bgp", kListPoints, profile_v1::ListPointsRequest(),
+  client_->Call("bgp", ipc::kProfileListPoints, profile_v1::ListPointsRequest(),
                 [&](absl::StatusOr<profile_v1::ListPointsReply> r) { points = std::move(r); });
   ASSERT_TRUE(Run([&] { return points.has_value(); }));
   ASSERT_TRUE(points->ok());
@@ -394,13 +396,13 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   enable.set_point("bgp_route_in");
   enable.set_enable(true);
   std::optional<absl::Status> enabled;
-  client_->Call("bgp", kEnablePoint, enable,
+  client_->Call("bgp", ipc::kProfileEnable, enable,
                 [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
   ASSERT_TRUE(Run([&] { return enabled.has_value(); }));
   ASSERT_TRUE(enabled->ok()) << *enabled;
   enable.set_point("no_such_point");
   enabled.reset();
-  client_->Call("bgp", kEnablePoint, enable,
+  client_->Call("bgp", ipc::kProfileEnable, enable,
                 [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
   ASSERT_TRUE(Run([&] { return enabled.has_value(); }));
   EXPECT_EQ(enabled->code(), absl::StatusCode::kNotFound);
@@ -411,7 +413,7 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   std::optional<absl::StatusOr<profile_v1::GetEntriesReply>> entries;
   profile_v1::GetEntriesRequest get;
   get.set_point("bgp_route_in");
-  client_->Call("bgp", kGetEntries, get,
+  client_->Call("bgp", ipc::kProfileGetEntries, get,
                 [&](absl::StatusOr<profile_v1::GetEntriesReply> r) { entries = std::move(r); });
   ASSERT_TRUE(Run([&] { return entries.has_value(); }));
   ASSERT_TRUE(entries->ok());
@@ -419,7 +421,7 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
 
   std::optional<absl::StatusOr<profile_v1::DescribePlumbingReply>> plumbing;
   client_->Call(
-      "bgp", kDescribePlumbing, profile_v1::DescribePlumbingRequest(),
+      "bgp", ipc::kProfileDescribePlumbing, profile_v1::DescribePlumbingRequest(),
       [&](absl::StatusOr<profile_v1::DescribePlumbingReply> r) { plumbing = std::move(r); });
   ASSERT_TRUE(Run([&] { return plumbing.has_value(); }));
   ASSERT_TRUE(plumbing->ok());

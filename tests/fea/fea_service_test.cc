@@ -16,7 +16,7 @@
 #include "fea/fib.h"
 #include "fea/service/fea_fib_service.h"
 #include "fea/service/fea_ifmgr_service.h"
-#include "fea/service/profile_service.h"
+#include "ipc/profile_service.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/proto/fea_fib_client.pb.h"
 #include "ipc/proto/fea_ifmgr.pb.h"
@@ -118,7 +118,6 @@ class FeaServiceTest : public ::testing::Test {
   void TearDown() override {
     client_.reset();
     fea_router_.reset();
-    profile_service_.reset();
     ifmgr_service_.reset();
     fib_service_.reset();
     fib_.reset();
@@ -147,11 +146,11 @@ class FeaServiceTest : public ::testing::Test {
     fib_service_ = std::make_unique<FeaFibService>(io_, *fea_router_, *fib_, profiler_, options);
     ifmgr_service_ = std::make_unique<FeaIfmgrService>(io_, *fea_router_, ifmgr_,
                                                        dummy_config ? &ifmgr_ : nullptr);
-    profile_service_ =
-        std::make_unique<ProfileService>(profiler_, [this] { return fib_service_->Describe(); });
     ASSERT_TRUE(fib_service_->Register().ok());
     ASSERT_TRUE(ifmgr_service_->Register().ok());
-    ASSERT_TRUE(profile_service_->Register(*fea_router_).ok());
+    ASSERT_TRUE(ipc::ServeProfile(*fea_router_, profiler_, [this] {
+                  return fib_service_->Describe();
+                }).ok());
     ASSERT_TRUE(fea_router_->Start().ok());
     ASSERT_TRUE(RunUntil([&] { return fea_router_->registered(); }));
   }
@@ -244,7 +243,6 @@ class FeaServiceTest : public ::testing::Test {
   std::unique_ptr<ipc::XrlRouter> fea_router_;
   std::unique_ptr<FeaFibService> fib_service_;
   std::unique_ptr<FeaIfmgrService> ifmgr_service_;
-  std::unique_ptr<ProfileService> profile_service_;
   std::unique_ptr<ipc::XrlRouter> client_;
   std::vector<std::string> fib_changes_;
   std::vector<std::string> interface_events_;

@@ -1,0 +1,78 @@
+#include "ipc/profile_service.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "net/status_macros.h"
+
+namespace sluice::ipc {
+namespace {
+
+namespace pb = profile::v1;
+
+absl::StatusOr<stage::ProfilePoint*> FindPoint(const stage::Profiler& profiler,
+                                               const std::string& name, UnknownPointText unknown) {
+  absl::StatusOr<stage::ProfilePoint*> point = profiler.Find(name);
+  if (point.ok() || unknown == UnknownPointText::kPointOnly) return point;
+  return absl::NotFoundError(absl::StrCat(
+      "no profiling point \"", name, "\" (points: ", absl::StrJoin(profiler.Names(), ", "), ")"));
+}
+
+}  // namespace
+
+absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
+                          std::function<std::string()> describe, UnknownPointText unknown) {
+  stage::Profiler* p = &profiler;
+  RETURN_IF_ERROR(router.Handle(
+      kProfileListPoints, [p](const pb::ListPointsRequest&) -> absl::StatusOr<pb::ListPointsReply> {
+        pb::ListPointsReply reply;
+        for (const std::string& name : p->Names()) {  // in name order
+          absl::StatusOr<stage::ProfilePoint*> point = p->Find(name);
+          if (!point.ok()) continue;
+          pb::Point* out = reply.add_points();
+          out->set_name(name);
+          out->set_enabled((*point)->enabled());
+          out->set_entries((*point)->Entries().size());
+        }
+        return reply;
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kProfileEnable,
+      [p, unknown](const pb::EnableRequest& request) -> absl::StatusOr<pb::EnableReply> {
+        ASSIGN_OR_RETURN(stage::ProfilePoint * point, FindPoint(*p, request.point(), unknown));
+        point->set_enabled(request.enable());
+        return pb::EnableReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kProfileGetEntries,
+      [p, unknown](const pb::GetEntriesRequest& request) -> absl::StatusOr<pb::GetEntriesReply> {
+        ASSIGN_OR_RETURN(stage::ProfilePoint * point, FindPoint(*p, request.point(), unknown));
+        pb::GetEntriesReply reply;
+        for (const stage::ProfileEntry& e : point->Entries()) {
+          pb::Entry* entry = reply.add_entries();
+          entry->set_time_us(absl::ToUnixMicros(e.when));
+          entry->set_text(e.text);
+        }
+        reply.set_dropped(point->dropped());
+        return reply;
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kProfileClear,
+      [p, unknown](const pb::ClearRequest& request) -> absl::StatusOr<pb::ClearReply> {
+        ASSIGN_OR_RETURN(stage::ProfilePoint * point, FindPoint(*p, request.point(), unknown));
+        point->Clear();
+        return pb::ClearReply();
+      }));
+  return router.Handle(kProfileDescribePlumbing,
+                       [describe = std::move(describe)](const pb::DescribePlumbingRequest&)
+                           -> absl::StatusOr<pb::DescribePlumbingReply> {
+                         pb::DescribePlumbingReply reply;
+                         if (describe) reply.set_text(describe());
+                         return reply;
+                       });
+}
+
+}  // namespace sluice::ipc
