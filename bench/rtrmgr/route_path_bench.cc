@@ -2,15 +2,17 @@
 // route from BGP to the FEA measured with the profiling points (XORP NSDI'05 §8.1, Figs. 10-12):
 // average, SD, median, min and max at each point, in milliseconds after the route entered BGP.
 //
-//   route_path_bench [--prefixes N] [--samples K] [--half same|different|both] [--netlink]
+//   route_path_bench [--prefixes N] [--samples K] [--halves same,different,fresh] [--netlink]
 //
 // Runs sluice-rtrmgr (dummy FEA) with peers on loopback: an upstream sluice-replay loads a
-// synthetic table of N prefixes (default 577,706, the PCH table's size). Then two halves of K
-// samples each, as in XORP's Figs. 11 and 12:
+// synthetic table of N prefixes (default 577,706, the PCH table's size). Then K samples of each
+// kind, the first two as in XORP's Figs. 11 and 12:
 //  - "same peer": the upstream announces one more prefix after its table, in the same session
 //    (sluice-replay --extra, one held-back route per SIGUSR2);
-//  - "different peer": a fresh probe peer opens a session and announces one new prefix (its
-//    session coming up also starts the dump of the whole table towards it).
+//  - "different peer": a second peer, Established and sent the whole table before the samples
+//    start, announces one more prefix (--extra likewise);
+//  - "fresh peer": a new probe peer opens a session and announces one new prefix at once, so the
+//    route travels while the dump of the whole table towards that peer runs.
 // For each sample the entries of every profiling point on bgp, rib and fea for that prefix are
 // read back. Prints one row per point and half; every sample's row goes to RUNDIR/samples.txt.
 // --netlink (root): the bench enters a private network namespace of its own (unshare -n), the
@@ -36,6 +38,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ipc/types_convert.h"
 #include "net/log.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
@@ -76,6 +79,7 @@ std::string Config(int samples, bool netlink) {
         listen 127.0.0.1 port )",
       kPort, R"(;
         peer 127.0.0.2 { as 4200000002; local-ip 127.0.0.1; passive; }
+        peer 127.0.0.3 { as 4200000003; local-ip 127.0.0.1; passive; }
 )",
       peers, R"(    }
 }
@@ -171,7 +175,34 @@ void Print(const Half& half, const Points& points, uint64_t fib) {
   }
 }
 
-int Run(uint64_t prefixes, int samples, bool same, bool different, bool netlink) {
+// Waits until `peer`'s prefixes_advertised has not changed for 3 s (its dump is over).
+uint64_t WaitForDump(cli::SyncClient& client, const std::string& peer) {
+  uint64_t advertised = 0, last = 1;
+  auto last_change = Clock::now();
+  const auto start = Clock::now();
+  while (Clock::now() - last_change < std::chrono::seconds(3) && !g_stop &&
+         Clock::now() - start < std::chrono::seconds(300)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    auto r = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+    if (!r.ok()) continue;
+    for (const auto& p : r->peers()) {
+      auto address = ipc::FromProto(p.address());
+      if (address.ok() && address->ToString() == peer && p.state() == "Established") {
+        advertised = p.prefixes_advertised();
+      }
+    }
+    if (advertised != last || advertised == 0) {
+      last = advertised;
+      last_change = Clock::now();
+    }
+  }
+  return advertised;
+}
+
+int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink) {
+  const bool same = halves.find("same") != std::string::npos;
+  const bool different = halves.find("different") != std::string::npos;
+  const bool fresh = halves.find("fresh") != std::string::npos;
   char dir_template[] = "/tmp/sluice-route-path.XXXXXX";
   const std::string rundir = mkdtemp(dir_template);
   const std::string bin = BuildDir();
@@ -234,20 +265,35 @@ int Run(uint64_t prefixes, int samples, bool same, bool different, bool netlink)
   }
   std::ofstream raw(rundir + "/samples.txt");
 
-  Half same_half, different_half;
+  Half same_half, different_half, fresh_half;
   same_half.name = "same peer";
   different_half.name = "different peer";
-  if (same) {
-    for (int i = 0; i < samples + same_half.missed && same_half.missed < samples && !g_stop; ++i) {
+  fresh_half.name = "fresh peer";
+  // K announcements on signals from a peer that is Established and idle.
+  auto signalled = [&](pid_t peer, Half* half) {
+    for (int i = 0; i < samples + half->missed && half->missed < samples && !g_stop; ++i) {
       const bool ok = Sample(
-          client, points, [&] { kill(upstream, SIGUSR2); }, &same_half, raw);
-      ++(ok ? same_half.done : same_half.missed);
+          client, points, [&] { kill(peer, SIGUSR2); }, half, raw);
+      ++(ok ? half->done : half->missed);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-  }
+  };
+  if (same) signalled(upstream, &same_half);
+  pid_t second = -1;
   if (different) {
-    for (int i = 0;
-         i < samples + different_half.missed && different_half.missed < samples && !g_stop; ++i) {
+    second =
+        Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address",
+                       "127.0.0.3", "--local-as", "4200000003", "--synthetic", "1", "--seed", "999",
+                       "--extra", absl::StrCat(2 * samples), "--linger", "--quiet"}),
+              rundir + "/second.out", rundir + "/second.log");
+    std::cerr << "a second peer: waiting for the dump of the table towards it\n";
+    const uint64_t advertised = WaitForDump(client, "127.0.0.3");
+    std::cerr << advertised << " prefixes advertised to it; probing\n";
+    signalled(second, &different_half);
+  }
+  if (fresh) {
+    for (int i = 0; i < samples + fresh_half.missed && fresh_half.missed < samples && !g_stop;
+         ++i) {
       pid_t probe = -1;
       // A missed sample: the prefix lost to the upstream's route, or the session did not come up.
       const bool ok = Sample(
@@ -259,14 +305,16 @@ int Run(uint64_t prefixes, int samples, bool same, bool different, bool netlink)
                                    absl::StrCat(1000 + i), "--linger", "--quiet"}),
                           rundir + "/probe.out", rundir + "/probe.log");
           },
-          &different_half, raw);
-      ++(ok ? different_half.done : different_half.missed);
+          &fresh_half, raw);
+      ++(ok ? fresh_half.done : fresh_half.missed);
       Stop(probe, 5);
       std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its route leaves
     }
   }
   if (same) Print(same_half, points, fib);
   if (different) Print(different_half, points, fib);
+  if (fresh) Print(fresh_half, points, fib);
+  if (second > 0) Stop(second, 5);
   Stop(upstream, 5);
   Stop(rtrmgr, 30);
   std::cout << "logs and samples: " << rundir << "\n";
@@ -297,7 +345,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, sluice::rtrmgr::mainjob::OnSignal);
   uint64_t prefixes = 577706;
   int samples = 20;
-  std::string half = "both";
+  std::string halves = "same,different,fresh";
   bool netlink = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -307,15 +355,14 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= argc) {
       std::cerr << "usage: route_path_bench [--prefixes N] [--samples K] "
-                   "[--half same|different|both] [--netlink]\n";
+                   "[--halves same,different,fresh] [--netlink]\n";
       return 2;
     }
     if (arg == "--prefixes") prefixes = std::strtoull(argv[i + 1], nullptr, 10);
     if (arg == "--samples") samples = std::atoi(argv[i + 1]);
-    if (arg == "--half") half = argv[i + 1];
+    if (arg == "--halves") halves = argv[i + 1];
     ++i;
   }
   if (netlink && !sluice::rtrmgr::mainjob::EnterNamespace()) return 1;
-  return sluice::rtrmgr::mainjob::Run(prefixes, samples, half != "different", half != "same",
-                                      netlink);
+  return sluice::rtrmgr::mainjob::Run(prefixes, samples, halves, netlink);
 }
