@@ -108,11 +108,34 @@ struct Half {
   int done = 0, missed = 0;
 };
 
+// The pseudo-point for when the peer wrote the route to its socket (sluice-replay --json's
+// "extra" or "table_sent" event, on CLOCK_MONOTONIC): negative, the time the UPDATE took to
+// enter BGP — how long it waited in the socket while the BGP process was busy (e.g. dumping).
+constexpr char kPeerSent[] = "peer_sent";
+
+// The last `"event":"<event>"` line of a sluice-replay --json output file: its "mono" time in
+// microseconds on the realtime clock of the profiling points; -1 if none.
+int64_t PeerSentTime(const std::string& file, const std::string& event) {
+  const std::string text = ReadFile(file);
+  const size_t at = text.rfind(absl::StrCat("\"event\":\"", event, "\""));
+  if (at == std::string::npos) return -1;
+  const size_t mono = text.find("\"mono\":", at);
+  if (mono == std::string::npos) return -1;
+  const double seconds = std::strtod(text.c_str() + mono + 7, nullptr);
+  timespec real, monotonic;
+  clock_gettime(CLOCK_REALTIME, &real);
+  clock_gettime(CLOCK_MONOTONIC, &monotonic);
+  const double offset = (real.tv_sec - monotonic.tv_sec) + (real.tv_nsec - monotonic.tv_nsec) / 1e9;
+  return int64_t((seconds + offset) * 1e6);
+}
+
 // One sample: clears every point, runs `trigger` (which makes one new prefix enter BGP), finds
 // the prefix as the first bgp_route_in entry, waits for it at the FEA (and in the kernel), then
-// reads every point for it. False when the prefix did not make it.
+// reads every point for it, and when the peer wrote it from `sent_file`'s `sent_event`. False
+// when the prefix did not make it.
 bool Sample(cli::SyncClient& client, const Points& points, const std::function<void()>& trigger,
-            Half* half, std::ofstream& raw) {
+            const std::string& sent_file, const std::string& sent_event, Half* half,
+            std::ofstream& raw) {
   for (const auto& [process, point] : points) {
     profile::v1::ClearRequest q;
     q.set_point(point);
@@ -142,6 +165,10 @@ bool Sample(cli::SyncClient& client, const Points& points, const std::function<v
   }
   if (t_last < 0) return false;
   std::string row = absl::StrCat(half->name, " ", prefix);
+  if (const int64_t sent = PeerSentTime(sent_file, sent_event); sent > 0) {
+    half->ms[kPeerSent].push_back((sent - t0) / 1000.0);
+    absl::StrAppend(&row, absl::StrFormat(" %s=%.3f", kPeerSent, (sent - t0) / 1000.0));
+  }
   for (const auto& [process, point] : points) {
     const int64_t t = EntryTime(client, process, point, prefix);
     if (t >= 0) half->ms[point].push_back((t - t0) / 1000.0);
@@ -159,7 +186,9 @@ void Print(const Half& half, const Points& points, uint64_t fib) {
       half.done, half.missed, half.name, fib);
   std::cout << absl::StrFormat("%-20s %5s %9s %9s %9s %9s %9s\n", "point", "n", "mean", "sd",
                                "median", "min", "max");
-  for (const auto& [process, point] : points) {
+  Points rows = points;
+  rows.insert(rows.begin(), {"", kPeerSent});
+  for (const auto& [process, point] : rows) {
     auto it = half.ms.find(point);
     if (it == half.ms.end() || it->second.empty()) continue;
     std::vector<double> v = it->second;
@@ -236,7 +265,7 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
   const pid_t upstream =
       Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address",
                      "127.0.0.2", "--local-as", "4200000002", "--synthetic", absl::StrCat(prefixes),
-                     "--extra", absl::StrCat(2 * samples), "--linger", "--quiet"}),
+                     "--extra", absl::StrCat(2 * samples), "--linger", "--quiet", "--json"}),
             rundir + "/upstream.out", rundir + "/upstream.log");
   // The full table in the RIB.
   std::cerr << "loading " << prefixes << " prefixes...\n";
@@ -270,26 +299,26 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
   different_half.name = "different peer";
   fresh_half.name = "fresh peer";
   // K announcements on signals from a peer that is Established and idle.
-  auto signalled = [&](pid_t peer, Half* half) {
+  auto signalled = [&](pid_t peer, const std::string& out, Half* half) {
     for (int i = 0; i < samples + half->missed && half->missed < samples && !g_stop; ++i) {
       const bool ok = Sample(
-          client, points, [&] { kill(peer, SIGUSR2); }, half, raw);
+          client, points, [&] { kill(peer, SIGUSR2); }, out, "extra", half, raw);
       ++(ok ? half->done : half->missed);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   };
-  if (same) signalled(upstream, &same_half);
+  if (same) signalled(upstream, rundir + "/upstream.out", &same_half);
   pid_t second = -1;
   if (different) {
     second =
         Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address",
                        "127.0.0.3", "--local-as", "4200000003", "--synthetic", "1", "--seed", "999",
-                       "--extra", absl::StrCat(2 * samples), "--linger", "--quiet"}),
+                       "--extra", absl::StrCat(2 * samples), "--linger", "--quiet", "--json"}),
               rundir + "/second.out", rundir + "/second.log");
     std::cerr << "a second peer: waiting for the dump of the table towards it\n";
     const uint64_t advertised = WaitForDump(client, "127.0.0.3");
     std::cerr << advertised << " prefixes advertised to it; probing\n";
-    signalled(second, &different_half);
+    signalled(second, rundir + "/second.out", &different_half);
   }
   if (fresh) {
     for (int i = 0; i < samples + fresh_half.missed && fresh_half.missed < samples && !g_stop;
@@ -302,10 +331,10 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
             probe = Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect,
                                    "--local-address", ProbeAddress(i), "--local-as",
                                    absl::StrCat(4200000100u + i), "--synthetic", "1", "--seed",
-                                   absl::StrCat(1000 + i), "--linger", "--quiet"}),
+                                   absl::StrCat(1000 + i), "--linger", "--quiet", "--json"}),
                           rundir + "/probe.out", rundir + "/probe.log");
           },
-          &fresh_half, raw);
+          rundir + "/probe.out", "table_sent", &fresh_half, raw);
       ++(ok ? fresh_half.done : fresh_half.missed);
       Stop(probe, 5);
       std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its route leaves

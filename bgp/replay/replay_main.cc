@@ -609,10 +609,11 @@ int Run(const Options& o) {
   // --extra: the next held-back route on each SIGUSR2, or every --extra-every seconds.
   auto announce_extra = [&] {
     for (auto& s : sessions) {
+      const double mono = MonotonicSeconds();  // before the write starts
       if (!s->AnnounceNext()) continue;
       if (o.json) {
         std::printf("{\"event\":\"extra\",\"peer\":\"%s\",\"left\":%zu,\"mono\":%.6f}\n",
-                    JsonEscape(s->options().name).c_str(), s->extra_left(), MonotonicSeconds());
+                    JsonEscape(s->options().name).c_str(), s->extra_left(), mono);
         std::fflush(stdout);
       }
     }
