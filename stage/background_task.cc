@@ -64,7 +64,7 @@ SliceBudget::SliceBudget(uint64_t max_items, absl::Duration max_time)
 bool SliceBudget::Exhausted() {
   ++used_;
   if (used_ >= max_items_) return true;
-  return (used_ % 64) == 0 && absl::Now() >= deadline_;
+  return (used_ % 16) == 0 && absl::Now() >= deadline_;
 }
 
 }  // namespace sluice::stage

@@ -12,6 +12,13 @@
 //   unix socket              the ordered call stream over a Unix socket
 //   tcp 127.0.0.1            the ordered call stream over TCP
 //   unix socket, unary gRPC  one plain unary gRPC call per XRL (how `sluice call` calls)
+//
+//   xrl_bench --latency GAP_MS [--calls N]
+//
+// instead measures the round trip of single calls over the Unix socket (one call at a time,
+// GAP_MS of idle time on the caller's loop before each): median, 90th percentile and max in
+// microseconds. With a gap the target's threads have gone to sleep, as in a router that waits
+// for the next route; 0 is back-to-back.
 
 #include <signal.h>
 #include <stdlib.h>
@@ -118,8 +125,33 @@ struct Config {
   int calls = 10000;
   int in_flight = 100;
   int runs = 5;
-  std::string only;  // run only the rows whose name contains this
+  std::string only;         // run only the rows whose name contains this
+  int latency_gap_ms = -1;  // >= 0: the latency mode
 };
+
+// Round trips of `calls` single calls, each after `gap_ms` of idle time; prints percentiles.
+void LatencyRow(boost::asio::io_context& io, ipc::XrlRouter& caller, const std::string& target,
+                const Config& config) {
+  std::vector<double> us;
+  for (int i = 0; i < config.calls; ++i) {
+    if (config.latency_gap_ms > 0) {
+      RunUntil(
+          io, [] { return false; }, config.latency_gap_ms);
+    }
+    bool done = false;
+    const auto start = std::chrono::steady_clock::now();
+    caller.Call(target, kCall1, Request1(), [&](absl::StatusOr<bv1::CallReply>) { done = true; });
+    while (!done) io.run_one();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                     .count());
+  }
+  std::sort(us.begin(), us.end());
+  std::printf(
+      "unix socket round trip, %d calls after %d ms idle: median %.0f us, p90 %.0f us, "
+      "max %.0f us\n",
+      config.calls, config.latency_gap_ms, us[us.size() / 2], us[us.size() * 9 / 10], us.back());
+  std::fflush(stdout);
+}
 
 template <typename Request>
 double Median(boost::asio::io_context& io, ipc::XrlRouter& caller, const std::string& target,
@@ -242,6 +274,10 @@ void SocketRows(const std::string& self, const std::string& finder, const std::s
       std::cerr << "the target process did not register\n";
       break;
     }
+    if (config.latency_gap_ms >= 0) {
+      LatencyRow(io, caller, "bench_target", config);
+      break;
+    }
     PrintRow(row.name, io, caller, "bench_target", config);
   }
   kill(child, SIGTERM);
@@ -262,6 +298,7 @@ int main(int argc, char** argv) {
     if (arg == "--in-flight") config.in_flight = value;
     if (arg == "--runs") config.runs = value;
     if (arg == "--only") config.only = argv[i + 1];
+    if (arg == "--latency") config.latency_gap_ms = value;
   }
   char dir[] = "/tmp/sluice-bench-XXXXXX";
   if (mkdtemp(dir) == nullptr) return 1;
@@ -275,10 +312,12 @@ int main(int argc, char** argv) {
       std::cerr << finder_thread.status() << "\n";
       return 1;
     }
-    std::printf("XRL calls per second: %d calls, %d in flight, median of %d runs\n", config.calls,
-                config.in_flight, config.runs);
-    std::printf("%-28s %12s %12s %12s\n", "transport", "1 arg", "4 args", "8 args");
-    InProcessRows(finder, config);
+    if (config.latency_gap_ms < 0) {
+      std::printf("XRL calls per second: %d calls, %d in flight, median of %d runs\n", config.calls,
+                  config.in_flight, config.runs);
+      std::printf("%-28s %12s %12s %12s\n", "transport", "1 arg", "4 args", "8 args");
+      InProcessRows(finder, config);
+    }
     SocketRows(std::filesystem::canonical("/proc/self/exe").string(), finder, rundir, config);
   }
   std::filesystem::remove_all(rundir);

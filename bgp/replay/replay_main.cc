@@ -76,6 +76,10 @@ Routes:
                           tests); not with --pace
   --flaps N               stop flapping after N cycles, routes announced (default: never)
   --withdraw-on-signal    withdraw every route when SIGUSR1 arrives (after the table)
+  --extra N               hold N routes back from the table (spread over it; table mode: a
+                          synthetic table gets N more routes): after the table, each SIGUSR2
+                          announces the next one, one route per UPDATE, in the same session
+  --extra-every SECONDS   with --extra: announce the next one every SECONDS instead
   --path-variant K        with --prepend-own-as: prepend our AS (hash(prefix) + K) % 4 more
                           times, so 4 upstreams with K = 0..3 offer 4 distinct AS paths per
                           prefix, each upstream the best for about a quarter of the prefixes
@@ -115,6 +119,8 @@ struct Options {
   double flap_every = 0;
   uint64_t flaps = 0;
   bool withdraw_on_signal = false;
+  uint64_t extra = 0;
+  double extra_every = 0;
   int path_variant = -1;
   bool ipv4_only = false;
   uint64_t expect = 0;
@@ -266,6 +272,11 @@ Options ParseOptions(int argc, char** argv) {
       o.ipv4_only = true;
     } else if (a == "--withdraw-on-signal") {
       o.withdraw_on_signal = true;
+    } else if (a == "--extra") {
+      o.extra = ParseNumber<uint64_t>(next(), "route count");
+    } else if (a == "--extra-every") {
+      o.extra_every = ParseNumber<double>(next(), "seconds");
+      if (o.extra_every <= 0) Die("--extra-every wants a positive number of seconds");
     } else if (a == "--path-variant") {
       o.path_variant = ParseNumber<uint16_t>(next(), "path variant");
     } else if (a == "--expect") {
@@ -294,6 +305,8 @@ Options ParseOptions(int argc, char** argv) {
   if (o.flap_every > 0 && o.pace) Die("--flap-every cannot be used with --pace");
   if (o.path_variant >= 0 && !o.prepend_own_as) Die("--path-variant needs --prepend-own-as");
   if (o.expect > 0 && !o.receive_only) Die("--expect is for --receive-only monitors");
+  if (o.extra_every > 0 && o.extra == 0) Die("--extra-every needs --extra");
+  if (o.extra > 0 && (o.receive_only || o.all_peers)) Die("--extra is for one sending session");
   if (o.withdraw_on_signal && o.withdraw_after < 0) o.withdraw_after = 1e7;  // only the signal
   return o;
 }
@@ -366,7 +379,7 @@ int Run(const Options& o) {
     capture.peers.emplace_back();
     capture.peers.back().address = net::IPAddress(net::IPv4Address());
   } else if (o.synthetic > 0) {
-    capture.peers.push_back(SyntheticTable(o.synthetic, o.seed, &store));
+    capture.peers.push_back(SyntheticTable(o.synthetic + o.extra, o.seed, &store));
   } else {
     auto loaded = LoadCapture(o.mrt, &store);
     if (!loaded.ok()) Die(std::string(loaded.status().message()));
@@ -501,18 +514,51 @@ int Run(const Options& o) {
         !o.mode.empty() ? o.mode : (feed.updates.empty() ? "table" : "messages");
     if (mode == "messages" && feed.updates.empty()) Die("--mode messages needs an UPDATE capture");
     if (o.pace && mode != "messages") Die("--pace replays captured UPDATEs: use --mode messages");
-    auto encode = [&feed, rw, mode, &store](const SessionParams& params, EncodedStream* table,
-                                            EncodedStream* withdraw) {
+    // --extra: routes spread evenly over the table, held back from it.
+    auto routes = std::make_shared<std::vector<Route>>(feed.Table());
+    auto extra = std::make_shared<std::vector<Route>>();
+    if (o.extra > 0) {
+      if (mode != "table") Die("--extra holds routes back from a table: use --mode table");
+      if (o.extra >= routes->size()) {
+        Die(absl::StrFormat("--extra %d: the table has only %d routes", o.extra, routes->size()));
+      }
+      std::vector<Route> kept;
+      const double step = double(routes->size()) / double(o.extra);
+      size_t next_extra = 0;
+      for (size_t r = 0; r < routes->size(); ++r) {
+        if (extra->size() < o.extra && r == next_extra) {
+          extra->push_back((*routes)[r]);
+          next_extra = size_t(step * double(extra->size()) + step / 2);
+        } else {
+          kept.push_back((*routes)[r]);
+        }
+      }
+      *routes = std::move(kept);
+    }
+    auto encode = [&feed, rw, mode, &store, routes](const SessionParams& params,
+                                                    EncodedStream* table, EncodedStream* withdraw) {
       FeedEncoder encoder(params, rw, &store);
       if (mode == "messages") {
         encoder.EncodeMessages(feed, table);
       } else {
-        encoder.EncodeTable(feed.Table(), table);
+        encoder.EncodeTable(*routes, table);
       }
       encoder.EncodeEndOfRib(table);
-      encoder.EncodeWithdrawAll(feed.Table(), withdraw);
+      encoder.EncodeWithdrawAll(*routes, withdraw);
     };
     sessions.push_back(std::make_unique<ReplaySession>(io, so, encode));
+    if (!extra->empty()) {
+      sessions.back()->SetExtra([rw, &store, extra](const SessionParams& params) {
+        std::vector<std::vector<uint8_t>> messages;
+        FeedEncoder encoder(params, rw, &store);
+        for (const Route& r : *extra) {
+          EncodedStream one;
+          encoder.EncodeTable({r}, &one);
+          if (!one.bytes.empty()) messages.push_back(std::move(one.bytes));
+        }
+        return messages;
+      });
+    }
   }
 
   // Progress, signals, the end.
@@ -522,6 +568,9 @@ int Run(const Options& o) {
   asio::signal_set signals(io, SIGINT, SIGTERM);
   asio::signal_set withdraw_signal(io);
   if (o.withdraw_on_signal) withdraw_signal.add(SIGUSR1);
+  asio::signal_set extra_signal(io);
+  asio::steady_timer extra_timer(io);
+  if (o.extra > 0 && o.extra_every <= 0) extra_signal.add(SIGUSR2);
   std::optional<tcp::acceptor> acceptor;
   uint64_t last_progress = 0;
   std::function<void()> tick = [&] {
@@ -557,9 +606,42 @@ int Run(const Options& o) {
       tick();
     });
   };
+  // --extra: the next held-back route on each SIGUSR2, or every --extra-every seconds.
+  auto announce_extra = [&] {
+    for (auto& s : sessions) {
+      const double mono = MonotonicSeconds();  // before the write starts
+      if (!s->AnnounceNext()) continue;
+      if (o.json) {
+        std::printf("{\"event\":\"extra\",\"peer\":\"%s\",\"left\":%zu,\"mono\":%.6f}\n",
+                    JsonEscape(s->options().name).c_str(), s->extra_left(), mono);
+        std::fflush(stdout);
+      }
+    }
+  };
+  std::function<void()> await_extra_signal = [&] {
+    extra_signal.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      announce_extra();
+      await_extra_signal();
+    });
+  };
+  std::function<void()> extra_tick = [&] {
+    extra_timer.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(o.extra_every)));
+    extra_timer.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;
+      announce_extra();
+      bool left = false;
+      for (auto& s : sessions) left |= s->extra_left() > 0 && !s->done();
+      if (left) extra_tick();
+    });
+  };
   bool held_all = false, held_none = false;
   for (auto& s : sessions) {
     s->on_stream = [&](ReplaySession* s, const char* milestone) {
+      if (o.extra_every > 0 && std::string_view(milestone) == "table_sent" && s->extra_left() > 0) {
+        extra_tick();
+      }
       if (!o.json) return;
       std::printf("{\"event\":\"%s\",\"peer\":\"%s\",\"mono\":%.6f}\n", milestone,
                   JsonEscape(s->options().name).c_str(), MonotonicSeconds());
@@ -599,6 +681,8 @@ int Run(const Options& o) {
         progress.cancel();
         signals.cancel();
         withdraw_signal.cancel();
+        extra_signal.cancel();
+        extra_timer.cancel();
         if (acceptor) acceptor->close();
       }
     };
@@ -608,7 +692,10 @@ int Run(const Options& o) {
     for (auto& s : sessions) s->Stop("stopped by signal");
     if (acceptor) acceptor->close();
     withdraw_signal.cancel();
+    extra_signal.cancel();
+    extra_timer.cancel();
   });
+  if (o.extra > 0 && o.extra_every <= 0) await_extra_signal();
   std::function<void()> await_withdraw_signal = [&] {
     withdraw_signal.async_wait([&](const boost::system::error_code& ec, int) {
       if (ec) return;

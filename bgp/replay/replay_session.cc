@@ -231,6 +231,7 @@ void ReplaySession::OnEstablished() {
     encoder_(params_, &table_, &withdraw_);
     stats_.skipped = table_.skipped;
   }
+  if (extra_encoder_) extra_ = extra_encoder_(params_);
   stream_ = &table_;
   written_ = 0;
   mark_ = 0;
@@ -300,6 +301,11 @@ void ReplaySession::Pump() {
     const bool flapping = options_.flap_every > 0 && !withdraw_.bytes.empty();
     if (done == &table_) {
       if (stats_.flaps == 0) stats_.table_seconds = Since(established_at_);
+      if (!table_written_) {
+        table_written_ = true;
+        QueueExtra();
+        if (!small_.empty()) asio::post(io_, [this] { Pump(); });
+      }
       if (on_stream) on_stream(this, "table_sent");
       if (flapping && (options_.flaps == 0 || stats_.flaps < options_.flaps)) {
         return StreamAfter(&withdraw_, options_.flap_every / 2);
@@ -407,6 +413,21 @@ void ReplaySession::WithdrawNow() {
   } else if (stream_ == &table_ || stream_ == nullptr) {
     withdraw_requested_ = true;
   }
+}
+
+bool ReplaySession::AnnounceNext() {
+  if (state_ != State::kEstablished || extra_asked_ >= extra_.size()) return false;
+  ++extra_asked_;
+  ++stats_.extra_sent;
+  if (table_written_) {
+    QueueExtra();
+    Pump();
+  }
+  return true;
+}
+
+void ReplaySession::QueueExtra() {
+  while (extra_next_ < extra_asked_) small_.push_back(extra_[extra_next_++]);
 }
 
 void ReplaySession::AfterStreams() {

@@ -7,7 +7,9 @@
 //
 // Order of work once Established: the table stream (ending with End-of-RIB markers), then, if
 // asked, after a delay the withdrawal stream; then it waits for the peer's End-of-RIB if asked,
-// lingers if asked, and closes with a Cease NOTIFICATION (RFC 4486 subcode 2).
+// lingers if asked, and closes with a Cease NOTIFICATION (RFC 4486 subcode 2). Extra routes
+// (SetExtra) go one UPDATE at a time when asked (AnnounceNext), never before the table is written:
+// a single new route from a peer whose table is loaded, in the same session.
 
 #include <chrono>
 #include <cstdint>
@@ -72,6 +74,7 @@ struct SessionStats {
   double table_seconds = -1;     // Established → last table octet written
   double withdraw_seconds = -1;  // first → last withdrawal octet written
   uint64_t flaps = 0;            // withdraw + announce cycles done (flap mode)
+  uint64_t extra_sent = 0;       // extra UPDATEs written or queued (AnnounceNext)
   std::optional<Notification> notification_received;
   std::optional<Notification> notification_sent;
   std::string negotiated;  // summary of the peer's OPEN
@@ -96,6 +99,15 @@ class ReplaySession {
   void Accept(boost::asio::ip::tcp::socket socket);  // passive: an accepted connection
   // Ends the session: Cease NOTIFICATION (if Established or later) and close.
   void Stop(const std::string& why);
+  // Extra UPDATEs held back from the table, one message each, encoded for the negotiated
+  // parameters when the session reaches Established. Call before Connect/Accept.
+  using ExtraEncoder = std::function<std::vector<std::vector<uint8_t>>(const SessionParams&)>;
+  void SetExtra(ExtraEncoder encoder) { extra_encoder_ = std::move(encoder); }
+  // Sends the next extra UPDATE: at once when the table stream is written, else right after it.
+  // False (nothing sent) when none is left or the session is not Established.
+  bool AnnounceNext();
+  size_t extra_left() const { return extra_.size() - extra_asked_; }
+
   // Starts the withdrawal stream now instead of after withdraw_after (once the table is written:
   // at once if it is). Ignored unless withdraw_after >= 0 and the session is Established.
   void WithdrawNow();
@@ -132,6 +144,7 @@ class ReplaySession {
   // Sends `stream` from its start `seconds` from now (flap mode).
   void StreamAfter(EncodedStream* stream, double seconds);
   void StartWithdrawStream();
+  void QueueExtra();  // the extras asked for and not yet queued, into small_
   void MaybeFinish();
   void Close();
   void ArmHoldTimer();
@@ -170,6 +183,11 @@ class ReplaySession {
   bool withdraw_requested_ = false;  // WithdrawNow() before the table was written
   bool awaiting_withdraw_ = false;   // table written, withdraw_after running
   absl::flat_hash_set<net::Prefix> held_;
+  ExtraEncoder extra_encoder_;
+  std::vector<std::vector<uint8_t>> extra_;  // encoded at Established
+  size_t extra_next_ = 0;                    // next to announce
+  size_t extra_asked_ = 0;                   // AnnounceNext calls granted (sent or waiting)
+  bool table_written_ = false;
 };
 
 }  // namespace sluice::bgp::replay

@@ -297,6 +297,108 @@ TEST(ReplaySessionTest, ReceiverTracksHeldPrefixesAndSenderWithdrawsOnDemand) {
   EXPECT_GE(receiver.stats().held_changed_mono, sender.stats().withdraw_started_mono);
 }
 
+// --extra (issue 11's route-path benchmark, "same peer"): routes held back from the table go one
+// UPDATE each when asked, never before the table is written, in the same session.
+TEST(ReplaySessionTest, ExtraRoutesGoOneAtATimeAfterTheTable) {
+  namespace asio = boost::asio;
+  AttributeStore store;
+  const PeerFeed feed = SyntheticTable(1000, 5, &store);
+  const std::vector<Route> all = feed.Table();
+  const std::vector<Route> table(all.begin(), all.end() - 2);
+  const std::vector<Route> extra(all.end() - 2, all.end());
+  const int port = sluice::testing::FreeTcpPort();
+  ASSERT_GT(port, 0);
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
+  auto encoder_for = [&store](const std::vector<Route>* routes, RewriteOptions rw) {
+    return [routes, rw, &store](const SessionParams& p, EncodedStream* t, EncodedStream* wd) {
+      FeedEncoder e(p, rw, &store);
+      e.EncodeTable(*routes, t);
+      e.EncodeEndOfRib(t);
+      e.EncodeWithdrawAll(*routes, wd);
+    };
+  };
+  SessionOptions receiver_options;
+  receiver_options.name = "monitor";
+  receiver_options.local_as = 65001;
+  receiver_options.router_id = net::IPv4Address(0x0a000001);
+  receiver_options.families.Add(kIPv4Unicast);
+  receiver_options.linger = -1;
+  receiver_options.track_held = true;
+  RewriteOptions rw;
+  rw.local_as = 65001;
+  const std::vector<Route> none;
+  ReplaySession receiver(io, receiver_options, encoder_for(&none, rw));
+
+  SessionOptions sender_options = receiver_options;
+  sender_options.name = "upstream";
+  sender_options.remote = endpoint;
+  sender_options.local_as = 65002;
+  sender_options.router_id = net::IPv4Address(0x0a000002);
+  sender_options.track_held = false;
+  rw.local_as = 65002;
+  rw.prepend_own_as = true;
+  rw.next_hop4 = net::IPv4Address(0x7f000001);
+  ReplaySession sender(io, sender_options, encoder_for(&table, rw));
+  sender.SetExtra([&](const SessionParams& p) {
+    std::vector<std::vector<uint8_t>> messages;
+    FeedEncoder e(p, rw, &store);
+    for (const Route& r : extra) {
+      EncodedStream one;
+      e.EncodeTable({r}, &one);
+      messages.push_back(one.bytes);
+    }
+    return messages;
+  });
+  EXPECT_FALSE(sender.AnnounceNext());  // not Established
+
+  bool asked_during_table = false, asked_second = false, none_left = true;
+  sender.on_stream = [&](ReplaySession* s, const char* m) {
+    // Asked while the table is being written: it waits for the table's end.
+    if (std::string(m) == "table_start") asked_during_table = s->AnnounceNext();
+  };
+  std::vector<uint64_t> held;
+  receiver.on_held_change = [&](ReplaySession* r) {
+    held.push_back(r->stats().prefixes_held);
+    if (r->stats().prefixes_held == table.size() + 1 && !asked_second) {
+      asked_second = sender.AnnounceNext();
+      none_left = !sender.AnnounceNext() && sender.extra_left() == 0;
+    } else if (r->stats().prefixes_held == all.size()) {
+      sender.Stop("done");
+    }
+  };
+  asio::ip::tcp::acceptor acceptor(io, endpoint);
+  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+    ASSERT_FALSE(ec);
+    receiver.Accept(std::move(s));
+  });
+  sender.Connect();
+  asio::steady_timer guard(io, std::chrono::seconds(60));
+  guard.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) {
+      sender.Stop("timeout");
+      receiver.Stop("timeout");
+    }
+  });
+  int done = 0;
+  sender.on_done = receiver.on_done = [&](ReplaySession*) {
+    if (++done == 2) guard.cancel();
+    receiver.Stop("done");
+  };
+  io.run();
+
+  EXPECT_TRUE(asked_during_table);
+  EXPECT_TRUE(asked_second);
+  EXPECT_TRUE(none_left);
+  EXPECT_EQ(sender.stats().extra_sent, 2u);
+  ASSERT_GE(held.size(), 2u);
+  // The table first, then each extra route on its own.
+  EXPECT_EQ(held[held.size() - 2], table.size() + 1);
+  EXPECT_EQ(held.back(), all.size());
+  EXPECT_EQ(std::count(held.begin(), held.end(), table.size()), 1);
+  EXPECT_EQ(sender.stats().error, "");
+}
+
 // Flap mode (issue 13, route flap damping tests): the table, then three cycles of withdraw
 // everything / announce everything again, ending announced.
 TEST(ReplaySessionTest, FlapModeWithdrawsAndAnnouncesAgainAndEndsAnnounced) {
