@@ -29,9 +29,9 @@
 //
 // Reads (`show` commands, counters) run on the shards' threads through ShardRunner::Query and
 // merge the answers; the event loop waits for them. Control that reaches into stages (damping:
-// FamilyRouting::ForEachPipeline) runs on each shard's thread in turn the same way. The accepted-prefix count the session checks
-// after each UPDATE (max-prefix) is published by the shards after each UPDATE they process, so it
-// lags by the UPDATEs in flight.
+// FamilyRouting::ForEachPipeline) runs on each shard's thread in turn the same way. The
+// accepted-prefix count the session checks after each UPDATE (max-prefix) is published by the
+// shards after each UPDATE they process, so it lags by the UPDATEs in flight.
 //
 // Policy changes: BgpRouting::UpdatePeer reaches every shard at once; a new filter put into a
 // peer's FilterSlot without UpdatePeer is noticed at the peer's next UPDATE (import) or within 64
