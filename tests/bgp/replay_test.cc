@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -17,6 +18,84 @@
 
 namespace sluice::bgp::replay {
 namespace {
+
+namespace asio = boost::asio;
+
+// Encodes `routes` as a session's table (with End-of-RIB when `end_of_rib`) and its withdrawals.
+ReplaySession::Encoder EncoderFor(AttributeStore* store, const std::vector<Route>* routes,
+                                  RewriteOptions rw, bool end_of_rib = true) {
+  return [routes, rw, store, end_of_rib](const SessionParams& p, EncodedStream* table,
+                                         EncodedStream* wd) {
+    FeedEncoder e(p, rw, store);
+    e.EncodeTable(*routes, table);
+    if (end_of_rib) e.EncodeEndOfRib(table);
+    e.EncodeWithdrawAll(*routes, wd);
+  };
+}
+
+// The listening side (AS 65001) of two replay sessions on loopback, kept until the peer closes.
+SessionOptions ReceiverOptions(const std::string& name) {
+  SessionOptions o;
+  o.name = name;
+  o.local_as = 65001;
+  o.router_id = net::IPv4Address(0x0a000001);
+  o.families.Add(kIPv4Unicast);
+  o.linger = -1;
+  return o;
+}
+
+// The connecting side (AS 65002) towards `remote`.
+SessionOptions SenderOptions(const SessionOptions& receiver, const std::string& name,
+                             const asio::ip::tcp::endpoint& remote) {
+  SessionOptions o = receiver;
+  o.name = name;
+  o.remote = remote;
+  o.local_as = 65002;
+  o.router_id = net::IPv4Address(0x0a000002);
+  o.track_held = false;
+  return o;
+}
+
+// The sender's rewriting: its own AS prepended, nexthop 127.0.0.1.
+RewriteOptions SenderRewrite() {
+  RewriteOptions rw;
+  rw.local_as = 65002;
+  rw.prepend_own_as = true;
+  rw.next_hop4 = net::IPv4Address(0x7f000001);
+  return rw;
+}
+
+// A free loopback endpoint for the receiver to listen on.
+asio::ip::tcp::endpoint FreeEndpoint() {
+  const int port = sluice::testing::FreeTcpPort();
+  EXPECT_GT(port, 0);
+  return asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
+}
+
+// The receiver accepts on `endpoint`, the sender connects; runs `io` until both sessions are
+// done (`on_each_done` runs as each ends), or 60 s have passed (both stopped: "timeout").
+void RunPair(asio::io_context& io, const asio::ip::tcp::endpoint& endpoint, ReplaySession& receiver,
+             ReplaySession& sender, std::function<void()> on_each_done = nullptr) {
+  asio::ip::tcp::acceptor acceptor(io, endpoint);
+  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+    ASSERT_FALSE(ec);
+    receiver.Accept(std::move(s));
+  });
+  sender.Connect();
+  asio::steady_timer guard(io, std::chrono::seconds(60));
+  guard.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) {
+      sender.Stop("timeout");
+      receiver.Stop("timeout");
+    }
+  });
+  int done = 0;
+  sender.on_done = receiver.on_done = [&](ReplaySession*) {
+    if (++done == 2) guard.cancel();
+    if (on_each_done) on_each_done();
+  };
+  io.run();
+}
 
 TEST(SyntheticTableTest, LooksLikeAnInternetTable) {
   AttributeStore store;
@@ -139,66 +218,23 @@ TEST(FeedEncoderTest, PathVariantsGiveFourDistinctPathsPerPrefix) {
 }
 
 TEST(ReplaySessionTest, TwoSpeakersExchangeATableOverLoopback) {
-  namespace asio = boost::asio;
   AttributeStore store;
-  const PeerFeed feed = SyntheticTable(20000, 3, &store);
-  const PeerFeed empty;
-  const int port = sluice::testing::FreeTcpPort();
-  ASSERT_GT(port, 0);
+  const std::vector<Route> table = SyntheticTable(20000, 3, &store).Table();
+  const std::vector<Route> none;
   asio::io_context io;
-  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
-
-  auto encoder_for = [&store](const PeerFeed& f, RewriteOptions rw) {
-    return [&f, rw, &store](const SessionParams& p, EncodedStream* table, EncodedStream* wd) {
-      FeedEncoder e(p, rw, &store);
-      e.EncodeTable(f.Table(), table);
-      e.EncodeEndOfRib(table);
-      e.EncodeWithdrawAll(f.Table(), wd);
-    };
-  };
-  SessionOptions receiver_options;
-  receiver_options.name = "receiver";
-  receiver_options.local_as = 65001;
+  const asio::ip::tcp::endpoint endpoint = FreeEndpoint();
+  SessionOptions receiver_options = ReceiverOptions("receiver");
   receiver_options.peer_as = 65002;
-  receiver_options.router_id = net::IPv4Address(0x0a000001);
-  receiver_options.families.Add(kIPv4Unicast);
-  receiver_options.linger = -1;  // until the sender closes the session
   RewriteOptions rw;
   rw.local_as = 65001;
-  ReplaySession receiver(io, receiver_options, encoder_for(empty, rw));
-
-  SessionOptions sender_options = receiver_options;
-  sender_options.name = "sender";
-  sender_options.remote = endpoint;
-  sender_options.local_as = 65002;
+  ReplaySession receiver(io, receiver_options, EncoderFor(&store, &none, rw));
+  SessionOptions sender_options = SenderOptions(receiver_options, "sender", endpoint);
   sender_options.peer_as = 65001;
-  sender_options.router_id = net::IPv4Address(0x0a000002);
   sender_options.withdraw_after = 0;  // then withdraw everything
   sender_options.linger = 0.5;        // then close with a Cease
   sender_options.wait_eor = true;
-  rw.local_as = 65002;
-  rw.prepend_own_as = true;
-  rw.next_hop4 = net::IPv4Address(0x7f000001);
-  ReplaySession sender(io, sender_options, encoder_for(feed, rw));
-
-  asio::ip::tcp::acceptor acceptor(io, endpoint);
-  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
-    ASSERT_FALSE(ec);
-    receiver.Accept(std::move(s));
-  });
-  sender.Connect();
-  asio::steady_timer guard(io, std::chrono::seconds(60));
-  guard.async_wait([&](const boost::system::error_code& ec) {
-    if (!ec) {
-      sender.Stop("timeout");
-      receiver.Stop("timeout");
-    }
-  });
-  int done = 0;
-  sender.on_done = receiver.on_done = [&](ReplaySession*) {
-    if (++done == 2) guard.cancel();
-  };
-  io.run();
+  ReplaySession sender(io, sender_options, EncoderFor(&store, &table, SenderRewrite()));
+  RunPair(io, endpoint, receiver, sender);
 
   EXPECT_EQ(sender.stats().error, "");
   EXPECT_EQ(sender.stats().prefixes_sent, 20000u);
@@ -218,45 +254,20 @@ TEST(ReplaySessionTest, TwoSpeakersExchangeATableOverLoopback) {
 // sender withdraws on demand (WithdrawNow, as --withdraw-on-signal does) once the receiver holds
 // the whole table, not after its withdraw_after delay.
 TEST(ReplaySessionTest, ReceiverTracksHeldPrefixesAndSenderWithdrawsOnDemand) {
-  namespace asio = boost::asio;
   AttributeStore store;
-  const PeerFeed feed = SyntheticTable(5000, 4, &store);
-  const PeerFeed empty;
-  const int port = sluice::testing::FreeTcpPort();
-  ASSERT_GT(port, 0);
+  const std::vector<Route> table = SyntheticTable(5000, 4, &store).Table();
+  const std::vector<Route> none;
   asio::io_context io;
-  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
-  auto encoder_for = [&store](const PeerFeed& f, RewriteOptions rw) {
-    return [&f, rw, &store](const SessionParams& p, EncodedStream* table, EncodedStream* wd) {
-      FeedEncoder e(p, rw, &store);
-      e.EncodeTable(f.Table(), table);
-      e.EncodeEndOfRib(table);
-      e.EncodeWithdrawAll(f.Table(), wd);
-    };
-  };
-  SessionOptions receiver_options;
-  receiver_options.name = "monitor";
-  receiver_options.local_as = 65001;
-  receiver_options.router_id = net::IPv4Address(0x0a000001);
-  receiver_options.families.Add(kIPv4Unicast);
-  receiver_options.linger = -1;
+  const asio::ip::tcp::endpoint endpoint = FreeEndpoint();
+  SessionOptions receiver_options = ReceiverOptions("monitor");
   receiver_options.track_held = true;
   RewriteOptions rw;
   rw.local_as = 65001;
-  ReplaySession receiver(io, receiver_options, encoder_for(empty, rw));
-
-  SessionOptions sender_options = receiver_options;
-  sender_options.name = "upstream";
-  sender_options.remote = endpoint;
-  sender_options.local_as = 65002;
-  sender_options.router_id = net::IPv4Address(0x0a000002);
-  sender_options.track_held = false;
+  ReplaySession receiver(io, receiver_options, EncoderFor(&store, &none, rw));
+  SessionOptions sender_options = SenderOptions(receiver_options, "upstream", endpoint);
   sender_options.withdraw_after = 1e7;  // only WithdrawNow() can start the withdrawals in time
   sender_options.linger = 0.2;
-  rw.local_as = 65002;
-  rw.prepend_own_as = true;
-  rw.next_hop4 = net::IPv4Address(0x7f000001);
-  ReplaySession sender(io, sender_options, encoder_for(feed, rw));
+  ReplaySession sender(io, sender_options, EncoderFor(&store, &table, SenderRewrite()));
 
   std::vector<std::string> milestones;
   sender.on_stream = [&](ReplaySession*, const char* m) { milestones.push_back(m); };
@@ -269,24 +280,7 @@ TEST(ReplaySessionTest, ReceiverTracksHeldPrefixesAndSenderWithdrawsOnDemand) {
       sender.WithdrawNow();
     }
   };
-  asio::ip::tcp::acceptor acceptor(io, endpoint);
-  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
-    ASSERT_FALSE(ec);
-    receiver.Accept(std::move(s));
-  });
-  sender.Connect();
-  asio::steady_timer guard(io, std::chrono::seconds(60));
-  guard.async_wait([&](const boost::system::error_code& ec) {
-    if (!ec) {
-      sender.Stop("timeout");
-      receiver.Stop("timeout");
-    }
-  });
-  int done = 0;
-  sender.on_done = receiver.on_done = [&](ReplaySession*) {
-    if (++done == 2) guard.cancel();
-  };
-  io.run();
+  RunPair(io, endpoint, receiver, sender);
 
   EXPECT_EQ(most_held, 5000u);
   EXPECT_EQ(receiver.stats().prefixes_held, 0u);
@@ -300,46 +294,22 @@ TEST(ReplaySessionTest, ReceiverTracksHeldPrefixesAndSenderWithdrawsOnDemand) {
 // --extra (issue 11's route-path benchmark, "same peer"): routes held back from the table go one
 // UPDATE each when asked, never before the table is written, in the same session.
 TEST(ReplaySessionTest, ExtraRoutesGoOneAtATimeAfterTheTable) {
-  namespace asio = boost::asio;
   AttributeStore store;
   const PeerFeed feed = SyntheticTable(1000, 5, &store);
   const std::vector<Route> all = feed.Table();
   const std::vector<Route> table(all.begin(), all.end() - 2);
   const std::vector<Route> extra(all.end() - 2, all.end());
-  const int port = sluice::testing::FreeTcpPort();
-  ASSERT_GT(port, 0);
   asio::io_context io;
-  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
-  auto encoder_for = [&store](const std::vector<Route>* routes, RewriteOptions rw) {
-    return [routes, rw, &store](const SessionParams& p, EncodedStream* t, EncodedStream* wd) {
-      FeedEncoder e(p, rw, &store);
-      e.EncodeTable(*routes, t);
-      e.EncodeEndOfRib(t);
-      e.EncodeWithdrawAll(*routes, wd);
-    };
-  };
-  SessionOptions receiver_options;
-  receiver_options.name = "monitor";
-  receiver_options.local_as = 65001;
-  receiver_options.router_id = net::IPv4Address(0x0a000001);
-  receiver_options.families.Add(kIPv4Unicast);
-  receiver_options.linger = -1;
+  const asio::ip::tcp::endpoint endpoint = FreeEndpoint();
+  SessionOptions receiver_options = ReceiverOptions("monitor");
   receiver_options.track_held = true;
   RewriteOptions rw;
   rw.local_as = 65001;
   const std::vector<Route> none;
-  ReplaySession receiver(io, receiver_options, encoder_for(&none, rw));
-
-  SessionOptions sender_options = receiver_options;
-  sender_options.name = "upstream";
-  sender_options.remote = endpoint;
-  sender_options.local_as = 65002;
-  sender_options.router_id = net::IPv4Address(0x0a000002);
-  sender_options.track_held = false;
-  rw.local_as = 65002;
-  rw.prepend_own_as = true;
-  rw.next_hop4 = net::IPv4Address(0x7f000001);
-  ReplaySession sender(io, sender_options, encoder_for(&table, rw));
+  ReplaySession receiver(io, receiver_options, EncoderFor(&store, &none, rw));
+  SessionOptions sender_options = SenderOptions(receiver_options, "upstream", endpoint);
+  rw = SenderRewrite();
+  ReplaySession sender(io, sender_options, EncoderFor(&store, &table, rw));
   sender.SetExtra([&](const SessionParams& p) {
     std::vector<std::vector<uint8_t>> messages;
     FeedEncoder e(p, rw, &store);
@@ -367,25 +337,7 @@ TEST(ReplaySessionTest, ExtraRoutesGoOneAtATimeAfterTheTable) {
       sender.Stop("done");
     }
   };
-  asio::ip::tcp::acceptor acceptor(io, endpoint);
-  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
-    ASSERT_FALSE(ec);
-    receiver.Accept(std::move(s));
-  });
-  sender.Connect();
-  asio::steady_timer guard(io, std::chrono::seconds(60));
-  guard.async_wait([&](const boost::system::error_code& ec) {
-    if (!ec) {
-      sender.Stop("timeout");
-      receiver.Stop("timeout");
-    }
-  });
-  int done = 0;
-  sender.on_done = receiver.on_done = [&](ReplaySession*) {
-    if (++done == 2) guard.cancel();
-    receiver.Stop("done");
-  };
-  io.run();
+  RunPair(io, endpoint, receiver, sender, [&] { receiver.Stop("done"); });
 
   EXPECT_TRUE(asked_during_table);
   EXPECT_TRUE(asked_second);
@@ -402,62 +354,24 @@ TEST(ReplaySessionTest, ExtraRoutesGoOneAtATimeAfterTheTable) {
 // Flap mode (issue 13, route flap damping tests): the table, then three cycles of withdraw
 // everything / announce everything again, ending announced.
 TEST(ReplaySessionTest, FlapModeWithdrawsAndAnnouncesAgainAndEndsAnnounced) {
-  namespace asio = boost::asio;
   AttributeStore store;
-  const PeerFeed feed = SyntheticTable(100, 5, &store);
-  const PeerFeed empty;
-  const int port = sluice::testing::FreeTcpPort();
-  ASSERT_GT(port, 0);
+  const std::vector<Route> table = SyntheticTable(100, 5, &store).Table();
+  const std::vector<Route> none;
   asio::io_context io;
-  const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), uint16_t(port));
-  auto encoder_for = [&store](const PeerFeed& f, RewriteOptions rw) {
-    return [&f, rw, &store](const SessionParams& p, EncodedStream* table, EncodedStream* wd) {
-      FeedEncoder e(p, rw, &store);
-      e.EncodeTable(f.Table(), table);
-      e.EncodeWithdrawAll(f.Table(), wd);
-    };
-  };
-  SessionOptions receiver_options;
-  receiver_options.name = "receiver";
-  receiver_options.local_as = 65001;
+  const asio::ip::tcp::endpoint endpoint = FreeEndpoint();
+  SessionOptions receiver_options = ReceiverOptions("receiver");
   receiver_options.peer_as = 65002;
-  receiver_options.router_id = net::IPv4Address(0x0a000001);
-  receiver_options.families.Add(kIPv4Unicast);
-  receiver_options.linger = -1;
   RewriteOptions rw;
   rw.local_as = 65001;
-  ReplaySession receiver(io, receiver_options, encoder_for(empty, rw));
-  SessionOptions sender_options = receiver_options;
-  sender_options.name = "sender";
-  sender_options.remote = endpoint;
-  sender_options.local_as = 65002;
+  ReplaySession receiver(io, receiver_options, EncoderFor(&store, &none, rw, false));
+  SessionOptions sender_options = SenderOptions(receiver_options, "sender", endpoint);
   sender_options.peer_as = 65001;
-  sender_options.router_id = net::IPv4Address(0x0a000002);
   sender_options.flap_every = 0.2;
   sender_options.flaps = 3;
   sender_options.linger = 0.3;
-  rw.local_as = 65002;
-  rw.prepend_own_as = true;
-  rw.next_hop4 = net::IPv4Address(0x7f000001);
-  ReplaySession sender(io, sender_options, encoder_for(feed, rw));
-  asio::ip::tcp::acceptor acceptor(io, endpoint);
-  acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
-    ASSERT_FALSE(ec);
-    receiver.Accept(std::move(s));
-  });
-  sender.Connect();
-  asio::steady_timer guard(io, std::chrono::seconds(60));
-  guard.async_wait([&](const boost::system::error_code& ec) {
-    if (!ec) {
-      sender.Stop("timeout");
-      receiver.Stop("timeout");
-    }
-  });
-  int done = 0;
-  sender.on_done = receiver.on_done = [&](ReplaySession*) {
-    if (++done == 2) guard.cancel();
-  };
-  io.run();
+  ReplaySession sender(io, sender_options, EncoderFor(&store, &table, SenderRewrite(), false));
+  RunPair(io, endpoint, receiver, sender);
+
   EXPECT_EQ(sender.stats().error, "");
   EXPECT_EQ(sender.stats().flaps, 3u);
   EXPECT_EQ(receiver.stats().prefixes_received, 400u);  // the table, then again after each flap
