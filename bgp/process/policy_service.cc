@@ -3,24 +3,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ipc/method.h"
+#include "ipc/policy_backend_methods.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "net/status_macros.h"
 
 namespace sluice::bgp::process {
 
 namespace pb = ::sluice::policy_backend::v1;
-
-namespace {
-
-const ipc::Method<pb::ConfigureRequest, pb::ConfigureReply> kConfigure{
-    "policy_backend/1.0/configure"};
-const ipc::Method<pb::ResetRequest, pb::ResetReply> kReset{"policy_backend/1.0/reset"};
-const ipc::Method<pb::PushRoutesRequest, pb::PushRoutesReply> kPushRoutes{
-    "policy_backend/1.0/push_routes"};
-const ipc::Method<pb::ListFiltersRequest, pb::ListFiltersReply> kListFilters{
-    "policy_backend/1.0/list_filters"};
-
-}  // namespace
 
 absl::StatusOr<BgpPolicyBackend::Bank> BgpPolicyBackend::ParseBank(const std::string& filter) {
   const size_t colon = filter.find(':');
@@ -117,40 +106,43 @@ std::vector<PolicyBankInfo> BgpPolicyBackend::List() const {
 }
 
 absl::Status ServePolicyBackend(ipc::XrlRouter& router, BgpPolicyBackend& backend) {
-  RETURN_IF_ERROR(router.Handle(
-      kConfigure, [&](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
-        policy::FilterRequest request;
-        request.source = r.source();
-        request.policies.assign(r.policies().begin(), r.policies().end());
-        request.default_action = r.default_action();
-        if (!r.file().empty()) request.start.file = r.file();
-        if (r.line() > 0) request.start.line = int(r.line());
-        if (r.column() > 0) request.start.column = int(r.column());
-        RETURN_IF_ERROR(backend.Configure(r.filter(), request));
-        return pb::ConfigureReply();
-      }));
   RETURN_IF_ERROR(
-      router.Handle(kReset, [&](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
-        RETURN_IF_ERROR(backend.Reset(r.filter()));
-        return pb::ResetReply();
-      }));
-  RETURN_IF_ERROR(router.Handle(
-      kPushRoutes, [&](const pb::PushRoutesRequest& r) -> absl::StatusOr<pb::PushRoutesReply> {
-        RETURN_IF_ERROR(backend.PushRoutes(r.filter()));
-        return pb::PushRoutesReply();
-      }));
-  RETURN_IF_ERROR(router.Handle(
-      kListFilters, [&](const pb::ListFiltersRequest&) -> absl::StatusOr<pb::ListFiltersReply> {
-        pb::ListFiltersReply reply;
-        for (const PolicyBankInfo& i : backend.List()) {
-          pb::FilterInfo* out = reply.add_filters();
-          out->set_filter(i.filter);
-          out->set_configured(i.configured);
-          for (const std::string& p : i.policies) out->add_policies(p);
-          out->set_default_action(i.default_action);
-        }
-        return reply;
-      }));
+      router.Handle(ipc::kPolicyConfigure,
+                    [&](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
+                      policy::FilterRequest request;
+                      request.source = r.source();
+                      request.policies.assign(r.policies().begin(), r.policies().end());
+                      request.default_action = r.default_action();
+                      if (!r.file().empty()) request.start.file = r.file();
+                      if (r.line() > 0) request.start.line = int(r.line());
+                      if (r.column() > 0) request.start.column = int(r.column());
+                      RETURN_IF_ERROR(backend.Configure(r.filter(), request));
+                      return pb::ConfigureReply();
+                    }));
+  RETURN_IF_ERROR(router.Handle(ipc::kPolicyReset,
+                                [&](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
+                                  RETURN_IF_ERROR(backend.Reset(r.filter()));
+                                  return pb::ResetReply();
+                                }));
+  RETURN_IF_ERROR(
+      router.Handle(ipc::kPolicyPushRoutes,
+                    [&](const pb::PushRoutesRequest& r) -> absl::StatusOr<pb::PushRoutesReply> {
+                      RETURN_IF_ERROR(backend.PushRoutes(r.filter()));
+                      return pb::PushRoutesReply();
+                    }));
+  RETURN_IF_ERROR(
+      router.Handle(ipc::kPolicyListFilters,
+                    [&](const pb::ListFiltersRequest&) -> absl::StatusOr<pb::ListFiltersReply> {
+                      pb::ListFiltersReply reply;
+                      for (const PolicyBankInfo& i : backend.List()) {
+                        pb::FilterInfo* out = reply.add_filters();
+                        out->set_filter(i.filter);
+                        out->set_configured(i.configured);
+                        for (const std::string& p : i.policies) out->add_policies(p);
+                        out->set_default_action(i.default_action);
+                      }
+                      return reply;
+                    }));
   return absl::OkStatus();
 }
 

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ipc/method.h"
+#include "ipc/policy_backend_methods.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "net/status_macros.h"
 #include "policy/filter_request.h"
@@ -12,14 +13,6 @@ namespace sluice::rib {
 namespace pb = ::sluice::policy_backend::v1;
 
 namespace {
-
-const ipc::Method<pb::ConfigureRequest, pb::ConfigureReply> kConfigure{
-    "policy_backend/1.0/configure"};
-const ipc::Method<pb::ResetRequest, pb::ResetReply> kReset{"policy_backend/1.0/reset"};
-const ipc::Method<pb::PushRoutesRequest, pb::PushRoutesReply> kPushRoutes{
-    "policy_backend/1.0/push_routes"};
-const ipc::Method<pb::ListFiltersRequest, pb::ListFiltersReply> kListFilters{
-    "policy_backend/1.0/list_filters"};
 
 // "origin:PROTOCOL" -> PROTOCOL. Errors: InvalidArgument naming the banks there are.
 absl::StatusOr<std::string> OriginProtocol(const std::string& filter) {
@@ -36,7 +29,8 @@ absl::StatusOr<std::string> OriginProtocol(const std::string& filter) {
 
 absl::Status RibPolicyService::Register() {
   RETURN_IF_ERROR(router_.Handle(
-      kConfigure, [this](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
+      ipc::kPolicyConfigure,
+      [this](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
         ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
         policy::FilterRequest request;
         request.source = r.source();
@@ -54,37 +48,40 @@ absl::Status RibPolicyService::Register() {
         configured_[r.filter()] = Info{request.policies, action};
         return pb::ConfigureReply();
       }));
-  RETURN_IF_ERROR(
-      router_.Handle(kReset, [this](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
+  RETURN_IF_ERROR(router_.Handle(
+      ipc::kPolicyReset, [this](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
         ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
         RETURN_IF_ERROR(rib_.SetOriginPolicy(protocol, nullptr));
         configured_.erase(r.filter());
         return pb::ResetReply();
       }));
-  RETURN_IF_ERROR(router_.Handle(
-      kPushRoutes, [this](const pb::PushRoutesRequest& r) -> absl::StatusOr<pb::PushRoutesReply> {
-        if (r.filter().empty()) {
-          for (const char* p : {"static", "connected"}) RETURN_IF_ERROR(rib_.PushOriginPolicy(p));
-          return pb::PushRoutesReply();
-        }
-        ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
-        RETURN_IF_ERROR(rib_.PushOriginPolicy(protocol));
-        return pb::PushRoutesReply();
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kListFilters, [this](const pb::ListFiltersRequest&) -> absl::StatusOr<pb::ListFiltersReply> {
-        pb::ListFiltersReply reply;
-        for (const char* bank : {"origin:connected", "origin:static"}) {
-          pb::FilterInfo* out = reply.add_filters();
-          out->set_filter(bank);
-          auto it = configured_.find(bank);
-          out->set_configured(it != configured_.end());
-          if (it == configured_.end()) continue;
-          for (const std::string& p : it->second.policies) out->add_policies(p);
-          out->set_default_action(it->second.default_action);
-        }
-        return reply;
-      }));
+  RETURN_IF_ERROR(
+      router_.Handle(ipc::kPolicyPushRoutes,
+                     [this](const pb::PushRoutesRequest& r) -> absl::StatusOr<pb::PushRoutesReply> {
+                       if (r.filter().empty()) {
+                         for (const char* p : {"static", "connected"})
+                           RETURN_IF_ERROR(rib_.PushOriginPolicy(p));
+                         return pb::PushRoutesReply();
+                       }
+                       ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
+                       RETURN_IF_ERROR(rib_.PushOriginPolicy(protocol));
+                       return pb::PushRoutesReply();
+                     }));
+  RETURN_IF_ERROR(
+      router_.Handle(ipc::kPolicyListFilters,
+                     [this](const pb::ListFiltersRequest&) -> absl::StatusOr<pb::ListFiltersReply> {
+                       pb::ListFiltersReply reply;
+                       for (const char* bank : {"origin:connected", "origin:static"}) {
+                         pb::FilterInfo* out = reply.add_filters();
+                         out->set_filter(bank);
+                         auto it = configured_.find(bank);
+                         out->set_configured(it != configured_.end());
+                         if (it == configured_.end()) continue;
+                         for (const std::string& p : it->second.policies) out->add_policies(p);
+                         out->set_default_action(it->second.default_action);
+                       }
+                       return reply;
+                     }));
   return absl::OkStatus();
 }
 

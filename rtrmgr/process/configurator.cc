@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bgp/process/methods.h"
+#include "ipc/policy_backend_methods.h"
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "ipc/proto/rib.pb.h"
@@ -34,9 +35,6 @@ const M<static_v1::AddRouteRequest, static_v1::AddRouteReply> kStaticAdd{
     "static_routes/1.0/add_route"};
 const M<static_v1::DeleteRouteRequest, static_v1::DeleteRouteReply> kStaticDelete{
     "static_routes/1.0/delete_route"};
-const M<policy_v1::ConfigureRequest, policy_v1::ConfigureReply> kPolicyConfigure{
-    "policy_backend/1.0/configure"};
-const M<policy_v1::ResetRequest, policy_v1::ResetReply> kPolicyReset{"policy_backend/1.0/reset"};
 const M<bgp_v1::SetDampingRequest, bgp_v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
 const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
     "bgp/1.0/set_peer_damping"};
@@ -276,7 +274,7 @@ void Configurator::Bank(std::shared_ptr<Batch> batch, const Config& config,
   if (chain.empty() && default_action.empty()) {
     policy_v1::ResetRequest r;
     r.set_filter(filter);
-    Batch::Call(batch, router_, target, kPolicyReset, r, "policy reset " + filter);
+    Batch::Call(batch, router_, target, ipc::kPolicyReset, r, "policy reset " + filter);
     return;
   }
   policy_v1::ConfigureRequest r;
@@ -285,7 +283,7 @@ void Configurator::Bank(std::shared_ptr<Batch> batch, const Config& config,
   for (const NameRef& ref : chain) r.add_policies(ref.name);
   r.set_default_action(default_action);
   r.set_file(config.file);
-  Batch::Call(batch, router_, target, kPolicyConfigure, r, "policy " + filter);
+  Batch::Call(batch, router_, target, ipc::kPolicyConfigure, r, "policy " + filter);
 }
 
 void Configurator::PeerBanks(std::shared_ptr<Batch> batch, const Config& config,
