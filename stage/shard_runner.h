@@ -339,6 +339,7 @@ class ShardRunner {
 
  private:
   static constexpr uint32_t kNoCommand = ~uint32_t{0};
+  static constexpr size_t kKeepNodes = 8;  // hand-over queue nodes kept per direction and shard
   struct Mark {
     uint32_t pos;      // before items[pos]
     uint64_t epoch;    // an epoch ends here (when command == kNoCommand)
@@ -508,6 +509,8 @@ class ShardRunner {
     }
     w.in_drain = false;
     FinishOut(w);
+    // Idle after a burst: the output queue shrinks back to a working size (this thread fills it).
+    if (w.in.Front() == nullptr) w.out.Trim(kKeepNodes);
     if (!inline_ && w.in.Front() != nullptr &&
         !w.in_scheduled.exchange(true, std::memory_order_acq_rel)) {
       Worker* raw = &w;
@@ -659,6 +662,11 @@ class ShardRunner {
       if (cb_.delivered) cb_.delivered();
     }
     delivering_ = false;
+    // A shard that has caught up: its input queue shrinks back to a working size (the main loop
+    // fills it). Memory follows the table, not the largest burst seen.
+    for (auto& w : workers_) {
+      if (w->open_in == nullptr && backlog(w->index) == 0) w->in.Trim(kKeepNodes);
+    }
   }
 
   boost::asio::io_context& main_;

@@ -15,8 +15,8 @@
 //                                            }
 //
 // Prepare() returns a recycled value as the consumer left it (clear it there, or before reuse).
-// Only the producer calls Prepare/Commit; only the consumer calls Front/Pop. Either may call
-// empty() (a hint for the producer).
+// Only the producer calls Prepare/Commit/Trim/nodes; only the consumer calls Front/Pop. Either may
+// call empty() (a hint for the producer).
 
 #include <atomic>
 #include <cstddef>
@@ -59,6 +59,21 @@ class SpscQueue {
     head_->next.store(n, std::memory_order_release);
     head_ = n;
   }
+  // Frees nodes the consumer has moved past while the queue holds more than `keep` nodes (with
+  // the values' buffers): after a burst, the queue shrinks back to a working size. Returns the
+  // number freed.
+  size_t Trim(size_t keep) {
+    tail_copy_ = tail_.load(std::memory_order_acquire);
+    size_t freed = 0;
+    while (nodes_ > keep && first_ != tail_copy_) {
+      delete TakeFirst();
+      --nodes_;
+      ++freed;
+    }
+    return freed;
+  }
+  // Nodes allocated and not freed (the stub, the published, the recycled).
+  size_t nodes() const { return nodes_; }
 
   // --- Consumer ------------------------------------------------------------------------------
   // The oldest published value, or null when there is none.
@@ -87,6 +102,7 @@ class SpscQueue {
     if (first_ != tail_copy_) return TakeFirst();
     tail_copy_ = tail_.load(std::memory_order_acquire);
     if (first_ != tail_copy_) return TakeFirst();
+    ++nodes_;
     return new Node;
   }
   Node* TakeFirst() {
@@ -102,6 +118,7 @@ class SpscQueue {
   Node* first_;               // the oldest node; nodes from here up to tail_copy_ are free
   Node* tail_copy_;           // the producer's last look at tail_
   Node* prepared_ = nullptr;  // taken by Prepare, not yet published
+  size_t nodes_ = 1;          // the stub and every node allocated since, less those trimmed
 };
 
 }  // namespace sluice::stage

@@ -7,6 +7,8 @@ namespace sluice::bgp {
 
 namespace {
 constexpr size_t kKeepOps = 16384;  // changes a batch may hold and keep its buffers for the next
+constexpr size_t kKeepGroups = 64;  // attribute-set groups whose buffers are kept
+constexpr size_t kKeepGroupNlri = 256;  // prefixes a kept group's buffer may hold
 }  // namespace
 
 PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
@@ -118,6 +120,21 @@ void PeerOut::Flush() {
     if (n.ok()) messages += *n;
   }
   Send(std::move(out), messages);
+  ReleaseScratch();
+}
+
+// The encoding scratch of a burst (thousands of groups, each with its prefix list) is not kept
+// for the next batch: memory follows the table, not the largest batch seen.
+void PeerOut::ReleaseScratch() {
+  if (groups_.size() > kKeepGroups) {
+    groups_.resize(kKeepGroups);
+    groups_.shrink_to_fit();
+  }
+  for (auto& group : groups_) {
+    if (group.second.capacity() > kKeepGroupNlri) std::vector<Nlri>().swap(group.second);
+  }
+  if (group_index_.capacity() > kKeepGroups) group_index_ = {};
+  if (withdraw_.capacity() > kKeepOps) std::vector<Nlri>().swap(withdraw_);
 }
 
 void PeerOut::Send(std::vector<uint8_t> messages, int count) {

@@ -88,6 +88,7 @@ class PeerOut : public BranchTail {
   Op& Pending(const net::Prefix& prefix, const AttrRef& from);
   void Flush();
   void Send(std::vector<uint8_t> messages, int count);
+  void ReleaseScratch();
   void CheckBacklog();
 
   SessionSender* sender_;

@@ -75,5 +75,35 @@ TEST(SpscQueue, EmptyUntilCommitted) {
   EXPECT_TRUE(q.empty());
 }
 
+// After a burst, Trim gives back the nodes the consumer is done with (and their buffers) down to
+// the working size, and never a value still queued.
+TEST(SpscQueue, TrimFreesConsumedNodesOnly) {
+  SpscQueue<Batch> q;
+  for (uint64_t i = 0; i < 100; ++i) {
+    q.Prepare().values.assign(1000, i);
+    q.Commit();
+  }
+  EXPECT_EQ(q.nodes(), 101u);  // the stub and the burst
+  // Half consumed: only nodes the consumer moved past can go.
+  for (int i = 0; i < 50; ++i) q.Pop();
+  EXPECT_EQ(q.Trim(4), 50u);
+  EXPECT_EQ(q.nodes(), 51u);
+  for (uint64_t i = 50; i < 100; ++i) {
+    ASSERT_NE(q.Front(), nullptr);
+    EXPECT_EQ(q.Front()->values.front(), i);
+    EXPECT_EQ(q.Front()->values.size(), 1000u);
+    q.Pop();
+  }
+  EXPECT_EQ(q.Trim(4), 47u);
+  EXPECT_EQ(q.nodes(), 4u);
+  // Still a working queue.
+  q.Prepare().values = {7};
+  q.Commit();
+  ASSERT_NE(q.Front(), nullptr);
+  EXPECT_EQ(q.Front()->values, std::vector<uint64_t>{7});
+  q.Pop();
+  EXPECT_TRUE(q.empty());
+}
+
 }  // namespace
 }  // namespace sluice::stage
