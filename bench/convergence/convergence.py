@@ -57,8 +57,8 @@ WORKLOADS = {
     "4": "PCH full table withdrawn",
 }
 # GoBGP last: it is by far the slowest, and results.md is written after every device.
-ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-rib", "sluice-rib-t2",
-               "bird", "frr", "openbgpd", "gobgp"]
+ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-rib", "sluice-rib-t1",
+               "sluice-rib-t2", "bird", "frr", "openbgpd", "gobgp"]
 
 
 # ---------------------------------------------------------------- processes and /proc
@@ -341,12 +341,12 @@ class Bird(Device):
                 "protocol device { }", "ipv4 table igp4;",
                 'protocol static igpstatic { ipv4 { table igp4; }; route 0.0.0.0/0 via "lo"; }']
         for i, (addr, asn) in enumerate(topo.upstreams + [topo.monitor]):
-            monitor = addr == MONITOR_ADDR
+            # No policy, as the other daemons run it: every route to every peer (BIRD needs the
+            # words; the upstreams get the table back as FRR, GoBGP, OpenBGPD and Sluice send it).
             conf.append(
                 f"protocol bgp p{i} {{\n  local {DEVICE_ADDR} port {topo.port} as {DEVICE_AS};\n"
                 f"  neighbor {addr} as {asn};\n  multihop 2;\n  passive on;\n"
-                f"  ipv4 {{ import {'none' if monitor else 'all'}; "
-                f"export {'all' if monitor else 'none'}; igp table igp4; }};\n}}")
+                "  ipv4 { import all; export all; igp table igp4; };\n}")
         path = f"{tmp}/bird.conf"
         with open(path, "w") as f:
             f.write("\n".join(conf) + "\n")
