@@ -6,7 +6,7 @@
 // ready (as it would between two reads of a session): background slices, RIB acknowledgements.
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
-//                                          [--threads N] [--policy none|heavy]
+//                                          [--threads N] [--shard-stage] [--policy none|heavy]
 //
 // --rib adds a RIB branch whose client acknowledges each batch from the event loop.
 // --no-poll runs the loop only after the last UPDATE (the worst case for queues: the RIB branch
@@ -16,6 +16,8 @@
 // interleaved one by one; the messages are re-encoded before timing, decoded in the timed loop.
 // --threads N: RouterConfig::threads (issue 9's shard stage; 1, the default, is the serial
 // pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
+// --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
+// shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
 // --policy heavy: every upstream's import policy is a 1,000-entry prefix list (every 577th prefix
 // of the table, orlonger), an AS-path regular expression and a community match (issue 9's
 // benchmark); the default is no policy.
@@ -152,6 +154,7 @@ struct Setup {
   bool with_rib = false;
   bool poll = true;
   int threads = 1;
+  bool shard_stage = false;              // threads 1 on a worker thread
   policy::FilterSlot* import = nullptr;  // null: no import policy
 };
 
@@ -173,6 +176,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     rc.router_id = net::IPv4Address(0xc0000201);
     rc.ipv6 = false;
     rc.threads = setup.threads;
+    rc.shard_single_thread = setup.shard_stage;
     auto routing = std::make_unique<BgpRouting>(
         io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store});
     RoutingPeerConfig down;
@@ -304,12 +308,14 @@ int Main(int argc, char** argv) {
   int upstreams = 1;
   bool poll = true;
   int threads = 1;
+  bool shard_stage = false;
   std::string policy_kind = "none";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--rib") == 0) with_rib = true;
     if (std::strcmp(argv[i], "--no-poll") == 0) poll = false;
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--shard-stage") == 0) shard_stage = true;
     if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) policy_kind = argv[++i];
     if (std::strcmp(argv[i], "--upstreams") == 0 && i + 1 < argc) {
       upstreams = std::max(1, std::atoi(argv[++i]));
@@ -342,6 +348,7 @@ int Main(int argc, char** argv) {
   setup.with_rib = with_rib;
   setup.poll = poll;
   setup.threads = threads;
+  setup.shard_stage = shard_stage;
   policy::FilterSlot slot(nullptr);
   if (policy_kind == "heavy") {
     auto filter = HeavyImportPolicy(c);
@@ -356,15 +363,17 @@ int Main(int argc, char** argv) {
     return 2;
   }
   std::printf(
-      "PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d thread(s), %s import "
+      "PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d thread(s)%s, %s import "
       "policy, %d runs\n",
-      c.messages.size(), upstreams, with_rib ? " + RIB" : "", threads, policy_kind.c_str(), reps);
-  std::vector<double> secs, rate, bpr, cpu, cpu_rate;
+      c.messages.size(), upstreams, with_rib ? " + RIB" : "", threads,
+      shard_stage && threads == 1 ? " (shard stage)" : "", policy_kind.c_str(), reps);
+  std::vector<double> secs, rate, bpr, cpu, cpu_rate, process_cpu;
   std::vector<size_t> updates;
   for (int i = 0; i < reps; ++i) {
     Result r = RunOnce(feeds, setup);
     secs.push_back(r.seconds);
     cpu.push_back(r.cpu_seconds);
+    process_cpu.push_back(r.process_cpu_seconds);
     cpu_rate.push_back(double(r.prefixes) / r.cpu_seconds);
     rate.push_back(double(r.prefixes) / r.seconds);
     bpr.push_back(r.bytes_per_route);
@@ -378,9 +387,10 @@ int Main(int argc, char** argv) {
         r.octets_out, r.bytes_per_route, r.peak_bytes_per_route);
   }
   std::printf(
-      "median: %.3f s wall (%.0f prefixes/s), %.3f s loop CPU (%.0f prefixes/s), %zu UPDATEs "
-      "out, %.1f heap bytes/route\n",
-      Median(secs), Median(rate), Median(cpu), Median(cpu_rate), Median(updates), Median(bpr));
+      "median: %.3f s wall (%.0f prefixes/s), %.3f s loop CPU (%.0f prefixes/s), %.3f s process "
+      "CPU, %zu UPDATEs out, %.1f heap bytes/route\n",
+      Median(secs), Median(rate), Median(cpu), Median(cpu_rate), Median(process_cpu),
+      Median(updates), Median(bpr));
   return 0;
 }
 

@@ -26,7 +26,7 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.rib = services_.rib;
   ps.profiler = services_.profiler;
   const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
-  if (threads > 1) {
+  if (threads > 1 || config_.shard_single_thread) {
     sharded_ = std::make_unique<ShardedRouting>(threads, router, ps, options,
                                                 std::array<bool, 2>{config_.ipv4, config_.ipv6});
     families_ = {sharded_->family(0), sharded_->family(1)};

@@ -53,6 +53,9 @@ struct RouterConfig {
   // extra thread; 0 means DefaultThreads(). The configuration's default is DefaultThreads(); this
   // struct keeps 1 so that code filling it field by field gets the serial pipeline.
   int threads = 1;
+  // With threads 1: run the shard stage anyway, on one worker thread (benchmarks: what the
+  // hand-over between the event loop and the shards costs, apart from spreading the work).
+  bool shard_single_thread = false;
   // The number of hardware threads (at least 1).
   static int DefaultThreads();
 };
@@ -165,7 +168,7 @@ class BgpRouting {
   // `show plumbing`: every stage, one per line (Plumber::Describe), the shards' after the loop's.
   std::string Describe() const;
 
-  // The family's serial pipeline; null when the family is not run or runs sharded (threads > 1).
+  // The family's serial pipeline; null when the family is not run or runs sharded (sharded()).
   FamilyPipeline* pipeline(net::Family family) {
     return dynamic_cast<FamilyPipeline*>(routing(family));
   }
@@ -173,7 +176,7 @@ class BgpRouting {
   FamilyRouting* routing(net::Family family) {
     return families_[family == net::Family::kIPv6 ? 1 : 0];
   }
-  // The worker threads of the shard stage (1: the serial pipeline, none).
+  // The worker threads of the shard stage (1 without one: the serial pipeline, on the loop).
   int threads() const { return sharded_ != nullptr ? sharded_->threads() : 1; }
   // Null with one thread.
   ShardedRouting* sharded() { return sharded_.get(); }
@@ -195,7 +198,7 @@ class BgpRouting {
   PeerSourceRegistry sources_;
   std::unique_ptr<NexthopCache> nexthops_;
   std::array<std::unique_ptr<FamilyRouting>, 2> pipelines_;   // serial
-  std::unique_ptr<ShardedRouting> sharded_;                   // threads > 1
+  std::unique_ptr<ShardedRouting> sharded_;                   // threads > 1 (or 1 forced)
   std::array<FamilyRouting*, 2> families_{nullptr, nullptr};  // whichever runs
   stage::Plumber plumber_;
   std::map<net::IPAddress, std::unique_ptr<BgpPeer>> peers_;

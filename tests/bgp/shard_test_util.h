@@ -50,12 +50,15 @@ class ShardRouter {
     bool up = false;
   };
 
-  ShardRouter(int threads, uint32_t local_as, PipelineOptions options = {}) {
+  // `shard_single_thread`: with threads 1, the shard stage on one worker thread anyway.
+  ShardRouter(int threads, uint32_t local_as, PipelineOptions options = {},
+              bool shard_single_thread = false) {
     rib_ = std::make_unique<FakeRib>(io_);
     RouterConfig rc;
     rc.local_as = local_as;
     rc.router_id = net::IPv4Address(0xc0000201);  // 192.0.2.1
     rc.threads = threads;
+    rc.shard_single_thread = shard_single_thread;
     routing_ = std::make_unique<BgpRouting>(io_, rc, RoutingServices{nullptr, rib_.get(), &store_},
                                             options);
   }

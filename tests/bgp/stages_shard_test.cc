@@ -91,7 +91,8 @@ void Churn(ShardRouter& r, std::mt19937& rng, const Scenario& s, int updates) {
   }
 }
 
-RouterDigest RunScenario(int threads, std::vector<std::string>* log) {
+RouterDigest RunScenario(int threads, std::vector<std::string>* log,
+                         bool shard_single_thread = false) {
   Scenario s;
   PipelineOptions po;
   po.shard_batch = 64;  // small batches: many hand-overs
@@ -100,7 +101,7 @@ RouterDigest RunScenario(int threads, std::vector<std::string>* log) {
   po.rib_out.window = 2;
   po.dump_slice = 100;
   po.deletion_slice = 100;
-  ShardRouter r(threads, kLocalAs, po);
+  ShardRouter r(threads, kLocalAs, po, shard_single_thread);
   for (const auto& [addr, as] : s.peers) r.AddPeer(addr, A(addr), as);
   for (const auto& [addr, as] : s.peers) r.Up(*r.peer(A(addr)));
   std::mt19937 rng(20261121);
@@ -162,6 +163,9 @@ TEST(ShardedRouting, SameRoutesAsTheSerialPipeline) {
     const RouterDigest sharded = RunScenario(threads, &log);
     testing::ExpectSameRouting(serial, sharded, absl::StrCat(threads, " threads"));
   }
+  // The shard stage with a single worker (what bgp_pipeline_bench --shard-stage measures).
+  const RouterDigest single = RunScenario(1, &log, /*shard_single_thread=*/true);
+  testing::ExpectSameRouting(serial, single, "1 thread, shard stage");
   for (const std::string& l : log) std::printf("%s\n", l.c_str());
 }
 
@@ -181,6 +185,10 @@ TEST(ShardedRouting, ThreadsAndPlumbing) {
   ShardRouter serial(1, kLocalAs);
   EXPECT_EQ(serial.routing().threads(), 1);
   EXPECT_EQ(serial.routing().sharded(), nullptr);
+  ShardRouter single(1, kLocalAs, {}, /*shard_single_thread=*/true);
+  EXPECT_EQ(single.routing().threads(), 1);
+  EXPECT_NE(single.routing().sharded(), nullptr) << "one worker thread, not the serial pipeline";
+  EXPECT_EQ(single.routing().pipeline(net::Family::kIPv4), nullptr);
   EXPECT_GE(RouterConfig::DefaultThreads(), 1);
 }
 
