@@ -4,7 +4,7 @@
 //
 //   sluice-bgp [--finder ENDPOINT] [--instance NAME] [--listen ADDR[:PORT]]...
 //              [--local-as AS] [--bgp-id ADDR] [--rib TARGET | --no-rib] [--ipv4-only]
-//              [--send-buffer-kb KB] [--threads N]
+//              [--send-buffer-kb KB] [--send-budget-mb MB] [--threads N]
 //
 // Prints "ready INSTANCE" on stdout once registered with the Finder. SIGINT/SIGTERM (or
 // common/1.0/shutdown): every session ends with Cease / Administrative Shutdown, then exit 0.
@@ -24,6 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bgp/process/bgp_daemon.h"
+#include "bgp/stages/send_budget.h"
 #include "net/log.h"
 
 namespace sluice::bgp::process {
@@ -47,6 +48,9 @@ The BGP process: BGP-4 sessions and the staged BGP pipeline, configured through 
                         waits in the fanout queue (default 8192). Queued UPDATEs cost about
                         15 octets per prefix, the fanout queue about 100: a peer slower than
                         the table load costs less memory with a larger buffer.
+  --send-budget-mb MB   encoded UPDATEs queued by all peers together (in MiB, default 16):
+                        each peer's share is this over the number of peers, at least 256 KiB
+                        and at most --send-buffer-kb
   --threads N           route processing on N worker threads, the prefixes shared among
                         them by hash (the shard stage, issue 9), and the peers' UPDATEs
                         decoded on N more; 1: the serial pipeline on the event loop, no
@@ -66,6 +70,8 @@ struct Flags {
   // table slower than it arrives leaves most of the table in the fanout queue (≈100 octets a
   // prefix, ≈60 MB for the PCH table, measured by bench/bgp/bgp_process_convergence).
   size_t send_buffer_kb = 8192;
+  // All peers' queues together: with many peers each gets less (SendBudget).
+  size_t send_budget_mb = 16;
   int threads = RouterConfig::DefaultThreads();
 };
 
@@ -136,6 +142,12 @@ Flags ParseFlags(int argc, char** argv) {
           f.send_buffer_kb > (size_t{1} << 22)) {
         Die("bad --send-buffer-kb " + v + " (1 to 4194304)");
       }
+    } else if (arg == "--send-budget-mb") {
+      const std::string v = value();
+      if (!absl::SimpleAtoi(v, &f.send_budget_mb) || f.send_budget_mb == 0 ||
+          f.send_budget_mb > (size_t{1} << 20)) {
+        Die("bad --send-budget-mb " + v + " (1 to 1048576)");
+      }
     } else if (arg == "--threads") {
       const std::string v = value();
       if (!absl::SimpleAtoi(v, &f.threads) || f.threads < 1 || f.threads > 256) {
@@ -153,12 +165,14 @@ Flags ParseFlags(int argc, char** argv) {
 
 int Run(const Flags& flags) {
   boost::asio::io_context io;
+  SendBudget send_budget(flags.send_budget_mb << 20, 256 * 1024, flags.send_buffer_kb * 1024);
   BgpDaemonOptions options;
   options.instance = flags.instance;
   options.router.finder_address = flags.finder;
   options.rib = flags.no_rib ? "" : flags.rib;
   options.ipv6 = !flags.ipv4_only;
   options.pipeline.peer_out.high_water = flags.send_buffer_kb * 1024;
+  options.pipeline.peer_out.budget = &send_budget;
   options.threads = flags.threads;
   options.parse_threads = flags.threads > 1 ? flags.threads : 0;
   BgpDaemon daemon(io, options);

@@ -32,7 +32,17 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
                    .end_of_slice = [this] { Flush(); },
                    .can_run = [this] { return !blocked_; },
                    .paused = [this] { when_writable_.push_back(refresh_.Resumer()); },
-               }) {}
+               }) {
+  if (options_.budget != nullptr) options_.budget->Add(sender_);
+}
+
+PeerOut::~PeerOut() {
+  if (options_.budget != nullptr) options_.budget->Remove(sender_);
+}
+
+size_t PeerOut::high_water() const {
+  return options_.budget != nullptr ? options_.budget->share() : options_.high_water;
+}
 
 std::string PeerOut::Status() const {
   std::string s = absl::StrCat("advertised=", counters_.advertised, " updates=", counters_.updates);
@@ -146,13 +156,13 @@ void PeerOut::Send(std::vector<uint8_t> messages, int count) {
 }
 
 void PeerOut::CheckBacklog() {
-  if (blocked_ || sender_->send_backlog() <= options_.high_water) return;
+  if (blocked_ || sender_->send_backlog() <= high_water()) return;
   blocked_ = true;
   if (reader_ != nullptr) reader_->SetBlocked(true);
 }
 
 void PeerOut::OnWritable() {
-  if (!blocked_ || sender_->send_backlog() > options_.high_water) return;
+  if (!blocked_ || sender_->send_backlog() > high_water()) return;
   blocked_ = false;
   if (reader_ != nullptr) reader_->SetBlocked(false);
   std::vector<std::function<void()>> callbacks;

@@ -17,11 +17,11 @@
 // UPDATEs as the maximum message size allows (UpdateEncoder::Pack), withdrawals first, in the
 // order the prefixes first changed.
 //
-// Flow control: after sending, when the session's send backlog is above `high_water` octets,
-// PeerOut blocks its FanoutReader (changes wait in the fanout queue) until OnWritable().
-// End-of-RIB (RFC 4724) is sent by EndOfRib(), which the branch's Dump stage triggers when the
-// initial dump is done. Refresh() answers a ROUTE-REFRESH (RFC 2918): a background walk over the
-// Loc-RIB re-announces every route the peer has.
+// Flow control: after sending, when the session's send backlog is above `high_water` octets (or
+// the peer's share of a SendBudget), PeerOut blocks its FanoutReader (changes wait in the fanout
+// queue) until OnWritable(). End-of-RIB (RFC 4724) is sent by EndOfRib(), which the branch's Dump
+// stage triggers when the initial dump is done. Refresh() answers a ROUTE-REFRESH (RFC 2918): a
+// background walk over the Loc-RIB re-announces every route the peer has.
 
 #include <cstdint>
 #include <functional>
@@ -33,6 +33,7 @@
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/branch_tail.h"
 #include "bgp/stages/prefix_walk.h"
+#include "bgp/stages/send_budget.h"
 #include "bgp/wire/update_encoder.h"
 
 namespace sluice::bgp {
@@ -41,6 +42,9 @@ class PeerOut : public BranchTail {
  public:
   struct Options {
     size_t high_water = 1 << 20;  // octets of send backlog above which the branch is blocked
+    // When set, the high water is this PeerOut's share of a budget all peers share (it
+    // outlives the PeerOut); `high_water` is then unused.
+    SendBudget* budget = nullptr;
   };
   struct Counters {
     uint64_t advertised = 0;  // prefixes the peer has from us now
@@ -55,6 +59,7 @@ class PeerOut : public BranchTail {
   PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
           const SessionParams& params, AfiSafi family, FlowControl* reader,
           const PrefixSource* loc_rib, Options options);
+  ~PeerOut() override;
 
   std::string_view kind() const override { return "PeerOut"; }
   std::string Status() const override;
@@ -90,6 +95,7 @@ class PeerOut : public BranchTail {
   void Send(std::vector<uint8_t> messages, int count);
   void ReleaseScratch();
   void CheckBacklog();
+  size_t high_water() const;
 
   SessionSender* sender_;
   AfiSafi family_;

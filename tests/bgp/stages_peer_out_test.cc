@@ -1,10 +1,12 @@
 // PeerOut: prefixes sharing attributes packed into as few UPDATEs as fit, withdrawals first,
 // changes that leave the peer's state unchanged not sent, End-of-RIB, flow control on the send
-// backlog, and route refresh. What it sends is decoded again (golden log of UPDATEs).
+// backlog (alone, or sharing a SendBudget with other peers), and route refresh. What it sends is
+// decoded again (golden log of UPDATEs).
 #include <gtest/gtest.h>
 
 #include "bgp/stages/peer_in.h"
 #include "bgp/stages/peer_out.h"
+#include "bgp/stages/send_budget.h"
 #include "tests/bgp/stages_fakes.h"
 #include "tests/bgp/stages_test_util.h"
 #include "tests/testing/golden.h"
@@ -99,6 +101,53 @@ TEST_F(PeerOutTest, HighBacklogBlocksTheBranchUntilWritable) {
   out_->OnWritable();
   EXPECT_FALSE(flow_.blocked);
   EXPECT_FALSE(out_->blocked());
+}
+
+// A budget shared by every peer's queue: one peer gets up to the per-peer maximum, two split the
+// total, many get at least the minimum; a session's IPv4 and IPv6 PeerOuts count once.
+TEST_F(PeerOutTest, ASharedSendBudgetGivesEachPeerItsShare) {
+  SendBudget budget(/*total=*/400000, /*per_peer_min=*/50000, /*per_peer_max=*/300000);
+  SessionParams params;
+  testing::FakeSession a(&store_, params), b(&store_, params), c(&store_, params);
+  FakeFlow flow_a, flow_b, flow_c;
+  PeerOut::Options options;
+  options.budget = &budget;
+  auto make = [&](testing::FakeSession* s, FakeFlow* f, AfiSafi family) {
+    return std::make_unique<PeerOut>("PeerOut", io_, s, params, family, f, &tables_, options);
+  };
+  auto send = [&](PeerOut* out, uint32_t i) {
+    BgpRoute r;
+    r.net = N(i);
+    r.attrs = a_;
+    out->add_route(r, nullptr);
+    out->push(nullptr);
+  };
+  auto out_a = make(&a, &flow_a, kIPv4Unicast);
+  EXPECT_EQ(budget.share(), 300000u);
+  a.backlog = 250000;
+  send(out_a.get(), 1);
+  EXPECT_FALSE(flow_a.blocked) << "one peer: 250,000 queued is under its 300,000";
+  auto out_b = make(&b, &flow_b, kIPv4Unicast);
+  auto out_b6 = make(&b, &flow_b, kIPv6Unicast);
+  EXPECT_EQ(budget.sessions(), 2u);
+  EXPECT_EQ(budget.share(), 200000u);
+  send(out_a.get(), 2);
+  EXPECT_TRUE(flow_a.blocked) << "two peers: 200,000 each";
+  auto out_c = make(&c, &flow_c, kIPv4Unicast);
+  EXPECT_EQ(budget.share(), 133333u);
+  out_b.reset();
+  out_b6.reset();
+  out_c.reset();
+  EXPECT_EQ(budget.sessions(), 1u);
+  a.backlog = 280000;
+  out_a->OnWritable();
+  EXPECT_FALSE(flow_a.blocked) << "alone again: its share is back to 300,000";
+  SendBudget small(/*total=*/100000, /*per_peer_min=*/50000, /*per_peer_max=*/300000);
+  int sessions[10];
+  for (int& s : sessions) small.Add(&s);
+  EXPECT_EQ(small.share(), 50000u) << "never under the per-peer minimum";
+  for (int& s : sessions) small.Remove(&s);
+  EXPECT_EQ(small.sessions(), 0u);
 }
 
 TEST_F(PeerOutTest, RouteRefreshReannouncesEverything) {
