@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ipc/method.h"
 #include "ipc/policy_backend_methods.h"
+#include "ipc/policy_backend_request.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "net/status_macros.h"
 
@@ -109,13 +110,7 @@ absl::Status ServePolicyBackend(ipc::XrlRouter& router, BgpPolicyBackend& backen
   RETURN_IF_ERROR(
       router.Handle(ipc::kPolicyConfigure,
                     [&](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
-                      policy::FilterRequest request;
-                      request.source = r.source();
-                      request.policies.assign(r.policies().begin(), r.policies().end());
-                      request.default_action = r.default_action();
-                      if (!r.file().empty()) request.start.file = r.file();
-                      if (r.line() > 0) request.start.line = int(r.line());
-                      if (r.column() > 0) request.start.column = int(r.column());
+                      const policy::FilterRequest request = ipc::FilterRequestFrom(r);
                       RETURN_IF_ERROR(backend.Configure(r.filter(), request));
                       return pb::ConfigureReply();
                     }));

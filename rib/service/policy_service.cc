@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ipc/method.h"
 #include "ipc/policy_backend_methods.h"
+#include "ipc/policy_backend_request.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "net/status_macros.h"
 #include "policy/filter_request.h"
@@ -32,13 +33,7 @@ absl::Status RibPolicyService::Register() {
       ipc::kPolicyConfigure,
       [this](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
         ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
-        policy::FilterRequest request;
-        request.source = r.source();
-        request.policies.assign(r.policies().begin(), r.policies().end());
-        request.default_action = r.default_action();
-        if (!r.file().empty()) request.start.file = r.file();
-        if (r.line() > 0) request.start.line = int(r.line());
-        if (r.column() > 0) request.start.column = int(r.column());
+        const policy::FilterRequest request = ipc::FilterRequestFrom(r);
         // Compiled in full before anything changes: on error the running filter stays.
         ASSIGN_OR_RETURN(std::shared_ptr<const policy::Filter> filter,
                          policy::CompileFilterRequest(request, policy::Verdict::kAccept,
