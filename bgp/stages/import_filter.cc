@@ -108,8 +108,17 @@ std::optional<BgpRoute> ImportFilter::Apply(const BgpRoute& route,
   }
   if (!rw_.modified()) return route;
   BgpRoute out = route;
-  out.attrs = store_->Intern(rw_.attributes());
+  out.attrs = Interned(rw_.attributes());
   return out;
+}
+
+AttrRef ImportFilter::Interned(const PathAttributes& attrs) const {
+  for (const AttrRef& made : made_) {
+    if (made && *made == attrs) return made;
+  }
+  AttrRef ref = store_->Intern(attrs);
+  made_[made_next_++ % made_.size()] = ref;
+  return ref;
 }
 
 void ImportFilter::Emit(const std::optional<BgpRoute>& o, const std::optional<BgpRoute>& n) {

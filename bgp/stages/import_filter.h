@@ -21,6 +21,7 @@
 // replace); prefixes the walk has passed follow the new configuration, the others the old one.
 // A change that comes during a walk starts another walk after it (issue 10 item 3).
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -88,6 +89,12 @@ class ImportFilter : public BgpLinearStage {
   std::shared_ptr<const ImportConfig> active_;
   std::shared_ptr<const ImportConfig> pending_;  // during a walk
   std::shared_ptr<const ImportConfig> queued_;   // the next walk's
+  // The sets the policy made last: consecutive routes of one UPDATE usually come out of the policy
+  // with equal attributes, and comparing with these is cheaper than interning (hashing the set,
+  // the store's lock, its table). Equal sets are one interned entry, so a match is the answer.
+  AttrRef Interned(const PathAttributes& attrs) const;
+  mutable std::array<AttrRef, 2> made_;
+  mutable size_t made_next_ = 0;
   mutable BgpVarRW rw_;
   mutable Counters counters_;
   PrefixWalk walk_;
