@@ -27,8 +27,14 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.profiler = services_.profiler;
   const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
   if (threads > 1 || config_.shard_single_thread) {
+    std::vector<AttributeStore*> stores;
+    for (int i = 0; i < threads; ++i) {
+      shard_stores_.push_back(std::make_unique<AttributeStore>());
+      stores.push_back(shard_stores_.back().get());
+    }
     sharded_ = std::make_unique<ShardedRouting>(threads, router, ps, options,
-                                                std::array<bool, 2>{config_.ipv4, config_.ipv6});
+                                                std::array<bool, 2>{config_.ipv4, config_.ipv6},
+                                                std::move(stores));
     families_ = {sharded_->family(0), sharded_->family(1)};
     return;
   }

@@ -9,6 +9,10 @@ namespace {
 constexpr size_t kKeepOps = 16384;  // changes a batch may hold and keep its buffers for the next
 constexpr size_t kKeepGroups = 64;  // attribute-set groups whose buffers are kept
 constexpr size_t kKeepGroupNlri = 256;  // prefixes a kept group's buffer may hold
+// A big batch goes to the session in pieces of about this many octets (whole UPDATEs): buffers
+// of this size are recycled by the allocator, where one of a whole burst's size would be mapped,
+// faulted in page by page and unmapped each time.
+constexpr size_t kSendChunk = 32 * 1024;
 }  // namespace
 
 PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
@@ -51,9 +55,9 @@ std::string PeerOut::Status() const {
   return s;
 }
 
-PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, const AttrRef& from) {
+PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, AttrRef from) {
   auto [it, added] = op_index_.try_emplace(prefix, static_cast<uint32_t>(ops_.size()));
-  if (added) ops_.push_back(Op{prefix, from, from, false});
+  if (added) ops_.push_back(Op{prefix, std::move(from), AttrRef(), false});
   return ops_[it->second];
 }
 
@@ -63,16 +67,26 @@ void PeerOut::Readvertise(const BgpRoute& route) {
   op.force = true;
 }
 
-void PeerOut::add_route(const BgpRoute& route, BgpStage*) {
-  Pending(route.net, AttrRef()).to = route.attrs;
-}
+void PeerOut::add_route(const BgpRoute& route, BgpStage*) { AddOwned(route.net, route.attrs); }
 
 void PeerOut::delete_route(const BgpRoute& route, BgpStage*) {
-  Pending(route.net, route.attrs).to.reset();
+  DeleteOwned(route.net, route.attrs);
 }
 
 void PeerOut::replace_route(const BgpRoute& old_route, const BgpRoute& new_route, BgpStage*) {
-  Pending(new_route.net, old_route.attrs).to = new_route.attrs;
+  ReplaceOwned(new_route.net, old_route.attrs, new_route.attrs);
+}
+
+void PeerOut::AddOwned(const net::Prefix& prefix, AttrRef to) {
+  Pending(prefix, AttrRef()).to = std::move(to);
+}
+
+void PeerOut::DeleteOwned(const net::Prefix& prefix, AttrRef from) {
+  Pending(prefix, std::move(from)).to.reset();
+}
+
+void PeerOut::ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to) {
+  Pending(prefix, std::move(from)).to = std::move(to);
 }
 
 void PeerOut::Flush() {
@@ -90,7 +104,8 @@ void PeerOut::Flush() {
       continue;
     }
     if (!op.from) ++counters_.advertised;
-    auto [it, added] = group_index_.try_emplace(op.to.get(), static_cast<uint32_t>(groups_used_));
+    auto [it, added] = group_index_.try_emplace(GroupKey{op.to.get(), op.to.hash()},
+                                                static_cast<uint32_t>(groups_used_));
     if (added) {
       if (groups_used_ == groups_.size()) groups_.emplace_back();
       groups_[groups_used_].first = op.to;
@@ -124,6 +139,11 @@ void PeerOut::Flush() {
       withdraw = {};
     }
     attrs.reset();  // do not keep attribute sets alive between batches
+    if (out.size() >= kSendChunk) {
+      Send(std::move(out), messages);
+      out = std::vector<uint8_t>();
+      messages = 0;
+    }
   }
   if (!withdraw.empty()) {
     absl::StatusOr<int> n = encoder_.Pack(nullptr, {}, withdraw, &out);

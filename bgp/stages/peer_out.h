@@ -69,6 +69,11 @@ class PeerOut : public BranchTail {
   void replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
                      BgpStage* caller) override;
   void push(BgpStage* caller) override { Flush(); }
+  // The same changes with the references handed over (the shard stage's delivery, issue 9): the
+  // sets' reference counts, last touched on a shard's thread, are not touched again per change.
+  void AddOwned(const net::Prefix& prefix, AttrRef to);
+  void DeleteOwned(const net::Prefix& prefix, AttrRef from);
+  void ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to);
 
   // Sends End-of-RIB for the family (after flushing what is pending).
   void EndOfRib() override;
@@ -90,7 +95,7 @@ class PeerOut : public BranchTail {
     AttrRef to;    // what it should have (null: nothing)
     bool force = false;
   };
-  Op& Pending(const net::Prefix& prefix, const AttrRef& from);
+  Op& Pending(const net::Prefix& prefix, AttrRef from);
   void Flush();
   void Send(std::vector<uint8_t> messages, int count);
   void ReleaseScratch();
@@ -112,7 +117,21 @@ class PeerOut : public BranchTail {
   std::vector<Nlri> withdraw_;
   std::vector<std::pair<AttrRef, std::vector<Nlri>>> groups_;
   size_t groups_used_ = 0;
-  absl::flat_hash_map<const PathAttributes*, uint32_t> group_index_;
+  // Prefixes are grouped by attribute set, not by interned entry: with the shard stage each shard
+  // interns into its own store, so one set can arrive as several entries.
+  struct GroupKey {
+    const PathAttributes* attrs;
+    size_t hash;
+  };
+  struct GroupHash {
+    size_t operator()(const GroupKey& k) const { return k.hash; }
+  };
+  struct GroupEq {
+    bool operator()(const GroupKey& a, const GroupKey& b) const {
+      return a.attrs == b.attrs || (a.hash == b.hash && *a.attrs == *b.attrs);
+    }
+  };
+  absl::flat_hash_map<GroupKey, uint32_t, GroupHash, GroupEq> group_index_;
   PrefixWalk refresh_;
 };
 

@@ -513,7 +513,8 @@ void ShardedRouting::Input::Push() {
 // -------------------------------------------------------------------------------
 
 ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, PipelineServices services,
-                               PipelineOptions options, std::array<bool, 2> families)
+                               PipelineOptions options, std::array<bool, 2> families,
+                               std::vector<AttributeStore*> shard_stores)
     : router_(router), services_(services), options_(options) {
   std::array<uint32_t, 2> rib_branches = {NewBranch(), NewBranch()};
   stage::ShardOptions so;
@@ -523,7 +524,7 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
   so.inline_single = false;
   so.name = "bgp-shard";
   Runner::Callbacks cb;
-  cb.make = [this, families, rib_branches](Runner::Context& ctx) {
+  cb.make = [this, families, rib_branches, shard_stores](Runner::Context& ctx) {
     auto w = std::make_unique<Worker>();
     w->ctx = &ctx;
     w->has_rib = services_.rib != nullptr;
@@ -531,6 +532,7 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
     ps.plumber = &ctx.plumber();
     ps.rib = nullptr;
     ps.tails = w.get();
+    if (ctx.index() < int(shard_stores.size())) ps.store = shard_stores[ctx.index()];
     for (int slot = 0; slot < 2; ++slot) {
       if (!families[slot]) continue;
       w->next_branch = rib_branches[slot];
@@ -624,15 +626,30 @@ void ShardedRouting::Deliver(int, std::span<ShardOut> items) {
       c->stage->push(nullptr);
       if (c->dead) continue;
     }
+    // A peer's PeerOut takes the changes' references over (no count touched per change here).
+    PeerOut* out = c->out;
     switch (o.kind) {
       case ShardOut::Kind::kAdd:
-        c->stage->add_route(o.new_route, nullptr);
+        if (out != nullptr) {
+          out->AddOwned(o.new_route.net, std::move(o.new_route.attrs));
+        } else {
+          c->stage->add_route(o.new_route, nullptr);
+        }
         break;
       case ShardOut::Kind::kDelete:
-        c->stage->delete_route(o.old_route, nullptr);
+        if (out != nullptr) {
+          out->DeleteOwned(o.old_route.net, std::move(o.old_route.attrs));
+        } else {
+          c->stage->delete_route(o.old_route, nullptr);
+        }
         break;
       case ShardOut::Kind::kReplace:
-        c->stage->replace_route(o.old_route, o.new_route, nullptr);
+        if (out != nullptr) {
+          out->ReplaceOwned(o.new_route.net, std::move(o.old_route.attrs),
+                            std::move(o.new_route.attrs));
+        } else {
+          c->stage->replace_route(o.old_route, o.new_route, nullptr);
+        }
         break;
       case ShardOut::Kind::kReadvertise:
         if (c->out != nullptr) c->out->Readvertise(o.new_route);

@@ -55,8 +55,13 @@ class ShardedRouting {
  public:
   // `threads` shards (worker threads). `services`: the event loop's (its Plumber owns the PeerOut
   // and RibOut stages where the shards' outputs meet); `families[i]`: run IPv4 (0) / IPv6 (1).
+  // `shard_stores` (one per shard, or empty: every shard uses `services.store`): where shard i's
+  // filters intern the sets they make, so that shards do not share the store's locks and tables
+  // on every route. They must outlive every stage of the loop's Plumber (whose PeerOuts get those
+  // sets), not only this object. Routes arriving from the loop keep `services.store`'s sets.
   ShardedRouting(int threads, const RouterSettings& router, PipelineServices services,
-                 PipelineOptions options, std::array<bool, 2> families);
+                 PipelineOptions options, std::array<bool, 2> families,
+                 std::vector<AttributeStore*> shard_stores = {});
   ~ShardedRouting();
   ShardedRouting(const ShardedRouting&) = delete;
   ShardedRouting& operator=(const ShardedRouting&) = delete;

@@ -58,9 +58,17 @@ void ReleaseEntry(const AttrEntry* entry) {
   }
 }
 
+bool EqualAcrossStores(const AttrEntry* a, const AttrEntry* b) {
+  return a->store_id != b->store_id && a->hash == b->hash && a->attrs == b->attrs;
+}
+
 }  // namespace internal
 
-AttributeStore::AttributeStore(int shards) {
+namespace {
+std::atomic<uint32_t> next_store_id{1};
+}  // namespace
+
+AttributeStore::AttributeStore(int shards) : id_(next_store_id.fetch_add(1)) {
   size_t n = std::bit_ceil(size_t(shards < 1 ? 1 : shards));
   shards_ = std::make_unique<internal::AttrShard[]>(n);
   shard_mask_ = n - 1;
@@ -86,7 +94,7 @@ AttrRef AttributeStore::InternImpl(A&& attrs) {
     (*it)->refs.fetch_add(1, std::memory_order_relaxed);
     return AttrRef(*it);
   }
-  auto* entry = new internal::AttrEntry{std::forward<A>(attrs), hash, &shard};
+  auto* entry = new internal::AttrEntry{std::forward<A>(attrs), hash, &shard, {}, id_};
   entry->refs.store(1, std::memory_order_relaxed);
   shard.set.insert(entry);
   return AttrRef(entry);

@@ -32,14 +32,18 @@ struct AttrEntry {
   size_t hash = 0;
   AttrShard* shard = nullptr;
   mutable std::atomic<uint32_t> refs{0};
+  uint32_t store_id = 0;  // which store made it
 };
 void ReleaseEntry(const AttrEntry* entry);
+// Entries of two stores hold equal sets (entries of one store never do, unless they are one).
+bool EqualAcrossStores(const AttrEntry* a, const AttrEntry* b);
 }  // namespace internal
 
 // A counted reference to an interned attribute set: 8 octets (one pointer). Null when default
-// constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs from the same
-// store are equal exactly when their attribute sets are equal, so comparing and hashing handles
-// is comparing and hashing sets.
+// constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs are equal
+// exactly when their attribute sets are equal, so comparing and hashing handles is comparing and
+// hashing sets: from one store that is comparing pointers; handles from two stores (the shard
+// stage gives each shard its own, issue 9) compare the sets when the pointers differ.
 class AttrRef {
  public:
   AttrRef() = default;
@@ -71,7 +75,11 @@ class AttrRef {
   void reset() { AttrRef().swap(*this); }
   void swap(AttrRef& o) noexcept { std::swap(entry_, o.entry_); }
 
-  friend bool operator==(const AttrRef& a, const AttrRef& b) { return a.entry_ == b.entry_; }
+  friend bool operator==(const AttrRef& a, const AttrRef& b) {
+    if (a.entry_ == b.entry_) return true;
+    if (a.entry_ == nullptr || b.entry_ == nullptr) return false;
+    return internal::EqualAcrossStores(a.entry_, b.entry_);
+  }
   template <typename H>
   friend H AbslHashValue(H h, const AttrRef& r) {
     return H::combine(std::move(h), r.hash());
@@ -111,6 +119,7 @@ class AttributeStore {
 
   std::unique_ptr<internal::AttrShard[]> shards_;
   size_t shard_mask_;
+  uint32_t id_;
 };
 
 }  // namespace sluice::bgp

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/hash/hash.h"
+
 namespace sluice::bgp {
 namespace {
 
@@ -31,6 +33,20 @@ TEST(AttributeStoreTest, EqualSetsShareOneCopy) {
   EXPECT_EQ(a.use_count(), 2u);
   EXPECT_EQ(a->as_path->ToString(), "65001 1");
   EXPECT_EQ(a.hash(), Attrs(1).Hash());
+}
+
+TEST(AttributeStoreTest, EqualSetsFromTwoStoresAreEqualHandles) {
+  // The shard stage's stores (one per shard): two entries for one set compare and hash equal.
+  AttributeStore one, two;
+  AttrRef a = one.Intern(Attrs(1));
+  AttrRef b = two.Intern(Attrs(1));
+  AttrRef c = two.Intern(Attrs(2));
+  EXPECT_NE(a.get(), b.get());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.hash(), b.hash());
+  EXPECT_NE(a, c);
+  EXPECT_NE(a, AttrRef());
+  EXPECT_EQ(absl::HashOf(a), absl::HashOf(b));
 }
 
 TEST(AttributeStoreTest, PresentButEmptyDiffersFromAbsent) {

@@ -3,6 +3,7 @@
 // remote peer would hold; a RIB route client and a nexthop interest client answering from the
 // event loop.
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <map>
@@ -28,6 +29,8 @@ class FakeSession : public SessionSender {
   bool SendMessages(std::vector<uint8_t> messages) override {
     if (!up) return false;
     octets += messages.size();
+    largest_send = std::max(largest_send, messages.size());
+    ++sends;
     size_t pos = 0;
     while (pos + kHeaderSize <= messages.size()) {
       const size_t len = (size_t{messages[pos + 16]} << 8) | messages[pos + 17];
@@ -91,6 +94,8 @@ class FakeSession : public SessionSender {
   bool up = true;
   size_t backlog = 0;
   size_t octets = 0, updates = 0, end_of_ribs = 0, announced = 0, withdrawn = 0;
+  size_t sends = 0;         // SendMessages calls
+  size_t largest_send = 0;  // octets of the largest one
   size_t last_prefix_count = 0;
   std::vector<AfiSafi> refresh_requests;
   std::vector<std::string> errors;

@@ -89,6 +89,48 @@ TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
   EXPECT_GOLDEN(session_->Log(), "tests/bgp/golden/peer_out.updates");
 }
 
+TEST_F(PeerOutTest, EqualSetsFromTwoStoresShareUpdates) {
+  // The shard stage gives each shard its own store: a set made on two shards is two entries,
+  // and the peer must still get one UPDATE for the prefixes that share it.
+  AttributeStore other;
+  AttrRef a_other = Attr().Path({65000, 1}).NextHop("192.0.2.1").In(other);
+  ASSERT_NE(a_other.get(), a_.get());
+  ASSERT_EQ(a_other, a_);
+  for (uint32_t i = 0; i < 20; ++i) out_->AddOwned(N(i), i % 2 ? a_ : a_other);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 1u);
+  EXPECT_EQ(session_->held.size(), 20u);
+  // Moving from one store's entry to the other's equal one is no change.
+  out_->ReplaceOwned(N(0), a_other, a_);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 1u);
+  out_->ReplaceOwned(N(0), a_, b_);
+  out_->DeleteOwned(N(1), a_);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 2u);
+  EXPECT_EQ(session_->held.size(), 19u);
+  EXPECT_EQ(out_->counters().advertised, 19u);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+}
+
+TEST_F(PeerOutTest, ABigBatchGoesToTheSessionInPieces) {
+  // 40,000 /24s in 400 sets (100 prefixes, one UPDATE each): one batch of ~180 kB leaves in
+  // pieces of about 32 KiB (whole UPDATEs each), not as one buffer.
+  std::vector<AttrRef> sets;
+  for (uint32_t s = 0; s < 400; ++s) {
+    sets.push_back(Attr().Path({65000, 100 + s}).NextHop("192.0.2.1").In(store_));
+  }
+  for (uint32_t i = 0; i < 40000; ++i) out_->AddOwned(N(i), sets[i % sets.size()]);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->held.size(), 40000u);
+  EXPECT_EQ(session_->updates, 400u);  // 100 prefixes per set fit one UPDATE
+  EXPECT_GT(session_->sends, 4u);
+  EXPECT_LE(session_->largest_send, 32u * 1024 + 4096);
+  EXPECT_EQ(out_->counters().updates, 400u);
+  EXPECT_EQ(out_->counters().octets, session_->octets);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+}
+
 TEST_F(PeerOutTest, HighBacklogBlocksTheBranchUntilWritable) {
   session_->backlog = 200000;
   in_->Announce(N(1), a_);
