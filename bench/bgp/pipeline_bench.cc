@@ -7,6 +7,7 @@
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
 //                                          [--threads N] [--shard-stage] [--policy none|heavy]
+//   SLUICE_DATA_DIR=... bgp_pipeline_bench --print-policy
 //
 // --rib adds a RIB branch whose client acknowledges each batch from the event loop.
 // --no-poll runs the loop only after the last UPDATE (the worst case for queues: the RIB branch
@@ -20,7 +21,8 @@
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
 // --policy heavy: every upstream's import policy is a 1,000-entry prefix list (every 577th prefix
 // of the table, orlonger), an AS-path regular expression and a community match (issue 9's
-// benchmark); the default is no policy.
+// benchmark); the default is no policy. --print-policy prints that policy's text (policy-statement
+// "import") and exits: bench/convergence gives it to sluice-bgp for end-to-end runs.
 // Prints each run and the medians: seconds, prefixes/s, UPDATEs sent, and bytes per route —
 // the growth of the heap in use (mallinfo2: uordblks + hblkhd) from before the routing side is
 // built to the end of the load, with everything alive, divided by the routes in the Adj-RIB-In.
@@ -263,7 +265,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
 // Issue 9's heavy import policy: a 1,000-entry prefix list (every n-th prefix the capture
 // announces, orlonger), an AS-path regular expression and a community match, each term
 // modifying the routes it matches; everything else accepted.
-absl::StatusOr<std::shared_ptr<const policy::Filter>> HeavyImportPolicy(const Capture& c) {
+std::string HeavyImportPolicyText(const Capture& c) {
   SessionParams params;
   params.four_octet_as = c.as4;
   AttributeStore store;
@@ -272,14 +274,18 @@ absl::StatusOr<std::shared_ptr<const policy::Filter>> HeavyImportPolicy(const Ca
   std::vector<net::Prefix> prefixes;
   for (const auto& [off, len] : c.messages) {
     decoder.Decode(Bytes(c.bytes.data() + off, len), &u);
-    for (const Nlri& n : u.announced) prefixes.push_back(n.prefix);
+    // Not the default route (the capture's first prefix): "0.0.0.0/0 orlonger" would match
+    // every route at the first term, and the other terms would never run.
+    for (const Nlri& n : u.announced) {
+      if (n.prefix.length() >= 8) prefixes.push_back(n.prefix);
+    }
   }
   std::string list;
   const size_t step = std::max<size_t>(1, prefixes.size() / 1000);
   for (size_t i = 0, n = 0; i < prefixes.size() && n < 1000; i += step, ++n) {
     list += "    " + prefixes[i].ToString() + " orlonger;\n";
   }
-  const std::string text = R"(
+  return R"(
   prefix-list customers {
 )" + list + R"(  }
   community-list regional { 3856:52400; 3856:53900; 65535:666; }
@@ -291,9 +297,13 @@ absl::StatusOr<std::shared_ptr<const policy::Filter>> HeavyImportPolicy(const Ca
     term rest { then { accept; } }
   }
 )";
+}
+
+absl::StatusOr<std::shared_ptr<const policy::Filter>> HeavyImportPolicy(const Capture& c) {
   policy::FilterSpec spec;
   spec.policies = {"import"};
-  return policy::Filter::FromText(text, policy::SourceLocation{"bench", 1, 1}, spec);
+  return policy::Filter::FromText(HeavyImportPolicyText(c), policy::SourceLocation{"bench", 1, 1},
+                                  spec);
 }
 
 template <typename T>
@@ -310,7 +320,9 @@ int Main(int argc, char** argv) {
   int threads = 1;
   bool shard_stage = false;
   std::string policy_kind = "none";
+  bool print_policy = false;
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--print-policy") == 0) print_policy = true;
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--rib") == 0) with_rib = true;
     if (std::strcmp(argv[i], "--no-poll") == 0) poll = false;
@@ -341,6 +353,10 @@ int Main(int argc, char** argv) {
     c.as4 = m.as4;
     c.messages.emplace_back(c.bytes.size(), m.message.size());
     c.bytes.insert(c.bytes.end(), m.message.begin(), m.message.end());
+  }
+  if (print_policy) {  // the heavy policy's text (policy "import"), for end-to-end runs
+    std::fputs(HeavyImportPolicyText(c).c_str(), stdout);
+    return 0;
   }
   std::vector<Capture> feeds;
   for (int k = 0; k < upstreams; ++k) feeds.push_back(Variant(c, k));

@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -57,8 +58,8 @@ WORKLOADS = {
     "4": "PCH full table withdrawn",
 }
 # GoBGP last: it is by far the slowest, and results.md is written after every device.
-ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-rib", "sluice-rib-t1",
-               "sluice-rib-t2", "bird", "frr", "openbgpd", "gobgp"]
+ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-t4", "sluice-rib",
+               "sluice-rib-t1", "sluice-rib-t2", "bird", "frr", "openbgpd", "gobgp"]
 
 
 # ---------------------------------------------------------------- processes and /proc
@@ -327,6 +328,18 @@ class Sluice(Device):
                                "ebgp_requires_policy:bool=false")
             if not ok:
                 raise RuntimeError(f"add_peer {addr}: {out}")
+        if ctx.sluice_import_policy:
+            # The same import policy on every upstream (policy-statement "import"), as the
+            # router manager would send it (issue 9's heavy policy: bgp_pipeline_bench
+            # --print-policy).
+            with open(ctx.sluice_import_policy) as f:
+                source = urllib.parse.quote(f.read(), safe="")
+            for addr, _ in topo.upstreams:
+                ok, out = self.cli("call", "finder://bgp/policy_backend/1.0/configure?"
+                                   f"filter:txt=import:{addr}&source:txt={source}&"
+                                   "policies:list<txt>=import")
+                if not ok:
+                    raise RuntimeError(f"import policy for {addr}: {out}")
         return [c.pid for c in self.children]
 
 
@@ -754,6 +767,9 @@ def main():
                     help="the same when the expected count is unknown or further away")
     ap.add_argument("--slack", type=int, default=10, help="prefixes (see --quiet-seconds)")
     ap.add_argument("--keep", action="store_true", help="keep each run's temporary folder")
+    ap.add_argument("--sluice-import-policy", default="",
+                    help="a policy file (policy-statement \"import\") Sluice devices apply to "
+                    "every upstream; the other daemons run without")
     args = ap.parse_args()
 
     ctx = Context()
@@ -792,6 +808,8 @@ def main():
         header = (f"Run {started:%Y-%m-%d %H:%M} UTC, {args.runs} run(s) each, "
                   + (f"--quick ({args.quick_prefixes} synthetic prefixes)" if args.quick
                      else "real captures")
+                  + (f"; Sluice import policy {args.sluice_import_policy}"
+                     if args.sluice_import_policy else "")
                   + f"; load average at the {'end' if final else 'last write'}: {' '.join(load)}"
                   + mean_load + f"; {os.cpu_count()} CPUs.\n")
         md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
