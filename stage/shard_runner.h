@@ -9,9 +9,12 @@
 //   deliver(i, outputs); delivered()  ◀──batch── Context::Emit(out) ... (at the end of each run)
 //
 // Hand-over: one single-producer/single-consumer queue (spsc_queue.h) per direction per shard.
-// The producer fills a batch in place; a batch leaves when it holds `batch_items` items or at
-// Flush() (which the runner posts to the main loop after the first item of a burst, so a batch
-// leaves at the latest when the current handler returns); the consumer's loop is woken by one
+// The producer fills a batch in place; a batch leaves when it holds `batch_items` items, or
+// when the current main-loop handler returns (the runner posts a flush after the first item of a
+// burst) if the shard is idle. A shard still busy with earlier batches gets the open one when it
+// runs out (it asks the main loop for it): a loop that hands over after every UPDATE would
+// otherwise send batches of a few items, each a wake-up and a delivery round on both sides,
+// while the shard could not have started on them sooner. The consumer's loop is woken by one
 // post per burst, not per batch. Nothing is locked or allocated per item once the queues have
 // grown to their working size.
 //
@@ -45,6 +48,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -312,6 +316,7 @@ class ShardRunner {
       Flush();
       bool busy = false;
       if (!inline_) {
+        DeliverWhileShardsWork();
         for (auto& w : workers_) {
           Query(w->index, [](Shard&) { return 0; });  // its input is processed
           // Two probes posted to its loop one after the other: when nothing else is ready
@@ -325,6 +330,21 @@ class ShardRunner {
       main_.restart();
       if (main_.poll() > 0) busy = true;
       quiet_rounds = busy ? 0 : quiet_rounds + 1;
+    }
+  }
+
+  // Until every shard has worked through its input, the main loop runs what is posted to it —
+  // the shards' outputs are delivered as they come, as they are in a running process. (Waiting
+  // in Query() first would leave the main loop idle while the shards work, then the shards idle
+  // while it delivers their whole backlog: on the PCH table at 2 shards, ~0.1 s of 0.6.)
+  void DeliverWhileShardsWork() {
+    auto guard = boost::asio::make_work_guard(main_);
+    main_.restart();
+    for (;;) {
+      bool working = false;
+      for (auto& w : workers_) working = working || backlog(w->index) > 0;
+      if (!working) return;
+      main_.run_one_for(std::chrono::milliseconds(1));
     }
   }
 
@@ -386,6 +406,7 @@ class ShardRunner {
     uint64_t sent_items = 0;     // main
     std::atomic<uint64_t> processed_items{0};
     std::atomic<bool> producer_waiting{false};
+    std::atomic<bool> held{false};  // an open batch waits for this shard to run out
 
     // Shard → main.
     SpscQueue<OutBatch> out;
@@ -417,11 +438,35 @@ class ShardRunner {
         std::weak_ptr<ShardRunner*> weak = alive_;
         boost::asio::post(main_, [weak] {
           auto self = weak.lock();
-          if (self && *self != nullptr) (*self)->Flush();
+          if (self && *self != nullptr) (*self)->FlushIdle();
         });
       }
     }
     return *w.open_in;
+  }
+
+  // The flush posted after the first item of a burst: an idle shard gets its open batch now; a
+  // busy one asks for it when it runs out (DrainInput). The main loop says "held" and then looks
+  // again, the shard counts its work done and then looks at "held" (both sequentially
+  // consistent), so at least one of them sees the other and the batch never waits for nothing.
+  void FlushIdle() {
+    flush_posted_ = false;
+    for (auto& w : workers_) {
+      if (w->open_in == nullptr) continue;
+      if (Idle(*w)) {
+        HandOver(*w);
+        continue;
+      }
+      w->held.store(true, std::memory_order_seq_cst);
+      if (Idle(*w) && w->held.exchange(false, std::memory_order_seq_cst)) HandOver(*w);
+    }
+  }
+  bool Idle(const Worker& w) const {
+    return w.sent_items == w.processed_items.load(std::memory_order_seq_cst);
+  }
+  // A busy shard ran out: its held batch, if it is still open.
+  void HandOverHeld(Worker& w) {
+    if (w.open_in != nullptr) HandOver(w);
   }
 
   void HandOver(Worker& w) {
@@ -508,6 +553,14 @@ class ShardRunner {
       if (!inline_) break;
     }
     w.in_drain = false;
+    if (!inline_ && w.in.Front() == nullptr && w.held.exchange(false, std::memory_order_seq_cst)) {
+      std::weak_ptr<ShardRunner*> weak = alive_;
+      Worker* raw = &w;
+      boost::asio::post(main_, [weak, raw] {
+        auto self = weak.lock();
+        if (self && *self != nullptr) (*self)->HandOverHeld(*raw);
+      });
+    }
     FinishOut(w);
     // Idle after a burst: the output queue shrinks back to a working size (this thread fills it).
     if (w.in.Front() == nullptr) w.out.Trim(kKeepNodes);

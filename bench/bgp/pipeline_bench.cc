@@ -221,8 +221,12 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     }
     UpdateMessage u;
     size_t peak = 0;
-    // Keeps poll() working when the loop momentarily has nothing to do.
+    // Keeps poll() working when the loop momentarily has nothing to do. The Settle() above ran
+    // the loop out of work, which stops it: without restart() every poll() below returns at once
+    // and nothing posted to the loop (the shards' outputs, RIB acknowledgements) runs before the
+    // Settle() at the end.
     auto guard = boost::asio::make_work_guard(io);
+    io.restart();
     size_t longest = 0;
     for (const Capture& f : feeds) longest = std::max(longest, f.messages.size());
     for (size_t i = 0; i < longest; ++i) {
@@ -287,7 +291,8 @@ std::string HeavyImportPolicyText(const Capture& c) {
   }
   return R"(
   prefix-list customers {
-)" + list + R"(  }
+)" + list +
+         R"(  }
   community-list regional { 3856:52400; 3856:53900; 65535:666; }
   as-path-list tier1 { ".* (174|209|701|1239|1299|2914|3257|3320|3356|5511|6453|6461|6762|7018|12956) .*"; }
   policy-statement import {
