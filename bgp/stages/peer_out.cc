@@ -57,13 +57,26 @@ std::string PeerOut::Status() const {
 
 PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, AttrRef from) {
   auto [it, added] = op_index_.try_emplace(prefix, static_cast<uint32_t>(ops_.size()));
-  if (added) ops_.push_back(Op{prefix, std::move(from), AttrRef(), false});
+  if (added) {
+    ops_.push_back(Op{prefix, std::move(from), AttrRef(), false});
+  } else {
+    Drop(std::move(from));  // the batch knows what the peer has already
+  }
   return ops_[it->second];
+}
+
+void PeerOut::Drop(AttrRef ref) {
+  if (ref && releaser_) released_.push_back(std::move(ref));
+}
+
+void PeerOut::SetTo(Op& op, AttrRef to) {
+  Drop(std::move(op.to));
+  op.to = std::move(to);
 }
 
 void PeerOut::Readvertise(const BgpRoute& route) {
   Op& op = Pending(route.net, route.attrs);
-  op.to = route.attrs;
+  SetTo(op, route.attrs);
   op.force = true;
 }
 
@@ -78,15 +91,15 @@ void PeerOut::replace_route(const BgpRoute& old_route, const BgpRoute& new_route
 }
 
 void PeerOut::AddOwned(const net::Prefix& prefix, AttrRef to) {
-  Pending(prefix, AttrRef()).to = std::move(to);
+  SetTo(Pending(prefix, AttrRef()), std::move(to));
 }
 
 void PeerOut::DeleteOwned(const net::Prefix& prefix, AttrRef from) {
-  Pending(prefix, std::move(from)).to.reset();
+  SetTo(Pending(prefix, std::move(from)), AttrRef());
 }
 
 void PeerOut::ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to) {
-  Pending(prefix, std::move(from)).to = std::move(to);
+  SetTo(Pending(prefix, std::move(from)), std::move(to));
 }
 
 void PeerOut::Flush() {
@@ -108,11 +121,17 @@ void PeerOut::Flush() {
                                                 static_cast<uint32_t>(groups_used_));
     if (added) {
       if (groups_used_ == groups_.size()) groups_.emplace_back();
-      groups_[groups_used_].first = op.to;
+      groups_[groups_used_].first = std::move(op.to);  // the key's pointer stays valid
       groups_[groups_used_].second.clear();
       ++groups_used_;
     }
     groups_[it->second].second.push_back(Nlri{op.prefix, 0, family_.safi});
+  }
+  if (releaser_) {
+    for (Op& op : ops_) {
+      if (op.from) released_.push_back(std::move(op.from));
+      if (op.to) released_.push_back(std::move(op.to));
+    }
   }
   ops_.clear();
   op_index_.clear();
@@ -120,7 +139,10 @@ void PeerOut::Flush() {
     std::vector<Op>().swap(ops_);
     op_index_ = {};
   }
-  if (withdraw_.empty() && groups_used_ == 0) return;
+  if (withdraw_.empty() && groups_used_ == 0) {
+    ReleaseRefs();
+    return;
+  }
   std::vector<uint8_t> out;
   int messages = 0;
   counters_.withdrawn += withdraw_.size();
@@ -138,7 +160,12 @@ void PeerOut::Flush() {
       counters_.announced += nlri.size();
       withdraw = {};
     }
-    attrs.reset();  // do not keep attribute sets alive between batches
+    // Do not keep attribute sets alive between batches.
+    if (releaser_) {
+      released_.push_back(std::move(attrs));
+    } else {
+      attrs.reset();
+    }
     if (out.size() >= kSendChunk) {
       Send(std::move(out), messages);
       out = std::vector<uint8_t>();
@@ -150,7 +177,19 @@ void PeerOut::Flush() {
     if (n.ok()) messages += *n;
   }
   Send(std::move(out), messages);
+  ReleaseRefs();
   ReleaseScratch();
+}
+
+void PeerOut::ReleaseRefs() {
+  if (released_.empty()) return;
+  if (!releaser_) {  // taken away since
+    released_.clear();
+    return;
+  }
+  std::vector<AttrRef> refs;
+  refs.swap(released_);
+  releaser_(std::move(refs));
 }
 
 // The encoding scratch of a burst (thousands of groups, each with its prefix list) is not kept

@@ -74,6 +74,11 @@ class PeerOut : public BranchTail {
   void AddOwned(const net::Prefix& prefix, AttrRef to);
   void DeleteOwned(const net::Prefix& prefix, AttrRef from);
   void ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to);
+  // Where the references a batch held go once it is sent, instead of being released here: the
+  // shard stage hands a shard's sets back to it, so that the last release (the store's lock, its
+  // table, the allocator) happens on the thread that made them. Null: released here.
+  using Releaser = std::function<void(std::vector<AttrRef>)>;
+  void SetReleaser(Releaser releaser) { releaser_ = std::move(releaser); }
 
   // Sends End-of-RIB for the family (after flushing what is pending).
   void EndOfRib() override;
@@ -96,9 +101,13 @@ class PeerOut : public BranchTail {
     bool force = false;
   };
   Op& Pending(const net::Prefix& prefix, AttrRef from);
+  // A reference the batch no longer needs: to the releaser with the batch's others, if any.
+  void Drop(AttrRef ref);
+  void SetTo(Op& op, AttrRef to);
   void Flush();
   void Send(std::vector<uint8_t> messages, int count);
   void ReleaseScratch();
+  void ReleaseRefs();
   void CheckBacklog();
   size_t high_water() const;
 
@@ -133,6 +142,8 @@ class PeerOut : public BranchTail {
   };
   absl::flat_hash_map<GroupKey, uint32_t, GroupHash, GroupEq> group_index_;
   PrefixWalk refresh_;
+  Releaser releaser_;
+  std::vector<AttrRef> released_;  // the batch's references, for releaser_
 };
 
 }  // namespace sluice::bgp

@@ -306,6 +306,10 @@ class ShardedRouting::Family : public FamilyRouting {
         info.params, AfiSafi{AfiOf(family()), Safi::kUnicast}, control.get(), &kNoPrefixes,
         owner_->options_.peer_out);
     Consumer* c = owner_->AddConsumer(st.branch, st.out, st.out, owner_->threads());
+    if (!owner_->store_ids_.empty()) {
+      st.out->SetReleaser(
+          [owner = owner_](std::vector<AttrRef> refs) { owner->ReturnToShards(std::move(refs)); });
+    }
     c->control = std::move(control);
     const int slot = slot_;
     const uint32_t branch = st.branch;
@@ -516,6 +520,7 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
                                PipelineOptions options, std::array<bool, 2> families,
                                std::vector<AttributeStore*> shard_stores)
     : router_(router), services_(services), options_(options) {
+  for (AttributeStore* store : shard_stores) store_ids_.push_back(store->id());
   std::array<uint32_t, 2> rib_branches = {NewBranch(), NewBranch()};
   stage::ShardOptions so;
   so.shards = std::max(1, threads);
@@ -551,6 +556,10 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
 }
 
 ShardedRouting::~ShardedRouting() {
+  // The loop's PeerOuts outlive this: from now on they release their sets themselves.
+  for (auto& [branch, c] : consumers_) {
+    if (c->out != nullptr) c->out->SetReleaser(nullptr);
+  }
   runner_.reset();  // the shards' stages go first, on their threads
   families_ = {};
 }
@@ -594,6 +603,7 @@ void ShardedRouting::RemoveConsumer(uint32_t branch) {
   std::unique_ptr<Consumer> c = std::move(it->second);
   consumers_.erase(it);
   c->dead = true;
+  if (c->out != nullptr) c->out->SetReleaser(nullptr);
   std::erase(touched_, c.get());
   services_.plumber->Retire(c->stage);
   // The stage goes after the current event; its Control (the stage's reader) after that.
@@ -603,6 +613,26 @@ void ShardedRouting::RemoveConsumer(uint32_t branch) {
     if (alive.expired()) return;
     std::erase_if(dead_, [raw](const std::unique_ptr<Consumer>& d) { return d.get() == raw; });
   });
+}
+
+void ShardedRouting::ReturnToShards(std::vector<AttrRef> refs) {
+  const int n = static_cast<int>(store_ids_.size());
+  if (returning_.size() != size_t(n)) returning_.resize(n);
+  for (AttrRef& ref : refs) {
+    const uint32_t id = ref.store_id();
+    for (int i = 0; i < n; ++i) {
+      if (store_ids_[i] == id) {
+        returning_[i].push_back(std::move(ref));
+        break;
+      }
+    }
+  }
+  refs.clear();  // the loop's own sets (not made by a shard) are released here
+  for (int i = 0; i < n; ++i) {
+    if (returning_[i].empty()) continue;
+    runner_->Command(i, [back = std::move(returning_[i])](Worker&) mutable { back.clear(); });
+    returning_[i] = {};
+  }
 }
 
 void ShardedRouting::Deliver(int, std::span<ShardOut> items) {

@@ -89,6 +89,10 @@ class ShardedRouting {
   Consumer* AddConsumer(uint32_t branch, BranchTail* stage, PeerOut* out, int dumps);
   void RemoveConsumer(uint32_t branch);
   void Deliver(int shard, std::span<ShardOut> items);
+  // The references a PeerOut held for a batch it sent: each shard's sets go back to the shard
+  // (a command in its input), whose thread releases them; the last release of a set then touches
+  // only that thread's store and allocator arena.
+  void ReturnToShards(std::vector<AttrRef> refs);
   void Delivered();
   void PushTouched();
   void EndOfBatch();
@@ -101,6 +105,8 @@ class ShardedRouting {
   absl::flat_hash_map<uint32_t, std::unique_ptr<Consumer>> consumers_;
   std::vector<std::unique_ptr<Consumer>> dead_;  // removed during a delivery; freed after it
   std::vector<Consumer*> touched_;
+  std::vector<uint32_t> store_ids_;              // shard i's attribute store (empty: shared)
+  std::vector<std::vector<AttrRef>> returning_;  // ReturnToShards' scratch, per shard
   bool push_posted_ = false;
   uint32_t next_branch_ = 1;
   uint64_t pushes_ = 0;

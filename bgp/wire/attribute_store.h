@@ -70,6 +70,8 @@ class AttrRef {
   const PathAttributes* get() const { return entry_ ? &entry_->attrs : nullptr; }
   // The set's hash, computed once when interned (0 for a null ref).
   size_t hash() const { return entry_ ? entry_->hash : 0; }
+  // The id of the store that made the set (AttributeStore::id()); 0 for a null ref.
+  uint32_t store_id() const { return entry_ ? entry_->store_id : 0; }
   // References alive to this set (for tests and statistics).
   uint32_t use_count() const { return entry_ ? entry_->refs.load(std::memory_order_relaxed) : 0; }
   void reset() { AttrRef().swap(*this); }
@@ -106,6 +108,8 @@ class AttributeStore {
 
   // Distinct sets alive now.
   size_t size() const;
+  // This store's id (unique in the process, never 0): AttrRef::store_id() of the sets it made.
+  uint32_t id() const { return id_; }
   // Heap octets used by the entries (PathAttributes and their vectors) and by the index tables.
   // Approximate: vector capacity, hash table slots; malloc overhead not included.
   size_t MemoryBytes() const;

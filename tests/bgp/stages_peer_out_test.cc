@@ -113,6 +113,35 @@ TEST_F(PeerOutTest, EqualSetsFromTwoStoresShareUpdates) {
   EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
 }
 
+TEST_F(PeerOutTest, ABatchsReferencesGoToTheReleaserOnceSent) {
+  // The shard stage hands each shard's sets back to it: PeerOut gives away what a batch held
+  // after sending it, and releases nothing itself.
+  AttributeStore shard_store;
+  std::vector<AttrRef> given;
+  out_->SetReleaser([&given](std::vector<AttrRef> refs) {
+    for (AttrRef& r : refs) given.push_back(std::move(r));
+  });
+  AttrRef made = Attr().Path({65000, 7}).NextHop("192.0.2.1").In(shard_store);
+  for (uint32_t i = 0; i < 10; ++i) out_->AddOwned(N(i), made);
+  EXPECT_EQ(made.use_count(), 11u);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 1u);
+  EXPECT_EQ(given.size(), 10u);      // the group's reference and the 9 other changes'
+  EXPECT_EQ(made.use_count(), 11u);  // nothing released by PeerOut
+  for (const AttrRef& r : given) EXPECT_EQ(r.store_id(), shard_store.id());
+  given.clear();
+  EXPECT_EQ(made.use_count(), 1u);
+  // A batch that sends nothing (announced and withdrawn at once) gives its references too.
+  out_->AddOwned(N(100), made);
+  out_->DeleteOwned(N(100), made);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 1u);
+  EXPECT_EQ(given.size(), 2u);  // the delete's and the add's
+  out_->SetReleaser(nullptr);
+  given.clear();
+  EXPECT_EQ(made.use_count(), 1u);
+}
+
 TEST_F(PeerOutTest, ABigBatchGoesToTheSessionInPieces) {
   // 40,000 /24s in 400 sets (100 prefixes, one UPDATE each): one batch of ~180 kB leaves in
   // pieces of about 32 KiB (whole UPDATEs each), not as one buffer.
