@@ -18,7 +18,10 @@
 // every lookup a stage makes on the hot path (Decision asking each peer's branch, re-filter and
 // dump walks) stays on the shard's thread, and no shard reads another's state. What is not per
 // prefix stays central: nexthop resolution (one NexthopCache read by every shard; its RIB calls
-// run on the event loop) and the attribute store (thread-safe).
+// run on the event loop). Attribute sets: those decoded from UPDATEs are the loop's store's; the
+// sets a shard's filters make go into the shard's own store (`shard_stores`), so the shards do
+// not share the store's locks and tables on every route, and once PeerOut has sent them their
+// references go back to the shard (PeerOut::SetReleaser), whose thread releases them.
 //
 // Outputs meet on the event loop in each peer's PeerOut: the ShardRunner delivers, epoch by epoch
 // (one UPDATE in = one epoch), every shard's changes of that UPDATE and then pushes once, so
