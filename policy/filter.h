@@ -23,6 +23,8 @@
 // nanoseconds), not once per route. A stage that must re-filter its routes after a change (the
 // background dynamic stage of issue 10 item 3) compares the Filter pointers it used.
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -73,9 +75,14 @@ class FilterSlot {
     std::lock_guard<std::mutex> lock(mutex_);
     return current_;
   }
+  // Changes with every Set: a reader that checks on every route or UPDATE compares this (one
+  // atomic load, no lock, no reference count touched) and calls Get() only when it moved. A
+  // reader that saw a generation and then calls Get() gets that filter or a newer one.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   void Set(std::shared_ptr<const Filter> filter) {
     std::lock_guard<std::mutex> lock(mutex_);
     current_.swap(filter);
+    generation_.fetch_add(1, std::memory_order_release);
     // The old filter is released outside the lock (when `filter` goes out of scope) unless a
     // reader still holds it.
   }
@@ -89,6 +96,7 @@ class FilterSlot {
   // ThreadSanitizer does not understand, and neither is faster uncontended.
   mutable std::mutex mutex_;
   std::shared_ptr<const Filter> current_;
+  std::atomic<uint64_t> generation_{0};
 };
 
 }  // namespace sluice::policy

@@ -20,7 +20,10 @@ ExportFilter::ExportFilter(std::string name, boost::asio::io_context& io,
                 .paused = [this] { reader_->WhenReady(walk_.Resumer()); },
                 .done = [this] { WalkDone(); },
             }) {
-  if (slot_ != nullptr) config.filter = slot_->Get();
+  if (slot_ != nullptr) {
+    slot_generation_ = slot_->generation();
+    config.filter = slot_->Get();
+  }
   active_ = std::make_unique<Context>();
   active_->config = std::move(config);
 }
@@ -44,7 +47,8 @@ void ExportFilter::SetConfig(ExportConfig config) {
 }
 
 void ExportFilter::CheckSlot() {
-  if (slot_ == nullptr) return;
+  if (slot_ == nullptr || slot_->generation() == slot_generation_) return;
+  slot_generation_ = slot_->generation();
   std::shared_ptr<const policy::Filter> f = slot_->Get();
   const ExportConfig& newest = queued_ ? *queued_ : pending_ ? pending_->config : active_->config;
   if (f == newest.filter) return;

@@ -21,7 +21,10 @@ ImportFilter::ImportFilter(std::string name, boost::asio::io_context& io,
                     },
                 .done = [this] { WalkDone(); },
             }) {
-  if (slot_ != nullptr) config.filter = slot_->Get();
+  if (slot_ != nullptr) {
+    slot_generation_ = slot_->generation();
+    config.filter = slot_->Get();
+  }
   active_ = std::make_shared<const ImportConfig>(std::move(config));
 }
 
@@ -43,7 +46,8 @@ void ImportFilter::SetConfig(ImportConfig config) {
 }
 
 void ImportFilter::CheckSlot() {
-  if (slot_ == nullptr) return;
+  if (slot_ == nullptr || slot_->generation() == slot_generation_) return;
+  slot_generation_ = slot_->generation();
   std::shared_ptr<const policy::Filter> f = slot_->Get();
   const ImportConfig& newest = queued_ ? *queued_ : pending_ ? *pending_ : *active_;
   if (f == newest.filter) return;

@@ -86,6 +86,7 @@ class ImportFilter : public BgpLinearStage {
 
   AttributeStore* store_;
   policy::FilterSlot* slot_;
+  uint64_t slot_generation_ = 0;  // the slot's generation last looked at
   std::shared_ptr<const ImportConfig> active_;
   std::shared_ptr<const ImportConfig> pending_;  // during a walk
   std::shared_ptr<const ImportConfig> queued_;   // the next walk's

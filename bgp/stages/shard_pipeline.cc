@@ -246,8 +246,7 @@ class ShardedRouting::Family : public FamilyRouting {
     st.settings = s;
     st.counts = std::make_shared<PublishedCounts>(owner_->threads());
     st.input = std::make_unique<Input>(owner_, this, slot_, s.peer_id);
-    if (s.import_policy != nullptr) st.import_seen = s.import_policy->Get();
-    if (s.export_policy != nullptr) st.export_seen = s.export_policy->Get();
+    st.SawPolicies();
     const int slot = slot_;
     std::shared_ptr<PublishedCounts> counts = st.counts;
     Runner& r = *owner_->runner_;
@@ -264,8 +263,7 @@ class ShardedRouting::Family : public FamilyRouting {
     auto it = peers_.find(s.peer_id);
     if (it == peers_.end()) return;
     it->second.settings = s;
-    if (s.import_policy != nullptr) it->second.import_seen = s.import_policy->Get();
-    if (s.export_policy != nullptr) it->second.export_seen = s.export_policy->Get();
+    it->second.SawPolicies();
     const int slot = slot_;
     owner_->runner_->CommandAll([slot, s](Worker& w, int) {
       w.PushPeer(s.peer_id);
@@ -454,7 +452,10 @@ class ShardedRouting::Family : public FamilyRouting {
   void CheckImport(uint32_t peer_id) {
     auto it = peers_.find(peer_id);
     if (it == peers_.end() || it->second.settings.import_policy == nullptr) return;
-    std::shared_ptr<const policy::Filter> f = it->second.settings.import_policy->Get();
+    policy::FilterSlot& slot_of_peer = *it->second.settings.import_policy;
+    if (slot_of_peer.generation() == it->second.import_generation) return;
+    it->second.import_generation = slot_of_peer.generation();
+    std::shared_ptr<const policy::Filter> f = slot_of_peer.Get();
     if (f == it->second.import_seen) return;
     it->second.import_seen = std::move(f);
     const int slot = slot_;
@@ -465,6 +466,8 @@ class ShardedRouting::Family : public FamilyRouting {
   void CheckExports() {
     for (auto& [peer_id, st] : peers_) {
       if (!st.up || st.settings.export_policy == nullptr) continue;
+      if (st.settings.export_policy->generation() == st.export_generation) continue;
+      st.export_generation = st.settings.export_policy->generation();
       std::shared_ptr<const policy::Filter> f = st.settings.export_policy->Get();
       if (f == st.export_seen) continue;
       st.export_seen = std::move(f);
@@ -484,7 +487,20 @@ class ShardedRouting::Family : public FamilyRouting {
     bool up = false;
     uint32_t branch = 0;
     PeerOut* out = nullptr;
+    // The filters in the peer's slots last seen, and the slots' generations then (a look at the
+    // generation per UPDATE costs no lock and no shared reference count).
     std::shared_ptr<const policy::Filter> import_seen, export_seen;
+    uint64_t import_generation = 0, export_generation = 0;
+    void SawPolicies() {
+      if (settings.import_policy != nullptr) {
+        import_generation = settings.import_policy->generation();
+        import_seen = settings.import_policy->Get();
+      }
+      if (settings.export_policy != nullptr) {
+        export_generation = settings.export_policy->generation();
+        export_seen = settings.export_policy->Get();
+      }
+    }
   };
 
   void MakeRibOut(uint32_t branch) {

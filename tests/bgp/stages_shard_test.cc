@@ -10,6 +10,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "policy/filter.h"
 #include "tests/bgp/shard_test_util.h"
 #include "tests/bgp/stages_test_util.h"
 
@@ -167,6 +168,41 @@ TEST(ShardedRouting, SameRoutesAsTheSerialPipeline) {
   const RouterDigest single = RunScenario(1, &log, /*shard_single_thread=*/true);
   testing::ExpectSameRouting(serial, single, "1 thread, shard stage");
   for (const std::string& l : log) std::printf("%s\n", l.c_str());
+}
+
+// A new filter put into a peer's import slot (no UpdatePeer) is noticed at the peer's next UPDATE
+// and every shard re-filters its share of the peer's routes.
+TEST(ShardedRouting, ANewImportFilterInTheSlotReachesEveryShard) {
+  policy::FilterSlot slot(nullptr);  // no policy: everything accepted
+  ShardRouter r(2, kLocalAs);
+  ShardRouter::Peer& up = r.AddPeer("up", A("192.0.2.11"), 65011, true, &slot);
+  r.Up(up);
+  std::mt19937 rng(7);
+  UpdateMessage u;
+  for (uint32_t i = 0; i < 200; ++i) {
+    u.announced.push_back(
+        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 8))), 24), 0,
+             Safi::kUnicast});
+  }
+  u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
+  up.listener->OnUpdate(u);
+  r.Settle();
+  EXPECT_EQ(r.LocRib(net::Family::kIPv4).lines, 200u);
+
+  policy::FilterSpec spec;
+  spec.policies = {"in"};
+  auto reject = policy::Filter::FromText("policy-statement in { term t { then { reject; } } }",
+                                         policy::SourceLocation{"test", 1, 1}, spec);
+  ASSERT_TRUE(reject.ok()) << reject.status();
+  slot.Set(*reject);
+  r.Settle();
+  EXPECT_EQ(r.LocRib(net::Family::kIPv4).lines, 200u) << "nothing noticed before an UPDATE";
+  UpdateMessage next;
+  next.withdrawn.push_back(Nlri{P("10.0.0.0/24"), 0, Safi::kUnicast});
+  up.listener->OnUpdate(next);
+  r.Settle();
+  EXPECT_EQ(r.LocRib(net::Family::kIPv4).lines, 0u) << "every shard re-filtered";
+  EXPECT_EQ(r.AdjRibIn(up, net::Family::kIPv4).lines, 199u) << "the Adj-RIB-In keeps them";
 }
 
 TEST(ShardedRouting, ThreadsAndPlumbing) {

@@ -94,6 +94,26 @@ TEST(FilterSlot, BadPolicyLeavesTheRunningOneInPlace) {
   EXPECT_EQ(unparsable.status().message().substr(0, 12), "r.conf:7:41:");
 }
 
+// Readers that look at the generation on every route see a new filter, and only a new one:
+// a failed Configure leaves the generation where it was.
+TEST(FilterSlot, GenerationMovesWithEveryNewFilterOnly) {
+  FilterSlot slot(Filter::Default(Verdict::kAccept));
+  const uint64_t first = slot.generation();
+  auto good = ParsePolicy("policy-statement in { term t { then { reject; } } }",
+                          SourceLocation{"r.conf", 1, 1});
+  ASSERT_TRUE(good.ok());
+  ASSERT_TRUE(slot.Configure(*good, Import({"in"})).ok());
+  const uint64_t second = slot.generation();
+  EXPECT_NE(second, first);
+  auto bad = ParsePolicy("policy-statement in { term t { from { prefix-list nope; } } }",
+                         SourceLocation{"r.conf", 1, 1});
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE(slot.Configure(*bad, Import({"in"})).ok());
+  EXPECT_EQ(slot.generation(), second);
+  slot.Set(Filter::Default(Verdict::kAccept));
+  EXPECT_NE(slot.generation(), second);
+}
+
 // Readers on other threads see either the old or the new filter, never a torn one.
 TEST(FilterSlot, SwapWhileOtherThreadsRun) {
   FilterSlot slot(Filter::Default(Verdict::kAccept));
