@@ -433,6 +433,8 @@ class ShardRunner {
     if (w.open_in == nullptr) {
       w.open_in = &w.in.Prepare();
       w.open_in->clear();
+      // A fresh node gets a whole batch's room at once rather than growing to it by doubling.
+      if (w.open_in->items.capacity() == 0) w.open_in->items.reserve(options_.batch_items);
       if (post_flush && !inline_ && !flush_posted_) {
         flush_posted_ = true;
         std::weak_ptr<ShardRunner*> weak = alive_;
@@ -575,6 +577,9 @@ class ShardRunner {
     if (w.open_out == nullptr) {
       w.open_out = &w.out.Prepare();
       w.open_out->clear();
+      // A fresh node (or one whose buffers went to a busy main loop's pending list) gets a
+      // batch's room at once: an input batch's outputs, usually one per item, without doubling.
+      if (w.open_out->items.capacity() == 0) w.open_out->items.reserve(options_.batch_items);
     }
     return *w.open_out;
   }

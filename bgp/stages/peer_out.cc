@@ -1,14 +1,16 @@
 #include "bgp/stages/peer_out.h"
 
+#include <algorithm>
+#include <type_traits>
+
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
 
 namespace sluice::bgp {
 
 namespace {
-constexpr size_t kKeepOps = 16384;  // changes a batch may hold and keep its buffers for the next
-constexpr size_t kKeepGroups = 64;  // attribute-set groups whose buffers are kept
-constexpr size_t kKeepGroupNlri = 256;  // prefixes a kept group's buffer may hold
+constexpr size_t kKeepOps = 16384;     // changes a batch may hold and keep its buffers for the next
+constexpr size_t kKeepScratch = 1024;  // entries the encoding scratch keeps for the next batch
 // A big batch goes to the session in pieces of about this many octets (whole UPDATEs): buffers
 // of this size are recycled by the allocator, where one of a whole burst's size would be mapped,
 // faulted in page by page and unmapped each time.
@@ -56,6 +58,9 @@ std::string PeerOut::Status() const {
 }
 
 PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, AttrRef from) {
+  // A batch as big as the last one gets its index at once, not by doubling (the hash map frees
+  // its table when cleared past 127 slots).
+  if (ops_.empty()) op_index_.reserve(std::min(last_batch_, kKeepOps));
   auto [it, added] = op_index_.try_emplace(prefix, static_cast<uint32_t>(ops_.size()));
   if (added) {
     ops_.push_back(Op{prefix, std::move(from), AttrRef(), false});
@@ -105,8 +110,13 @@ void PeerOut::ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to) 
 void PeerOut::Flush() {
   if (ops_.empty()) return;
   withdraw_.clear();
-  groups_used_ = 0;
+  group_attrs_.clear();
+  group_start_.clear();
+  announce_group_.clear();
+  announce_.clear();
   group_index_.clear();
+  announce_group_.reserve(ops_.size());
+  announce_.reserve(ops_.size());
   for (Op& op : ops_) {
     // Unchanged: nothing to send — unless re-announced (a refresh), and only what the peer has:
     // an add, a refresh and a delete in one batch leave nothing to withdraw.
@@ -118,14 +128,14 @@ void PeerOut::Flush() {
     }
     if (!op.from) ++counters_.advertised;
     auto [it, added] = group_index_.try_emplace(GroupKey{op.to.get(), op.to.hash()},
-                                                static_cast<uint32_t>(groups_used_));
+                                                static_cast<uint32_t>(group_attrs_.size()));
     if (added) {
-      if (groups_used_ == groups_.size()) groups_.emplace_back();
-      groups_[groups_used_].first = std::move(op.to);  // the key's pointer stays valid
-      groups_[groups_used_].second.clear();
-      ++groups_used_;
+      group_attrs_.push_back(std::move(op.to));  // the key's pointer stays valid
+      group_start_.push_back(0);
     }
-    groups_[it->second].second.push_back(Nlri{op.prefix, 0, family_.safi});
+    ++group_start_[it->second];
+    announce_group_.push_back(it->second);
+    announce_.push_back(Nlri{op.prefix, 0, family_.safi});
   }
   if (releaser_) {
     for (Op& op : ops_) {
@@ -133,22 +143,38 @@ void PeerOut::Flush() {
       if (op.to) released_.push_back(std::move(op.to));
     }
   }
+  last_batch_ = ops_.size();
   ops_.clear();
   op_index_.clear();
   if (ops_.capacity() > kKeepOps) {  // a burst's batch is not kept for the next one
     std::vector<Op>().swap(ops_);
     op_index_ = {};
   }
-  if (withdraw_.empty() && groups_used_ == 0) {
+  if (withdraw_.empty() && group_attrs_.empty()) {
     ReleaseRefs();
     return;
   }
+  // Counting sort: group_start_ holds each group's size, then where it begins; each group keeps
+  // its prefixes in batch order.
+  uint32_t at = 0;
+  for (uint32_t& start : group_start_) {
+    const uint32_t size = start;
+    start = at;
+    at += size;
+  }
+  grouped_.resize(announce_.size());
+  for (size_t i = 0; i < announce_.size(); ++i) {
+    grouped_[group_start_[announce_group_[i]]++] = announce_[i];
+  }
+  // group_start_[g] is now where group g ends.
   std::vector<uint8_t> out;
   int messages = 0;
   counters_.withdrawn += withdraw_.size();
   std::span<const Nlri> withdraw = withdraw_;
-  for (size_t g = 0; g < groups_used_; ++g) {
-    auto& [attrs, nlri] = groups_[g];
+  for (size_t g = 0; g < group_attrs_.size(); ++g) {
+    AttrRef& attrs = group_attrs_[g];
+    const uint32_t begin = g == 0 ? 0 : group_start_[g - 1];
+    const std::span<const Nlri> nlri(grouped_.data() + begin, group_start_[g] - begin);
     absl::StatusOr<int> n = encoder_.Pack(attrs.get(), nlri, withdraw, &out);
     if (!n.ok()) {
       ++counters_.encode_errors;
@@ -192,18 +218,19 @@ void PeerOut::ReleaseRefs() {
   releaser_(std::move(refs));
 }
 
-// The encoding scratch of a burst (thousands of groups, each with its prefix list) is not kept
-// for the next batch: memory follows the table, not the largest batch seen.
+// The encoding scratch of a burst (thousands of groups and prefixes) is not kept for the next
+// batch: memory follows the table, not the largest batch seen.
 void PeerOut::ReleaseScratch() {
-  if (groups_.size() > kKeepGroups) {
-    groups_.resize(kKeepGroups);
-    groups_.shrink_to_fit();
-  }
-  for (auto& group : groups_) {
-    if (group.second.capacity() > kKeepGroupNlri) std::vector<Nlri>().swap(group.second);
-  }
-  if (group_index_.capacity() > kKeepGroups) group_index_ = {};
-  if (withdraw_.capacity() > kKeepOps) std::vector<Nlri>().swap(withdraw_);
+  auto trim = [](auto& v) {
+    if (v.capacity() > kKeepScratch) std::decay_t<decltype(v)>().swap(v);
+  };
+  trim(withdraw_);
+  trim(group_attrs_);
+  trim(group_start_);
+  trim(announce_group_);
+  trim(announce_);
+  trim(grouped_);
+  if (group_index_.capacity() > kKeepScratch) group_index_ = {};
 }
 
 void PeerOut::Send(std::vector<uint8_t> messages, int count) {

@@ -122,10 +122,16 @@ class PeerOut : public BranchTail {
   // The batch: ops in the order prefixes first changed.
   std::vector<Op> ops_;
   absl::flat_hash_map<net::Prefix, uint32_t> op_index_;
-  // Encoding scratch, reused.
+  size_t last_batch_ = 0;  // changes the last batch held: the next one's index starts that big
+  // Encoding scratch, reused. A batch's announcements are grouped by attribute set in flat
+  // arrays (a counting sort by group), not a vector per group: a burst of thousands of sets
+  // costs no allocation per set.
   std::vector<Nlri> withdraw_;
-  std::vector<std::pair<AttrRef, std::vector<Nlri>>> groups_;
-  size_t groups_used_ = 0;
+  std::vector<AttrRef> group_attrs_;      // group g's set
+  std::vector<uint32_t> group_start_;     // where group g's prefixes begin in grouped_
+  std::vector<uint32_t> announce_group_;  // the group of each announcement, in batch order
+  std::vector<Nlri> announce_;            // the announcements, in batch order
+  std::vector<Nlri> grouped_;             // the announcements, group by group
   // Prefixes are grouped by attribute set, not by interned entry: with the shard stage each shard
   // interns into its own store, so one set can arrive as several entries.
   struct GroupKey {
