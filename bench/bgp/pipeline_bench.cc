@@ -28,6 +28,9 @@
 // built to the end of the load, with everything alive, divided by the routes in the Adj-RIB-In.
 // The heap counts all routing state (attribute store, tries, queues), not the process's fixed
 // cost (code, libraries), which RSS would include.
+// SLUICE_PERF_CTL=FIFO: profile the timed part only. The benchmark writes "enable" to FIFO as the
+// timing starts and "disable" as it ends, for
+//   mkfifo /tmp/ctl && SLUICE_PERF_CTL=/tmp/ctl perf record -D -1 --control fifo:/tmp/ctl ...
 #include <malloc.h>
 #include <time.h>
 
@@ -51,6 +54,18 @@
 
 namespace sluice::bgp {
 namespace {
+
+// Tells a perf started with --control fifo:FIFO (FIFO from SLUICE_PERF_CTL) to start or stop
+// sampling; nothing when SLUICE_PERF_CTL is unset.
+void PerfControl(const char* command) {
+  static FILE* fifo = [] {
+    const char* path = std::getenv("SLUICE_PERF_CTL");
+    return path == nullptr ? nullptr : std::fopen(path, "w");
+  }();
+  if (fifo == nullptr) return;
+  std::fprintf(fifo, "%s\n", command);
+  std::fflush(fifo);
+}
 
 struct Capture {
   std::vector<uint8_t> bytes;
@@ -212,6 +227,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     routing->Settle();
     const size_t updates_before = down_session.messages;
 
+    PerfControl("enable");
     const absl::Time start = absl::Now();
     const double cpu_start = ThreadCpuSeconds();
     const double process_cpu_start = ProcessCpuSeconds();
@@ -244,13 +260,14 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
           pos += n;
         }
       }
-      if (i % 4096 == 0) peak = std::max(peak, HeapInUse());
+      if (i % 16384 == 0) peak = std::max(peak, HeapInUse());
     }
     guard.reset();
     routing->Settle();
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
     r.cpu_seconds = ThreadCpuSeconds() - cpu_start;
     r.process_cpu_seconds = ProcessCpuSeconds() - process_cpu_start;
+    PerfControl("disable");
     u.Clear();
     u = UpdateMessage();
     r.routes = 0;
