@@ -1,5 +1,6 @@
 #include "bgp/wire/update_encoder.h"
 
+#include <algorithm>
 #include <array>
 
 #include "absl/strings/str_format.h"
@@ -91,12 +92,32 @@ void WriteDraft(const Draft& d, const EncodedAttrs* attrs, const MpNextHop* nh,
   w.PatchU16(start + kMarkerSize, uint16_t(w.size() - start));
 }
 
-// Splits `v` by family (AfiSafi::Index()), keeping order within each.
-std::array<std::vector<Nlri>, AfiSafi::kCount> ByFamily(std::span<const Nlri> v) {
-  std::array<std::vector<Nlri>, AfiSafi::kCount> groups;
-  for (const Nlri& n : v) groups[n.family().Index()].push_back(n);
-  return groups;
-}
+// `v` split by family (AfiSafi::Index()), order kept within each. All of one family (the usual
+// case: a PeerOut is per family) is a view of `v` itself, no copy; mixed families are copied
+// apart.
+class ByFamily {
+ public:
+  explicit ByFamily(std::span<const Nlri> v) {
+    if (v.empty()) return;
+    const int first = v.front().family().Index();
+    const bool mixed = std::any_of(v.begin(), v.end(),
+                                   [first](const Nlri& n) { return n.family().Index() != first; });
+    if (!mixed) {
+      groups_[first] = v;
+      return;
+    }
+    for (const Nlri& n : v) copies_[n.family().Index()].push_back(n);
+    for (int i = 0; i < AfiSafi::kCount; ++i) groups_[i] = copies_[i];
+  }
+  ByFamily(const ByFamily&) = delete;  // the groups may point into copies_
+  ByFamily& operator=(const ByFamily&) = delete;
+
+  std::span<const Nlri> operator[](int family_index) const { return groups_[family_index]; }
+
+ private:
+  std::array<std::span<const Nlri>, AfiSafi::kCount> groups_;
+  std::array<std::vector<Nlri>, AfiSafi::kCount> copies_;
+};
 
 }  // namespace
 
@@ -121,8 +142,8 @@ absl::StatusOr<int> UpdateEncoder::Pack(const PathAttributes* attrs, std::span<c
     return absl::InvalidArgumentError("UPDATE packing: announcements without path attributes");
   }
   const size_t max = params_.max_message_size();
-  const auto withdraw_groups = ByFamily(withdraw);
-  const auto announce_groups = ByFamily(announce);
+  const ByFamily withdraw_groups(withdraw);
+  const ByFamily announce_groups(announce);
 
   EncodedAttrs encoded;
   if (!announce.empty()) {
