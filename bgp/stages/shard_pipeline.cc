@@ -672,38 +672,53 @@ void ShardedRouting::Deliver(int, std::span<ShardOut> items) {
       c->stage->push(nullptr);
       if (c->dead) continue;
     }
-    // A peer's PeerOut takes the changes' references over (no count touched per change here).
-    PeerOut* out = c->out;
-    switch (o.kind) {
-      case ShardOut::Kind::kAdd:
-        if (out != nullptr) {
-          out->AddOwned(o.new_route.net, std::move(o.new_route.attrs));
-        } else {
-          c->stage->add_route(o.new_route, nullptr);
-        }
-        break;
-      case ShardOut::Kind::kDelete:
-        if (out != nullptr) {
-          out->DeleteOwned(o.old_route.net, std::move(o.old_route.attrs));
-        } else {
-          c->stage->delete_route(o.old_route, nullptr);
-        }
-        break;
-      case ShardOut::Kind::kReplace:
-        if (out != nullptr) {
-          out->ReplaceOwned(o.new_route.net, std::move(o.old_route.attrs),
-                            std::move(o.new_route.attrs));
-        } else {
-          c->stage->replace_route(o.old_route, o.new_route, nullptr);
-        }
-        break;
-      case ShardOut::Kind::kReadvertise:
-        if (c->out != nullptr) c->out->Readvertise(o.new_route);
-        break;
-      case ShardOut::Kind::kEndOfRib:
-        if (--c->dumps_pending == 0 && c->out != nullptr) c->out->EndOfRib();
-        break;
+    if (c->out != nullptr) {
+      ToPeerOut(*c, o);
+    } else {
+      ToStage(*c, o);
     }
+  }
+}
+
+// A peer's PeerOut takes the changes' references over (no count touched per change here).
+void ShardedRouting::ToPeerOut(Consumer& c, ShardOut& o) {
+  PeerOut& out = *c.out;
+  switch (o.kind) {
+    case ShardOut::Kind::kAdd:
+      out.AddOwned(o.new_route.net, std::move(o.new_route.attrs));
+      break;
+    case ShardOut::Kind::kDelete:
+      out.DeleteOwned(o.old_route.net, std::move(o.old_route.attrs));
+      break;
+    case ShardOut::Kind::kReplace:
+      out.ReplaceOwned(o.new_route.net, std::move(o.old_route.attrs), std::move(o.new_route.attrs));
+      break;
+    case ShardOut::Kind::kReadvertise:
+      out.Readvertise(o.new_route);
+      break;
+    case ShardOut::Kind::kEndOfRib:
+      if (--c.dumps_pending == 0) out.EndOfRib();
+      break;
+  }
+}
+
+// Any other branch (the RIB's): the stage contract.
+void ShardedRouting::ToStage(Consumer& c, const ShardOut& o) {
+  switch (o.kind) {
+    case ShardOut::Kind::kAdd:
+      c.stage->add_route(o.new_route, nullptr);
+      break;
+    case ShardOut::Kind::kDelete:
+      c.stage->delete_route(o.old_route, nullptr);
+      break;
+    case ShardOut::Kind::kReplace:
+      c.stage->replace_route(o.old_route, o.new_route, nullptr);
+      break;
+    case ShardOut::Kind::kReadvertise:  // refreshes are for peers
+      break;
+    case ShardOut::Kind::kEndOfRib:
+      --c.dumps_pending;
+      break;
   }
 }
 

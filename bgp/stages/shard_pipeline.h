@@ -92,6 +92,8 @@ class ShardedRouting {
   Consumer* AddConsumer(uint32_t branch, BranchTail* stage, PeerOut* out, int dumps);
   void RemoveConsumer(uint32_t branch);
   void Deliver(int shard, std::span<ShardOut> items);
+  void ToPeerOut(Consumer& c, ShardOut& o);
+  void ToStage(Consumer& c, const ShardOut& o);
   // The references a PeerOut held for a batch it sent: each shard's sets go back to the shard
   // (a command in its input), whose thread releases them; the last release of a set then touches
   // only that thread's store and allocator arena.
