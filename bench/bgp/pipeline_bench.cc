@@ -19,6 +19,8 @@
 // pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
 // --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
+// --shard-batch N, --shard-backlog N: PipelineOptions::shard_batch (items per hand-over) and
+// shard_backlog (items a shard may have waiting before the loop waits), for tuning.
 // --policy heavy: every upstream's import policy is a 1,000-entry prefix list (every 577th prefix
 // of the table, orlonger), an AS-path regular expression and a community match (issue 9's
 // benchmark); the default is no policy. --print-policy prints that policy's text (policy-statement
@@ -173,6 +175,7 @@ struct Setup {
   int threads = 1;
   bool shard_stage = false;              // threads 1 on a worker thread
   policy::FilterSlot* import = nullptr;  // null: no import policy
+  PipelineOptions options;
 };
 
 Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
@@ -195,7 +198,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     rc.threads = setup.threads;
     rc.shard_single_thread = setup.shard_stage;
     auto routing = std::make_unique<BgpRouting>(
-        io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store});
+        io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store}, setup.options);
     RoutingPeerConfig down;
     down.name = "down";
     down.address = net::IPAddress(net::IPv4Address(0xc6336402));
@@ -343,6 +346,7 @@ int Main(int argc, char** argv) {
   bool shard_stage = false;
   std::string policy_kind = "none";
   bool print_policy = false;
+  PipelineOptions options;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--print-policy") == 0) print_policy = true;
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -351,6 +355,12 @@ int Main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--shard-stage") == 0) shard_stage = true;
     if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) policy_kind = argv[++i];
+    if (std::strcmp(argv[i], "--shard-batch") == 0 && i + 1 < argc) {
+      options.shard_batch = size_t(std::atoll(argv[++i]));
+    }
+    if (std::strcmp(argv[i], "--shard-backlog") == 0 && i + 1 < argc) {
+      options.shard_backlog = size_t(std::atoll(argv[++i]));
+    }
     if (std::strcmp(argv[i], "--upstreams") == 0 && i + 1 < argc) {
       upstreams = std::max(1, std::atoi(argv[++i]));
     }
@@ -387,6 +397,7 @@ int Main(int argc, char** argv) {
   setup.poll = poll;
   setup.threads = threads;
   setup.shard_stage = shard_stage;
+  setup.options = options;
   policy::FilterSlot slot(nullptr);
   if (policy_kind == "heavy") {
     auto filter = HeavyImportPolicy(c);
