@@ -360,6 +360,9 @@ class ShardRunner {
  private:
   static constexpr uint32_t kNoCommand = ~uint32_t{0};
   static constexpr size_t kKeepNodes = 8;  // hand-over queue nodes kept per direction and shard
+  // Items a fresh batch has room for before it grows: most of a full batch without doubling from
+  // one, and little memory in the many small batches of a trickle (ShardOut is 120 octets).
+  static constexpr size_t kFreshBatchItems = 256;
   struct Mark {
     uint32_t pos;      // before items[pos]
     uint64_t epoch;    // an epoch ends here (when command == kNoCommand)
@@ -433,8 +436,9 @@ class ShardRunner {
     if (w.open_in == nullptr) {
       w.open_in = &w.in.Prepare();
       w.open_in->clear();
-      // A fresh node gets a whole batch's room at once rather than growing to it by doubling.
-      if (w.open_in->items.capacity() == 0) w.open_in->items.reserve(options_.batch_items);
+      if (w.open_in->items.capacity() == 0) {
+        w.open_in->items.reserve(std::min(options_.batch_items, kFreshBatchItems));
+      }
       if (post_flush && !inline_ && !flush_posted_) {
         flush_posted_ = true;
         std::weak_ptr<ShardRunner*> weak = alive_;
@@ -577,9 +581,10 @@ class ShardRunner {
     if (w.open_out == nullptr) {
       w.open_out = &w.out.Prepare();
       w.open_out->clear();
-      // A fresh node (or one whose buffers went to a busy main loop's pending list) gets a
-      // batch's room at once: an input batch's outputs, usually one per item, without doubling.
-      if (w.open_out->items.capacity() == 0) w.open_out->items.reserve(options_.batch_items);
+      // A fresh node, or one whose buffers went to the main loop's pending list.
+      if (w.open_out->items.capacity() == 0) {
+        w.open_out->items.reserve(std::min(options_.batch_items, kFreshBatchItems));
+      }
     }
     return *w.open_out;
   }
