@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -97,6 +98,37 @@ class FilterSlot {
   mutable std::mutex mutex_;
   std::shared_ptr<const Filter> current_;
   std::atomic<uint64_t> generation_{0};
+};
+
+// One reader's view of a FilterSlot, for readers that look on every UPDATE or batch: Poll() is
+// one atomic load while the slot is unchanged (FilterSlot::generation).
+class FilterWatch {
+ public:
+  FilterWatch() = default;
+  explicit FilterWatch(const FilterSlot* slot) { Watch(slot); }
+
+  // Follows `slot` (null: none) from its current filter on.
+  void Watch(const FilterSlot* slot) {
+    slot_ = slot;
+    if (slot_ == nullptr) return;
+    generation_ = slot_->generation();  // before Get(): a Set in between is seen by Poll()
+    seen_ = slot_->Get();
+  }
+  // The slot's filter, when it was Set since the last look (possibly to the same filter);
+  // nothing otherwise, or without a slot.
+  std::optional<std::shared_ptr<const Filter>> Poll() {
+    if (slot_ == nullptr || slot_->generation() == generation_) return std::nullopt;
+    generation_ = slot_->generation();
+    seen_ = slot_->Get();
+    return seen_;
+  }
+  // The filter seen last (by Watch or Poll); null without a slot.
+  const std::shared_ptr<const Filter>& seen() const { return seen_; }
+
+ private:
+  const FilterSlot* slot_ = nullptr;
+  uint64_t generation_ = 0;
+  std::shared_ptr<const Filter> seen_;
 };
 
 }  // namespace sluice::policy

@@ -361,7 +361,7 @@ class ShardRunner {
   static constexpr uint32_t kNoCommand = ~uint32_t{0};
   static constexpr size_t kKeepNodes = 8;  // hand-over queue nodes kept per direction and shard
   // Items a fresh batch has room for before it grows: most of a full batch without doubling from
-  // one, and little memory in the many small batches of a trickle (ShardOut is 120 octets).
+  // one, and little memory in the many small batches of a trickle (items may be large).
   static constexpr size_t kFreshBatchItems = 256;
   struct Mark {
     uint32_t pos;      // before items[pos]

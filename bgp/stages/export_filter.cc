@@ -20,10 +20,7 @@ ExportFilter::ExportFilter(std::string name, boost::asio::io_context& io,
                 .paused = [this] { reader_->WhenReady(walk_.Resumer()); },
                 .done = [this] { WalkDone(); },
             }) {
-  if (slot_ != nullptr) {
-    slot_generation_ = slot_->generation();
-    config.filter = slot_->Get();
-  }
+  if (slot != nullptr) config.filter = slot_.seen();
   active_ = std::make_unique<Context>();
   active_->config = std::move(config);
 }
@@ -47,9 +44,9 @@ void ExportFilter::SetConfig(ExportConfig config) {
 }
 
 void ExportFilter::CheckSlot() {
-  if (slot_ == nullptr || slot_->generation() == slot_generation_) return;
-  slot_generation_ = slot_->generation();
-  std::shared_ptr<const policy::Filter> f = slot_->Get();
+  std::optional<std::shared_ptr<const policy::Filter>> polled = slot_.Poll();
+  if (!polled) return;
+  std::shared_ptr<const policy::Filter> f = std::move(*polled);
   const ExportConfig& newest = queued_ ? *queued_ : pending_ ? pending_->config : active_->config;
   if (f == newest.filter) return;
   ExportConfig next = newest;

@@ -63,8 +63,7 @@ class ExportFilter : public BgpLinearStage {
 
   FlowControl* reader_;
   AttributeStore* store_;
-  policy::FilterSlot* slot_;
-  uint64_t slot_generation_ = 0;  // the slot's generation last looked at
+  policy::FilterWatch slot_;
   std::unique_ptr<Context> active_;
   std::unique_ptr<Context> pending_;
   std::unique_ptr<ExportConfig> queued_;

@@ -21,10 +21,7 @@ ImportFilter::ImportFilter(std::string name, boost::asio::io_context& io,
                     },
                 .done = [this] { WalkDone(); },
             }) {
-  if (slot_ != nullptr) {
-    slot_generation_ = slot_->generation();
-    config.filter = slot_->Get();
-  }
+  if (slot != nullptr) config.filter = slot_.seen();
   active_ = std::make_shared<const ImportConfig>(std::move(config));
 }
 
@@ -46,9 +43,9 @@ void ImportFilter::SetConfig(ImportConfig config) {
 }
 
 void ImportFilter::CheckSlot() {
-  if (slot_ == nullptr || slot_->generation() == slot_generation_) return;
-  slot_generation_ = slot_->generation();
-  std::shared_ptr<const policy::Filter> f = slot_->Get();
+  std::optional<std::shared_ptr<const policy::Filter>> polled = slot_.Poll();
+  if (!polled) return;
+  std::shared_ptr<const policy::Filter> f = std::move(*polled);
   const ImportConfig& newest = queued_ ? *queued_ : pending_ ? *pending_ : *active_;
   if (f == newest.filter) return;
   ImportConfig next = newest;

@@ -85,8 +85,7 @@ class ImportFilter : public BgpLinearStage {
   void WalkDone();
 
   AttributeStore* store_;
-  policy::FilterSlot* slot_;
-  uint64_t slot_generation_ = 0;  // the slot's generation last looked at
+  policy::FilterWatch slot_;
   std::shared_ptr<const ImportConfig> active_;
   std::shared_ptr<const ImportConfig> pending_;  // during a walk
   std::shared_ptr<const ImportConfig> queued_;   // the next walk's

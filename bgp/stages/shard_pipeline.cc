@@ -452,12 +452,9 @@ class ShardedRouting::Family : public FamilyRouting {
   void CheckImport(uint32_t peer_id) {
     auto it = peers_.find(peer_id);
     if (it == peers_.end() || it->second.settings.import_policy == nullptr) return;
-    policy::FilterSlot& slot_of_peer = *it->second.settings.import_policy;
-    if (slot_of_peer.generation() == it->second.import_generation) return;
-    it->second.import_generation = slot_of_peer.generation();
-    std::shared_ptr<const policy::Filter> f = slot_of_peer.Get();
-    if (f == it->second.import_seen) return;
-    it->second.import_seen = std::move(f);
+    std::shared_ptr<const policy::Filter> before = it->second.import.seen();
+    std::optional<std::shared_ptr<const policy::Filter>> f = it->second.import.Poll();
+    if (!f || *f == before) return;
     const int slot = slot_;
     owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
       if (PeerIn* in = w.InputOf(slot, peer_id)) in->Push();
@@ -466,11 +463,9 @@ class ShardedRouting::Family : public FamilyRouting {
   void CheckExports() {
     for (auto& [peer_id, st] : peers_) {
       if (!st.up || st.settings.export_policy == nullptr) continue;
-      if (st.settings.export_policy->generation() == st.export_generation) continue;
-      st.export_generation = st.settings.export_policy->generation();
-      std::shared_ptr<const policy::Filter> f = st.settings.export_policy->Get();
-      if (f == st.export_seen) continue;
-      st.export_seen = std::move(f);
+      std::shared_ptr<const policy::Filter> before = st.exports.seen();
+      std::optional<std::shared_ptr<const policy::Filter>> f = st.exports.Poll();
+      if (!f || *f == before) continue;
       const int slot = slot_;
       const uint32_t id = peer_id;
       owner_->runner_->CommandAll([slot, id](Worker& w, int) {
@@ -487,19 +482,12 @@ class ShardedRouting::Family : public FamilyRouting {
     bool up = false;
     uint32_t branch = 0;
     PeerOut* out = nullptr;
-    // The filters in the peer's slots last seen, and the slots' generations then (a look at the
-    // generation per UPDATE costs no lock and no shared reference count).
-    std::shared_ptr<const policy::Filter> import_seen, export_seen;
-    uint64_t import_generation = 0, export_generation = 0;
+    // The filters in the peer's slots last seen (a look per UPDATE costs no lock and no shared
+    // reference count).
+    policy::FilterWatch import, exports;
     void SawPolicies() {
-      if (settings.import_policy != nullptr) {
-        import_generation = settings.import_policy->generation();
-        import_seen = settings.import_policy->Get();
-      }
-      if (settings.export_policy != nullptr) {
-        export_generation = settings.export_policy->generation();
-        export_seen = settings.export_policy->Get();
-      }
+      import.Watch(settings.import_policy);
+      exports.Watch(settings.export_policy);
     }
   };
 

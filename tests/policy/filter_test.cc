@@ -114,6 +114,23 @@ TEST(FilterSlot, GenerationMovesWithEveryNewFilterOnly) {
   EXPECT_NE(slot.generation(), second);
 }
 
+TEST(FilterWatch, PollsOnlyWhatWasSetSinceTheLastLook) {
+  FilterSlot slot(Filter::Default(Verdict::kAccept));
+  FilterWatch watch(&slot);
+  EXPECT_EQ(watch.seen(), slot.Get());
+  EXPECT_FALSE(watch.Poll().has_value());
+  std::shared_ptr<const Filter> reject = Filter::Default(Verdict::kReject);
+  slot.Set(reject);
+  std::optional<std::shared_ptr<const Filter>> polled = watch.Poll();
+  ASSERT_TRUE(polled.has_value());
+  EXPECT_EQ(*polled, reject);
+  EXPECT_EQ(watch.seen(), reject);
+  EXPECT_FALSE(watch.Poll().has_value()) << "seen once";
+  FilterWatch none(nullptr);
+  EXPECT_FALSE(none.Poll().has_value());
+  EXPECT_EQ(none.seen(), nullptr);
+}
+
 // Readers on other threads see either the old or the new filter, never a torn one.
 TEST(FilterSlot, SwapWhileOtherThreadsRun) {
   FilterSlot slot(Filter::Default(Verdict::kAccept));
