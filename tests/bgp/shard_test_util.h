@@ -120,6 +120,12 @@ class ShardRouter {
   const std::map<net::IPAddress, std::unique_ptr<Peer>>& peers() const { return peers_; }
 
   void Settle() { routing_->Settle(); }
+  // Runs what is ready on the event loop, as between two reads of a session. (A loop that ran out
+  // of work is stopped, and poll() alone would then run nothing: restart() first.)
+  void RunLoop() {
+    io_.restart();
+    io_.poll();
+  }
 
   // Every route of `query`, page by page, one line each.
   Digest Read(RouteQuery q) {

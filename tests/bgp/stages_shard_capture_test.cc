@@ -113,7 +113,7 @@ Run Feed(const std::vector<Event>& events, int threads, bool downstream) {
     decoders[e.peer]->Decode(Bytes(e.update.data(), e.update.size()), &u);
     run.prefixes_in += u.announced.size();
     p->listener->OnUpdate(u);
-    if (++n % 32 == 0) r.io().poll();
+    if (++n % 32 == 0) r.RunLoop();
   }
   r.Settle();
   run.digest = RouterDigest::Of(r);

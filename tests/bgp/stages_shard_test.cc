@@ -88,7 +88,7 @@ void Churn(ShardRouter& r, std::mt19937& rng, const Scenario& s, int updates) {
     }
     if (announces > 0) u.attributes = r.store().Intern(a);
     if (p.up) p.listener->OnUpdate(u);
-    if (rng() % 16 == 0) r.io().poll();  // the loop runs now and then, as between reads
+    if (rng() % 16 == 0) r.RunLoop();  // the loop runs now and then, as between reads
   }
 }
 
