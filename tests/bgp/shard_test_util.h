@@ -64,8 +64,7 @@ class ShardRouter {
   }
   ~ShardRouter() {
     routing_.reset();
-    io_.restart();
-    io_.poll();
+    RunLoop();
   }
 
   // An eBGP (or iBGP, same AS) peer running IPv4 and IPv6 unicast.
