@@ -12,7 +12,7 @@ namespace sluice::bgp {
 namespace {
 
 constexpr uint64_t kExportCheckEvery = 64;  // input batches between looks at the export slots
-constexpr uint64_t kPushEvery = 16384;      // changes delivered to a branch before it is pushed
+constexpr uint64_t kPushEvery = 4096;       // changes delivered to a branch before it is pushed
 
 class NoPrefixes : public PrefixSource {
  public:
