@@ -74,6 +74,7 @@ std::string Count(uint64_t n) {
 
 struct Counts {
   uint64_t received = 0, accepted = 0, rib = 0, fib = 0, downstream = 0;
+  uint64_t rib_other = 0;  // RIB routes of other protocols (connected, static): also in `fib`
   bool operator==(const Counts&) const = default;
 };
 
@@ -95,9 +96,14 @@ std::optional<Counts> Poll(cli::SyncClient& client, const std::string& upstream,
   auto protocols = client.Call("rib", cli::kRibListProtocols, rib::v1::ListProtocolsRequest());
   if (protocols.ok()) {
     for (const rib::v1::ProtocolInfo& p : protocols->protocols()) {
-      if (p.protocol() == "ebgp" || p.protocol() == "ibgp") c.rib += p.routes();
+      if (p.protocol() == "ebgp" || p.protocol() == "ibgp") {
+        c.rib += p.routes();
+      } else {
+        c.rib_other += p.routes();
+      }
     }
   }
+  // The FEA's count is of every route it holds, whatever the protocol.
   auto plumbing =
       client.Call("fea", cli::kDescribePlumbing, profile::v1::DescribePlumbingRequest());
   if (plumbing.ok()) {
@@ -291,9 +297,9 @@ int Run(const Options& o) {
     if (now - last_print > std::chrono::seconds(2)) {
       last_print = now;
       std::cerr << absl::StrFormat(
-          "main job: %s received, %s accepted, RIB %s, FIB %s, downstream %s%s\n",
-          Count(last.received), Count(last.accepted), Count(last.rib), Count(last.fib),
-          Count(last.downstream), sent ? " (upstream has sent its table)" : "");
+          "main job: %s received, %s accepted, RIB %s BGP + %s other, FIB %s, downstream %s%s\n",
+          Count(last.received), Count(last.accepted), Count(last.rib), Count(last.rib_other),
+          Count(last.fib), Count(last.downstream), sent ? " (upstream has sent its table)" : "");
     }
     if (sent && last.received > 0 && now - last_change > std::chrono::seconds(3)) break;
     if (!Running(rtrmgr) || (!sent && !Running(up_pid))) {
