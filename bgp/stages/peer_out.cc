@@ -209,13 +209,9 @@ void PeerOut::Flush() {
 
 void PeerOut::ReleaseRefs() {
   if (released_.empty()) return;
-  if (!releaser_) {  // taken away since
-    released_.clear();
-    return;
-  }
-  std::vector<AttrRef> refs;
-  refs.swap(released_);
-  releaser_(std::move(refs));
+  // The vector keeps its room for the next batch (ReleaseScratch trims a burst's).
+  if (releaser_) releaser_(std::span<AttrRef>(released_));  // null: taken away since
+  released_.clear();
 }
 
 // The encoding scratch of a burst (thousands of groups and prefixes) is not kept for the next
@@ -225,6 +221,7 @@ void PeerOut::ReleaseScratch() {
     if (v.capacity() > kKeepScratch) std::decay_t<decltype(v)>().swap(v);
   };
   trim(withdraw_);
+  if (released_.capacity() > 2 * kKeepOps) std::vector<AttrRef>().swap(released_);
   trim(group_attrs_);
   trim(group_start_);
   trim(announce_group_);

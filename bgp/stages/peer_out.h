@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,8 +77,9 @@ class PeerOut : public BranchTail {
   void ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to);
   // Where the references a batch held go once it is sent, instead of being released here: the
   // shard stage hands a shard's sets back to it, so that the last release (the store's lock, its
-  // table, the allocator) happens on the thread that made them. Null: released here.
-  using Releaser = std::function<void(std::vector<AttrRef>)>;
+  // table, the allocator) happens on the thread that made them. The releaser moves out the
+  // references it takes; PeerOut releases those it leaves. Null: all released here.
+  using Releaser = std::function<void(std::span<AttrRef>)>;
   void SetReleaser(Releaser releaser) { releaser_ = std::move(releaser); }
 
   // Sends End-of-RIB for the family (after flushing what is pending).

@@ -95,6 +95,7 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
     int family = -1;
     uint32_t peer = 0;
     for (ShardIn& item : items) {
+      if (item.op == ShardIn::Op::kRelease) continue;  // released with the batch
       if (item.family != family || item.peer_id != peer) {
         family = item.family;
         peer = item.peer_id;
@@ -306,7 +307,7 @@ class ShardedRouting::Family : public FamilyRouting {
     Consumer* c = owner_->AddConsumer(st.branch, st.out, st.out, owner_->threads());
     if (!owner_->store_ids_.empty()) {
       st.out->SetReleaser(
-          [owner = owner_](std::vector<AttrRef> refs) { owner->ReturnToShards(std::move(refs)); });
+          [owner = owner_](std::span<AttrRef> refs) { owner->ReturnToShards(refs); });
     }
     c->control = std::move(control);
     const int slot = slot_;
@@ -619,24 +620,26 @@ void ShardedRouting::RemoveConsumer(uint32_t branch) {
   });
 }
 
-void ShardedRouting::ReturnToShards(std::vector<AttrRef> refs) {
+// Each reference travels as a kRelease item in the shard's input: no allocation per batch, and the
+// buffers stay with the threads that use them. An epoch ends after them, so that a shard does not
+// take them for the start of an UPDATE whose end has not come (and hold its outputs for it).
+// The loop's own sets (not made by a shard) stay in `refs`, for PeerOut to release.
+void ShardedRouting::ReturnToShards(std::span<AttrRef> refs) {
   const int n = static_cast<int>(store_ids_.size());
-  if (returning_.size() != size_t(n)) returning_.resize(n);
+  bool sent = false;
   for (AttrRef& ref : refs) {
     const uint32_t id = ref.store_id();
     for (int i = 0; i < n; ++i) {
       if (store_ids_[i] == id) {
-        returning_[i].push_back(std::move(ref));
+        ShardIn& in = runner_->Add(i);
+        in.op = ShardIn::Op::kRelease;
+        in.attrs = std::move(ref);
+        sent = true;
         break;
       }
     }
   }
-  refs.clear();  // the loop's own sets (not made by a shard) are released here
-  for (int i = 0; i < n; ++i) {
-    if (returning_[i].empty()) continue;
-    runner_->Command(i, [back = std::move(returning_[i])](Worker&) mutable { back.clear(); });
-    returning_[i] = {};
-  }
+  if (sent) runner_->EndEpoch();
 }
 
 void ShardedRouting::Deliver(int, std::span<ShardOut> items) {

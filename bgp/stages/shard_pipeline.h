@@ -43,6 +43,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -95,9 +96,9 @@ class ShardedRouting {
   void ToPeerOut(Consumer& c, ShardOut& o);
   void ToStage(Consumer& c, const ShardOut& o);
   // The references a PeerOut held for a batch it sent: each shard's sets go back to the shard
-  // (a command in its input), whose thread releases them; the last release of a set then touches
-  // only that thread's store and allocator arena.
-  void ReturnToShards(std::vector<AttrRef> refs);
+  // (kRelease items in its input), whose thread releases them; the last release of a set then
+  // touches only that thread's store and allocator arena.
+  void ReturnToShards(std::span<AttrRef> refs);
   void Delivered();
   void PushTouched();
   void EndOfBatch();
@@ -110,8 +111,7 @@ class ShardedRouting {
   absl::flat_hash_map<uint32_t, std::unique_ptr<Consumer>> consumers_;
   std::vector<std::unique_ptr<Consumer>> dead_;  // removed during a delivery; freed after it
   std::vector<Consumer*> touched_;
-  std::vector<uint32_t> store_ids_;              // shard i's attribute store (empty: shared)
-  std::vector<std::vector<AttrRef>> returning_;  // ReturnToShards' scratch, per shard
+  std::vector<uint32_t> store_ids_;  // shard i's attribute store (empty: shared)
   bool push_posted_ = false;
   uint32_t next_branch_ = 1;
   uint64_t pushes_ = 0;

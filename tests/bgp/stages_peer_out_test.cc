@@ -118,7 +118,7 @@ TEST_F(PeerOutTest, ABatchsReferencesGoToTheReleaserOnceSent) {
   // after sending it, and releases nothing itself.
   AttributeStore shard_store;
   std::vector<AttrRef> given;
-  out_->SetReleaser([&given](std::vector<AttrRef> refs) {
+  out_->SetReleaser([&given](std::span<AttrRef> refs) {
     for (AttrRef& r : refs) given.push_back(std::move(r));
   });
   AttrRef made = Attr().Path({65000, 7}).NextHop("192.0.2.1").In(shard_store);
