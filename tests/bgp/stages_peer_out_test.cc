@@ -142,6 +142,33 @@ TEST_F(PeerOutTest, ABatchsReferencesGoToTheReleaserOnceSent) {
   EXPECT_EQ(made.use_count(), 1u);
 }
 
+TEST_F(PeerOutTest, TheReleaserTakesSomeReferencesAndPeerOutReleasesTheRest) {
+  // The shard stage takes the sets its shards made and leaves the loop's own: PeerOut releases
+  // what the releaser left behind, and keeps nothing between batches. (Both stores differ from
+  // the one the fake session decodes into, so only PeerOut's references count.)
+  AttributeStore shard_store;
+  AttributeStore loop_store;
+  std::vector<AttrRef> taken;
+  out_->SetReleaser([&taken, id = shard_store.id()](std::span<AttrRef> refs) {
+    for (AttrRef& r : refs) {
+      if (r.store_id() == id) taken.push_back(std::move(r));
+    }
+  });
+  AttrRef made = Attr().Path({65000, 8}).NextHop("192.0.2.1").In(shard_store);
+  AttrRef own = Attr().Path({65000, 9}).NextHop("192.0.2.1").In(loop_store);
+  for (uint32_t i = 0; i < 4; ++i) out_->AddOwned(N(i), made);
+  for (uint32_t i = 4; i < 7; ++i) out_->AddOwned(N(i), own);
+  EXPECT_EQ(own.use_count(), 4u);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 2u);
+  EXPECT_EQ(taken.size(), 4u);      // the shard's set, once per change held
+  EXPECT_EQ(own.use_count(), 1u);   // the loop's set: released by PeerOut
+  EXPECT_EQ(made.use_count(), 5u);  // ours and the 4 taken
+  taken.clear();
+  EXPECT_EQ(made.use_count(), 1u);
+  out_->SetReleaser(nullptr);
+}
+
 TEST_F(PeerOutTest, ABigBatchGoesToTheSessionInPieces) {
   // 40,000 /24s in 400 sets (100 prefixes, one UPDATE each): one batch of ~180 kB leaves in
   // pieces of about 32 KiB (whole UPDATEs each), not as one buffer.
