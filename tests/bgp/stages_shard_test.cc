@@ -205,6 +205,34 @@ TEST(ShardedRouting, ANewImportFilterInTheSlotReachesEveryShard) {
   EXPECT_EQ(r.AdjRibIn(up, net::Family::kIPv4).lines, 199u) << "the Adj-RIB-In keeps them";
 }
 
+// After the last UPDATE, a peer's PeerOut sends its batch and gives the sets the shards made back
+// to them (kRelease items). A peer that comes up after that, with no UPDATE following, must still
+// get the whole table and End-of-RIB: the shards must not take the returned references for the
+// start of an UPDATE and hold the new peer's dump behind its end.
+TEST(ShardedRouting, APeerUpAfterTheLastUpdateGetsTheTable) {
+  ShardRouter r(2, kLocalAs);
+  ShardRouter::Peer& up = r.AddPeer("up", A("192.0.2.11"), 65011);
+  ShardRouter::Peer& down = r.AddPeer("down", A("192.0.2.14"), 65014);
+  ShardRouter::Peer& late = r.AddPeer("late", A("192.0.2.16"), 65016);
+  r.Up(up);
+  r.Up(down);
+  std::mt19937 rng(11);
+  UpdateMessage u;
+  for (uint32_t i = 0; i < 300; ++i) {
+    u.announced.push_back(
+        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 8))), 24), 0,
+             Safi::kUnicast});
+  }
+  u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
+  up.listener->OnUpdate(u);
+  r.Settle();  // down's PeerOut has sent the 300 routes and returned its references
+  ASSERT_EQ(down.session->held.size(), 300u);
+  r.Up(late);
+  r.Settle();
+  EXPECT_EQ(late.session->held.size(), 300u) << "the dump reached the late peer";
+  EXPECT_EQ(late.session->end_of_ribs, 2u) << "End-of-RIB for both families";
+}
+
 TEST(ShardedRouting, ThreadsAndPlumbing) {
   ShardRouter r(3, kLocalAs);
   EXPECT_EQ(r.routing().threads(), 3);
