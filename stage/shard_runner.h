@@ -68,19 +68,19 @@
 
 namespace sluice::stage {
 
-// Which of `shards` shards handles `prefix`: a fixed hash (the same in every run), so that every
-// route of one prefix goes to the same shard.
+// Which of `shards` shards handles `prefix`: a fixed hash (the same in every run) of the
+// address block that holds it, its first 16 bits for IPv4 and 32 for IPv6 (a shorter prefix: the
+// block at its start). Every route of one prefix goes to the same shard, and so do the prefixes of
+// one block. Neighbouring prefixes are often announced together: on the PCH table, 53% of the
+// UPDATEs with more than one prefix go to a single shard at 2 shards (21% with a hash of each
+// whole prefix), so fewer attribute sets and trie paths are shared between threads; at 2 shards
+// that costs 3-9% less CPU (bgp_pipeline_bench). Shares stay even: 49.7/50.3% at 2 shards,
+// 12.0-12.9% at 8. The price: churn confined to one block (a /16's deaggregates) lands on one
+// shard.
 inline int ShardOf(const net::Prefix& prefix, int shards) {
   if (shards <= 1) return 0;
-  uint64_t hi, lo;
-  if (prefix.is_v4()) {
-    hi = uint64_t{prefix.v4().value()} << 32;
-    lo = 0;
-  } else {
-    hi = prefix.v6().hi();
-    lo = prefix.v6().lo();
-  }
-  uint64_t x = hi ^ (lo * 0x9e3779b97f4a7c15ULL) ^ (uint64_t(prefix.length()) << 1);
+  uint64_t x = prefix.is_v4() ? uint64_t{prefix.v4().value() >> 16}
+                              : (prefix.v6().hi() >> 32) | (uint64_t{1} << 32);
   // splitmix64's finalizer.
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;

@@ -30,15 +30,17 @@ struct Scenario {
       {"192.0.2.11", 65011}, {"192.0.2.12", 65012},   {"192.0.2.13", kLocalAs},
       {"192.0.2.14", 65014}, {"2001:db8::15", 65015}, {"192.0.2.16", kLocalAs}};
   std::vector<net::Prefix> v4, v6;
+  // Spread over many /16 (IPv4) and /32 (IPv6) blocks: ShardOf keeps a block on one shard, and
+  // every shard must get a share.
   Scenario() {
     for (uint32_t i = 0; i < 1500; ++i) {
-      v4.push_back(net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 8))), 24));
+      v4.push_back(net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 12))), 24));
     }
     for (uint32_t i = 0; i < 40; ++i) {
       v4.push_back(net::Prefix(net::IPAddress(net::IPv4Address(0x0b000000 + (i << 16))), 16));
     }
     for (uint32_t i = 0; i < 300; ++i) {
-      v6.push_back(P(("2001:db8:" + std::to_string(1000 + i) + "::/48").c_str()));
+      v6.push_back(P(("2001:" + std::to_string(1000 + i) + ":1::/48").c_str()));
     }
   }
 };
@@ -129,7 +131,7 @@ RouterDigest RunScenario(int threads, std::vector<std::string>* log,
   o.origin = Origin::kIgp;
   o.next_hop = net::IPv4Address(0xc0000201);
   EXPECT_TRUE(r.routing().Originate(P("203.0.113.0/24"), o).ok());
-  EXPECT_TRUE(r.routing().Originate(P("10.0.5.0/24"), o).ok());
+  EXPECT_TRUE(r.routing().Originate(P("10.0.16.0/24"), o).ok());
   Churn(r, rng, s, 100);
   r.rib().Reborn();
   r.routing().OnRibBorn();
@@ -181,7 +183,7 @@ TEST(ShardedRouting, ANewImportFilterInTheSlotReachesEveryShard) {
   UpdateMessage u;
   for (uint32_t i = 0; i < 200; ++i) {
     u.announced.push_back(
-        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 8))), 24), 0,
+        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 16))), 24), 0,
              Safi::kUnicast});
   }
   u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
@@ -220,7 +222,7 @@ TEST(ShardedRouting, APeerUpAfterTheLastUpdateGetsTheTable) {
   UpdateMessage u;
   for (uint32_t i = 0; i < 300; ++i) {
     u.announced.push_back(
-        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 8))), 24), 0,
+        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 16))), 24), 0,
              Safi::kUnicast});
   }
   u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
