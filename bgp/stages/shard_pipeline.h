@@ -4,7 +4,7 @@
 //
 //   event loop                                  shard i (worker thread i, its own loop)
 //   BgpPeer ─UPDATE─▶ RouteInput ─ShardIn─▶      FamilyPipeline copy, for the prefixes with
-//     (hash of the prefix picks the shard)        ShardOf(prefix, N) == i:
+//     (hash of the prefix's /16 picks the shard)  ShardOf(prefix, N) == i:
 //                                                 PeerIn → [Deletion] → ImportFilter →
 //                                                 NexthopResolver → Decision → Fanout ─┬→
 //                                                 ExportFilter(P) → ShardTail
