@@ -172,6 +172,20 @@ TEST(ShardedRouting, SameRoutesAsTheSerialPipeline) {
   for (const std::string& l : log) std::printf("%s\n", l.c_str());
 }
 
+// One UPDATE from AS 65011 announcing `count` /24s, each in its own /16 (10.0.0.0/24, 10.1.0.0/24,
+// ...), so that every shard gets some: ShardOf keeps a /16 on one shard.
+UpdateMessage SpreadUpdate(ShardRouter& r, uint32_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  UpdateMessage u;
+  for (uint32_t i = 0; i < count; ++i) {
+    u.announced.push_back(
+        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 16))), 24), 0,
+             Safi::kUnicast});
+  }
+  u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
+  return u;
+}
+
 // A new filter put into a peer's import slot (no UpdatePeer) is noticed at the peer's next UPDATE
 // and every shard re-filters its share of the peer's routes.
 TEST(ShardedRouting, ANewImportFilterInTheSlotReachesEveryShard) {
@@ -179,14 +193,7 @@ TEST(ShardedRouting, ANewImportFilterInTheSlotReachesEveryShard) {
   ShardRouter r(2, kLocalAs);
   ShardRouter::Peer& up = r.AddPeer("up", A("192.0.2.11"), 65011, true, &slot);
   r.Up(up);
-  std::mt19937 rng(7);
-  UpdateMessage u;
-  for (uint32_t i = 0; i < 200; ++i) {
-    u.announced.push_back(
-        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 16))), 24), 0,
-             Safi::kUnicast});
-  }
-  u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
+  UpdateMessage u = SpreadUpdate(r, 200, 7);
   up.listener->OnUpdate(u);
   r.Settle();
   EXPECT_EQ(r.LocRib(net::Family::kIPv4).lines, 200u);
@@ -218,14 +225,7 @@ TEST(ShardedRouting, APeerUpAfterTheLastUpdateGetsTheTable) {
   ShardRouter::Peer& late = r.AddPeer("late", A("192.0.2.16"), 65016);
   r.Up(up);
   r.Up(down);
-  std::mt19937 rng(11);
-  UpdateMessage u;
-  for (uint32_t i = 0; i < 300; ++i) {
-    u.announced.push_back(
-        Nlri{net::Prefix(net::IPAddress(net::IPv4Address(0x0a000000 + (i << 16))), 24), 0,
-             Safi::kUnicast});
-  }
-  u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
+  UpdateMessage u = SpreadUpdate(r, 300, 11);
   up.listener->OnUpdate(u);
   r.Settle();  // down's PeerOut has sent the 300 routes and returned its references
   ASSERT_EQ(down.session->held.size(), 300u);
