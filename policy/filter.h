@@ -122,6 +122,15 @@ class FilterWatch {
     seen_ = slot_->Get();
     return seen_;
   }
+  // Like Poll(), but only a filter other than the one seen before (a Set of the same filter
+  // again gives nothing).
+  std::optional<std::shared_ptr<const Filter>> PollNew() {
+    if (slot_ == nullptr || slot_->generation() == generation_) return std::nullopt;
+    std::shared_ptr<const Filter> before = seen_;
+    std::optional<std::shared_ptr<const Filter>> f = Poll();
+    if (!f || *f == before) return std::nullopt;
+    return f;
+  }
   // The filter seen last (by Watch or Poll); null without a slot.
   const std::shared_ptr<const Filter>& seen() const { return seen_; }
 

@@ -453,9 +453,7 @@ class ShardedRouting::Family : public FamilyRouting {
   void CheckImport(uint32_t peer_id) {
     auto it = peers_.find(peer_id);
     if (it == peers_.end() || it->second.settings.import_policy == nullptr) return;
-    std::shared_ptr<const policy::Filter> before = it->second.import.seen();
-    std::optional<std::shared_ptr<const policy::Filter>> f = it->second.import.Poll();
-    if (!f || *f == before) return;
+    if (!it->second.import.PollNew()) return;
     const int slot = slot_;
     owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
       if (PeerIn* in = w.InputOf(slot, peer_id)) in->Push();
@@ -464,9 +462,7 @@ class ShardedRouting::Family : public FamilyRouting {
   void CheckExports() {
     for (auto& [peer_id, st] : peers_) {
       if (!st.up || st.settings.export_policy == nullptr) continue;
-      std::shared_ptr<const policy::Filter> before = st.exports.seen();
-      std::optional<std::shared_ptr<const policy::Filter>> f = st.exports.Poll();
-      if (!f || *f == before) continue;
+      if (!st.exports.PollNew()) continue;
       const int slot = slot_;
       const uint32_t id = peer_id;
       owner_->runner_->CommandAll([slot, id](Worker& w, int) {

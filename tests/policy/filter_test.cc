@@ -131,6 +131,20 @@ TEST(FilterWatch, PollsOnlyWhatWasSetSinceTheLastLook) {
   EXPECT_EQ(none.seen(), nullptr);
 }
 
+TEST(FilterWatch, PollNewGivesOnlyAnotherFilter) {
+  std::shared_ptr<const Filter> accept = Filter::Default(Verdict::kAccept);
+  FilterSlot slot(accept);
+  FilterWatch watch(&slot);
+  slot.Set(accept);
+  EXPECT_FALSE(watch.PollNew().has_value()) << "the same filter set again";
+  std::shared_ptr<const Filter> reject = Filter::Default(Verdict::kReject);
+  slot.Set(reject);
+  std::optional<std::shared_ptr<const Filter>> polled = watch.PollNew();
+  ASSERT_TRUE(polled.has_value());
+  EXPECT_EQ(*polled, reject);
+  EXPECT_FALSE(watch.PollNew().has_value()) << "seen once";
+}
+
 // Readers on other threads see either the old or the new filter, never a torn one.
 TEST(FilterSlot, SwapWhileOtherThreadsRun) {
   FilterSlot slot(Filter::Default(Verdict::kAccept));
