@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "bgp/wire/attribute_encoder.h"
 #include "net/log.h"
 
 namespace sluice::bgp {
@@ -171,7 +172,17 @@ void PeerOut::Flush() {
   int messages = 0;
   counters_.withdrawn += withdraw_.size();
   std::span<const Nlri> withdraw = withdraw_;
+  // The sets were made on other threads (the shard stage): loading them a group or two ahead
+  // keeps the encoder from waiting on each of their cache lines in turn.
+  auto prefetch = [this](size_t g, bool deep) {
+    if (g < group_attrs_.size()) PrefetchForEncoding(*group_attrs_[g], deep);
+  };
+  prefetch(0, false);
+  prefetch(1, false);
+  prefetch(0, true);
   for (size_t g = 0; g < group_attrs_.size(); ++g) {
+    prefetch(g + 2, false);
+    prefetch(g + 1, true);
     AttrRef& attrs = group_attrs_[g];
     const uint32_t begin = g == 0 ? 0 : group_start_[g - 1];
     const std::span<const Nlri> nlri(grouped_.data() + begin, group_start_[g] - begin);

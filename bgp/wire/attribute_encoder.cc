@@ -47,6 +47,14 @@ void AppendMpNextHop(const MpNextHop& nh, ByteWriter& out) {
   }
 }
 
+void PrefetchForEncoding(const PathAttributes& attrs, bool deep) {
+  const char* p = reinterpret_cast<const char*>(&attrs);
+  for (size_t at = 0; at < sizeof(PathAttributes); at += 64) __builtin_prefetch(p + at);
+  if (!deep) return;
+  if (attrs.as_path) __builtin_prefetch(attrs.as_path->words().data());
+  if (!attrs.communities.empty()) __builtin_prefetch(attrs.communities.data());
+}
+
 void EncodeAttributes(const PathAttributes& a, const AttributeEncodeOptions& options,
                       uint8_t first_type, uint8_t last_type, ByteWriter& out) {
   // `unknown` is in type-code order (the decoder keeps wire order, which is type-code order for
