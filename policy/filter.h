@@ -125,10 +125,10 @@ class FilterWatch {
   // Like Poll(), but only a filter other than the one seen before (a Set of the same filter
   // again gives nothing).
   std::optional<std::shared_ptr<const Filter>> PollNew() {
-    if (slot_ == nullptr || slot_->generation() == generation_) return std::nullopt;
-    std::shared_ptr<const Filter> before = seen_;
+    // The address is enough: the new filter exists before Poll() lets the old one go.
+    const Filter* before = seen_.get();
     std::optional<std::shared_ptr<const Filter>> f = Poll();
-    if (!f || *f == before) return std::nullopt;
+    if (!f || f->get() == before) return std::nullopt;
     return f;
   }
   // The filter seen last (by Watch or Poll); null without a slot.
