@@ -8,10 +8,12 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
+#include "ipc/call_metadata.h"
 #include "ipc/grpc_status.h"
 #include "ipc/proto/channel.pb.h"
 #include "ipc/rpc_server.h"
 #include "ipc/rundir.h"
+#include "ipc/transport.h"
 
 namespace sluice::ipc::internal {
 namespace {
@@ -19,44 +21,34 @@ namespace {
 using grpc::ByteBuffer;
 using Traits = grpc::SerializationTraits<google::protobuf::Message>;
 
-std::string Hex(std::string_view octets) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (char ch : octets) {
-    auto c = static_cast<unsigned char>(ch);
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 class ChannelClientImpl final : public ChannelClient,
                                 public grpc::ClientBidiReactor<ByteBuffer, ByteBuffer>,
                                 public std::enable_shared_from_this<ChannelClientImpl> {
  public:
-  ChannelClientImpl(std::string endpoint, std::string target, std::shared_ptr<LoopRef> loop,
+  ChannelClientImpl(ChannelPeer peer, std::shared_ptr<LoopRef> loop,
                     std::shared_ptr<ReactorCount> reactors,
                     std::function<void(absl::Status)> on_failure)
-      : endpoint_(std::move(endpoint)),
-        target_(std::move(target)),
+      : peer_(std::move(peer)),
+        endpoint_(peer_.endpoint),
+        target_(peer_.target),
         loop_(std::move(loop)),
         reactors_(std::move(reactors)),
         on_failure_(std::move(on_failure)) {}
 
   // Makes the gRPC channel (or fails every later call when the endpoint is malformed).
   void Open() {
-    auto grpc_target = GrpcTarget(endpoint_);
-    if (!grpc_target.ok()) {
-      failed_ = true;
-      failure_ = grpc_target.status();
-      return;
-    }
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-    channel_ = grpc::CreateCustomChannel(*grpc_target, grpc::InsecureChannelCredentials(), args);
+    auto channel = OpenChannel(endpoint_, peer_.tls_name, args);
+    if (!channel.ok()) {
+      failed_ = true;
+      failure_ = channel.status();
+      return;
+    }
+    channel_ = *std::move(channel);
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
   }
 
@@ -81,6 +73,7 @@ class ChannelClientImpl final : public ChannelClient,
       b->set_id(bind->second);
       b->set_method(path);
       b->set_key(key);
+      b->set_caller(peer_.caller_id);
     }
     auto* c = next_.add_calls();
     c->set_seq(seq);
@@ -89,7 +82,7 @@ class ChannelClientImpl final : public ChannelClient,
     if (!writing_) StartWriteLocked();
   }
 
-  void SendUnary(const std::string& path, const std::string& key,
+  void SendUnary(const std::string& path, const std::string& key, const std::string& relay_to,
                  std::unique_ptr<OutgoingCall> call) override;
 
   void Cancel() override {
@@ -199,8 +192,9 @@ class ChannelClientImpl final : public ChannelClient,
         [call = std::move(call), status = failure_]() mutable { call->Finish(status); });
   }
 
-  const std::string endpoint_;
-  const std::string target_;
+  const ChannelPeer peer_;
+  const std::string& endpoint_;
+  const std::string& target_;
   std::shared_ptr<LoopRef> loop_;
   std::shared_ptr<ReactorCount> reactors_;
   std::function<void(absl::Status)> on_failure_;
@@ -238,13 +232,15 @@ struct UnaryClientCall {
 };
 
 void ChannelClientImpl::SendUnary(const std::string& path, const std::string& key,
-                                  std::unique_ptr<OutgoingCall> call) {
+                                  const std::string& relay_to, std::unique_ptr<OutgoingCall> call) {
   if (failed_) {
     FailLater(std::move(call));
     return;
   }
   auto unary = std::make_unique<UnaryClientCall>();
-  unary->context.AddMetadata(kKeyMetadata, Hex(key));
+  if (!key.empty()) unary->context.AddMetadata(kKeyMetadata, HexKey(key));
+  unary->context.AddMetadata(kCallerMetadata, peer_.caller_id);
+  if (!relay_to.empty()) unary->context.AddMetadata(kTargetMetadata, relay_to);
   bool own = false;
   Traits::Serialize(call->request(), &unary->request, &own);
   unary->call = std::move(call);
@@ -280,12 +276,11 @@ void ChannelClientImpl::SendUnary(const std::string& path, const std::string& ke
 
 }  // namespace
 
-std::shared_ptr<ChannelClient> ChannelClient::Create(const std::string& endpoint,
-                                                     const std::string& target,
+std::shared_ptr<ChannelClient> ChannelClient::Create(ChannelPeer peer,
                                                      std::shared_ptr<LoopRef> loop,
                                                      std::shared_ptr<ReactorCount> reactors,
                                                      std::function<void(absl::Status)> on_failure) {
-  auto channel = std::make_shared<ChannelClientImpl>(endpoint, target, std::move(loop),
+  auto channel = std::make_shared<ChannelClientImpl>(std::move(peer), std::move(loop),
                                                      std::move(reactors), std::move(on_failure));
   channel->Open();
   return channel;

@@ -6,7 +6,7 @@
 #include "grpcpp/grpcpp.h"
 #include "ipc/grpc_status.h"
 #include "ipc/proto/finder.grpc.pb.h"
-#include "ipc/rundir.h"
+#include "ipc/transport.h"
 
 namespace sluice::ipc::internal {
 namespace {
@@ -29,12 +29,6 @@ class FinderSessionImpl final : public FinderSession,
         on_closed_(std::move(on_closed)) {}
 
   void Open(const finder::v1::Registration& registration) {
-    auto target = GrpcTarget(address_);
-    if (!target.ok()) {
-      loop_->PostFromLoop(
-          [self = shared_from_this(), status = target.status()] { self->Closed(status); });
-      return;
-    }
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
@@ -43,8 +37,13 @@ class FinderSessionImpl final : public FinderSession,
     // A private connection per session, so a new session after a Finder restart does not
     // wait out the backoff of the old one.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    auto channel = grpc::CreateCustomChannel(*target, grpc::InsecureChannelCredentials(), args);
-    stub_ = finder::v1::Finder::NewStub(channel);
+    auto channel = OpenChannel(address_, "finder", args);
+    if (!channel.ok()) {
+      loop_->PostFromLoop(
+          [self = shared_from_this(), status = channel.status()] { self->Closed(status); });
+      return;
+    }
+    stub_ = finder::v1::Finder::NewStub(*channel);
     self_ = shared_from_this();
     reactors_->Add();
     stub_->async()->Session(&context_, this);

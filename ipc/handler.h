@@ -3,6 +3,7 @@
 // ipc/xrl_router.h). Templates live here so that the router's call path costs one allocation
 // per call and no std::function.
 
+#include <exception>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
+#include "ipc/caller.h"
 #include "ipc/method_name.h"
 #include "ipc/responder.h"
 
@@ -17,7 +19,8 @@ namespace sluice::ipc::internal {
 
 // A registered method implementation. Run() is called on the router's loop thread with a
 // request of request_prototype()'s type and an empty reply of reply_prototype()'s type, both
-// owned by the transport until `done->Complete()`.
+// owned by the transport until `done->Complete()`, and the authenticated caller (valid during
+// Run() only). An exception escaping the implementation fails only this call (INTERNAL).
 class Handler {
  public:
   Handler(MethodName name, const google::protobuf::Message& request_prototype,
@@ -28,7 +31,7 @@ class Handler {
   virtual ~Handler() = default;
 
   virtual void Run(const google::protobuf::Message& request, google::protobuf::Message* reply,
-                   CallCompletion* done) = 0;
+                   const Caller& caller, CallCompletion* done) = 0;
 
   const MethodName& name() const { return name_; }
   const google::protobuf::Message& request_prototype() const { return request_prototype_; }
@@ -40,7 +43,12 @@ class Handler {
   const google::protobuf::Message& reply_prototype_;
 };
 
-// F: absl::StatusOr<Reply>(const Request&)
+// Logs an exception that escaped a handler and returns the status its call fails with
+// (INTERNAL): the call fails, the process goes on.
+absl::Status HandlerException(const MethodName& name, const char* what);
+
+// F: absl::StatusOr<Reply>(const Request&) or absl::StatusOr<Reply>(const Request&, const
+// Caller&)
 template <typename Request, typename Reply, typename F>
 class SyncHandler final : public Handler {
  public:
@@ -48,8 +56,19 @@ class SyncHandler final : public Handler {
       : Handler(std::move(name), Request::default_instance(), Reply::default_instance()),
         fn_(std::move(fn)) {}
   void Run(const google::protobuf::Message& request, google::protobuf::Message* reply,
-           CallCompletion* done) override {
-    absl::StatusOr<Reply> result = fn_(static_cast<const Request&>(request));
+           const Caller& caller, CallCompletion* done) override {
+    absl::StatusOr<Reply> result;
+    try {
+      if constexpr (std::is_invocable_v<F&, const Request&, const Caller&>) {
+        result = fn_(static_cast<const Request&>(request), caller);
+      } else {
+        result = fn_(static_cast<const Request&>(request));
+      }
+    } catch (const std::exception& e) {
+      result = HandlerException(name(), e.what());
+    } catch (...) {
+      result = HandlerException(name(), "unknown exception");
+    }
     if (result.ok()) *static_cast<Reply*>(reply) = *std::move(result);
     done->Complete(result.status());
   }
@@ -58,7 +77,9 @@ class SyncHandler final : public Handler {
   F fn_;
 };
 
-// F: void(const Request&, Responder<Reply>)
+// F: void(const Request&, Responder<Reply>) or void(const Request&, const Caller&,
+// Responder<Reply>). An exception escaping the implementation is logged; the Responder it
+// dropped on the way answers INTERNAL (ipc/responder.h).
 template <typename Request, typename Reply, typename F>
 class AsyncHandler final : public Handler {
  public:
@@ -66,8 +87,19 @@ class AsyncHandler final : public Handler {
       : Handler(std::move(name), Request::default_instance(), Reply::default_instance()),
         fn_(std::move(fn)) {}
   void Run(const google::protobuf::Message& request, google::protobuf::Message* reply,
-           CallCompletion* done) override {
-    fn_(static_cast<const Request&>(request), Responder<Reply>(static_cast<Reply*>(reply), done));
+           const Caller& caller, CallCompletion* done) override {
+    Responder<Reply> responder(static_cast<Reply*>(reply), done);
+    try {
+      if constexpr (std::is_invocable_v<F&, const Request&, const Caller&, Responder<Reply>>) {
+        fn_(static_cast<const Request&>(request), caller, std::move(responder));
+      } else {
+        fn_(static_cast<const Request&>(request), std::move(responder));
+      }
+    } catch (const std::exception& e) {
+      (void)HandlerException(name(), e.what());
+    } catch (...) {
+      (void)HandlerException(name(), "unknown exception");
+    }
   }
 
  private:

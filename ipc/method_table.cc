@@ -2,20 +2,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "ipc/caller_key.h"
 
 namespace sluice::ipc::internal {
-namespace {
-
-// Compares in time independent of where the keys differ.
-bool SameKey(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-}  // namespace
-
 absl::Status MethodTable::Add(std::unique_ptr<Handler> handler) {
   if (frozen_) {
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -30,7 +19,8 @@ absl::Status MethodTable::Add(std::unique_ptr<Handler> handler) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Handler*> MethodTable::Authorize(std::string_view path, std::string_view key) const {
+absl::StatusOr<Handler*> MethodTable::Authorize(std::string_view path, std::string_view key,
+                                                std::string_view caller_id) const {
   auto it = handlers_.find(absl::string_view(path.data(), path.size()));
   if (it == handlers_.end()) {
     return absl::UnimplementedError(absl::StrFormat("no method %s here", path));
@@ -48,8 +38,13 @@ absl::StatusOr<Handler*> MethodTable::Authorize(std::string_view path, std::stri
     return absl::PermissionDeniedError(
         absl::StrFormat("call to %s has no method key (resolve through the Finder)", path));
   }
-  if (k == keys->end() || !SameKey(k->second, key)) {
-    return absl::PermissionDeniedError(absl::StrFormat("wrong method key for %s", path));
+  if (caller_id.empty()) {
+    return absl::PermissionDeniedError(
+        absl::StrFormat("call to %s does not say who calls (resolve through the Finder)", path));
+  }
+  if (k == keys->end() || !SameKey(CallerKey(k->second, caller_id), key)) {
+    return absl::PermissionDeniedError(
+        absl::StrFormat("wrong method key for %s from %s", path, caller_id));
   }
   return it->second.get();
 }

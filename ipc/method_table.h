@@ -26,11 +26,13 @@ class MethodTable {
   // No more handlers (the router started).
   void Freeze() { frozen_ = true; }
 
-  // Thread-safe. The handler for gRPC path `path` when `key` is its Finder key.
-  // Errors: Unimplemented (no such method here), PermissionDenied (missing or wrong key, or the
-  // router has no keys yet).
-  absl::StatusOr<Handler*> Authorize(std::string_view path, std::string_view key) const;
-  // Thread-safe. Replaces the keys (path -> 16 octets).
+  // Thread-safe. The handler for gRPC path `path` when `key` is the key the Finder gave
+  // `caller_id` ("CLASS/INSTANCE") for it (ipc/caller_key.h).
+  // Errors: Unimplemented (no such method here), PermissionDenied (missing or wrong key, no
+  // caller, or the router has no keys yet).
+  absl::StatusOr<Handler*> Authorize(std::string_view path, std::string_view key,
+                                     std::string_view caller_id) const;
+  // Thread-safe. Replaces the method secrets (path -> 16 octets) the Finder drew for us.
   void SetKeys(absl::flat_hash_map<std::string, std::string> keys);
 
   // Loop thread (after Freeze: any thread).

@@ -16,9 +16,11 @@ namespace {
 // down), it fails the call.
 class InprocCall final : public CallCompletion {
  public:
-  InprocCall(std::shared_ptr<LoopRef> caller, bool same_loop, std::unique_ptr<OutgoingCall> call,
-             Handler* handler, std::shared_ptr<RouterCore> target)
-      : caller_(std::move(caller)),
+  InprocCall(std::shared_ptr<LoopRef> caller_loop, Caller caller, bool same_loop,
+             std::unique_ptr<OutgoingCall> call, Handler* handler,
+             std::shared_ptr<RouterCore> target)
+      : caller_loop_(std::move(caller_loop)),
+        caller_(std::move(caller)),
         same_loop_(same_loop),
         call_(std::move(call)),
         handler_(handler),
@@ -44,7 +46,7 @@ class InprocCall final : public CallCompletion {
     in_run_ = true;
     const google::protobuf::Message& request = request_copy_ ? *request_copy_ : call_->request();
     google::protobuf::Message* reply = reply_copy_ ? reply_copy_.get() : call_->reply();
-    handler_->Run(request, reply, this);
+    handler_->Run(request, reply, caller_, this);
     in_run_ = false;
     if (answered_in_run_) {
       // Answered at once on the caller's own loop: finish without another trip through it.
@@ -72,10 +74,11 @@ class InprocCall final : public CallCompletion {
     auto task = [call = std::move(call_), status = std::move(status)]() mutable {
       call->Finish(status);
     };
-    caller_->Post(std::move(task));
+    caller_loop_->Post(std::move(task));
   }
 
-  std::shared_ptr<LoopRef> caller_;
+  std::shared_ptr<LoopRef> caller_loop_;
+  Caller caller_;
   bool same_loop_;
   std::unique_ptr<OutgoingCall> call_;
   Handler* handler_;
@@ -122,7 +125,8 @@ absl::Status RouterCore::CheckTypes(const MethodName& method, MethodEntry& entry
   const google::protobuf::Descriptor* want_reply = nullptr;
   if (resolution.inproc != nullptr) {
     if (entry.handler == nullptr && entry.handler_status.ok()) {
-      auto handler = resolution.inproc->methods().Authorize(method.path(), entry.key);
+      auto handler =
+          resolution.inproc->methods().Authorize(method.path(), entry.key, caller().id());
       if (handler.ok()) {
         entry.handler = *handler;
       } else {
@@ -217,8 +221,11 @@ void RouterCore::Dispatch(Resolution& resolution, const MethodName& method,
   if (resolution.inproc != nullptr) {
     return DispatchInproc(resolution, entry->second, method, std::move(call));
   }
-  if (options_.unary_calls) {
-    resolution.channel->SendUnary(method.path(), entry->second.key, std::move(call));
+  if (resolution.relay) {
+    resolution.channel->SendUnary(method.path(), entry->second.key, resolution.instance,
+                                  std::move(call));
+  } else if (options_.unary_calls) {
+    resolution.channel->SendUnary(method.path(), entry->second.key, "", std::move(call));
   } else {
     resolution.channel->Send(method.path(), entry->second.key, std::move(call));
   }
@@ -228,8 +235,8 @@ void RouterCore::DispatchInproc(Resolution& resolution, MethodEntry& entry,
                                 const MethodName& method, std::unique_ptr<OutgoingCall> call) {
   RouterCore& target = *resolution.inproc;
   bool same_loop = &target.io() == &io_;
-  auto inproc = std::make_unique<InprocCall>(loop_, same_loop, std::move(call), entry.handler,
-                                             resolution.inproc);
+  auto inproc = std::make_unique<InprocCall>(loop_, caller(), same_loop, std::move(call),
+                                             entry.handler, resolution.inproc);
   if (entry.convert) inproc->Convert();
   auto task = [inproc = std::move(inproc)]() mutable { inproc.release()->Run(); };
   if (same_loop) {
@@ -240,12 +247,13 @@ void RouterCore::DispatchInproc(Resolution& resolution, MethodEntry& entry,
 }
 
 std::shared_ptr<ChannelClient> RouterCore::ChannelTo(const std::string& endpoint,
-                                                     const std::string& target) {
+                                                     const std::string& target,
+                                                     const std::string& tls_name) {
   auto it = channels_.find(endpoint);
   if (it != channels_.end()) return it->second;
-  auto channel =
-      ChannelClient::Create(endpoint, target, loop_, reactors_,
-                            [this, endpoint](absl::Status status) { ChannelFailed(endpoint); });
+  auto channel = ChannelClient::Create(
+      ChannelPeer{endpoint, target, tls_name, caller().id()}, loop_, reactors_,
+      [this, endpoint](absl::Status status) { ChannelFailed(endpoint); });
   channels_.emplace(endpoint, channel);
   return channel;
 }

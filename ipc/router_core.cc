@@ -114,8 +114,9 @@ void RouterCore::SetStatus(common::v1::ProcessStatus status, std::string reason)
 
 std::vector<std::string> RouterCore::DefaultListen() const {
   std::string name = instance_name_.empty() ? class_name_ : instance_name_;
-  RemoveStaleSockets(RunDir(), name);
-  return {absl::StrFormat("unix:%s/%s.%d.sock", RunDir(), name, static_cast<int>(getpid()))};
+  const std::string dir = SocketDir();
+  RemoveStaleSockets(dir, name);
+  return {absl::StrFormat("unix:%s/%s.%d.sock", dir, name, static_cast<int>(getpid()))};
 }
 
 absl::Status RouterCore::Start() {
@@ -125,12 +126,12 @@ absl::Status RouterCore::Start() {
   if (options_.serve) {
     std::vector<std::string> listen = options_.listen;
     if (listen.empty()) {
-      absl::Status status = EnsureRunDir(RunDir());
+      absl::Status status = EnsureSocketDir();
       if (!status.ok()) return status;
       listen = DefaultListen();
     }
     server_ = std::make_unique<RpcServer>(&methods_, loop_);
-    absl::Status status = server_->Start(listen, &endpoints_);
+    absl::Status status = server_->Start(listen, options_.socket_access, &endpoints_);
     if (!status.ok()) {
       server_.reset();
       return status;

@@ -69,6 +69,8 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
 
   const std::string& class_name() const { return class_name_; }
   const std::string& instance_name() const { return instance_name_; }
+  // Who we are to the routers we call: "CLASS/INSTANCE" (ipc/caller.h).
+  Caller caller() const { return Caller{class_name_, instance_name_}; }
   bool registered() const { return visible_; }
   const std::vector<std::string>& endpoints() const { return endpoints_; }
 
@@ -85,6 +87,7 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   struct Resolution {
     std::string instance;
     std::string endpoint;
+    bool relay = false;  // we are a person: calls go through the Finder's relay
     absl::flat_hash_map<std::string, MethodEntry> methods;  // by method path
     std::shared_ptr<RouterCore> inproc;                     // the target, when in this process
     std::shared_ptr<ChannelClient> channel;                 // else
@@ -126,7 +129,9 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   absl::Status CheckTypes(const MethodName& method, MethodEntry& entry, Resolution& resolution,
                           OutgoingCall& call);
   void Drain(const std::string& name, Target& target);
-  std::shared_ptr<ChannelClient> ChannelTo(const std::string& endpoint, const std::string& target);
+  // `tls_name`: over TLS, the name the peer's certificate must carry.
+  std::shared_ptr<ChannelClient> ChannelTo(const std::string& endpoint, const std::string& target,
+                                           const std::string& tls_name);
   // Keeps an ended gRPC client (session or channel) until no gRPC thread holds it, and frees it
   // on the loop: a gRPC thread must never drop the last reference to a grpc::Channel, or gRPC
   // shuts its callback queue down from that queue's own thread (abort or deadlock).

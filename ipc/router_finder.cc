@@ -11,6 +11,8 @@
 #include "ipc/finder_session.h"
 #include "ipc/grpc_status.h"
 #include "ipc/inproc.h"
+#include "ipc/process_security.h"
+#include "ipc/proto/access.pb.h"
 #include "ipc/router_core.h"
 #include "net/log.h"
 
@@ -35,7 +37,8 @@ void AddFile(const google::protobuf::FileDescriptor* file, std::set<std::string>
 
 bool IsRefusal(absl::StatusCode code) {
   return code == absl::StatusCode::kAlreadyExists || code == absl::StatusCode::kInvalidArgument ||
-         code == absl::StatusCode::kFailedPrecondition;
+         code == absl::StatusCode::kFailedPrecondition ||
+         code == absl::StatusCode::kPermissionDenied;
 }
 
 }  // namespace
@@ -46,6 +49,8 @@ fv1::Registration RouterCore::BuildRegistration() {
   registration.set_instance_name(instance_name_);
   registration.set_sole_instance(options_.sole_instance);
   registration.set_incarnation(incarnation_);
+  registration.set_credential(options_.credential.empty() ? ProcessCredential()
+                                                          : options_.credential);
   if (!inproc_endpoint_.empty()) registration.add_endpoints(inproc_endpoint_);
   for (const std::string& endpoint : endpoints_) registration.add_endpoints(endpoint);
   if (registration.endpoints().empty()) return registration;  // a pure client
@@ -61,7 +66,14 @@ fv1::Registration RouterCore::BuildRegistration() {
     for (const std::string& rpc : rpcs) info->add_methods(rpc);
     const auto* desc =
         google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service);
-    if (desc != nullptr) AddFile(desc->file(), &seen_files, &registration);
+    if (desc == nullptr) continue;
+    AddFile(desc->file(), &seen_files, &registration);
+    for (const std::string& rpc : rpcs) {
+      const auto* method = desc->FindMethodByName(rpc);
+      if (method != nullptr && method->options().GetExtension(sluice::access) == sluice::READ) {
+        info->add_read_methods(rpc);
+      }
+    }
   }
   for (const auto& [method, key] : keys_) {
     auto* previous = registration.add_previous_keys();
@@ -211,7 +223,15 @@ void RouterCore::OnResolved(const fv1::ResolveReply& reply) {
   if (target == targets_.end()) return;
   absl::Status status = StatusFromWire(reply.code(), reply.message());
   std::shared_ptr<Resolution> resolution;
-  if (status.ok()) {
+  if (status.ok() && reply.relay()) {
+    // We are a person: the Finder makes our calls (ipc/proto/finder.proto).
+    resolution = std::make_shared<Resolution>();
+    resolution->instance = reply.instance_name();
+    resolution->relay = true;
+    for (const auto& k : reply.keys()) resolution->methods[k.method()].key = k.key();
+    resolution->endpoint = finder_address_;
+    resolution->channel = ChannelTo(finder_address_, "the Finder", "finder");
+  } else if (status.ok()) {
     resolution = std::make_shared<Resolution>();
     resolution->instance = reply.instance_name();
     for (const auto& k : reply.keys()) resolution->methods[k.method()].key = k.key();
@@ -236,7 +256,7 @@ void RouterCore::OnResolved(const fv1::ResolveReply& reply) {
             absl::StrFormat("%s has no endpoint this router can reach", key.first));
       } else {
         resolution->endpoint = endpoint;
-        resolution->channel = ChannelTo(endpoint, key.first);
+        resolution->channel = ChannelTo(endpoint, key.first, reply.certificate_name());
       }
     }
   }

@@ -1,7 +1,5 @@
 #include "ipc/rpc_server.h"
 
-#include <unistd.h>
-
 #include <set>
 #include <vector>
 
@@ -10,9 +8,12 @@
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
+#include "ipc/call_metadata.h"
 #include "ipc/grpc_status.h"
 #include "ipc/proto/channel.pb.h"
 #include "ipc/rundir.h"
+#include "ipc/transport.h"
+#include "ipc/unix_listener.h"
 #include "net/log.h"
 
 namespace sluice::ipc::internal {
@@ -30,27 +31,11 @@ void SerializeToBuffer(const google::protobuf::Message& message, ByteBuffer* buf
   Traits::Serialize(message, buffer, &own);
 }
 
-// "sluice-key" metadata: 32 hex digits -> 16 octets ("" when absent or malformed).
-std::string KeyFromMetadata(const grpc::GenericCallbackServerContext& context) {
+std::string_view Metadata(const grpc::GenericCallbackServerContext& context, const char* name) {
   const auto& metadata = context.client_metadata();
-  auto it = metadata.find(kKeyMetadata);
-  if (it == metadata.end()) return "";
-  std::string_view hex(it->second.data(), it->second.size());
-  if (hex.size() != 32) return std::string(1, '\0');  // present but wrong: never matches
-  std::string key;
-  for (size_t i = 0; i < 32; i += 2) {
-    auto digit = [](char c) {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    int hi = digit(hex[i]);
-    int lo = digit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::string(1, '\0');
-    key.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return key;
+  auto it = metadata.find(name);
+  if (it == metadata.end()) return {};
+  return std::string_view(it->second.data(), it->second.size());
 }
 
 // --- unary calls
@@ -83,14 +68,15 @@ class UnaryState {
 
 class UnaryCall final : public CallCompletion {
  public:
-  UnaryCall(std::shared_ptr<UnaryState> state, Handler* handler)
+  UnaryCall(std::shared_ptr<UnaryState> state, Handler* handler, Caller caller)
       : state_(std::move(state)),
         handler_(handler),
+        caller_(std::move(caller)),
         request_(handler->request_prototype().New()),
         reply_(handler->reply_prototype().New()) {}
 
   google::protobuf::Message* request() { return request_.get(); }
-  void Run() { handler_->Run(*request_, reply_.get(), this); }
+  void Run() { handler_->Run(*request_, reply_.get(), caller_, this); }
 
   void Complete(absl::Status status) override {
     if (status.ok()) {
@@ -106,6 +92,7 @@ class UnaryCall final : public CallCompletion {
  private:
   std::shared_ptr<UnaryState> state_;
   Handler* handler_;
+  Caller caller_;
   std::unique_ptr<google::protobuf::Message> request_;
   std::unique_ptr<google::protobuf::Message> reply_;
 };
@@ -198,15 +185,17 @@ class StreamState {
 
 class StreamCall final : public CallCompletion {
  public:
-  StreamCall(std::shared_ptr<StreamState> stream, uint64_t seq, Handler* handler)
+  StreamCall(std::shared_ptr<StreamState> stream, uint64_t seq, Handler* handler,
+             std::shared_ptr<const Caller> caller)
       : stream_(std::move(stream)),
         seq_(seq),
         handler_(handler),
+        caller_(std::move(caller)),
         request_(handler->request_prototype().New()),
         reply_(handler->reply_prototype().New()) {}
 
   google::protobuf::Message* request() { return request_.get(); }
-  void Run() { handler_->Run(*request_, reply_.get(), this); }
+  void Run() { handler_->Run(*request_, reply_.get(), *caller_, this); }
   void Complete(absl::Status status) override {
     stream_->AddReply(seq_, status, reply_.get());
     delete this;
@@ -216,6 +205,7 @@ class StreamCall final : public CallCompletion {
   std::shared_ptr<StreamState> stream_;
   uint64_t seq_;
   Handler* handler_;
+  std::shared_ptr<const Caller> caller_;  // the bind's
   std::unique_ptr<google::protobuf::Message> request_;
   std::unique_ptr<google::protobuf::Message> reply_;
 };
@@ -247,7 +237,7 @@ class RpcServer::Impl final : public grpc::CallbackGenericService {
   const MethodTable* methods_;
   std::shared_ptr<LoopRef> loop_;
   std::unique_ptr<grpc::Server> server_;
-  std::vector<std::string> unix_paths_;
+  std::vector<std::unique_ptr<UnixListener>> listeners_;
   std::mutex mu_;
   bool stopping_ = false;
   std::set<std::shared_ptr<UnaryState>> unaries_;
@@ -276,12 +266,14 @@ class UnaryReactor final : public grpc::ServerGenericBidiReactor {
       state_->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
       return;
     }
-    auto handler = impl_->methods_->Authorize(context_->method(), KeyFromMetadata(*context_));
+    const std::string_view caller_id = Metadata(*context_, kCallerMetadata);
+    auto handler = impl_->methods_->Authorize(
+        context_->method(), KeyFromHex(Metadata(*context_, kKeyMetadata)), caller_id);
     if (!handler.ok()) {
       state_->Finish(ToGrpcStatus(handler.status()));
       return;
     }
-    auto call = std::make_unique<UnaryCall>(state_, *handler);
+    auto call = std::make_unique<UnaryCall>(state_, *handler, Caller::FromId(caller_id));
     if (!ParseBuffer(&request_, call->request())) {
       state_->Finish(grpc::Status(
           grpc::StatusCode::INVALID_ARGUMENT,
@@ -326,9 +318,11 @@ class StreamReactor final : public grpc::ServerGenericBidiReactor {
       return;
     }
     for (const auto& bind : frame_.binds()) {
-      auto handler = impl_->methods_->Authorize(bind.method(), bind.key());
-      binds_[bind.id()] =
-          handler.ok() ? Bound{*handler, absl::OkStatus()} : Bound{nullptr, handler.status()};
+      auto handler = impl_->methods_->Authorize(bind.method(), bind.key(), bind.caller());
+      binds_[bind.id()] = handler.ok()
+                              ? Bound{*handler, absl::OkStatus(),
+                                      std::make_shared<const Caller>(Caller::FromId(bind.caller()))}
+                              : Bound{nullptr, handler.status(), nullptr};
     }
     std::vector<std::unique_ptr<StreamCall>> batch;
     batch.reserve(frame_.calls_size());
@@ -344,7 +338,8 @@ class StreamReactor final : public grpc::ServerGenericBidiReactor {
         state_->AddReply(request.seq(), bind->second.status, nullptr);
         continue;
       }
-      auto call = std::make_unique<StreamCall>(state_, request.seq(), bind->second.handler);
+      auto call = std::make_unique<StreamCall>(state_, request.seq(), bind->second.handler,
+                                               bind->second.caller);
       if (!call->request()->ParseFromString(request.payload())) {
         state_->AddReply(
             request.seq(),
@@ -379,6 +374,7 @@ class StreamReactor final : public grpc::ServerGenericBidiReactor {
   struct Bound {
     Handler* handler;     // null when refused
     absl::Status status;  // why
+    std::shared_ptr<const Caller> caller;
   };
   absl::flat_hash_map<uint32_t, Bound> binds_;  // gRPC reads are serial
 };
@@ -396,29 +392,36 @@ RpcServer::RpcServer(const MethodTable* methods, std::shared_ptr<LoopRef> loop)
 
 RpcServer::~RpcServer() { Stop(); }
 
-absl::Status RpcServer::Start(const std::vector<std::string>& listen,
+absl::Status RpcServer::Start(const std::vector<std::string>& listen, SocketAccess access,
                               std::vector<std::string>* endpoints) {
   grpc::ServerBuilder builder;
-  std::vector<std::unique_ptr<int>> ports;
+  std::vector<std::unique_ptr<int>> ports;  // per endpoint; null for a Unix socket
   for (const std::string& endpoint : listen) {
     auto address = GrpcListenAddress(endpoint);
     if (!address.ok()) return address.status();
     if (endpoint.rfind("unix:", 0) == 0) {
-      impl_->unix_paths_.push_back(endpoint.substr(5));
-      unlink(impl_->unix_paths_.back().c_str());
+      // Accepted by us, so that each call's peer credentials can be read (ipc/unix_listener.h).
+      auto listener = UnixListener::Bind(endpoint.substr(5), access);
+      if (!listener.ok()) return listener.status();
+      impl_->listeners_.push_back(*std::move(listener));
+      ports.push_back(nullptr);
+      continue;
     }
+    auto credentials = ServerCredentialsFor(endpoint);
+    if (!credentials.ok()) return credentials.status();
     ports.push_back(std::make_unique<int>(0));
-    builder.AddListeningPort(*address, grpc::InsecureServerCredentials(), ports.back().get());
+    builder.AddListeningPort(*address, *credentials, ports.back().get());
   }
   builder.RegisterCallbackGenericService(impl_.get());
   builder.SetMaxReceiveMessageSize(64 << 20);
   impl_->server_ = builder.BuildAndStart();
   if (impl_->server_ == nullptr) {
+    impl_->listeners_.clear();
     return absl::UnavailableError(
         absl::StrFormat("cannot serve on %s", absl::StrJoin(listen, ", ")));
   }
   for (size_t i = 0; i < listen.size(); ++i) {
-    if (*ports[i] == 0) {
+    if (ports[i] != nullptr && *ports[i] == 0) {
       Stop();
       return absl::UnavailableError(absl::StrFormat("cannot listen on %s", listen[i]));
     }
@@ -428,11 +431,14 @@ absl::Status RpcServer::Start(const std::vector<std::string>& listen,
     }
     endpoints->push_back(endpoint);
   }
+  for (auto& listener : impl_->listeners_) listener->Start(impl_->server_.get());
   return absl::OkStatus();
 }
 
 void RpcServer::Stop() {
   if (impl_->server_ == nullptr) return;
+  // No new connections first: a listener must not hand a descriptor to a stopped server.
+  for (auto& listener : impl_->listeners_) listener->Stop();
   std::set<std::shared_ptr<UnaryState>> unaries;
   std::set<std::shared_ptr<StreamState>> streams;
   {
@@ -445,7 +451,7 @@ void RpcServer::Stop() {
   for (const auto& stream : streams) stream->Finish(Unavailable());
   impl_->server_->Shutdown();
   impl_->server_.reset();
-  for (const std::string& path : impl_->unix_paths_) unlink(path.c_str());
+  impl_->listeners_.clear();
 }
 
 }  // namespace sluice::ipc::internal

@@ -1,6 +1,7 @@
 #include "ipc/rundir.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -24,14 +25,50 @@ absl::Status BadEndpoint(std::string_view endpoint) {
 std::string RunDir() {
   const char* dir = std::getenv("SLUICE_RUNDIR");
   if (dir != nullptr && dir[0] != '\0') return dir;
-  return "/tmp/sluice-rundir";
+  if (geteuid() == 0) return "/run/sluice";
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  if (xdg != nullptr && xdg[0] == '/') return absl::StrCat(xdg, "/sluice");
+  return absl::StrCat("/tmp/sluice-", geteuid());
 }
 
-absl::Status EnsureRunDir(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return absl::OkStatus();
-  return absl::UnavailableError(
-      absl::StrFormat("cannot create run directory %s: %s", dir, std::strerror(errno)));
+absl::Status EnsureRunDir(const std::string& dir, mode_t mode) {
+  if (mkdir(dir.c_str(), mode) == 0) {
+    chmod(dir.c_str(), mode);  // the umask may have narrowed it
+  } else if (errno != EEXIST) {
+    return absl::UnavailableError(
+        absl::StrFormat("cannot create run directory %s: %s", dir, std::strerror(errno)));
+  }
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0) {
+    return absl::UnavailableError(
+        absl::StrFormat("cannot inspect run directory %s: %s", dir, std::strerror(errno)));
+  }
+  auto refuse = [&](const std::string& why) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "refusing run directory %s: %s (remove it, or make it a directory of root or of the "
+        "user running Sluice, writable by no one else)",
+        dir, why));
+  };
+  if (S_ISLNK(st.st_mode)) return refuse("it is a symbolic link");
+  if (!S_ISDIR(st.st_mode)) return refuse("it is not a directory");
+  if (st.st_uid != geteuid() && st.st_uid != 0) {
+    return refuse(absl::StrFormat("it is owned by uid %d", st.st_uid));
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return refuse(absl::StrFormat("it is writable by %s (mode %04o)",
+                                  (st.st_mode & S_IWOTH) != 0 ? "others" : "its group",
+                                  st.st_mode & 07777));
+  }
+  return absl::OkStatus();
 }
+
+std::string SocketDir() {
+  const char* dir = std::getenv("SLUICE_SOCKET_DIR");
+  if (dir != nullptr && dir[0] != '\0') return dir;
+  return RunDir();
+}
+
+absl::Status EnsureSocketDir() { return EnsureRunDir(SocketDir(), 0700); }
 
 std::string DefaultFinderAddress() {
   const char* finder = std::getenv("SLUICE_FINDER");

@@ -1,15 +1,22 @@
 #pragma once
 // Where Sluice processes meet: the run directory and endpoint addresses.
 //
-// The run directory is $SLUICE_RUNDIR, or /tmp/sluice-rundir when that is unset or empty. The
-// Finder listens on unix:$SLUICE_RUNDIR/finder.sock by default; every component's XRL router
-// serves on unix:$SLUICE_RUNDIR/INSTANCE.PID.sock. $SLUICE_FINDER, when set, overrides the
-// Finder address for every client (e.g. "tcp:127.0.0.1:19999").
+// The run directory is $SLUICE_RUNDIR; when that is unset or empty, /run/sluice for root,
+// $XDG_RUNTIME_DIR/sluice for other users, or /tmp/sluice-UID without XDG_RUNTIME_DIR. It is
+// trusted only when it is a real directory owned by its user or root and writable by nobody
+// else (EnsureRunDir). The Finder listens on unix:RUNDIR/finder.sock by default (the socket
+// people use, DESIGN.md § Security). Every component's XRL router serves on
+// unix:SOCKETDIR/INSTANCE.PID.sock, where SOCKETDIR is $SLUICE_SOCKET_DIR (the router manager
+// gives each child a subdirectory of the run directory that only its user can enter) or the
+// run directory. $SLUICE_FINDER, when set, overrides the Finder address for every client
+// (e.g. "tcp:127.0.0.1:19999").
 //
 // Endpoint addresses (as registered with the Finder and given on command lines):
 //   unix:/absolute/path      a Unix stream socket (path at most 107 octets)
 //   tcp:127.0.0.1:PORT       TCP; PORT 0 when listening picks a free port
 //   inproc:PROCESS/ROUTER    a router in the same process (ipc/ internal)
+
+#include <sys/types.h>
 
 #include <string>
 #include <string_view>
@@ -19,10 +26,17 @@
 
 namespace sluice::ipc {
 
-// $SLUICE_RUNDIR or /tmp/sluice-rundir.
+// The run directory (above).
 std::string RunDir();
-// Creates `dir` (mode 0700) when missing. Errors: Unavailable naming the directory and errno.
-absl::Status EnsureRunDir(const std::string& dir);
+// Creates `dir` (mode `mode`, whatever the umask) when missing, then checks what is there: a
+// directory, not a symbolic link, owned by this process's user or root, writable by neither
+// group nor others. Errors: Unavailable (cannot create) or FailedPrecondition (not to be
+// trusted), naming the directory and what is wrong with it.
+absl::Status EnsureRunDir(const std::string& dir, mode_t mode = 0755);
+// $SLUICE_SOCKET_DIR, or RunDir().
+std::string SocketDir();
+// EnsureRunDir(SocketDir(), 0700).
+absl::Status EnsureSocketDir();
 // $SLUICE_FINDER, or "unix:" + RunDir() + "/finder.sock".
 std::string DefaultFinderAddress();
 

@@ -86,11 +86,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
+#include "ipc/caller.h"
 #include "ipc/handler.h"
 #include "ipc/method.h"
 #include "ipc/method_name.h"
 #include "ipc/proto/common.pb.h"
 #include "ipc/responder.h"
+#include "ipc/unix_listener.h"
 
 namespace boost::asio {
 class io_context;
@@ -105,8 +107,9 @@ class RouterCore;
 struct RouterOptions {
   // The Finder: "unix:/path" or "tcp:127.0.0.1:PORT". Empty: DefaultFinderAddress().
   std::string finder_address;
-  // Where to serve: "unix:/path", "tcp:127.0.0.1:PORT" (PORT 0 picks one). Empty: one Unix
-  // socket, unix:$SLUICE_RUNDIR/INSTANCE.PID.sock.
+  // Where to serve: "unix:/path", "tcp:127.0.0.1:PORT" (PORT 0 picks one; TCP needs TLS or
+  // `insecure`, ipc/transport.h). Empty: one Unix socket, unix:SOCKETDIR/INSTANCE.PID.sock
+  // (ipc/rundir.h).
   std::vector<std::string> listen;
   // False: a pure client (the `sluice` CLI) that serves nothing but common/1.0 in-process.
   bool serve = true;
@@ -121,6 +124,11 @@ struct RouterOptions {
   bool sole_instance = false;
   // What common/1.0/get_version answers.
   std::string version = "0.1.0";
+  // The class credential presented to the Finder (ipc/process_security.h). Empty: the one
+  // the process inherited, if any.
+  std::string credential;
+  // Mode and group of the Unix socket the router serves on (default 0600, the process's group).
+  SocketAccess socket_access;
   // Calls made before the first registration wait this long for the Finder, then fail with
   // UNAVAILABLE (the router keeps trying to connect in the background).
   int finder_wait_ms = 3000;
@@ -149,23 +157,28 @@ class XrlRouter {
 
   // --- Serving. Handlers are added before Start(). They run on the loop.
 
-  // `fn`: absl::StatusOr<Reply>(const Request&) — answers at once.
+  // `fn`: absl::StatusOr<Reply>(const Request&) — answers at once; or
+  // absl::StatusOr<Reply>(const Request&, const Caller&) to know who calls (ipc/caller.h).
   // Errors: InvalidArgument (the method is not in the linked protos with these types, or has no
   // XRL name), AlreadyExists, FailedPrecondition (after Start).
   template <typename Request, typename Reply, typename F>
   absl::Status Handle(const Method<Request, Reply>& method, F fn) {
-    static_assert(std::is_invocable_r_v<absl::StatusOr<Reply>, F&, const Request&>,
-                  "Handle: fn must be absl::StatusOr<Reply>(const Request&)");
+    static_assert(
+        std::is_invocable_r_v<absl::StatusOr<Reply>, F&, const Request&> ||
+            std::is_invocable_r_v<absl::StatusOr<Reply>, F&, const Request&, const Caller&>,
+        "Handle: fn must be absl::StatusOr<Reply>(const Request&[, const Caller&])");
     if (!method.status().ok()) return method.status();
     return AddHandler(
         std::make_unique<internal::SyncHandler<Request, Reply, F>>(method.name(), std::move(fn)));
   }
   // `fn`: void(const Request&, Responder<Reply>) — answers now or later through the Responder
-  // (ipc/responder.h).
+  // (ipc/responder.h); or void(const Request&, const Caller&, Responder<Reply>).
   template <typename Request, typename Reply, typename F>
   absl::Status HandleAsync(const Method<Request, Reply>& method, F fn) {
-    static_assert(std::is_invocable_v<F&, const Request&, Responder<Reply>>,
-                  "HandleAsync: fn must be void(const Request&, ipc::Responder<Reply>)");
+    static_assert(std::is_invocable_v<F&, const Request&, Responder<Reply>> ||
+                      std::is_invocable_v<F&, const Request&, const Caller&, Responder<Reply>>,
+                  "HandleAsync: fn must be void(const Request&, [const Caller&,] "
+                  "ipc::Responder<Reply>)");
     if (!method.status().ok()) return method.status();
     return AddHandler(
         std::make_unique<internal::AsyncHandler<Request, Reply, F>>(method.name(), std::move(fn)));
