@@ -1,13 +1,9 @@
 #include "finder/finder_server.h"
 
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <cstring>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -15,31 +11,19 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "finder/registry.h"
+#include "finder/relay.h"
 #include "grpcpp/grpcpp.h"
 #include "ipc/grpc_init.h"
 #include "ipc/grpc_status.h"
+#include "ipc/peer_identity.h"
 #include "ipc/proto/finder.grpc.pb.h"
 #include "ipc/random.h"
 #include "ipc/rundir.h"
+#include "ipc/transport.h"
 #include "net/log.h"
+#include "net/status_macros.h"
 
 namespace sluice::finder {
-namespace {
-
-// True when something accepts connections on the Unix socket `path`.
-bool SocketAnswers(const std::string& path) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  bool answers = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  close(fd);
-  return answers;
-}
-
-}  // namespace
-
 // Lets gRPC threads run code on the loop while the FinderServer lives (loop-thread flag).
 struct LoopLink {
   boost::asio::io_context* io;
@@ -107,10 +91,39 @@ class FinderServer::Impl final : public v1::Finder::CallbackService {
         options_(std::move(options)),
         registry_(
             options_.access_list, [] { return ipc::RandomOctets(16); },
-            options_.recovery_grace.count() > 0),
+            options_.recovery_grace.count() > 0, Authority(options_.authority)),
         grace_timer_(io),
-        link_(std::make_shared<LoopLink>(LoopLink{&io, this})) {
+        link_(std::make_shared<LoopLink>(LoopLink{&io, this})),
+        relay_([this](ipc::PeerIdentity who, std::string target, std::string method,
+                      RelayService::Answer answer) {
+          DecideRelay(std::move(who), std::move(target), std::move(method), std::move(answer));
+        }) {
     ipc::HoldGrpcForProcessLifetime();
+  }
+
+  // gRPC thread: posts the decision to the loop; answers UNAVAILABLE if the Finder is gone.
+  void DecideRelay(ipc::PeerIdentity who, std::string target, std::string method,
+                   RelayService::Answer answer) {
+    auto shared = std::make_shared<RelayService::Answer>(std::move(answer));
+    auto fail = std::shared_ptr<void>(nullptr, [shared](void*) {
+      if (*shared) (*shared)(absl::UnavailableError("the Finder is shutting down"));
+    });
+    OnLoop([shared, fail, who = std::move(who), target = std::move(target),
+            method = std::move(method)](Impl& impl) {
+      RelayService::Answer answer = std::exchange(*shared, nullptr);
+      auto principal = impl.registry_.authority().Identify(who);
+      if (!principal.ok()) return answer(principal.status());
+      if (!principal->person) {
+        return answer(absl::PermissionDeniedError(
+            "the Finder relays people's calls only; a component calls its targets itself"));
+      }
+      answer(impl.registry_.Relay(*principal, target, method));
+    });
+  }
+
+  // gRPC thread: whether the caller of a unary Finder method may have an answer.
+  absl::Status Authorize(grpc::CallbackServerContext* context) {
+    return registry_.authority().Identify(ipc::IdentifyPeer(*context)).status();
   }
 
   ~Impl() override {
@@ -120,6 +133,7 @@ class FinderServer::Impl final : public v1::Finder::CallbackService {
 
   absl::Status Start();
   void Stop();
+  absl::Status AdoptListeners();
 
   // Runs `f(impl)` on the loop if the server still exists then.
   template <typename F>
@@ -160,9 +174,10 @@ class FinderServer::Impl final : public v1::Finder::CallbackService {
   Registry registry_;
   boost::asio::steady_timer grace_timer_;
   std::shared_ptr<LoopLink> link_;
+  RelayService relay_;
   std::unique_ptr<grpc::Server> server_;
   std::vector<std::string> endpoints_;
-  std::vector<std::string> unix_paths_;
+  std::vector<std::unique_ptr<ipc::UnixListener>> listeners_;
 
   std::mutex mu_;  // guards what gRPC threads share: the sets below and stopping_
   bool stopping_ = false;
@@ -174,14 +189,15 @@ namespace {
 
 class SessionReactor final : public grpc::ServerBidiReactor<v1::SessionRequest, v1::SessionEvent> {
  public:
-  explicit SessionReactor(FinderServer::Impl* impl)
+  SessionReactor(FinderServer::Impl* impl, ipc::PeerIdentity peer)
       : impl_(impl), link_(std::make_shared<SessionLink>(this)) {
     if (!impl_->AddSession(link_)) {
       link_->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the Finder is shutting down"));
       return;
     }
-    impl_->OnLoop(
-        [link = link_](FinderServer::Impl& impl) { link->id = impl.registry_.Open(link.get()); });
+    impl_->OnLoop([link = link_, peer = std::move(peer)](FinderServer::Impl& impl) mutable {
+      link->id = impl.registry_.Open(link.get(), std::move(peer));
+    });
     StartRead(&request_);
   }
 
@@ -214,8 +230,8 @@ class SessionReactor final : public grpc::ServerBidiReactor<v1::SessionRequest, 
       case v1::SessionRequest::kRegistration: {
         auto registered = impl.registry_.Register(link.id, request.registration());
         if (!registered.ok()) {
-          SLUICE_LOG(kInfo) << "refused registration of " << request.registration().class_name()
-                            << ": " << registered.status();
+          SLUICE_LOG(kWarning) << "refused registration of " << request.registration().class_name()
+                               << ": " << registered.status();
           link.Finish(ipc::ToGrpcStatus(registered.status()));
           return;
         }
@@ -284,13 +300,17 @@ void FinderServer::Impl::RemovePending(const std::shared_ptr<PendingUnary>& pend
 
 grpc::ServerBidiReactor<v1::SessionRequest, v1::SessionEvent>* FinderServer::Impl::Session(
     grpc::CallbackServerContext* context) {
-  return new SessionReactor(this);
+  return new SessionReactor(this, ipc::IdentifyPeer(*context));
 }
 
 grpc::ServerUnaryReactor* FinderServer::Impl::ListTargets(grpc::CallbackServerContext* context,
                                                           const v1::ListTargetsRequest* request,
                                                           v1::ListTargetsReply* reply) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status status = Authorize(context); !status.ok()) {
+    reactor->Finish(ipc::ToGrpcStatus(status));
+    return reactor;
+  }
   auto pending = AddPending(reactor);
   if (pending == nullptr) return reactor;
   OnLoop([pending, reply](Impl& impl) {
@@ -309,6 +329,10 @@ grpc::ServerUnaryReactor* FinderServer::Impl::GetDescriptors(
     grpc::CallbackServerContext* context, const v1::GetDescriptorsRequest* request,
     v1::GetDescriptorsReply* reply) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status status = Authorize(context); !status.ok()) {
+    reactor->Finish(ipc::ToGrpcStatus(status));
+    return reactor;
+  }
   auto pending = AddPending(reactor);
   if (pending == nullptr) return reactor;
   OnLoop([pending, reply, service = request->service()](Impl& impl) {
@@ -332,29 +356,32 @@ grpc::ServerUnaryReactor* FinderServer::Impl::GetDescriptors(
 absl::Status FinderServer::Impl::Start() {
   if (server_ != nullptr) return absl::FailedPreconditionError("the Finder is already started");
   std::vector<std::string> listen = options_.listen;
-  if (listen.empty()) {
+  if (listen.empty() && options_.listen_fds.empty()) {
     absl::Status status = ipc::EnsureRunDir(ipc::RunDir());
     if (!status.ok()) return status;
     listen.push_back(ipc::DefaultFinderAddress());
   }
+  RETURN_IF_ERROR(AdoptListeners());
   grpc::ServerBuilder builder;
-  std::vector<std::unique_ptr<int>> ports;
+  std::vector<std::unique_ptr<int>> ports;  // per endpoint; null for a Unix socket
   for (const std::string& endpoint : listen) {
     auto address = ipc::GrpcListenAddress(endpoint);
     if (!address.ok()) return address.status();
     if (endpoint.rfind("unix:", 0) == 0) {
-      std::string path = endpoint.substr(5);
-      if (SocketAnswers(path)) {
-        return absl::UnavailableError(
-            absl::StrFormat("another Finder is already running at %s", endpoint));
-      }
-      unlink(path.c_str());
-      unix_paths_.push_back(path);
+      auto listener = ipc::UnixListener::Bind(endpoint.substr(5), options_.socket_access);
+      if (!listener.ok()) return listener.status();
+      listeners_.push_back(*std::move(listener));
+      ports.push_back(nullptr);
+      continue;
     }
+    auto credentials = ipc::ServerCredentialsFor(endpoint);
+    if (!credentials.ok()) return credentials.status();
     ports.push_back(std::make_unique<int>(0));
-    builder.AddListeningPort(*address, grpc::InsecureServerCredentials(), ports.back().get());
+    builder.AddListeningPort(*address, *credentials, ports.back().get());
   }
   builder.RegisterService(this);
+  builder.RegisterCallbackGenericService(&relay_);
+  builder.SetMaxReceiveMessageSize(64 << 20);
   // A component on another host that dies without closing its connection (power loss, cable)
   // is noticed by keepalive pings within about 15 s.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
@@ -362,11 +389,17 @@ absl::Status FinderServer::Impl::Start() {
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) {
+    listeners_.clear();
     return absl::UnavailableError(
         absl::StrFormat("the Finder cannot listen on %s (in use?)", absl::StrJoin(listen, ", ")));
   }
+  for (const auto& listener : listeners_) {
+    if (std::find(listen.begin(), listen.end(), "unix:" + listener->path()) == listen.end()) {
+      endpoints_.push_back("unix:" + listener->path());  // inherited
+    }
+  }
   for (size_t i = 0; i < listen.size(); ++i) {
-    if (*ports[i] == 0) {
+    if (ports[i] != nullptr && *ports[i] == 0) {
       return absl::UnavailableError(absl::StrFormat("the Finder cannot listen on %s", listen[i]));
     }
     std::string endpoint = listen[i];
@@ -375,6 +408,7 @@ absl::Status FinderServer::Impl::Start() {
     }
     endpoints_.push_back(endpoint);
   }
+  for (auto& listener : listeners_) listener->Start(server_.get());
   if (options_.recovery_grace.count() > 0) {
     grace_timer_.expires_after(options_.recovery_grace);
     grace_timer_.async_wait([link = link_](const boost::system::error_code& error) {
@@ -395,13 +429,24 @@ void FinderServer::Impl::Stop() {
     sessions = sessions_;
     pending = pending_;
   }
+  for (auto& listener : listeners_) listener->Stop();
   grpc::Status bye(grpc::StatusCode::UNAVAILABLE, "the Finder is shutting down");
   for (const auto& session : sessions) session->Finish(bye);
   for (const auto& call : pending) call->Finish(bye);
+  relay_.Stop();
   server_->Shutdown();
   server_.reset();
+  listeners_.clear();
   grace_timer_.cancel();
-  for (const std::string& path : unix_paths_) unlink(path.c_str());
+}
+
+absl::Status FinderServer::Impl::AdoptListeners() {
+  for (int fd : options_.listen_fds) {
+    auto listener = ipc::UnixListener::Adopt(fd);
+    if (!listener.ok()) return listener.status();
+    listeners_.push_back(*std::move(listener));
+  }
+  return absl::OkStatus();
 }
 
 FinderServer::FinderServer(boost::asio::io_context& io, FinderOptions options)

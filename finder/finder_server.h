@@ -1,5 +1,10 @@
 #pragma once
-// FinderServer: the Finder's gRPC face (ipc/proto/finder.proto) on top of Registry.
+// FinderServer: the Finder's gRPC face (ipc/proto/finder.proto) on top of Registry, and the
+// relay of people's calls (finder/relay.h).
+//
+// Every session and call is identified from the kernel or a certificate (ipc/peer_identity.h):
+// Unix sockets are accepted by the Finder itself to read SO_PEERCRED. ListTargets and
+// GetDescriptors answer components and people with a role (finder/authority.h).
 //
 // gRPC threads only move messages: every request is posted to the Finder's event loop, where
 // the Registry runs, and answers are written back from there. A component's Session stream
@@ -20,6 +25,8 @@
 
 #include "absl/status/status.h"
 #include "finder/access_list.h"
+#include "finder/authority.h"
+#include "ipc/unix_listener.h"
 
 namespace boost::asio {
 class io_context;
@@ -31,9 +38,17 @@ class Registry;
 
 struct FinderOptions {
   // Endpoints to listen on: "unix:/path" (a stale socket file there is replaced unless another
-  // Finder answers on it) and/or "tcp:127.0.0.1:PORT" (PORT 0 picks one). Empty: the default
+  // Finder answers on it) and/or "tcp:127.0.0.1:PORT" (PORT 0 picks one; mutual TLS or
+  // `insecure`, ipc/transport.h). Empty, with no listen_fds: the default
   // unix:$SLUICE_RUNDIR/finder.sock (ipc/rundir.h).
   std::vector<std::string> listen;
+  // Listening Unix sockets inherited from the router manager, which keeps them across Finder
+  // restarts (callers queue in the backlog meanwhile).
+  std::vector<int> listen_fds;
+  // The mode and group of the Unix sockets the Finder binds itself: people use them.
+  ipc::SocketAccess socket_access{.mode = 0660};
+  // Who may register as what; people's roles (finder/authority.h).
+  AuthorityOptions authority;
   AccessList access_list;
   // After start, watchers' WatchSynced is held back this long so that components can
   // re-register after a Finder restart before anyone concludes they died.

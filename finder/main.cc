@@ -1,16 +1,28 @@
 // sluice-finder: the Finder process (DESIGN.md § IPC). Wiring only; the logic is in
 // finder/registry.h (state and rules) and finder/finder_server.h (gRPC).
 //
-//   sluice-finder [--listen ENDPOINT]... [--acl FILE] [--allow RULE]... [--deny RULE]...
-//                 [--grace-ms N]
+//   sluice-finder [--listen ENDPOINT]... [--listen-fd N]... [--master-key-fd N]
+//                 [--socket-group NAME] [--operator-group NAME] [--admin-group NAME]
+//                 [--acl FILE] [--allow RULE]... [--deny RULE]... [--grace-ms N]
 //
-//   --listen   unix:/PATH or tcp:127.0.0.1:PORT; repeatable. Default
-//   unix:$SLUICE_RUNDIR/finder.sock
-//   --acl      access list file (finder/access_list.h); re-read on SIGHUP
+//   --listen          unix:/PATH (mode 0660, group --socket-group) or tcp:HOST:PORT
+//                     (mutual TLS, or plain with SLUICE_INSECURE=1; ipc/transport.h);
+//                     repeatable. Default unix:$SLUICE_RUNDIR/finder.sock
+//   --listen-fd       a listening Unix socket inherited from sluice-rtrmgr; repeatable
+//   --master-key-fd   an inherited descriptor holding the key class credentials derive from
+//                     (finder/authority.h); without it, components of the Finder's own user
+//                     (or root) may register any class
+//   --socket-group    the group of the Unix sockets it binds: who may connect (default
+//                     sluice-ops)
+//   --operator-group  people in this group may call READ methods (default sluice-ops)
+//   --admin-group     people in this group may call every method (default sluice-admin)
+//   --acl             access list file (finder/access_list.h); re-read on SIGHUP
 //   --allow / --deny  one rule "CALLER TARGET INTERFACE", after the file's rules
-//   --grace-ms after start, how long watchers wait for re-registrations (default 1000)
+//   --grace-ms        after start, how long watchers wait for re-registrations (default 1000)
 //
 // SIGINT/SIGTERM stop the Finder; its components see it go and reconnect when it is back.
+
+#include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -20,9 +32,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "finder/access_list.h"
 #include "finder/finder_server.h"
 #include "finder/registry.h"
+#include "ipc/peer_identity.h"
+#include "ipc/process_security.h"
 #include "net/log.h"
 
 namespace {
@@ -31,6 +46,11 @@ using sluice::finder::AccessList;
 
 struct Flags {
   std::vector<std::string> listen;
+  std::vector<int> listen_fds;
+  int master_key_fd = -1;
+  std::string socket_group = "sluice-ops";
+  std::string operator_group = "sluice-ops";
+  std::string admin_group = "sluice-admin";
   std::string acl_file;
   std::vector<std::pair<bool, std::string>> rules;  // allow?, rule
   int grace_ms = 1000;
@@ -38,10 +58,48 @@ struct Flags {
 
 int Usage(const std::string& error) {
   std::cerr << "sluice-finder: " << error << "\n"
-            << "usage: sluice-finder [--listen unix:/PATH|tcp:127.0.0.1:PORT]... [--acl FILE]\n"
+            << "usage: sluice-finder [--listen unix:/PATH|tcp:HOST:PORT]... [--listen-fd N]...\n"
+            << "                     [--master-key-fd N] [--socket-group NAME]\n"
+            << "                     [--operator-group NAME]\n"
+            << "                     [--admin-group NAME] [--acl FILE]\n"
             << "                     [--allow 'CALLER TARGET INTERFACE']... [--deny ...]...\n"
             << "                     [--grace-ms N]\n";
   return 2;
+}
+
+// Reads the master key from an inherited descriptor and closes it.
+absl::StatusOr<std::string> ReadMasterKey(int fd) {
+  std::string key;
+  char buffer[128];
+  ssize_t n = 0;
+  while ((n = read(fd, buffer, sizeof(buffer))) > 0) key.append(buffer, static_cast<size_t>(n));
+  close(fd);
+  if (n < 0 || key.size() < 16) {
+    return absl::InvalidArgumentError(
+        "--master-key-fd: cannot read a key of at least 16 octets from the descriptor");
+  }
+  return key;
+}
+
+// Who may register as what, and people's groups (finder/authority.h).
+absl::StatusOr<sluice::finder::AuthorityOptions> BuildAuthority(const Flags& flags) {
+  sluice::finder::AuthorityOptions authority;
+  if (flags.master_key_fd >= 0) {
+    auto key = ReadMasterKey(flags.master_key_fd);
+    if (!key.ok()) return key.status();
+    authority.master_key = *std::move(key);
+  }
+  authority.operator_group_name = flags.operator_group;
+  authority.admin_group_name = flags.admin_group;
+  authority.operator_group = sluice::ipc::GroupId(flags.operator_group);
+  authority.admin_group = sluice::ipc::GroupId(flags.admin_group);
+  for (const auto& [name, gid] : {std::pair{&flags.operator_group, authority.operator_group},
+                                  std::pair{&flags.admin_group, authority.admin_group}}) {
+    if (!gid) {
+      SLUICE_LOG(kWarning) << "group " << *name << " does not exist: nobody has its role";
+    }
+  }
+  return authority;
 }
 
 // The access list from the file and the flag rules. Errors name the file or rule.
@@ -63,13 +121,28 @@ absl::StatusOr<AccessList> BuildAccessList(const Flags& flags) {
 
 int main(int argc, char** argv) {
   sluice::net::SetLogTag("finder");
+  if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
+    std::cerr << "sluice-finder: " << status.message() << "\n";
+    return 1;
+  }
   Flags flags;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
+    int number = -1;
     if (arg == "--listen" && (v = value())) {
       flags.listen.push_back(v);
+    } else if (arg == "--listen-fd" && (v = value()) && absl::SimpleAtoi(v, &number)) {
+      flags.listen_fds.push_back(number);
+    } else if (arg == "--master-key-fd" && (v = value()) && absl::SimpleAtoi(v, &number)) {
+      flags.master_key_fd = number;
+    } else if (arg == "--socket-group" && (v = value())) {
+      flags.socket_group = v;
+    } else if (arg == "--operator-group" && (v = value())) {
+      flags.operator_group = v;
+    } else if (arg == "--admin-group" && (v = value())) {
+      flags.admin_group = v;
     } else if (arg == "--acl" && (v = value())) {
       flags.acl_file = v;
     } else if ((arg == "--allow" || arg == "--deny") && (v = value())) {
@@ -87,10 +160,20 @@ int main(int argc, char** argv) {
     std::cerr << "sluice-finder: " << access_list.status().message() << "\n";
     return 1;
   }
+  auto authority = BuildAuthority(flags);
+  if (!authority.ok()) {
+    std::cerr << "sluice-finder: " << authority.status().message() << "\n";
+    return 1;
+  }
 
   boost::asio::io_context io;
+  sluice::ipc::SocketAccess access{.mode = 0660};
+  if (auto group = sluice::ipc::GroupId(flags.socket_group)) access.group = *group;
   sluice::finder::FinderServer finder(
       io, {.listen = flags.listen,
+           .listen_fds = flags.listen_fds,
+           .socket_access = access,
+           .authority = *authority,
            .access_list = *access_list,
            .recovery_grace = std::chrono::milliseconds(flags.grace_ms)});
   if (absl::Status status = finder.Start(); !status.ok()) {

@@ -1,12 +1,17 @@
 #include "finder/registry.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "ipc/caller.h"
+#include "ipc/caller_key.h"
 #include "ipc/grpc_status.h"
 #include "ipc/method_name.h"
 #include "net/log.h"
+#include "net/status_macros.h"
 
 namespace sluice::finder {
 namespace {
@@ -39,14 +44,27 @@ std::string InterfaceText(const std::string& service) {
 
 }  // namespace
 
-Registry::Registry(AccessList access_list, std::function<std::string()> random_key, bool in_grace)
+Registry::Registry(AccessList access_list, std::function<std::string()> random_key, bool in_grace,
+                   Authority authority)
     : access_list_(std::move(access_list)),
+      authority_(std::move(authority)),
       random_key_(std::move(random_key)),
       in_grace_(in_grace) {}
 
-SessionId Registry::Open(SessionSink* sink) {
+ipc::PeerIdentity Registry::LocalPeer() {
+  ipc::PeerIdentity peer;
+  peer.transport = ipc::PeerIdentity::Transport::kUnix;
+  peer.pid = getpid();
+  peer.uid = geteuid();
+  peer.gid = getegid();
+  return peer;
+}
+
+SessionId Registry::Open(SessionSink* sink, ipc::PeerIdentity peer) {
   SessionId id = next_session_++;
-  sessions_[id].sink = sink;
+  Session& session = sessions_[id];
+  session.sink = sink;
+  session.peer = std::move(peer);
   return id;
 }
 
@@ -74,21 +92,11 @@ absl::StatusOr<v1::Registered> Registry::Register(SessionId id,
   }
   std::string instance = registration.instance_name().empty() ? PickInstanceName(class_name)
                                                               : registration.instance_name();
-  if (!ValidComponentName(instance)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "bad instance name \"%s\" (want 1-64 letters, digits, '_', '-', '.')", instance));
-  }
-  if (components_.contains(instance)) {
-    return absl::AlreadyExistsError(
-        absl::StrFormat("instance name %s is already registered", instance));
-  }
-  for (const auto& [name, other] : components_) {
-    if (other.registration.class_name() != class_name) continue;
-    if (registration.sole_instance() || other.registration.sole_instance()) {
-      return absl::AlreadyExistsError(
-          absl::StrFormat("class %s allows one instance and %s is registered", class_name, name));
-    }
-  }
+  v1::Registration named = registration;
+  named.set_instance_name(instance);
+  auto principal = authority_.Admit(session.peer, named);
+  if (!principal.ok()) return principal.status();
+  RETURN_IF_ERROR(CheckNames(class_name, instance, registration));
   absl::flat_hash_map<std::string, std::string> previous;
   for (const auto& key : registration.previous_keys()) {
     if (key.key().size() == 16) previous[key.method()] = key.key();
@@ -96,8 +104,9 @@ absl::StatusOr<v1::Registered> Registry::Register(SessionId id,
   Component component;
   component.session = id;
   component.order = next_order_++;
-  component.registration = registration;
-  component.registration.set_instance_name(instance);
+  component.registration = std::move(named);
+  component.registration.clear_credential();
+  component.principal = *principal;
   v1::Registered reply;
   reply.set_instance_name(instance);
   for (const auto& service : registration.services()) {
@@ -114,10 +123,41 @@ absl::StatusOr<v1::Registered> Registry::Register(SessionId id,
   }
   session.instance = instance;
   session.class_name = class_name;
+  session.principal = *principal;
+  instance_classes_.try_emplace(instance, class_name);
   auto [it, inserted] = components_.emplace(instance, std::move(component));
   SLUICE_LOG(kInfo) << "registered " << instance << " (class " << class_name << ", "
-                    << it->second.keys.size() << " methods)";
+                    << it->second.keys.size() << " methods; "
+                    << (principal->person ? absl::StrFormat("%s, role %s", session.peer.Describe(),
+                                                            RoleName(principal->role))
+                                          : session.peer.Describe())
+                    << ")";
   return reply;
+}
+
+absl::Status Registry::CheckNames(const std::string& class_name, const std::string& instance,
+                                  const v1::Registration& registration) const {
+  if (!ValidComponentName(instance)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "bad instance name \"%s\" (want 1-64 letters, digits, '_', '-', '.')", instance));
+  }
+  if (auto owner = instance_classes_.find(instance);
+      owner != instance_classes_.end() && owner->second != class_name) {
+    return absl::PermissionDeniedError(absl::StrFormat(
+        "instance name %s belongs to class %s, not %s", instance, owner->second, class_name));
+  }
+  if (components_.contains(instance)) {
+    return absl::AlreadyExistsError(
+        absl::StrFormat("instance name %s is already registered", instance));
+  }
+  for (const auto& [name, other] : components_) {
+    if (other.registration.class_name() != class_name) continue;
+    if (registration.sole_instance() || other.registration.sole_instance()) {
+      return absl::AlreadyExistsError(
+          absl::StrFormat("class %s allows one instance and %s is registered", class_name, name));
+    }
+  }
+  return absl::OkStatus();
 }
 
 void Registry::Ready(SessionId id) {
@@ -159,7 +199,8 @@ v1::ResolveReply Registry::Resolve(SessionId id, const v1::ResolveRequest& reque
                         absl::StrFormat("no such target: %s", request.target()));
   }
   const v1::Registration& reg = target->registration;
-  if (!access_list_.Allows({session.class_name, session.instance},
+  if (!session.principal.person &&
+      !access_list_.Allows({session.class_name, session.instance},
                            {reg.class_name(), reg.instance_name()}, request.service())) {
     SLUICE_LOG(kInfo) << "access list denies " << session.instance << " resolving "
                       << request.target() << "/" << InterfaceText(request.service());
@@ -178,20 +219,76 @@ v1::ResolveReply Registry::Resolve(SessionId id, const v1::ResolveRequest& reque
                         absl::StrFormat("target %s does not implement %s", request.target(),
                                         InterfaceText(request.service())));
   }
+  target->resolvers.insert(id);
+  if (session.principal.person) return ResolveForPerson(request.id(), *target, *service);
   v1::ResolveReply reply;
   reply.set_id(request.id());
   reply.set_instance_name(reg.instance_name());
   reply.set_class_name(reg.class_name());
   reply.set_incarnation(reg.incarnation());
+  reply.set_certificate_name(target->principal.certificate);
   *reply.mutable_endpoints() = reg.endpoints();
+  const std::string caller_id = absl::StrFormat("%s/%s", session.class_name, session.instance);
   for (const auto& rpc : service->methods()) {
     std::string path = absl::StrFormat("/%s/%s", service->name(), rpc);
     auto* key = reply.add_keys();
     key->set_method(path);
-    key->set_key(target->keys.at(path));
+    key->set_key(ipc::CallerKey(target->keys.at(path), caller_id));
   }
-  target->resolvers.insert(id);
   return reply;
+}
+
+v1::ResolveReply Registry::ResolveForPerson(uint64_t id, const Component& target,
+                                            const v1::ServiceInfo& service) const {
+  v1::ResolveReply reply;
+  reply.set_id(id);
+  reply.set_instance_name(target.registration.instance_name());
+  reply.set_class_name(target.registration.class_name());
+  reply.set_incarnation(target.registration.incarnation());
+  reply.set_relay(true);
+  for (const auto& rpc : service.methods()) {
+    reply.add_keys()->set_method(absl::StrFormat("/%s/%s", service.name(), rpc));
+  }
+  return reply;
+}
+
+absl::StatusOr<Registry::RelayTarget> Registry::Relay(const Principal& person,
+                                                      const std::string& target_name,
+                                                      const std::string& method) {
+  Component* target = FindTarget(target_name);
+  if (target == nullptr) {
+    return absl::NotFoundError(absl::StrFormat("no such target: %s", target_name));
+  }
+  auto name = ipc::MethodName::Parse(method);
+  if (!name.ok()) return name.status();
+  const v1::ServiceInfo* service = nullptr;
+  for (const auto& s : target->registration.services()) {
+    if (s.name() == name->service()) service = &s;
+  }
+  auto has = [](const auto& list, const std::string& rpc) {
+    return std::find(list.begin(), list.end(), rpc) != list.end();
+  };
+  if (service == nullptr || !has(service->methods(), name->rpc())) {
+    return absl::NotFoundError(
+        absl::StrFormat("target %s has no method %s", target_name, name->full_name()));
+  }
+  const std::string shown = name->xrl().empty() ? name->full_name() : name->xrl();
+  if (person.role != Role::kAdmin &&
+      (person.role != Role::kOperator || !has(service->read_methods(), name->rpc()))) {
+    SLUICE_LOG(kInfo) << "refused " << person.user_name << " (role " << RoleName(person.role)
+                      << ") calling " << shown << " on " << target_name;
+    return absl::PermissionDeniedError(
+        absl::StrFormat("%s changes state and role %s may only read: %s needs role admin", shown,
+                        RoleName(person.role), shown));
+  }
+  RelayTarget relay;
+  relay.instance = target->registration.instance_name();
+  relay.endpoints.assign(target->registration.endpoints().begin(),
+                         target->registration.endpoints().end());
+  relay.certificate = target->principal.certificate;
+  relay.caller_id = ipc::Caller{std::string(ipc::kPersonClass), person.user_name}.id();
+  relay.key = ipc::CallerKey(target->keys.at(name->path()), relay.caller_id);
+  return relay;
 }
 
 bool Registry::WatchMatches(const WatchSpec& watch, const v1::Registration& registration) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ipc/caller_key.h"
+
 namespace sluice::finder {
 namespace {
 
@@ -85,7 +87,9 @@ TEST_F(RegistryTest, RegisterGivesAKeyPerMethodAndResolveReturnsThem) {
   EXPECT_EQ(reply.instance_name(), "rib");
   EXPECT_EQ(reply.endpoints(0), "unix:/tmp/rib.sock");
   ASSERT_EQ(reply.keys_size(), 2);
-  EXPECT_EQ(reply.keys(1).key(), registered->keys(1).key());
+  // The resolver gets a key derived for itself, never the method's secret.
+  EXPECT_NE(reply.keys(1).key(), registered->keys(1).key());
+  EXPECT_EQ(reply.keys(1).key(), ipc::CallerKey(registered->keys(1).key(), "bgp/bgp"));
 }
 
 TEST_F(RegistryTest, ResolveErrors) {
@@ -112,8 +116,11 @@ TEST_F(RegistryTest, NamesAreUniqueAndSoleInstancesAlone) {
   auto second = Join(registry_, b, Component("rib", ""));
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->instance_name(), "rib-2");
-  EXPECT_EQ(Join(registry_, c, Component("x", "rib")).status().code(),
+  EXPECT_EQ(Join(registry_, c, Component("rib", "rib")).status().code(),
             absl::StatusCode::kAlreadyExists);
+  // An instance name belongs to the class that registered it first.
+  EXPECT_EQ(Join(registry_, c, Component("x", "rib")).status().code(),
+            absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(Join(registry_, c, Component("rib", "rib-9", /*sole=*/true)).status().code(),
             absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(Join(registry_, d, Component("bad name", "x")).status().code(),
