@@ -42,6 +42,7 @@
 #include "fea/netlink_ifmgr.h"
 #include "fea/service/fea_fib_service.h"
 #include "fea/service/fea_ifmgr_service.h"
+#include "ipc/process_security.h"
 #include "ipc/profile_service.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
@@ -162,6 +163,11 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
 
 int main(int argc, char** argv) {
   net::SetLogTag("fea");
+  // Before any thread: umask, non-dumpable, the inherited class credential.
+  if (absl::Status status = ipc::HardenProcess(); !status.ok()) {
+    std::cerr << "sluice-fea: " << status.message() << "\n";
+    return 1;
+  }
   Flags flags;
   if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
 

@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "ipc/process_security.h"
 #include "ipc/profile_service.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
@@ -98,6 +99,11 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
 
 int main(int argc, char** argv) {
   net::SetLogTag("rib");
+  // Before any thread: umask, non-dumpable, the inherited class credential.
+  if (absl::Status status = ipc::HardenProcess(); !status.ok()) {
+    std::cerr << "sluice-rib: " << status.message() << "\n";
+    return 1;
+  }
   Flags flags;
   if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
 

@@ -242,15 +242,40 @@ void FeaFibService::ExpireIdle() {
   }
 }
 
+absl::Status FeaFibService::CheckBulk(std::string_view method, const ipc::Caller& caller) const {
+  if (!caller.person()) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      std::string(method), " feeds the FIB in bulk and is for a component (the RIB), not for ",
+      caller.id(), "; people change the FIB in transactions"));
+}
+
+absl::Status FeaFibService::CheckFeeder(std::string_view method, const ipc::Caller& caller) {
+  RETURN_IF_ERROR(CheckBulk(method, caller));
+  if (feeder_class_.empty()) feeder_class_ = caller.class_name;
+  if (caller.class_name != feeder_class_) {
+    return absl::PermissionDeniedError(absl::StrCat(std::string(method),
+                                                    ": the FIB is fed by class ", feeder_class_,
+                                                    ", not by ", caller.id()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FeaFibService::Register() {
   // --- transactions, one change per call -------------------------------------------------
   RETURN_IF_ERROR(router_.Handle(
       kStartTransaction,
-      [this](
-          const pb::StartTransactionRequest& request) -> absl::StatusOr<pb::StartTransactionReply> {
-        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction(request.owner()));
-        open_[id] = OpenTransaction{request.owner(), Clock::now(), {}};
-        WatchOwner(request.owner());
+      [this](const pb::StartTransactionRequest& request,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::StartTransactionReply> {
+        // A caller that names itself as the owner has its transactions aborted when it dies;
+        // it cannot name anyone else.
+        std::string owner;
+        if (!request.owner().empty()) {
+          ASSIGN_OR_RETURN(owner,
+                           ipc::CallerAsTarget("start_transaction", request.owner(), caller));
+        }
+        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction(owner));
+        open_[id] = OpenTransaction{owner, Clock::now(), {}};
+        WatchOwner(owner);
         pb::StartTransactionReply reply;
         reply.set_tid(id);
         return reply;
@@ -322,7 +347,9 @@ absl::Status FeaFibService::Register() {
   // --- a whole transaction in one call (the RIB) -----------------------------------------
   RETURN_IF_ERROR(router_.Handle(
       kApplyBatch,
-      [this](const pb::ApplyBatchRequest& request) -> absl::StatusOr<pb::CommitTransactionReply> {
+      [this](const pb::ApplyBatchRequest& request,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::CommitTransactionReply> {
+        RETURN_IF_ERROR(CheckBulk("apply_batch", caller));
         ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
         const bool profile_in = route_in_->enabled();
         const bool profile_kernel = route_in_kernel_->enabled();
@@ -380,8 +407,9 @@ absl::Status FeaFibService::Register() {
 
   RETURN_IF_ERROR(router_.Handle(
       kApplyBatchPacked,
-      [this](const pb::ApplyBatchPackedRequest& request)
-          -> absl::StatusOr<pb::CommitTransactionReply> {
+      [this](const pb::ApplyBatchPackedRequest& request,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::CommitTransactionReply> {
+        RETURN_IF_ERROR(CheckBulk("apply_batch_packed", caller));
         ASSIGN_OR_RETURN(PackedBatch batch, PackedBatch::Open(request));
         ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
         const bool profile_in = route_in_->enabled();
@@ -429,7 +457,9 @@ absl::Status FeaFibService::Register() {
   // --- full push -------------------------------------------------------------------------
   RETURN_IF_ERROR(router_.Handle(
       kStartFullPush,
-      [this](const pb::StartFullPushRequest&) -> absl::StatusOr<pb::StartFullPushReply> {
+      [this](const pb::StartFullPushRequest&,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::StartFullPushReply> {
+        RETURN_IF_ERROR(CheckFeeder("start_full_push", caller));
         full_push_ = true;
         stale_.clear();
         stale_.reserve(fib_.size());
@@ -444,7 +474,9 @@ absl::Status FeaFibService::Register() {
       }));
   RETURN_IF_ERROR(router_.Handle(
       kCompleteFullPush,
-      [this](const pb::CompleteFullPushRequest&) -> absl::StatusOr<pb::CompleteFullPushReply> {
+      [this](const pb::CompleteFullPushRequest&,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::CompleteFullPushReply> {
+        RETURN_IF_ERROR(CheckFeeder("complete_full_push", caller));
         size_t removed = 0;
         if (full_push_) {
           full_push_ = false;
@@ -512,10 +544,11 @@ absl::Status FeaFibService::Register() {
   // --- change subscribers ----------------------------------------------------------------
   RETURN_IF_ERROR(router_.Handle(
       kSubscribeChanges,
-      [this](const pb::SubscribeChangesRequest& r) -> absl::StatusOr<pb::SubscribeChangesReply> {
-        if (r.target().empty()) return absl::InvalidArgumentError("subscribe_changes: no target");
-        if (subscribers_.contains(r.target())) return pb::SubscribeChangesReply();
-        const std::string target = r.target();
+      [this](const pb::SubscribeChangesRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::SubscribeChangesReply> {
+        ASSIGN_OR_RETURN(const std::string target,
+                         ipc::CallerAsTarget("subscribe_changes", r.target(), caller));
+        if (subscribers_.contains(target)) return pb::SubscribeChangesReply();
         subscribers_[target] =
             router_.WatchInstance(target, [this, target](const ipc::TargetEvent& e) {
               if (e.kind != ipc::TargetEvent::kDeath) return;
@@ -529,9 +562,12 @@ absl::Status FeaFibService::Register() {
       }));
   RETURN_IF_ERROR(router_.Handle(
       kUnsubscribeChanges,
-      [this](const pb::SubscribeChangesRequest& r) -> absl::StatusOr<pb::SubscribeChangesReply> {
-        if (!DropSubscriber(r.target())) {
-          return absl::NotFoundError(absl::StrCat(r.target(), " is not subscribed"));
+      [this](const pb::SubscribeChangesRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::SubscribeChangesReply> {
+        ASSIGN_OR_RETURN(const std::string target,
+                         ipc::CallerAsTarget("unsubscribe_changes", r.target(), caller));
+        if (!DropSubscriber(target)) {
+          return absl::NotFoundError(absl::StrCat(target, " is not subscribed"));
         }
         return pb::SubscribeChangesReply();
       }));

@@ -36,6 +36,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "fea/fib.h"
+#include "ipc/caller.h"
 #include "ipc/xrl_router.h"
 #include "stage/profile.h"
 
@@ -93,6 +94,14 @@ class FeaFibService {
   absl::flat_hash_map<std::string, ipc::WatchId> subscribers_;
   WatcherId fib_watcher_ = 0;
 
+  // Whether `caller` may change the FIB in bulk (apply_batch): a component, not a person.
+  // Errors: PermissionDenied.
+  absl::Status CheckBulk(std::string_view method, const ipc::Caller& caller) const;
+  // Whether `caller` may make a full push (which ends by sweeping what was not re-sent): a
+  // component of the class that made the first one (the RIB) — bound to the authenticated
+  // caller, so nobody else can make the FEA sweep the FIB. Errors: PermissionDenied.
+  absl::Status CheckFeeder(std::string_view method, const ipc::Caller& caller);
+  std::string feeder_class_;                // the class that made the first full push
   bool full_push_ = false;                  // between start and complete_full_push
   absl::flat_hash_set<net::Prefix> stale_;  // routes not re-sent yet in the full push
 

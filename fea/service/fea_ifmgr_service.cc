@@ -185,9 +185,11 @@ absl::Status FeaIfmgrService::Register() {
 
   // --- subscribers -------------------------------------------------------------------------
   RETURN_IF_ERROR(router_.Handle(
-      kSubscribe, [this](const pb::SubscribeRequest& r) -> absl::StatusOr<pb::SubscribeReply> {
-        if (r.target().empty()) return absl::InvalidArgumentError("subscribe: no target");
-        const std::string target = r.target();
+      kSubscribe,
+      [this](const pb::SubscribeRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::SubscribeReply> {
+        ASSIGN_OR_RETURN(const std::string target,
+                         ipc::CallerAsTarget("subscribe", r.target(), caller));
         // Changes of this turn not yet sent go to the older subscribers; the new one gets them
         // in its dump.
         Flush();
@@ -216,13 +218,16 @@ absl::Status FeaIfmgrService::Register() {
         Send(target, std::move(dump));
         return pb::SubscribeReply();
       }));
-  return router_.Handle(
-      kUnsubscribe, [this](const pb::SubscribeRequest& r) -> absl::StatusOr<pb::SubscribeReply> {
-        if (!Drop(r.target())) {
-          return absl::NotFoundError(absl::StrCat(r.target(), " is not subscribed"));
-        }
-        return pb::SubscribeReply();
-      });
+  return router_.Handle(kUnsubscribe,
+                        [this](const pb::SubscribeRequest& r,
+                               const ipc::Caller& caller) -> absl::StatusOr<pb::SubscribeReply> {
+                          ASSIGN_OR_RETURN(const std::string target,
+                                           ipc::CallerAsTarget("unsubscribe", r.target(), caller));
+                          if (!Drop(target)) {
+                            return absl::NotFoundError(absl::StrCat(target, " is not subscribed"));
+                          }
+                          return pb::SubscribeReply();
+                        });
 }
 
 }  // namespace sluice::fea

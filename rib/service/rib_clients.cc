@@ -98,7 +98,7 @@ RibClients::~RibClients() {
 std::string RibClients::Describe() const {
   std::string s = absl::StrCat("clients: ", clients_.size(), " (", deaths_, " died)");
   for (const auto& [protocol, owner] : owners_) {
-    absl::StrAppend(&s, "; ", protocol, " owned by ", owner);
+    absl::StrAppend(&s, "; ", protocol, " owned by ", owner.instance);
   }
   return s;
 }
@@ -131,7 +131,7 @@ void RibClients::Gone(const std::string& name, const char* why) {
   router_.Unwatch(client->watch);
   std::vector<std::string> protocols;
   for (auto o = owners_.begin(); o != owners_.end();) {
-    if (o->second == name) {
+    if (o->second.instance == name) {
       protocols.push_back(o->first);
       o = owners_.erase(o);
     } else {
@@ -148,24 +148,53 @@ void RibClients::Gone(const std::string& name, const char* why) {
                     << absl::StrJoin(protocols, ", ");
 }
 
-absl::Status RibClients::RegisterProtocol(std::string_view protocol, std::string_view owner) {
+absl::Status RibClients::RegisterProtocol(std::string_view protocol, const ipc::Caller& caller,
+                                          std::string_view target) {
   RETURN_IF_ERROR(ValidateProtocolName(protocol));
   if (protocol == kConnectedProtocol) {
     return absl::InvalidArgumentError("protocol \"connected\" belongs to the RIB");
   }
-  if (owner.empty()) return absl::InvalidArgumentError("register_protocol: no target");
-  Ensure(owner);
-  auto [it, added] = owners_.try_emplace(std::string(protocol), std::string(owner));
-  if (!added && it->second != owner) {
-    SLUICE_LOG(kInfo) << "protocol " << protocol << " moves from " << it->second << " to " << owner;
-    it->second = std::string(owner);
+  if (caller.person()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "register_protocol: ", caller.instance_name,
+        " is a person, not a component: only a component owns a protocol (its routes leave "
+        "when it dies)"));
+  }
+  if (!target.empty() && target != caller.instance_name) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("register_protocol: target ", std::string(target), " is not the caller (",
+                     caller.id(), "); a component registers its protocols for itself"));
+  }
+  auto it = owners_.find(protocol);
+  if (it != owners_.end() && it->second.class_name != caller.class_name) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("protocol ", std::string(protocol), " belongs to ", it->second.instance,
+                     " (class ", it->second.class_name, "), not to ", caller.id()));
+  }
+  Ensure(caller.instance_name);
+  if (it == owners_.end()) {
+    owners_.emplace(std::string(protocol), Owner{caller.instance_name, caller.class_name});
+  } else if (it->second.instance != caller.instance_name) {
+    SLUICE_LOG(kInfo) << "protocol " << protocol << " moves from " << it->second.instance << " to "
+                      << caller.instance_name;
+    it->second.instance = caller.instance_name;
   }
   return absl::OkStatus();
 }
 
+absl::Status RibClients::CheckWriter(std::string_view protocol, const ipc::Caller& caller) const {
+  auto it = owners_.find(protocol);
+  if (it == owners_.end() || it->second.class_name == caller.class_name) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "protocol ", std::string(protocol), " belongs to ", it->second.instance, " (class ",
+      it->second.class_name, "): its routes come from there, not from ", caller.id()));
+}
+
 std::string RibClients::OwnerOf(std::string_view protocol) const {
   auto it = owners_.find(protocol);
-  return it == owners_.end() ? "" : it->second;
+  return it == owners_.end() ? "" : it->second.instance;
 }
 
 absl::StatusOr<InterestAnswer> RibClients::RegisterInterest(std::string_view client,

@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ipc/caller.h"
 #include "ipc/xrl_router.h"
 #include "rib/rib.h"
 
@@ -35,9 +36,16 @@ class RibClients {
   RibClients(const RibClients&) = delete;
   RibClients& operator=(const RibClients&) = delete;
 
-  // `owner` owns `protocol`'s routes from now on (a previous owner no longer does). Errors:
-  // InvalidArgument (bad protocol name, "connected", empty owner).
-  absl::Status RegisterProtocol(std::string_view protocol, std::string_view owner);
+  // The calling component owns `protocol`'s routes from now on (a previous owner of its class
+  // no longer does). Ownership follows the caller's authenticated identity (ipc/caller.h):
+  // `target`, when given, must name the caller itself. Errors: InvalidArgument (bad protocol
+  // name, "connected"); PermissionDenied (a person calls, `target` names someone else, or
+  // a live component of another class owns the protocol).
+  absl::Status RegisterProtocol(std::string_view protocol, const ipc::Caller& caller,
+                                std::string_view target = "");
+  // Whether `caller` may add or delete `protocol`'s routes: anyone with the method's key when
+  // the protocol has no owner, else only the owner's class. Errors: PermissionDenied.
+  absl::Status CheckWriter(std::string_view protocol, const ipc::Caller& caller) const;
   // The owner of `protocol`, or "".
   std::string OwnerOf(std::string_view protocol) const;
 
@@ -67,7 +75,11 @@ class RibClients {
   ipc::XrlRouter& router_;
   Rib& rib_;
   std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;
-  std::map<std::string, std::string, std::less<>> owners_;  // protocol -> owner instance
+  struct Owner {
+    std::string instance;
+    std::string class_name;
+  };
+  std::map<std::string, Owner, std::less<>> owners_;  // by protocol
   uint64_t deaths_ = 0;
 };
 

@@ -96,8 +96,10 @@ absl::Status RibService::Register() {
 
 absl::Status RibService::RegisterRoutes() {
   // One route per call (scripting): a batch of one.
-  auto add_one = [this](const std::string& protocol, absl::StatusOr<RouteInput> input,
+  auto add_one = [this](const std::string& protocol, const ipc::Caller& caller,
+                        absl::StatusOr<RouteInput> input,
                         bool replace) -> absl::StatusOr<pb::RouteReply> {
+    RETURN_IF_ERROR(clients_.CheckWriter(protocol, caller));
     RETURN_IF_ERROR(input.status());
     std::span<const RouteInput> one(&*input, 1);
     ASSIGN_OR_RETURN(BatchResult result,
@@ -106,8 +108,9 @@ absl::Status RibService::RegisterRoutes() {
     if (replace) reply.set_found(result.not_found.empty());
     return reply;
   };
-  auto delete_one = [this](const std::string& protocol,
+  auto delete_one = [this](const std::string& protocol, const ipc::Caller& caller,
                            absl::StatusOr<net::Prefix> prefix) -> absl::StatusOr<pb::RouteReply> {
+    RETURN_IF_ERROR(clients_.CheckWriter(protocol, caller));
     RETURN_IF_ERROR(prefix.status());
     ASSIGN_OR_RETURN(BatchResult result,
                      rib_.DeleteRoutes(protocol, std::span<const net::Prefix>(&*prefix, 1)));
@@ -115,55 +118,72 @@ absl::Status RibService::RegisterRoutes() {
     reply.set_found(result.not_found.empty());
     return reply;
   };
-  RETURN_IF_ERROR(router_.Handle(
-      kAddRoute4, [add_one](const pb::AddRoute4Request& r) -> absl::StatusOr<pb::RouteReply> {
-        return add_one(r.protocol(), InputFromRequest(r), false);
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kAddRoute6, [add_one](const pb::AddRoute6Request& r) -> absl::StatusOr<pb::RouteReply> {
-        return add_one(r.protocol(), InputFromRequest(r), false);
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kReplaceRoute4, [add_one](const pb::AddRoute4Request& r) -> absl::StatusOr<pb::RouteReply> {
-        return add_one(r.protocol(), InputFromRequest(r), true);
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kReplaceRoute6, [add_one](const pb::AddRoute6Request& r) -> absl::StatusOr<pb::RouteReply> {
-        return add_one(r.protocol(), InputFromRequest(r), true);
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kDeleteRoute4,
-      [delete_one](const pb::DeleteRoute4Request& r) -> absl::StatusOr<pb::RouteReply> {
-        return delete_one(r.protocol(), ipc::FromProto(r.network()));
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kDeleteRoute6,
-      [delete_one](const pb::DeleteRoute6Request& r) -> absl::StatusOr<pb::RouteReply> {
-        return delete_one(r.protocol(), ipc::FromProto(r.network()));
-      }));
+  RETURN_IF_ERROR(router_.Handle(kAddRoute4,
+                                 [add_one](const pb::AddRoute4Request& r, const ipc::Caller& caller)
+                                     -> absl::StatusOr<pb::RouteReply> {
+                                   return add_one(r.protocol(), caller, InputFromRequest(r), false);
+                                 }));
+  RETURN_IF_ERROR(router_.Handle(kAddRoute6,
+                                 [add_one](const pb::AddRoute6Request& r, const ipc::Caller& caller)
+                                     -> absl::StatusOr<pb::RouteReply> {
+                                   return add_one(r.protocol(), caller, InputFromRequest(r), false);
+                                 }));
+  RETURN_IF_ERROR(router_.Handle(kReplaceRoute4,
+                                 [add_one](const pb::AddRoute4Request& r, const ipc::Caller& caller)
+                                     -> absl::StatusOr<pb::RouteReply> {
+                                   return add_one(r.protocol(), caller, InputFromRequest(r), true);
+                                 }));
+  RETURN_IF_ERROR(router_.Handle(kReplaceRoute6,
+                                 [add_one](const pb::AddRoute6Request& r, const ipc::Caller& caller)
+                                     -> absl::StatusOr<pb::RouteReply> {
+                                   return add_one(r.protocol(), caller, InputFromRequest(r), true);
+                                 }));
+  RETURN_IF_ERROR(
+      router_.Handle(kDeleteRoute4,
+                     [delete_one](const pb::DeleteRoute4Request& r,
+                                  const ipc::Caller& caller) -> absl::StatusOr<pb::RouteReply> {
+                       return delete_one(r.protocol(), caller, ipc::FromProto(r.network()));
+                     }));
+  RETURN_IF_ERROR(
+      router_.Handle(kDeleteRoute6,
+                     [delete_one](const pb::DeleteRoute6Request& r,
+                                  const ipc::Caller& caller) -> absl::StatusOr<pb::RouteReply> {
+                       return delete_one(r.protocol(), caller, ipc::FromProto(r.network()));
+                     }));
 
   // Batches (protocols).
+  RETURN_IF_ERROR(
+      router_.Handle(kAddRoutes,
+                     [this](const pb::RoutesRequest& r,
+                            const ipc::Caller& caller) -> absl::StatusOr<pb::RoutesReply> {
+                       RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
+                       ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
+                       ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
+                       return ToReply(result);
+                     }));
+  RETURN_IF_ERROR(
+      router_.Handle(kAddRoutesPacked,
+                     [this](const pb::AddRoutesPackedRequest& r,
+                            const ipc::Caller& caller) -> absl::StatusOr<pb::RoutesReply> {
+                       RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
+                       ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, InputsFromPacked(r));
+                       ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
+                       return ToReply(result);
+                     }));
   RETURN_IF_ERROR(router_.Handle(
-      kAddRoutes, [this](const pb::RoutesRequest& r) -> absl::StatusOr<pb::RoutesReply> {
-        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
-        ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
-        return ToReply(result);
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kAddRoutesPacked,
-      [this](const pb::AddRoutesPackedRequest& r) -> absl::StatusOr<pb::RoutesReply> {
-        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, InputsFromPacked(r));
-        ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
-        return ToReply(result);
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kReplaceRoutes, [this](const pb::RoutesRequest& r) -> absl::StatusOr<pb::RoutesReply> {
+      kReplaceRoutes,
+      [this](const pb::RoutesRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::RoutesReply> {
+        RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
         ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
         ASSIGN_OR_RETURN(BatchResult result, rib_.ReplaceRoutes(r.protocol(), inputs));
         return ToReply(result);
       }));
   return router_.Handle(
-      kDeleteRoutes, [this](const pb::DeleteRoutesRequest& r) -> absl::StatusOr<pb::RoutesReply> {
+      kDeleteRoutes,
+      [this](const pb::DeleteRoutesRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::RoutesReply> {
+        RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
         std::vector<net::Prefix> prefixes;
         prefixes.reserve(r.networks_size());
         for (int i = 0; i < r.networks_size(); ++i) {
@@ -263,37 +283,49 @@ absl::Status RibService::RegisterQueries() {
 absl::Status RibService::RegisterClients() {
   RETURN_IF_ERROR(router_.Handle(
       kRegisterProtocol,
-      [this](const pb::RegisterProtocolRequest& r) -> absl::StatusOr<pb::RegisterProtocolReply> {
-        RETURN_IF_ERROR(clients_.RegisterProtocol(r.protocol(), r.target()));
+      [this](const pb::RegisterProtocolRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::RegisterProtocolReply> {
+        RETURN_IF_ERROR(clients_.RegisterProtocol(r.protocol(), caller, r.target()));
         return pb::RegisterProtocolReply();
       }));
   RETURN_IF_ERROR(router_.Handle(
       kRegisterInterest,
-      [this](const pb::RegisterInterestRequest& r) -> absl::StatusOr<pb::RegisterInterestReply> {
+      [this](const pb::RegisterInterestRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::RegisterInterestReply> {
+        ASSIGN_OR_RETURN(std::string client,
+                         ipc::CallerAsTarget("register_interest", r.client(), caller));
         ASSIGN_OR_RETURN(net::IPAddress address, ipc::FromProto(r.address()));
-        ASSIGN_OR_RETURN(InterestAnswer answer, clients_.RegisterInterest(r.client(), address));
+        ASSIGN_OR_RETURN(InterestAnswer answer, clients_.RegisterInterest(client, address));
         pb::RegisterInterestReply reply;
         AnswerToProto(answer, &reply);
         return reply;
       }));
   RETURN_IF_ERROR(router_.Handle(
       kDeregisterInterest,
-      [this](
-          const pb::DeregisterInterestRequest& r) -> absl::StatusOr<pb::DeregisterInterestReply> {
+      [this](const pb::DeregisterInterestRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::DeregisterInterestReply> {
+        ASSIGN_OR_RETURN(std::string client,
+                         ipc::CallerAsTarget("deregister_interest", r.client(), caller));
         ASSIGN_OR_RETURN(net::Prefix subnet, ipc::FromProto(r.valid_subnet()));
-        RETURN_IF_ERROR(clients_.DeregisterInterest(r.client(), subnet));
+        RETURN_IF_ERROR(clients_.DeregisterInterest(client, subnet));
         return pb::DeregisterInterestReply();
       }));
   RETURN_IF_ERROR(router_.Handle(
       kRedistSubscribe,
-      [this](const pb::RedistSubscribeRequest& r) -> absl::StatusOr<pb::RedistSubscribeReply> {
-        RETURN_IF_ERROR(clients_.RedistSubscribe(r.target(), r.family(), r.protocol()));
+      [this](const pb::RedistSubscribeRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::RedistSubscribeReply> {
+        ASSIGN_OR_RETURN(std::string target,
+                         ipc::CallerAsTarget("redist_subscribe", r.target(), caller));
+        RETURN_IF_ERROR(clients_.RedistSubscribe(target, r.family(), r.protocol()));
         return pb::RedistSubscribeReply();
       }));
   return router_.Handle(
       kRedistUnsubscribe,
-      [this](const pb::RedistSubscribeRequest& r) -> absl::StatusOr<pb::RedistSubscribeReply> {
-        RETURN_IF_ERROR(clients_.RedistUnsubscribe(r.target(), r.family(), r.protocol()));
+      [this](const pb::RedistSubscribeRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::RedistSubscribeReply> {
+        ASSIGN_OR_RETURN(std::string target,
+                         ipc::CallerAsTarget("redist_unsubscribe", r.target(), caller));
+        RETURN_IF_ERROR(clients_.RedistUnsubscribe(target, r.family(), r.protocol()));
         return pb::RedistSubscribeReply();
       });
 }

@@ -57,6 +57,7 @@ const ipc::Method<pb::RegisterProtocolRequest, pb::RegisterProtocolReply> kRegis
 const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
 const ipc::Method<pb::DeleteRoute4Request, pb::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
 const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
+const ipc::Method<pb::DeleteRoutesRequest, pb::RoutesReply> kDeleteRoutes{"rib/1.0/delete_routes"};
 const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
     "rib/1.0/add_routes_packed"};
 const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
@@ -313,20 +314,24 @@ class RibServiceTest : public ::testing::Test {
     }
     return done();
   }
+  // A call to the RIB from `from` (default: the client, class bgp).
   template <typename Request, typename Reply>
-  absl::StatusOr<Reply> Call(const ipc::Method<Request, Reply>& method, Request request) {
+  absl::StatusOr<Reply> Call(const ipc::Method<Request, Reply>& method, Request request,
+                             ipc::XrlRouter* from = nullptr) {
     std::optional<absl::StatusOr<Reply>> result;
-    client_->Call("rib", method, std::move(request),
-                  [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
+    (from != nullptr ? from : client_.get())
+        ->Call("rib", method, std::move(request),
+               [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
     EXPECT_TRUE(RunUntil([&] { return result.has_value(); }));
     if (!result) return absl::DeadlineExceededError("no answer");
     return *result;
   }
-  absl::Status AddRoutes(const std::string& protocol, std::vector<pb::RouteEntry> entries) {
+  absl::Status AddRoutes(const std::string& protocol, std::vector<pb::RouteEntry> entries,
+                         ipc::XrlRouter* from = nullptr) {
     pb::RoutesRequest request;
     request.set_protocol(protocol);
     for (auto& e : entries) *request.add_routes() = e;
-    return Call(kAddRoutes, request).status();
+    return Call(kAddRoutes, request, from).status();
   }
   bool FibIs(const std::vector<std::string>& expected) {
     return RunUntil([&] { return fea_ && fea_->Routes() == expected && rib_->Idle(); });
@@ -537,9 +542,8 @@ TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns)
   ASSERT_TRUE(RunUntil([&] { return owner->registered(); }));
   pb::RegisterProtocolRequest reg;
   reg.set_protocol("static");
-  reg.set_target("static-1");
-  ASSERT_TRUE(Call(kRegisterProtocol, reg).ok());
-  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  ASSERT_TRUE(Call(kRegisterProtocol, reg, owner.get()).ok());
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
   ASSERT_TRUE(AddRoutes("ebgp", {Entry("172.16.0.0/12", "192.0.2.8")}).ok());
   EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
                      "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
@@ -557,11 +561,50 @@ TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns)
       << ::testing::PrintToString(fea_->Routes());
 
   // It comes back and re-sends.
-  ASSERT_TRUE(Call(kRegisterProtocol, reg).ok());
-  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  owner = std::make_unique<ipc::XrlRouter>(io_, "static", "static-1", Options());
+  ASSERT_TRUE(owner->Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return owner->registered(); }));
+  ASSERT_TRUE(Call(kRegisterProtocol, reg, owner.get()).ok());
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
   EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
                      "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
                      "192.0.2.0/24 dev eth0 proto connected"}));
+}
+
+TEST_F(RibServiceTest, ProtocolOwnershipFollowsTheCallersIdentityNotTheRequest) {
+  StartFea();
+  auto owner = std::make_unique<ipc::XrlRouter>(io_, "static", "static-1", Options());
+  ASSERT_TRUE(owner->Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return owner->registered(); }));
+  pb::RegisterProtocolRequest reg;
+  reg.set_protocol("static");
+  ASSERT_TRUE(Call(kRegisterProtocol, reg, owner.get()).ok());
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
+
+  // The client (class bgp) names static-1 as the owner: the request field is not believed.
+  pb::RegisterProtocolRequest spoof;
+  spoof.set_protocol("ebgp");
+  spoof.set_target("static-1");
+  auto spoofed = Call(kRegisterProtocol, spoof);
+  EXPECT_EQ(spoofed.status().code(), absl::StatusCode::kPermissionDenied) << spoofed.status();
+  // Nor may another class take over, or feed, a protocol that has an owner.
+  auto taken = Call(kRegisterProtocol, reg);
+  EXPECT_EQ(taken.status().code(), absl::StatusCode::kPermissionDenied) << taken.status();
+  EXPECT_THAT(std::string(taken.status().message()), ::testing::HasSubstr("belongs to static-1"));
+  EXPECT_EQ(AddRoutes("static", {Entry("10.9.0.0/16", "192.0.2.2")}).code(),
+            absl::StatusCode::kPermissionDenied);
+  pb::DeleteRoutesRequest wipe;
+  wipe.set_protocol("static");
+  ipc::ToProto(P("10.0.0.0/8"), wipe.add_networks());
+  EXPECT_EQ(Call(kDeleteRoutes, wipe).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "192.0.2.0/24 dev eth0 proto connected"}));
+
+  // A subscription for somebody else is refused too.
+  pb::RedistSubscribeRequest sub;
+  sub.set_target("static-1");
+  sub.set_family("ipv4");
+  EXPECT_EQ(Call(kRedistSubscribe, sub).status().code(), absl::StatusCode::kPermissionDenied);
 }
 
 TEST_F(RibServiceTest, InterestRegistrationsAreInvalidatedThroughTheClient) {
