@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ipc/process_security.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "static_routes/static_routes.h"
@@ -168,6 +169,11 @@ int Run(const Flags& flags) {
 
 int main(int argc, char** argv) {
   sluice::net::SetLogTag("static");
+  // Before any thread: umask, non-dumpable, the inherited class credential.
+  if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
+    std::cerr << "sluice-static: " << status.message() << "\n";
+    return 1;
+  }
   std::signal(SIGPIPE, SIG_IGN);
   sluice::static_routes::Flags flags;
   if (int s = sluice::static_routes::ParseFlags(argc, argv, &flags); s != 0) return s == 1 ? 0 : s;

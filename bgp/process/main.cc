@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "bgp/process/bgp_daemon.h"
 #include "bgp/stages/send_budget.h"
+#include "ipc/process_security.h"
 #include "net/log.h"
 
 namespace sluice::bgp::process {
@@ -226,6 +227,11 @@ int Run(const Flags& flags) {
 
 int main(int argc, char** argv) {
   sluice::net::SetLogTag("bgp");
+  // Before any thread: umask, non-dumpable, the inherited class credential.
+  if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
+    std::cerr << "sluice-bgp: " << status.message() << "\n";
+    return 1;
+  }
   std::signal(SIGPIPE, SIG_IGN);
   return sluice::bgp::process::Run(sluice::bgp::process::ParseFlags(argc, argv));
 }

@@ -13,6 +13,7 @@
 #include "ipc/proto/finder.grpc.pb.h"
 #include "ipc/proto_codec.h"
 #include "ipc/rundir.h"
+#include "ipc/transport.h"
 #include "net/status_macros.h"
 
 namespace sluice::rtrmgr::cli {
@@ -40,9 +41,9 @@ XrlClient::XrlClient(std::string finder_address, int timeout_ms)
 XrlClient::~XrlClient() { router_.reset(); }
 
 absl::StatusOr<finder::v1::ListTargetsReply> XrlClient::ListTargets() {
-  ASSIGN_OR_RETURN(std::string target, ipc::GrpcTarget(finder_address_));
-  auto stub =
-      finder::v1::Finder::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  ASSIGN_OR_RETURN(auto channel,
+                   ipc::OpenChannel(finder_address_, "finder", grpc::ChannelArguments()));
+  auto stub = finder::v1::Finder::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
   finder::v1::ListTargetsReply reply;
@@ -64,9 +65,9 @@ absl::Status XrlClient::TargetStatus(const ipc::Xrl& xrl, const std::string& ser
 }
 
 absl::Status XrlClient::LoadDescriptors(const ipc::Xrl& xrl, const std::string& service) {
-  ASSIGN_OR_RETURN(std::string target, ipc::GrpcTarget(finder_address_));
-  auto stub =
-      finder::v1::Finder::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  ASSIGN_OR_RETURN(auto channel,
+                   ipc::OpenChannel(finder_address_, "finder", grpc::ChannelArguments()));
+  auto stub = finder::v1::Finder::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms_));
   finder::v1::GetDescriptorsRequest request;

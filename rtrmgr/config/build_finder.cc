@@ -1,4 +1,6 @@
-// finder { access { default allow | deny; CLASS { resolve [ TARGET[/INTERFACE/VERSION] ... ]; } } }
+// finder { access { default allow | deny; operator-group G; admin-group G;
+//                   CLASS { resolve [ TARGET[/INTERFACE/VERSION] ... ]; } }
+//          listen ADDRESS port N; tls { ca FILE; certificate FILE; key FILE; } insecure; }
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "rtrmgr/config/config_builder.h"
@@ -56,6 +58,53 @@ std::optional<ResolveRule> ReadResolveRule(const ConfigValue& v, Diagnostics* di
   return rule;
 }
 
+// A Unix group name: letters, digits, '_', '-', '.'.
+void ReadGroup(const ConfigNode& s, std::string* group, Diagnostics* diags) {
+  const ConfigValue* v = ExpectOne(s, absl::StrFormat("%s GROUP;", s.keyword), diags);
+  if (!v) return;
+  if (auto name = ReadName(*v, "_.-", 32, false, "a group name", diags)) *group = *name;
+}
+
+// tls { ca FILE; certificate FILE; key FILE; }: all three.
+void ReadTls(const ConfigNode& n, FinderConfig* finder, Diagnostics* diags) {
+  constexpr std::string_view kUsage = "tls { ca FILE; certificate FILE; key FILE; }";
+  if (!ExpectBlock(n, 0, kUsage, diags)) return;
+  FinderTls tls;
+  auto file = [&](std::string* out) {
+    return [out, diags](const ConfigNode& s) {
+      const ConfigValue* v = ExpectOne(s, absl::StrFormat("%s FILE;", s.keyword), diags);
+      if (!v) return;
+      if (auto text = ReadText(*v, 4096, "a file name", diags)) *out = *text;
+    };
+  };
+  BlockReader("tls", diags)
+      .Once("ca", file(&tls.ca))
+      .Once("certificate", file(&tls.certificate))
+      .Once("key", file(&tls.key))
+      .Read(n.children);
+  if (tls.ca.empty() || tls.certificate.empty() || tls.key.empty()) {
+    diags->Add(n.loc, absl::StrFormat("tls needs ca, certificate and key: %s", kUsage));
+    return;
+  }
+  finder->tls = std::move(tls);
+}
+
+// listen ADDRESS port N;
+void ReadFinderListen(const ConfigNode& s, FinderConfig* finder, Diagnostics* diags) {
+  constexpr std::string_view kUsage = "listen ADDRESS port N;";
+  if (!ExpectArgs(s, 3, kUsage, diags)) return;
+  auto address = ReadAddress(s.args[0], nullptr, "the Finder's listen address", diags);
+  if (!address) return;
+  if (s.args[1].kind != ConfigValue::Kind::kWord || s.args[1].text != "port") {
+    diags->Add(s.args[1].loc,
+               absl::StrFormat("expected 'port', found %s: %s", s.args[1].Describe(), kUsage));
+    return;
+  }
+  auto port = ReadNumber(s.args[2], 1, 65535, "the Finder's port", diags);
+  if (!port) return;
+  finder->listen.push_back(BgpListen{*address, static_cast<uint16_t>(*port), Where{s.loc}});
+}
+
 }  // namespace
 
 void BuildFinder(const ConfigNode& node, FinderConfig* finder, Diagnostics* diags) {
@@ -82,6 +131,10 @@ void BuildFinder(const ConfigNode& node, FinderConfig* finder, Diagnostics* diag
                                                                v->Describe()));
                           }
                         })
+                  .Once("operator-group",
+                        [&](const ConfigNode& s) { ReadGroup(s, &finder->operator_group, diags); })
+                  .Once("admin-group",
+                        [&](const ConfigNode& s) { ReadGroup(s, &finder->admin_group, diags); })
                   .Otherwise([&](const ConfigNode& s) {
                     // The keyword is the caller's component class.
                     ConfigValue name{ConfigValue::Kind::kWord, s.keyword, {}, s.loc};
@@ -122,6 +175,12 @@ void BuildFinder(const ConfigNode& node, FinderConfig* finder, Diagnostics* diag
                     finder->access.emplace(*cls, std::move(access));
                   })
                   .Read(n.children);
+            })
+      .Many("listen", [&](const ConfigNode& s) { ReadFinderListen(s, finder, diags); })
+      .Once("tls", [&](const ConfigNode& s) { ReadTls(s, finder, diags); })
+      .Once("insecure",
+            [&](const ConfigNode& s) {
+              if (ExpectArgs(s, 0, "insecure;", diags)) finder->insecure = true;
             })
       .Read(node.children);
 }

@@ -192,11 +192,26 @@ struct FinderClassAccess {
   friend bool operator==(const FinderClassAccess&, const FinderClassAccess&) = default;
 };
 
+// finder { tls { ca FILE; certificate FILE; key FILE; } }: mutual TLS on every TCP connection.
+struct FinderTls {
+  std::string ca;
+  std::string certificate;
+  std::string key;
+  friend bool operator==(const FinderTls&, const FinderTls&) = default;
+};
+
 struct FinderConfig {
   // Callers of a class not listed may resolve everything (allow) or nothing (deny). Without a
   // finder block every caller may resolve everything.
   bool default_allow = true;
   std::map<std::string, FinderClassAccess> access;  // caller class -> what it may resolve
+  // People's roles by Unix group (access { operator-group G; admin-group G; }).
+  std::string operator_group = "sluice-ops";
+  std::string admin_group = "sluice-admin";
+  // TCP endpoints the Finder listens on besides its Unix socket (listen ADDRESS port N;).
+  std::vector<BgpListen> listen;
+  std::optional<FinderTls> tls;
+  bool insecure = false;  // plain TCP allowed when there is no tls block
   friend bool operator==(const FinderConfig&, const FinderConfig&) = default;
 };
 
@@ -211,11 +226,14 @@ struct Config {
   BgpConfig bgp;
   PolicyBlock policy;
   FinderConfig finder;
+  // user NAME;: the user the router manager runs its children as when started as root
+  // (empty: "sluice" when that user exists).
+  std::string user;
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.interfaces == b.interfaces && a.fea == b.fea && a.rib == b.rib &&
            a.static_routes == b.static_routes && a.bgp == b.bgp && a.policy == b.policy &&
-           a.finder == b.finder;
+           a.finder == b.finder && a.user == b.user;
   }
   // True when `address` is one of the dummy FEA's local addresses: an address of a configured
   // interface, or of the built-in loopback (127.0.0.0/8, ::1).

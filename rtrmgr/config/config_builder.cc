@@ -1,4 +1,4 @@
-// The top level: interfaces, fea, rib, protocols { static bgp }, policy, finder.
+// The top level: interfaces, fea, rib, protocols { static bgp }, policy, finder, user.
 #include "rtrmgr/config/config_builder.h"
 
 #include "absl/strings/str_format.h"
@@ -50,6 +50,14 @@ void BuildConfig(const ConfigTree& tree, Config* config, Diagnostics* diags) {
             })
       .Once("policy", [&](const ConfigNode& n) { BuildPolicy(n, &config->policy, diags); })
       .Once("finder", [&](const ConfigNode& n) { BuildFinder(n, &config->finder, diags); })
+      .Once("user",
+            [&](const ConfigNode& n) {
+              const ConfigValue* v = ExpectOne(n, "user NAME;", diags);
+              if (!v) return;
+              if (auto name = ReadName(*v, "_.-", 32, false, "a user name", diags)) {
+                config->user = *name;
+              }
+            })
       .Read(tree.statements);
   if (interfaces != nullptr && config->fea.backend == FeaBackend::kNetlink &&
       !interfaces->children.empty()) {

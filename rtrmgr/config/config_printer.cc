@@ -151,10 +151,20 @@ void PrintBgp(const BgpConfig& bgp, const PrintOptions& options, Writer* w) {
   w->Close();
 }
 
-void PrintFinder(const FinderConfig& finder, Writer* w) {
-  if (finder == FinderConfig()) return;
-  w->Open("finder");
+void PrintFinderAccess(const FinderConfig& finder, Writer* w) {
+  const FinderConfig defaults;
+  if (finder.default_allow && finder.access.empty() &&
+      finder.operator_group == defaults.operator_group &&
+      finder.admin_group == defaults.admin_group) {
+    return;
+  }
   w->Open("access");
+  if (finder.operator_group != defaults.operator_group) {
+    w->Statement("operator-group " + finder.operator_group);
+  }
+  if (finder.admin_group != defaults.admin_group) {
+    w->Statement("admin-group " + finder.admin_group);
+  }
   if (!finder.default_allow) w->Statement("default deny");
   for (const auto& [cls, access] : finder.access) {
     w->Open(cls);
@@ -164,6 +174,21 @@ void PrintFinder(const FinderConfig& finder, Writer* w) {
     w->Close();
   }
   w->Close();
+}
+
+void PrintFinder(const FinderConfig& finder, Writer* w) {
+  if (finder == FinderConfig()) return;
+  w->Open("finder");
+  PrintFinderAccess(finder, w);
+  for (const BgpListen& l : finder.listen) w->Statement("listen " + l.ToString());
+  if (finder.tls) {
+    w->Open("tls");
+    w->Statement("ca " + QuoteString(finder.tls->ca));
+    w->Statement("certificate " + QuoteString(finder.tls->certificate));
+    w->Statement("key " + QuoteString(finder.tls->key));
+    w->Close();
+  }
+  if (finder.insecure) w->Statement("insecure");
   w->Close();
 }
 
@@ -187,6 +212,7 @@ std::string PrintConfig(const Config& config, const PrintOptions& options) {
     w.Close();
   }
   PrintFinder(config.finder, &w);
+  if (!config.user.empty()) w.Statement("user " + config.user);
   return w.Take();
 }
 

@@ -121,7 +121,7 @@ std::string Configurator::AccessListText(const Config& config) {
   if (f.access.empty() && f.default_allow) return "";
   std::string text =
       "# written by sluice-rtrmgr from the finder block\n"
-      "allow rtrmgr * *\nallow sluice * *\n";
+      "allow rtrmgr * *\n";
   for (const auto& [caller, access] : f.access) {
     for (const ResolveRule& r : access.resolve) {
       absl::StrAppend(&text, "allow ", caller, " ", r.target, " ",

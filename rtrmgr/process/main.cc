@@ -2,11 +2,14 @@
 // in router_manager.h (start, configure, supervise, reload), configurator.h (config → XRLs),
 // supervisor.h (child processes) and rtrmgr/config/ (the language).
 //
-//   sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--check]
+//   sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--user NAME] [--check]
 //
 //   --config   the configuration file (rtrmgr/examples/ has annotated ones)
-//   --rundir   sockets and the processes' logs (NAME.log); default $SLUICE_RUNDIR or
-//              /tmp/sluice-rundir. The children and the `sluice` CLI find the Finder there.
+//   --rundir   sockets and the processes' logs (NAME.log); default $SLUICE_RUNDIR, else
+//              /run/sluice for root (ipc/rundir.h). The children and the `sluice` CLI find the
+//              Finder there. It must belong to us and be writable by nobody else.
+//   --user     started as root, run the processes as this user (default: the configuration's
+//              `user NAME;`, else "sluice" when it exists)
 //   --bin-dir  where the programs are built (finder/sluice-finder, fea/sluice-fea, ...); default
 //              the build tree this program is in
 //   --check    validate the file, print it back in canonical form, and exit
@@ -26,6 +29,8 @@
 #include <iostream>
 #include <string>
 
+#include "ipc/process_security.h"
+#include "ipc/rundir.h"
 #include "net/log.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
@@ -35,7 +40,8 @@ namespace {
 
 int Usage(const std::string& error) {
   std::cerr << "sluice-rtrmgr: " << error << "\n"
-            << "usage: sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--check]\n";
+            << "usage: sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--user NAME]\n"
+            << "                     [--check]\n";
   return 2;
 }
 
@@ -58,10 +64,14 @@ std::string DefaultBinDir() {
 int main(int argc, char** argv) {
   using namespace sluice;
   net::SetLogTag("rtrmgr");
+  // Before any thread: umask, non-dumpable, the inherited class credential.
+  if (absl::Status status = ipc::HardenProcess(); !status.ok()) {
+    std::cerr << "sluice-rtrmgr: " << status.message() << "\n";
+    return 1;
+  }
   std::signal(SIGPIPE, SIG_IGN);
   rtrmgr::RouterManagerOptions options;
-  const char* rundir = std::getenv("SLUICE_RUNDIR");
-  options.rundir = rundir != nullptr && *rundir != '\0' ? rundir : "/tmp/sluice-rundir";
+  options.rundir = ipc::RunDir();
   options.bin_dir = DefaultBinDir();
   bool check = false;
   for (int i = 1; i < argc; ++i) {
@@ -79,6 +89,8 @@ int main(int argc, char** argv) {
       options.rundir = value;
     } else if (arg == "--bin-dir") {
       options.bin_dir = value;
+    } else if (arg == "--user") {
+      options.user = value;
     } else {
       return Usage("unknown argument " + arg);
     }

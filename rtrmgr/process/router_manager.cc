@@ -1,5 +1,6 @@
 #include "rtrmgr/process/router_manager.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,11 +9,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ipc/caller_key.h"
+#include "ipc/process_security.h"
 #include "ipc/proto/rtrmgr.pb.h"
 #include "net/log.h"
+#include "net/status_macros.h"
 #include "rtrmgr/config/config_delta.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
+#include "rtrmgr/process/credentials.h"
 
 namespace sluice::rtrmgr {
 
@@ -33,13 +38,27 @@ RouterManager::~RouterManager() { Shutdown(); }
 std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) const {
   const std::string& bin = options_.bin_dir;
   if (name == "finder") {
-    return {bin + "/finder/sluice-finder",
-            "--listen",
-            finder_address(),
-            "--acl",
-            options_.rundir + "/finder.acl",
-            "--grace-ms",
-            "500"};
+    // The Unix socket is ours (descriptor 3); the master key comes through descriptor 4.
+    std::vector<std::string> argv = {bin + "/finder/sluice-finder",
+                                     "--listen-fd",
+                                     "3",
+                                     "--master-key-fd",
+                                     "4",
+                                     "--operator-group",
+                                     running_.finder.operator_group,
+                                     "--admin-group",
+                                     running_.finder.admin_group,
+                                     "--acl",
+                                     options_.rundir + "/finder.acl",
+                                     "--grace-ms",
+                                     "500"};
+    for (const BgpListen& l : running_.finder.listen) {
+      argv.push_back("--listen");
+      argv.push_back(l.address.family() == net::Family::kIPv6
+                         ? absl::StrCat("tcp:[", l.address.ToString(), "]:", l.port)
+                         : absl::StrCat("tcp:", l.address.ToString(), ":", l.port));
+    }
+    return argv;
   }
   if (name == "fea") {
     std::vector<std::string> argv = {bin + "/fea/sluice-fea", "--finder", finder_address(),
@@ -63,10 +82,36 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
   return argv;
 }
 
+absl::StatusOr<LaunchPlan> RouterManager::Plan(const std::string& name) const {
+  LaunchPlan plan;
+  plan.argv = ProcessArgv(name);
+  ASSIGN_OR_RETURN(std::string dir, PrepareChildDir(name));
+  plan.env.push_back("SLUICE_SOCKET_DIR=" + dir);
+  if (name == "finder") {
+    const int socket = fcntl(finder_socket_, F_DUPFD_CLOEXEC, 0);
+    if (socket < 0) return absl::InternalError("cannot pass the Finder its socket");
+    plan.fds.emplace_back(3, socket);
+    ASSIGN_OR_RETURN(int key, SecretPipe(master_key_));
+    plan.fds.emplace_back(4, key);
+  } else {
+    ASSIGN_OR_RETURN(int credential, SecretPipe(ipc::ClassCredential(master_key_, name)));
+    plan.fds.emplace_back(3, credential);
+    plan.env.push_back(absl::StrCat(ipc::kCredentialFdEnv, "=3"));
+  }
+  if (child_user_) plan.privileges = ChildPrivileges{*child_user_, Capabilities(name)};
+  return plan;
+}
+
 absl::Status RouterManager::WriteAccessList(const Config& config) {
   const std::string path = options_.rundir + "/finder.acl";
   const std::string tmp = path + ".new";
   {
+    // Not a secret, and the Finder may run as another user: readable by all.
+    unlink(tmp.c_str());
+    const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return absl::UnavailableError("cannot write " + tmp);
+    fchmod(fd, 0644);
+    close(fd);
     std::ofstream out(tmp, std::ios::trunc);
     out << Configurator::AccessListText(config);
     if (!out) return absl::UnavailableError("cannot write " + tmp);
@@ -81,8 +126,16 @@ absl::Status RouterManager::Start() {
   absl::StatusOr<Config> config = LoadConfigFile(options_.config_file);
   if (!config.ok()) return config.status();
   running_ = *std::move(config);
-  mkdir(options_.rundir.c_str(), 0700);
-  if (absl::Status s = WriteAccessList(running_); !s.ok()) return s;
+  ASSIGN_OR_RETURN(child_user_, ChildUser(options_.user.empty() ? running_.user : options_.user));
+  if (geteuid() == 0 && !child_user_) {
+    SLUICE_LOG(kWarning) << "no user \"sluice\": the processes run as root with every "
+                            "capability (create it: adduser --system --group sluice)";
+  }
+  RETURN_IF_ERROR(PrepareRunDir());
+  ASSIGN_OR_RETURN(master_key_, LoadOrCreateMasterKey(options_.rundir + "/master.key"));
+  ExportTransportSecurity();
+  RETURN_IF_ERROR(WriteAccessList(running_));
+  RETURN_IF_ERROR(PrepareFinderSocket());
 
   supervisor_.on_exited = [this](const std::string& name, const std::string&) {
     configured_[name] = false;
@@ -93,15 +146,12 @@ absl::Status RouterManager::Start() {
     configured_[name] = std::string(name) == "finder";
   }
   if (absl::Status s = supervisor_.Add(
-          "finder", [this] { return ProcessArgv("finder"); }, options_.rundir + "/finder.log");
+          "finder", [this] { return Plan("finder"); }, options_.rundir + "/finder.log");
       !s.ok()) {
     return s;
   }
 
-  ipc::RouterOptions o;
-  o.finder_address = finder_address();
-  o.sole_instance = true;
-  o.finder_wait_ms = 10000;
+  ASSIGN_OR_RETURN(ipc::RouterOptions o, OwnRouterOptions());
   router_ = std::make_unique<ipc::XrlRouter>(io_, "rtrmgr", "rtrmgr", o);
   configurator_ = std::make_unique<Configurator>(*router_);
   if (absl::Status s = RegisterService(); !s.ok()) return s;
@@ -124,12 +174,14 @@ absl::Status RouterManager::Start() {
     if (!configured_.count(name)) continue;
     if (absl::Status s = StartChild(name); !s.ok()) return s;
   }
+  // Everything that needed root's full powers is done.
+  if (child_user_) RETURN_IF_ERROR(KeepSupervisorCapabilities());
   return absl::OkStatus();
 }
 
 absl::Status RouterManager::StartChild(const std::string& name) {
   return supervisor_.Add(
-      name, [this, name] { return ProcessArgv(name); }, options_.rundir + "/" + name + ".log");
+      name, [this, name] { return Plan(name); }, options_.rundir + "/" + name + ".log");
 }
 
 void RouterManager::OnBirth(const std::string& class_name) {
@@ -265,9 +317,15 @@ absl::Status RouterManager::RegisterService() {
 void RouterManager::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
-  if (supervisor_.children().empty()) return;  // nothing was started
-  SLUICE_LOG(kInfo) << "shutting down";
-  supervisor_.StopAll(std::chrono::milliseconds(5000));
+  if (!supervisor_.children().empty()) {
+    SLUICE_LOG(kInfo) << "shutting down";
+    supervisor_.StopAll(std::chrono::milliseconds(5000));
+  }
+  if (finder_socket_ >= 0) {
+    close(finder_socket_);
+    finder_socket_ = -1;
+    unlink((options_.rundir + "/finder.sock").c_str());
+  }
 }
 
 }  // namespace sluice::rtrmgr

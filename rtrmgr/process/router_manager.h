@@ -11,10 +11,19 @@
 //
 // The Finder's access list (the finder block) is written to RUNDIR/finder.acl and re-read by
 // the Finder on SIGHUP. The FEA restarts when its backend or kernel table changes.
+//
+// Security (DESIGN.md § Security). The run directory must be ours (or root's) and writable by
+// nobody else, or nothing starts. The router manager binds the Finder's socket itself
+// (RUNDIR/finder.sock, mode 0660, the children's user, group sluice-ops) and hands it to every
+// Finder it starts, so the socket people use outlives Finder restarts. Each child gets its class
+// credential (rtrmgr/process/credentials.h) through an inherited pipe, its own socket
+// directory RUNDIR/NAME (mode 0700, its user's), and, when started as root, an unprivileged
+// user and only the capabilities it needs (rtrmgr/process/privileges.h).
 
 #include <boost/asio/io_context.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,15 +32,20 @@
 #include "ipc/xrl_router.h"
 #include "rtrmgr/config/config.h"
 #include "rtrmgr/process/configurator.h"
+#include "rtrmgr/process/privileges.h"
 #include "rtrmgr/process/supervisor.h"
 
 namespace sluice::rtrmgr {
 
+// The group of the Finder's socket: the people who may use the `sluice` CLI at all.
+inline constexpr char kCliGroup[] = "sluice-ops";
+
 struct RouterManagerOptions {
   std::string config_file;
-  std::string rundir;   // sockets, logs (NAME.log), finder.acl
+  std::string rundir;   // sockets, logs (NAME.log), finder.acl, master.key
   std::string bin_dir;  // the build tree: finder/sluice-finder, fea/sluice-fea, ...
   std::string bgp_instance = "bgp";
+  std::string user;  // --user: overrides the configuration's `user NAME;`
 };
 
 class RouterManager {
@@ -62,7 +76,15 @@ class RouterManager {
   void Configured(const std::string& name, std::vector<std::string> errors);
   absl::Status WriteAccessList(const Config& config);
   std::vector<std::string> ProcessArgv(const std::string& name) const;
+  absl::StatusOr<LaunchPlan> Plan(const std::string& name) const;
   absl::Status StartChild(const std::string& name);
+  // Security set-up before anything starts (router_manager_setup.cc).
+  absl::Status PrepareRunDir();
+  absl::Status PrepareFinderSocket();
+  absl::StatusOr<std::string> PrepareChildDir(const std::string& name) const;
+  absl::StatusOr<ipc::RouterOptions> OwnRouterOptions() const;
+  void ExportTransportSecurity() const;
+  std::vector<cap_value_t> Capabilities(const std::string& name) const;
 
   boost::asio::io_context& io_;
   RouterManagerOptions options_;
@@ -73,6 +95,9 @@ class RouterManager {
   std::map<std::string, bool> configured_;
   bool ready_ = false;
   bool stopped_ = false;
+  std::optional<RunAs> child_user_;  // nullopt: the children run as we do
+  std::string master_key_;
+  int finder_socket_ = -1;  // the listening socket every Finder inherits
 };
 
 }  // namespace sluice::rtrmgr

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -44,11 +46,42 @@ Supervisor::Supervisor(boost::asio::io_context& io) : io_(io), sigchld_(io, SIGC
 
 Supervisor::~Supervisor() { StopAll(std::chrono::milliseconds(3000)); }
 
-absl::Status Supervisor::Add(std::string name, std::function<std::vector<std::string>()> argv,
+LaunchPlan::~LaunchPlan() {
+  for (const auto& [target, fd] : fds) {
+    if (fd >= 0) close(fd);
+  }
+}
+
+LaunchPlan::LaunchPlan(LaunchPlan&& other) noexcept
+    : argv(std::move(other.argv)),
+      env(std::move(other.env)),
+      fds(std::exchange(other.fds, {})),
+      privileges(std::move(other.privileges)) {}
+
+absl::StatusOr<int> OpenLogFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+  if (fd < 0) {
+    if (errno == ELOOP) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("log file ", path, " is a symbolic link: refusing to follow it"));
+    }
+    return absl::UnavailableError(
+        absl::StrCat("cannot open log file ", path, ": ", std::strerror(errno)));
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    close(fd);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "log file ", path, " is not a regular file of uid ", geteuid(), ": refusing it"));
+  }
+  return fd;
+}
+
+absl::Status Supervisor::Add(std::string name, std::function<absl::StatusOr<LaunchPlan>()> plan,
                              std::string log_file) {
   auto child = std::make_unique<Child>();
   child->name = std::move(name);
-  child->argv = std::move(argv);
+  child->plan = std::move(plan);
   child->log_file = std::move(log_file);
   child->timer = std::make_unique<boost::asio::steady_timer>(io_);
   Child& c = *child;
@@ -56,44 +89,107 @@ absl::Status Supervisor::Add(std::string name, std::function<std::vector<std::st
   return Spawn(c);
 }
 
+std::vector<std::string> Supervisor::ChildEnvironment(const LaunchPlan& plan) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const std::string& add : plan.env) {
+      replaced = replaced || add.substr(0, add.find('=')) == name;
+    }
+    if (!replaced) env.push_back(std::move(entry));
+  }
+  env.insert(env.end(), plan.env.begin(), plan.env.end());
+  return env;
+}
+
+namespace {
+
+// In the child after fork(2): only system calls until exec (the parent has threads).
+[[noreturn]] void ExecChild(const LaunchPlan& plan, int log, char* const* argv, char* const* envp) {
+  auto fail = [](const char* what) {
+    const char prefix[] = "sluice-rtrmgr: cannot start the process: ";
+    (void)!write(2, prefix, sizeof(prefix) - 1);
+    (void)!write(2, what, std::strlen(what));
+    (void)!write(2, "\n", 1);
+    _exit(126);
+  };
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, 0);
+  if (log >= 0) {
+    dup2(log, 1);
+    dup2(log, 2);
+  }
+  // Descriptors were moved above every target number by the parent: no clash.
+  for (const auto& [target, fd] : plan.fds) {
+    if (dup2(fd, target) < 0) fail("dup2");
+  }
+  if (plan.privileges) {
+    if (const char* failed = EnterChildPrivileges(*plan.privileges)) fail(failed);
+  }
+  // If the router manager dies without stopping us (SIGKILL), we stop too: nothing is left
+  // running without a supervisor. Set after the user change, which clears it.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  execve(argv[0], argv, envp);
+  fail("execve");
+  _exit(127);  // not reached: fail() exits
+}
+
+// Moves the plan's descriptors above every number a child inherits them as.
+void RaiseDescriptors(LaunchPlan& plan) {
+  int floor = 10;
+  for (const auto& [target, fd] : plan.fds) floor = std::max(floor, target + 1);
+  for (auto& [target, fd] : plan.fds) {
+    const int raised = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (raised < 0) continue;
+    close(fd);
+    fd = raised;
+  }
+}
+
+}  // namespace
+
 absl::Status Supervisor::Spawn(Child& child) {
-  std::vector<std::string> args = child.argv();
+  absl::StatusOr<LaunchPlan> plan = child.plan();
+  if (!plan.ok())
+    return absl::Status(plan.status().code(),
+                        child.name + ": " + std::string(plan.status().message()));
+  std::vector<std::string> args = plan->argv;
   if (args.empty()) return absl::InvalidArgumentError(child.name + ": empty command line");
   if (access(args[0].c_str(), X_OK) != 0) {
     return absl::NotFoundError(
         absl::StrCat(child.name, ": cannot run ", args[0], ": ", std::strerror(errno)));
   }
+  absl::StatusOr<int> log = OpenLogFile(child.log_file);
+  if (!log.ok())
+    return absl::Status(log.status().code(),
+                        child.name + ": " + std::string(log.status().message()));
+  RaiseDescriptors(*plan);
+  std::vector<std::string> env = ChildEnvironment(*plan);
   std::vector<char*> cargv;
   for (std::string& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  const int log = open(child.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  std::vector<char*> cenv;
+  for (std::string& e : env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
-    if (log >= 0) close(log);
+    close(*log);
     return absl::InternalError(absl::StrCat(child.name, ": fork: ", std::strerror(errno)));
   }
-  if (pid == 0) {
-    // The child: its own process group stays ours (a terminal's ^C reaches everyone); default
-    // signal dispositions and mask; stdout/stderr to the log.
-    // If the router manager dies without stopping us (SIGKILL), we stop too: nothing is left
-    // running without a supervisor.
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    if (log >= 0) {
-      dup2(log, 1);
-      dup2(log, 2);
-    }
-    execv(cargv[0], cargv.data());
-    _exit(127);
-  }
-  if (log >= 0) close(log);
+  if (pid == 0) ExecChild(*plan, *log, cargv.data(), cenv.data());
+  close(*log);
   child.pid = pid;
   child.started = std::chrono::steady_clock::now();
-  SLUICE_LOG(kInfo) << "started " << child.name << " (pid " << pid << "): " << args[0];
+  SLUICE_LOG(kInfo) << "started " << child.name << " (pid " << pid << "): " << args[0]
+                    << (plan->privileges
+                            ? absl::StrCat(" as ", plan->privileges->user.name, ", capabilities ",
+                                           CapabilityNames(plan->privileges->capabilities))
+                            : "");
   if (on_started) on_started(child.name, pid);
   return absl::OkStatus();
 }

@@ -1,9 +1,14 @@
 #pragma once
-// Supervisor: the router manager's child processes (issue 11 item 1). Starts each program,
-// writes its stdout and stderr to a log file, notices its death (SIGCHLD on the event loop),
-// and starts it again after a back-off unless the router manager is stopping. The others
-// recover on their own through the Finder's lifetime events (DESIGN.md § Processes); the router
-// manager pushes the restarted process's configuration when it registers again.
+// Supervisor: the router manager's child processes. Starts each program as its launch plan
+// says (command line, environment, inherited descriptors such as its credential pipe, the user
+// and capabilities it runs with: rtrmgr/process/privileges.h), writes its stdout and stderr to
+// a log file, notices its death (SIGCHLD on the event loop), and starts it again after a
+// back-off unless the router manager is stopping. The others recover on their own through the
+// Finder's lifetime events (DESIGN.md § Processes); the router manager pushes the restarted
+// process's configuration when it registers again.
+//
+// Log files are opened without following symbolic links and must be regular files owned by
+// the router manager's user; a child whose log is not is not started.
 //
 // Back-off: 0.2 s after the first death, doubling to at most 10 s; back to 0.2 s once a child
 // has run 30 s. Stop() sends SIGTERM in the reverse order of Add() and SIGKILL to what is still
@@ -18,19 +23,35 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "rtrmgr/process/privileges.h"
 
 namespace sluice::rtrmgr {
+
+// How to start a child, asked for at every (re)start so that it follows the configuration.
+struct LaunchPlan {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "NAME=VALUE" added to the router manager's environment
+  // Descriptors the child inherits: (number in the child, descriptor here). The plan owns the
+  // descriptors here; the supervisor closes them once the child has started.
+  std::vector<std::pair<int, int>> fds;
+  std::optional<ChildPrivileges> privileges;  // root only: the user and capabilities to take
+  ~LaunchPlan();
+  LaunchPlan() = default;
+  LaunchPlan(LaunchPlan&&) noexcept;
+  LaunchPlan& operator=(LaunchPlan&&) = delete;
+};
 
 class Supervisor {
  public:
   struct Child {
     std::string name;  // "finder", "fea", "rib", "bgp"
-    // The command line, asked for at every (re)start so that it follows the configuration.
-    std::function<std::vector<std::string>()> argv;
+    std::function<absl::StatusOr<LaunchPlan>()> plan;
     std::string log_file;  // stdout and stderr, appended
     pid_t pid = 0;         // 0: not running
     uint32_t restarts = 0;
@@ -48,8 +69,9 @@ class Supervisor {
   std::function<void(const std::string& name, pid_t pid)> on_started;
   std::function<void(const std::string& name, const std::string& how)> on_exited;
 
-  // Adds and starts a child. Errors: the program cannot be started (its path in the message).
-  absl::Status Add(std::string name, std::function<std::vector<std::string>()> argv,
+  // Adds and starts a child. Errors: the plan's, or the program or its log cannot be used
+  // (the path in the message).
+  absl::Status Add(std::string name, std::function<absl::StatusOr<LaunchPlan>()> plan,
                    std::string log_file);
   // Stops one child (SIGTERM, SIGKILL after `grace`) and starts it again at once with its
   // current command line (a changed FEA backend).
@@ -63,6 +85,8 @@ class Supervisor {
 
  private:
   absl::Status Spawn(Child& child);
+  // The plan's environment on top of ours, as execve(2) wants it.
+  static std::vector<std::string> ChildEnvironment(const LaunchPlan& plan);
   void WaitSignals();
   void Reap();
   // Stops `child`'s process synchronously (SIGTERM, then SIGKILL after `grace`).
@@ -73,6 +97,10 @@ class Supervisor {
   std::vector<std::unique_ptr<Child>> children_;
   bool stopping_ = false;
 };
+
+// Opens `path` for appending without following a symbolic link; it must be a regular file
+// owned by this process's user. Errors: FailedPrecondition / Unavailable naming the file.
+absl::StatusOr<int> OpenLogFile(const std::string& path);
 
 // "exit N" or "signal N" for a waitpid status.
 std::string ExitText(int wait_status);
