@@ -306,8 +306,10 @@ int main(int argc, char** argv) {
   setenv("SLUICE_RUNDIR", rundir.c_str(), 1);
   std::string finder = "unix:" + rundir + "/finder.sock";
   {
-    testing::FinderThread finder_thread(finder::FinderOptions{
-        .listen = {finder}, .access_list = {}, .recovery_grace = std::chrono::milliseconds(0)});
+    finder::FinderOptions finder_options;
+    finder_options.listen = {finder};
+    finder_options.recovery_grace = std::chrono::milliseconds(0);
+    testing::FinderThread finder_thread(std::move(finder_options));
     if (!finder_thread.status().ok()) {
       std::cerr << finder_thread.status() << "\n";
       return 1;

@@ -37,10 +37,10 @@ class ProcessServiceTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(dir), nullptr);
     rundir_ = dir;
     setenv("SLUICE_RUNDIR", rundir_.c_str(), 1);
-    finder_ = std::make_unique<sluice::testing::FinderThread>(
-        finder::FinderOptions{.listen = {FinderAddress()},
-                              .access_list = {},
-                              .recovery_grace = std::chrono::milliseconds(0)});
+    finder::FinderOptions finder_options;
+    finder_options.listen = {FinderAddress()};
+    finder_options.recovery_grace = std::chrono::milliseconds(0);
+    finder_ = std::make_unique<sluice::testing::FinderThread>(std::move(finder_options));
     ASSERT_TRUE(finder_->status().ok()) << finder_->status();
 
     BgpDaemonOptions o;

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "finder/registry.h"
+#include "ipc/transport.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
 #include "tests/ipc/finder_thread.h"
@@ -43,10 +44,11 @@ class RouterTest : public ::testing::Test {
   }
 
   void StartFinder(finder::AccessList access_list = {}, int grace_ms = 0) {
-    finder_ = std::make_unique<testing::FinderThread>(
-        finder::FinderOptions{.listen = {finder_address()},
-                              .access_list = std::move(access_list),
-                              .recovery_grace = std::chrono::milliseconds(grace_ms)});
+    finder::FinderOptions options;
+    options.listen = {finder_address()};
+    options.access_list = std::move(access_list);
+    options.recovery_grace = std::chrono::milliseconds(grace_ms);
+    finder_ = std::make_unique<testing::FinderThread>(std::move(options));
     ASSERT_TRUE(finder_->status().ok()) << finder_->status();
   }
 
@@ -140,7 +142,25 @@ TEST_F(RouterTest, CallsOverAUnixSocket) {
   EXPECT_EQ(reply->served_by(), "echo");
 }
 
+// Plain TCP: only where the configuration says `insecure;` (TLS is tests/system's).
+class InsecureTcp {
+ public:
+  InsecureTcp() { SetTransportSecurity(TransportSecurity{.tls = {}, .insecure = true}); }
+  ~InsecureTcp() { SetTransportSecurity(TransportSecurity()); }
+};
+
+TEST_F(RouterTest, TcpWithoutTlsIsRefusedUnlessInsecure) {
+  SetTransportSecurity(TransportSecurity());
+  RouterOptions server_options = Options();
+  server_options.listen = {"tcp:127.0.0.1:0"};
+  XrlRouter server(io_, "test_echo", "echo", server_options);
+  absl::Status started = server.Start();
+  EXPECT_EQ(started.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(started.message()), HasSubstr("TCP needs mutual TLS"));
+}
+
 TEST_F(RouterTest, CallsOverTcp) {
+  InsecureTcp insecure;
   RouterOptions server_options = Options();
   server_options.listen = {"unix:" + rundir_ + "/echo.sock", "tcp:127.0.0.1:0"};
   auto server = MakeServer("echo", server_options);
@@ -154,9 +174,12 @@ TEST_F(RouterTest, CallsOverTcp) {
 }
 
 TEST_F(RouterTest, FinderOverTcp) {
+  InsecureTcp insecure;
   finder_.reset();
-  finder_ = std::make_unique<testing::FinderThread>(finder::FinderOptions{
-      .listen = {"tcp:127.0.0.1:0"}, .access_list = {}, .recovery_grace = {}});
+  finder::FinderOptions finder_options;
+  finder_options.listen = {"tcp:127.0.0.1:0"};
+  finder_options.recovery_grace = {};
+  finder_ = std::make_unique<testing::FinderThread>(std::move(finder_options));
   ASSERT_TRUE(finder_->status().ok()) << finder_->status();
   ASSERT_THAT(finder_->endpoints()[0], HasSubstr("tcp:127.0.0.1:"));
   RouterOptions options = Options();
@@ -482,12 +505,24 @@ TEST_F(RouterTest, SoleInstanceAndTakenNamesAreRefused) {
   EXPECT_EQ(ready->code(), absl::StatusCode::kAlreadyExists);
   EXPECT_THAT(std::string(ready->message()), HasSubstr("allows one instance"));
 
-  XrlRouter same_name(io_, "other", "echo-a", Options());
+  RouterOptions elsewhere = Options();
+  elsewhere.listen = {"unix:" + rundir_ + "/same-name.sock"};
+  XrlRouter same_name(io_, "test_echo", "echo-a", elsewhere);
   ready.reset();
   same_name.OnReady([&](absl::Status s) { ready = s; });
   ASSERT_TRUE(same_name.Start().ok());
   ASSERT_TRUE(RunUntil([&] { return ready.has_value(); }));
   EXPECT_EQ(ready->code(), absl::StatusCode::kAlreadyExists);
+
+  // An instance name belongs to the class that registered it first.
+  elsewhere.listen = {"unix:" + rundir_ + "/other-class.sock"};
+  XrlRouter other_class(io_, "other", "echo-a", elsewhere);
+  ready.reset();
+  other_class.OnReady([&](absl::Status s) { ready = s; });
+  ASSERT_TRUE(other_class.Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return ready.has_value(); }));
+  EXPECT_EQ(ready->code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(ready->message()), HasSubstr("belongs to class test_echo"));
 }
 
 }  // namespace

@@ -60,4 +60,7 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::vector<std::string>& env = {}, int ms = 20000);
 
+// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick for port 0).
+int FreeLoopbackPort();
+
 }  // namespace sluice::testing

@@ -275,6 +275,14 @@ TEST_F(IpcSystemTest, CallsWithoutTheRightKeyAreRefused) {
     context.AddMetadata("sluice-key", "00112233445566778899aabbccddeeff");
     grpc::Status status = echo->Add(&context, request, &reply);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_THAT(status.error_message(), HasSubstr("does not say who calls"));
+  }
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("sluice-key", "00112233445566778899aabbccddeeff");
+    context.AddMetadata("sluice-caller", "rtrmgr/rtrmgr");
+    grpc::Status status = echo->Add(&context, request, &reply);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
     EXPECT_THAT(status.error_message(), HasSubstr("wrong method key"));
   }
   {

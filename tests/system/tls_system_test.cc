@@ -1,0 +1,207 @@
+// Mutual TLS between hosts (DESIGN.md § Security, ipc/transport.h): the Finder, sluice-fea and
+// sluice-rib reach each other over TCP only, each with a certificate from the test's own CA
+// naming its class. A route goes from this test (class bgp, by its certificate) through the RIB
+// to the FEA; a client without a certificate, with one for another class, or in plain text is
+// refused.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/grpcpp.h"
+#include "ipc/proto/fea_fib.pb.h"
+#include "ipc/proto/finder.grpc.pb.h"
+#include "ipc/proto/rib.pb.h"
+#include "ipc/transport.h"
+#include "ipc/types_convert.h"
+#include "ipc/xrl_router.h"
+#include "tests/system/child_process.h"
+
+namespace sluice::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const ipc::Method<rib::v1::AddRoute4Request, rib::v1::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
+const ipc::Method<fea_fib::v1::LookupRouteByNetworkRequest, fea_fib::v1::LookupRouteReply>
+    kFeaLookup{"fea_fib/1.0/lookup_route_by_network"};
+
+class TlsSystemTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (RunCommand({"/bin/sh", "-c", "command -v openssl"}).exit_code != 0) {
+      GTEST_SKIP() << "needs the openssl command (Debian package openssl) to make certificates";
+    }
+    char dir[] = "/tmp/sluice-tls.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    ASSERT_TRUE(MakeCertificates({"finder", "fea", "rib", "bgp"}));
+    finder_address_ = absl::StrCat("tcp:127.0.0.1:", FreeLoopbackPort());
+  }
+  void TearDown() override {
+    router_.reset();
+    rib_.reset();
+    fea_.reset();
+    finder_.reset();
+    ipc::SetTransportSecurity(ipc::TransportSecurity());
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  // A CA, and for each name a key and a certificate whose common name is the name.
+  bool MakeCertificates(const std::vector<std::string>& names) {
+    const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
+    std::string script = absl::StrCat("cd ", dir_, " && openssl req -x509 ", key,
+                                      " -keyout ca.key -out ca.pem -days 3650 ",
+                                      "-subj /CN=sluice-test-ca 2>/dev/null");
+    for (const std::string& n : names) {
+      absl::StrAppend(&script, " && openssl req ", key, " -keyout ", n, ".key -out ", n,
+                      ".csr -subj /CN=", n, " 2>/dev/null && openssl x509 -req -in ", n,
+                      ".csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 -out ", n,
+                      ".pem 2>/dev/null");
+    }
+    CommandResult r = RunCommand({"/bin/sh", "-c", script});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0;
+  }
+
+  std::vector<std::string> Env(const std::string& name) const {
+    return {"SLUICE_RUNDIR=" + dir_, "SLUICE_TLS_CA=" + Path("ca.pem"),
+            "SLUICE_TLS_CERT=" + Path(name + ".pem"), "SLUICE_TLS_KEY=" + Path(name + ".key")};
+  }
+
+  ipc::TlsFiles Files(const std::string& name) const {
+    return {Path("ca.pem"), Path(name + ".pem"), Path(name + ".key")};
+  }
+
+  grpc::SslCredentialsOptions Ssl(const std::string& name) const {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = Read("ca.pem");
+    if (!name.empty()) {
+      options.pem_cert_chain = Read(name + ".pem");
+      options.pem_private_key = Read(name + ".key");
+    }
+    return options;
+  }
+  std::string Read(const std::string& file) const {
+    std::ifstream in(Path(file));
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::unique_ptr<finder::v1::Finder::Stub> FinderStub(
+      std::shared_ptr<grpc::ChannelCredentials> credentials) {
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride("finder");
+    return finder::v1::Finder::NewStub(grpc::CreateCustomChannel(
+        "ipv4:" + finder_address_.substr(4), std::move(credentials), args));
+  }
+  grpc::Status ListTargets(std::shared_ptr<grpc::ChannelCredentials> credentials) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    finder::v1::ListTargetsReply reply;
+    return FinderStub(std::move(credentials))->ListTargets(&context, {}, &reply);
+  }
+
+  void StartProcesses() {
+    finder_ = ChildProcess::Start(
+        {BuildPath("finder/sluice-finder"), "--listen", finder_address_, "--grace-ms", "0"},
+        Env("finder"));
+    ASSERT_TRUE(finder_);
+    for (int i = 0; i < 200 && !ListTargets(grpc::SslCredentials(Ssl("bgp"))).ok(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(ListTargets(grpc::SslCredentials(Ssl("bgp"))).ok()) << finder_->Output();
+    fea_ = ChildProcess::Start({BuildPath("fea/sluice-fea"), "--finder", finder_address_,
+                                "--listen", "tcp:127.0.0.1:0", "--interface", "eth0=10.1.0.1/24"},
+                               Env("fea"));
+    rib_ = ChildProcess::Start(
+        {BuildPath("rib/sluice-rib"), "--finder", finder_address_, "--listen", "tcp:127.0.0.1:0"},
+        Env("rib"));
+    ASSERT_TRUE(fea_ && rib_);
+  }
+
+  template <typename Request, typename Reply>
+  absl::StatusOr<Reply> Call(const std::string& target, const ipc::Method<Request, Reply>& method,
+                             Request request) {
+    std::optional<absl::StatusOr<Reply>> result;
+    router_->Call(target, method, std::move(request),
+                  [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!result && std::chrono::steady_clock::now() < deadline) {
+      io_.run_one_for(std::chrono::milliseconds(10));
+    }
+    if (!result) return absl::DeadlineExceededError("no answer");
+    return *result;
+  }
+
+  std::string dir_;
+  std::string finder_address_;
+  std::unique_ptr<ChildProcess> finder_, fea_, rib_;
+  boost::asio::io_context io_;
+  std::unique_ptr<ipc::XrlRouter> router_;
+};
+
+TEST_F(TlsSystemTest, ARouteCrossesTcpWithMutualTlsAndStrangersAreRefused) {
+  ASSERT_NO_FATAL_FAILURE(StartProcesses());
+  // This test is class bgp by its certificate.
+  ipc::SetTransportSecurity(ipc::TransportSecurity{.tls = Files("bgp"), .insecure = false});
+  ipc::RouterOptions options;
+  options.finder_address = finder_address_;
+  options.serve = false;
+  options.allow_inproc = false;
+  router_ = std::make_unique<ipc::XrlRouter>(io_, "bgp", "bgp-test", options);
+  ASSERT_TRUE(router_->Start().ok());
+
+  rib::v1::AddRoute4Request add;
+  add.set_protocol("ebgp");
+  ipc::ToProto(*net::Prefix::Parse("10.99.0.0/16"), add.mutable_network());
+  ipc::ToProto(*net::IPv4Address::Parse("10.1.0.254"), add.mutable_nexthop());
+  absl::StatusOr<rib::v1::RouteReply> added = absl::UnavailableError("not yet");
+  for (int i = 0; i < 100 && !added.ok(); ++i) {  // until the RIB and the FEA are up
+    added = Call("rib", kAddRoute4, add);
+    if (!added.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(added.ok()) << added.status() << fea_->Output() << rib_->Output();
+  fea_fib::v1::LookupRouteByNetworkRequest lookup;
+  ipc::ToProto(*net::Prefix::Parse("10.99.0.0/16"), lookup.mutable_network());
+  bool found = false;
+  for (int i = 0; i < 100 && !found; ++i) {
+    auto reply = Call("fea", kFeaLookup, lookup);
+    found = reply.ok() && reply->found();
+    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(found) << "the route did not reach the FEA over TLS\n" << rib_->Output();
+
+  // No certificate, or plain text: no connection at all.
+  EXPECT_EQ(ListTargets(grpc::SslCredentials(Ssl(""))).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(ListTargets(grpc::InsecureChannelCredentials()).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+
+  // A certificate for class bgp cannot register as the FEA.
+  grpc::ClientContext context;
+  auto session = FinderStub(grpc::SslCredentials(Ssl("bgp")))->Session(&context);
+  finder::v1::SessionRequest request;
+  auto* registration = request.mutable_registration();
+  registration->set_class_name("fea");
+  registration->set_instance_name("fea-evil");
+  registration->add_endpoints("tcp:127.0.0.1:9");
+  ASSERT_TRUE(session->Write(request));
+  session->WritesDone();
+  finder::v1::SessionEvent event;
+  EXPECT_FALSE(session->Read(&event));
+  grpc::Status refused = session->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("does not allow registering class fea"));
+}
+
+}  // namespace
+}  // namespace sluice::testing
