@@ -187,6 +187,11 @@ class ArgsParser {
       if (AtEnd() || Peek() != '(') {
         return Error(start, where, "a msg value must be in parentheses: (name:type=value&...)");
       }
+      if (depth >= XrlArgs::kMaxNesting) {
+        return Error(start, where,
+                     absl::StrFormat("nesting too deep (more than %d nested msg values)",
+                                     XrlArgs::kMaxNesting));
+      }
       ++pos_;
       auto args = ParseArgs(depth + 1, path);
       if (!args.ok()) return args.status();

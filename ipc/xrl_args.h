@@ -31,7 +31,9 @@
 // would otherwise vanish ("list<txt>=a,""" is the two texts "a" and "").
 //
 // Lists hold atoms of one type and do not nest; a list of messages whose messages hold lists
-// is fine (the parentheses delimit). These rules are the same in requests and in printed
+// is fine (the parentheses delimit). msg values nest at most XrlArgs::kMaxNesting (64) levels
+// deep; deeper text is an error ("nesting too deep"), so that parsing, printing and freeing
+// arguments never recurse without bound. These rules are the same in requests and in printed
 // replies, so a printed reply parses back to the same arguments.
 
 #include <cstddef>
@@ -106,9 +108,13 @@ class XrlArgs {
   std::string ToString() const;
   void AppendTo(std::string* out) const;
 
+  // The most msg values one inside another: "a:msg=(b:msg=(c:u32=1))" nests 2 levels.
+  static constexpr int kMaxNesting = 64;
+
   // Parses the text after an XRL's '?'. Columns in errors count from `column_offset` + 1, so
   // that an XRL parser can report columns of the whole XRL. Errors (InvalidArgument):
-  // "column C: argument N "name": what is wrong".
+  // "column C: argument N "name": what is wrong", e.g. "nesting too deep (more than 64 nested
+  // msg values)" at the parenthesis that opens the 65th level.
   static absl::StatusOr<XrlArgs> Parse(std::string_view text, int column_offset = 0);
 
   friend bool operator==(const XrlArgs& a, const XrlArgs& b);

@@ -133,6 +133,42 @@ TEST(XrlArgsTest, MalformedArgumentsNameColumnAndArgument) {
             "bad prefix length in '10.0.0.0/33' (0..32 expected)");
 }
 
+// "a:msg=(" `levels` times, a leaf, then the closing parentheses.
+std::string Nested(int levels) {
+  std::string text;
+  for (int i = 0; i < levels; ++i) text += "a:msg=(";
+  text += "x:u32=1";
+  text.append(static_cast<size_t>(levels), ')');
+  return text;
+}
+
+TEST(XrlArgsTest, MsgValuesNestUpToTheLimit) {
+  ASSERT_EQ(XrlArgs::kMaxNesting, 64);
+  XrlArgs args = ParseOk(Nested(64));
+  EXPECT_EQ(args.ToString(), Nested(64));
+  int levels = 0;
+  for (const XrlArgs* a = &args; a->Find("a") != nullptr; a = &a->Find("a")->value().msg()) {
+    ++levels;
+  }
+  EXPECT_EQ(levels, 64);
+}
+
+TEST(XrlArgsTest, DeeperNestingIsAnErrorNamingTheLimit) {
+  // The 65th "(" is at column 64 * 7 + 7.
+  EXPECT_THAT(ParseError(Nested(65)), HasSubstr("column 455: argument a.a.a."));
+  EXPECT_THAT(ParseError(Nested(65)),
+              HasSubstr("nesting too deep (more than 64 nested msg values)"));
+  // Far deeper text (unclosed, as a runaway generator would write it) stops at the same place
+  // instead of exhausting the stack.
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "a:msg=(";
+  EXPECT_THAT(ParseError(deep), HasSubstr("nesting too deep"));
+  // Inside lists of messages too.
+  std::string in_list;
+  for (int i = 0; i < 65; ++i) in_list += "l:list<msg>=(";
+  EXPECT_THAT(ParseError(in_list), HasSubstr("nesting too deep"));
+}
+
 TEST(XrlArgsTest, ColumnOffsetShiftsErrorColumns) {
   auto args = XrlArgs::Parse("a:u32=x", 40);
   ASSERT_FALSE(args.ok());
