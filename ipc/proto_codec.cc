@@ -227,10 +227,18 @@ std::string FieldNames(const Descriptor& d) {
   return names.empty() ? "none" : absl::StrJoin(names, ", ");
 }
 
+absl::Status TooDeep(const Descriptor& desc) {
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: nesting too deep (more than %d nested messages)", desc.full_name(),
+                      XrlArgs::kMaxNesting));
+}
+
 class ToMessage {
  public:
-  absl::Status Fill(const XrlArgs& args, Message* message, const std::string& path) {
+  // `depth`: how many msg values enclose `args` (0 for an XRL's own arguments).
+  absl::Status Fill(const XrlArgs& args, Message* message, const std::string& path, int depth) {
     const Descriptor& desc = *message->GetDescriptor();
+    if (depth > XrlArgs::kMaxNesting) return TooDeep(desc);
     for (size_t i = 0; i < args.size(); ++i) {
       const XrlAtom& atom = args[i];
       std::string where =
@@ -250,12 +258,12 @@ class ToMessage {
                             desc.full_name(), DescribeType(*field), atom.type().ToString()));
       }
       if (!atom.is_list()) {
-        RETURN_IF_ERROR(Set(*field, atom.value(), message, where, child_path));
+        RETURN_IF_ERROR(Set(*field, atom.value(), message, where, child_path, depth));
         continue;
       }
       for (size_t j = 0; j < atom.list().size(); ++j) {
         RETURN_IF_ERROR(Set(*field, atom.list()[j], message, where,
-                            absl::StrFormat("%s[%d]", child_path, static_cast<int>(j))));
+                            absl::StrFormat("%s[%d]", child_path, static_cast<int>(j)), depth));
       }
     }
     return absl::OkStatus();
@@ -269,7 +277,7 @@ class ToMessage {
 
   // Sets (or, for a repeated field, appends) one value.
   absl::Status Set(const FieldDescriptor& field, const XrlValue& value, Message* m,
-                   const std::string& where, const std::string& path) {
+                   const std::string& where, const std::string& path, int depth) {
     const Reflection* r = m->GetReflection();
     bool rep = field.is_repeated();
     switch (field.cpp_type()) {
@@ -310,7 +318,7 @@ class ToMessage {
           SetWellKnown(kind, value, sub);
           return absl::OkStatus();
         }
-        return Fill(value.msg(), sub, path);
+        return Fill(value.msg(), sub, path, depth + 1);
       }
     }
     return absl::InternalError("unknown field type");
@@ -345,8 +353,10 @@ class ToMessage {
 
 // One field's element (index < 0: a singular field) as an atom value, or nullopt when an
 // IPAddress/IPPrefix has no family set.
+absl::StatusOr<XrlArgs> ReadArgs(const Message& message, int depth);
+
 absl::StatusOr<std::optional<XrlValue>> ReadValue(const Message& m, const FieldDescriptor& f,
-                                                  int index) {
+                                                  int index, int depth) {
   const Reflection* r = m.GetReflection();
   bool rep = index >= 0;
   switch (f.cpp_type()) {
@@ -378,33 +388,24 @@ absl::StatusOr<std::optional<XrlValue>> ReadValue(const Message& m, const FieldD
       const Message& sub = rep ? r->GetRepeatedMessage(m, &f, index) : r->GetMessage(m, &f);
       WellKnown kind = Classify(f.message_type());
       if (kind != WellKnown::kNone) return ReadWellKnown(kind, sub);
-      ASSIGN_OR_RETURN(XrlArgs args, MessageToArgs(sub));
+      ASSIGN_OR_RETURN(XrlArgs args, ReadArgs(sub, depth + 1));
       return XrlValue::Msg(std::move(args));
     }
   }
   return absl::InternalError("unknown field type");
 }
 
-}  // namespace
-
-XrlType FieldXrlType(const FieldDescriptor& field) {
-  return XrlType{ScalarAtom(field), field.is_repeated()};
-}
-
-absl::Status ArgsToMessage(const XrlArgs& args, Message* message) {
-  message->Clear();
-  return ToMessage().Fill(args, message, "");
-}
-
-absl::StatusOr<XrlArgs> MessageToArgs(const Message& message) {
+// The arguments of `message`, which `depth` messages enclose.
+absl::StatusOr<XrlArgs> ReadArgs(const Message& message, int depth) {
   const Descriptor& desc = *message.GetDescriptor();
+  if (depth > XrlArgs::kMaxNesting) return TooDeep(desc);
   const Reflection* r = message.GetReflection();
   XrlArgs args;
   for (int i = 0; i < desc.field_count(); ++i) {
     const FieldDescriptor& f = *desc.field(i);
     if (!f.is_repeated()) {
       if (f.has_presence() && !r->HasField(message, &f)) continue;
-      ASSIGN_OR_RETURN(std::optional<XrlValue> value, ReadValue(message, f, -1));
+      ASSIGN_OR_RETURN(std::optional<XrlValue> value, ReadValue(message, f, -1, depth));
       if (value) args.Add(XrlAtom(f.name(), *std::move(value)));
       continue;
     }
@@ -413,7 +414,7 @@ absl::StatusOr<XrlArgs> MessageToArgs(const Message& message) {
     values.reserve(n);
     AtomType element = ScalarAtom(f);
     for (int j = 0; j < n; ++j) {
-      ASSIGN_OR_RETURN(std::optional<XrlValue> value, ReadValue(message, f, j));
+      ASSIGN_OR_RETURN(std::optional<XrlValue> value, ReadValue(message, f, j, depth));
       if (!value) {
         return absl::InvalidArgumentError(
             absl::StrFormat("%s[%d] has no address family set", f.full_name(), j));
@@ -424,5 +425,18 @@ absl::StatusOr<XrlArgs> MessageToArgs(const Message& message) {
   }
   return args;
 }
+
+}  // namespace
+
+XrlType FieldXrlType(const FieldDescriptor& field) {
+  return XrlType{ScalarAtom(field), field.is_repeated()};
+}
+
+absl::Status ArgsToMessage(const XrlArgs& args, Message* message) {
+  message->Clear();
+  return ToMessage().Fill(args, message, "", 0);
+}
+
+absl::StatusOr<XrlArgs> MessageToArgs(const Message& message) { return ReadArgs(message, 0); }
 
 }  // namespace sluice::ipc

@@ -11,7 +11,8 @@
 //   sluice.types.v1.IPv4Prefix -> ipv4net   IPv6Prefix -> ipv6net
 //   sluice.types.v1.IPAddress -> ipvx      IPPrefix -> ipvxnet  (either family; when setting such
 //                                a field, ipv4/ipv6 and ipv4net/ipv6net are accepted too)
-//   any other message -> msg (its own arguments in parentheses; nests to any depth)
+//   any other message -> msg (its own arguments in parentheses; nests XrlArgs::kMaxNesting (64)
+//                        levels deep at most)
 //   repeated T -> list<T>; a map<K, V> is a list<msg> of (key:K=...&value:V=...)
 //
 // An enum value is written by name ("READY"), or by number for a value the schema does not
@@ -37,14 +38,16 @@ namespace sluice::ipc {
 XrlType FieldXrlType(const google::protobuf::FieldDescriptor& field);
 
 // Clears `message`, then sets its fields from `args`. Errors (InvalidArgument) name the
-// argument by position and name, its column when it was parsed, and what is wrong:
+// argument by position and name, its column when it was parsed, and what is wrong (or, for
+// arguments nested deeper than XrlArgs::kMaxNesting, "nesting too deep"):
 //   argument 2 "nexthop" (column 45): field nexthop of sluice.rib.v1.AddRoute4Request is ipv4,
 //   not u32
 //   argument 3 "routes[1].metric": no field metric in sluice.rib.v1.Route (fields: network, ...)
 absl::Status ArgsToMessage(const XrlArgs& args, google::protobuf::Message* message);
 
 // The arguments that describe `message`. Errors (InvalidArgument): a prefix length out of range,
-// an element of a repeated IPAddress or IPPrefix field with no family set.
+// an element of a repeated IPAddress or IPPrefix field with no family set, messages nested
+// deeper than XrlArgs::kMaxNesting ("nesting too deep": the text could not be parsed back).
 absl::StatusOr<XrlArgs> MessageToArgs(const google::protobuf::Message& message);
 
 }  // namespace sluice::ipc

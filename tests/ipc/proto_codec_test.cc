@@ -202,5 +202,46 @@ TEST(ProtoCodecTest, DynamicMessagesWork) {
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back, Filled()));
 }
 
+// AllTypes.inner, then `levels - 1` Inner.children inside it: `levels` nested messages.
+AllTypes NestedInners(int levels) {
+  AllTypes m;
+  codec_test::v1::Inner* inner = m.mutable_inner();
+  for (int i = 1; i < levels; ++i) inner = inner->add_children();
+  inner->set_a(7);
+  return m;
+}
+
+TEST(ProtoCodecTest, NestingUpToTheLimitRoundTrips) {
+  const AllTypes m = NestedInners(XrlArgs::kMaxNesting);
+  auto args = MessageToArgs(m);
+  ASSERT_TRUE(args.ok()) << args.status();
+  auto parsed = XrlArgs::Parse(args->ToString());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  AllTypes back;
+  ASSERT_TRUE(ArgsToMessage(*parsed, &back).ok());
+  EXPECT_EQ(back.SerializeAsString(), m.SerializeAsString());
+}
+
+TEST(ProtoCodecTest, DeeperNestingIsAnErrorBothWays) {
+  // A reply nested deeper than the XRL text allows is refused rather than printed unparseably.
+  auto args = MessageToArgs(NestedInners(XrlArgs::kMaxNesting + 1));
+  ASSERT_FALSE(args.ok());
+  EXPECT_THAT(std::string(args.status().message()),
+              HasSubstr("nesting too deep (more than 64 nested messages)"));
+
+  // Arguments built in code (not parsed) deeper than the limit.
+  XrlArgs deep = *XrlArgs::Parse("a:u32=7");
+  for (int i = 0; i < XrlArgs::kMaxNesting; ++i) {
+    XrlArgs outer;
+    outer.Add(XrlAtom::List("children", AtomType::kMsg, {XrlValue::Msg(std::move(deep))}));
+    deep = std::move(outer);
+  }
+  XrlArgs top;
+  top.Add(XrlAtom("inner", XrlValue::Msg(std::move(deep))));
+  AllTypes m;
+  absl::Status status = ArgsToMessage(top, &m);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("nesting too deep"));
+}
+
 }  // namespace
 }  // namespace sluice::ipc
