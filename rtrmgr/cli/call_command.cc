@@ -18,13 +18,21 @@ namespace {
 
 std::string CodeName(absl::StatusCode code) { return absl::StatusCodeToString(code); }
 
+// The XRL as echoed under a parse error: whole when it fits a terminal line or two, else its
+// start (the error names the column).
+std::string Shown(const std::string& text) {
+  constexpr size_t kMaxShown = 160;
+  if (text.size() <= kMaxShown) return text;
+  return text.substr(0, kMaxShown) + absl::StrFormat("... (%d characters)", text.size());
+}
+
 // One XRL; prints its reply or the error. `where` prefixes errors ("calls.txt:3: ").
 bool CallOne(XrlClient& client, const std::string& text, const std::string& where,
              Context& context) {
   auto xrl = ipc::Xrl::Parse(text);
   if (!xrl.ok()) {
     *context.err << "sluice call: " << where << "bad XRL: " << xrl.status().message() << "\n  "
-                 << text << "\n";
+                 << Shown(text) << "\n";
     return false;
   }
   auto reply = client.Call(*xrl);

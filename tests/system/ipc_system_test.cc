@@ -235,6 +235,27 @@ TEST_F(IpcSystemTest, CallFileAndErrors) {
   EXPECT_EQ(result.exit_code, 2);
 }
 
+// An XRL nested far deeper than the parser allows (as a runaway generator would write) is a
+// parse error on its line: the calls before it are made, the ones after it are not.
+TEST_F(IpcSystemTest, DeeplyNestedXrlIsRefused) {
+  StartFinder();
+  StartComponent("echo");
+  std::string deep = "finder://echo/test_echo/1.0/add?";
+  for (int i = 0; i < 100000; ++i) deep += "a:msg=(";
+  const std::string file = rundir_ + "/deep.txt";
+  std::ofstream(file) << "finder://echo/test_echo/1.0/add?a:i64=1&b:i64=2\n"
+                      << deep << "\n"
+                      << "finder://echo/test_echo/1.0/add?a:i64=5&b:i64=5\n";
+  CommandResult result = Sluice({"call", "-f", file});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "sum:i64=3\n");
+  EXPECT_THAT(result.err, HasSubstr(file + ":2: bad XRL: column 487: argument a.a.a."));
+  EXPECT_THAT(result.err, HasSubstr("nesting too deep (more than 64 nested msg values)"));
+  // The line is echoed only in part.
+  EXPECT_THAT(result.err, HasSubstr("... (" + std::to_string(deep.size()) + " characters)"));
+  EXPECT_LT(result.err.size(), 1000u);
+}
+
 TEST_F(IpcSystemTest, NoFinderIsAClearError) {
   CommandResult result = Sluice({"--timeout", "500", "call", kAdd});
   EXPECT_EQ(result.exit_code, 1);
