@@ -47,6 +47,11 @@ std::string ExtAckMessage(const nlmsghdr* nlh) {
 
 }  // namespace
 
+bool NetlinkMessageOk(const nlmsghdr* nlh, int len) {
+  return len >= static_cast<int>(sizeof(nlmsghdr)) && nlh->nlmsg_len >= sizeof(nlmsghdr) &&
+         nlh->nlmsg_len <= static_cast<unsigned>(len);
+}
+
 void ForEachAttribute(const nlmsghdr* nlh, size_t offset,
                       const std::function<bool(const nlattr*)>& fn) {
   const char* tail = static_cast<const char*>(mnl_nlmsg_get_payload_tail(nlh));
@@ -132,8 +137,8 @@ absl::Status NetlinkSocket::Dump(const nlmsghdr* request,
       return ErrnoStatus(errno, "cannot receive a dump");
     }
     int len = static_cast<int>(n);
-    for (const auto* nlh = reinterpret_cast<const nlmsghdr*>(buffer_.get()); mnl_nlmsg_ok(nlh, len);
-         nlh = mnl_nlmsg_next(nlh, &len)) {
+    for (const auto* nlh = reinterpret_cast<const nlmsghdr*>(buffer_.get());
+         NetlinkMessageOk(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
       if (nlh->nlmsg_seq != seq) continue;  // a late answer to an earlier request
       if (nlh->nlmsg_flags & NLM_F_DUMP_INTR) interrupted = true;
       if (nlh->nlmsg_type == NLMSG_DONE) {
@@ -182,8 +187,8 @@ absl::Status NetlinkSocket::SendBatch(std::span<const char> bytes, uint32_t firs
       return ErrnoStatus(errno, "cannot receive the replies to a batch");
     }
     int len = static_cast<int>(n);
-    for (const auto* nlh = reinterpret_cast<const nlmsghdr*>(buffer_.get()); mnl_nlmsg_ok(nlh, len);
-         nlh = mnl_nlmsg_next(nlh, &len)) {
+    for (const auto* nlh = reinterpret_cast<const nlmsghdr*>(buffer_.get());
+         NetlinkMessageOk(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
       if (nlh->nlmsg_type != NLMSG_ERROR) continue;
       uint32_t seq = nlh->nlmsg_seq;
       if (seq - first_seq > last_seq - first_seq) continue;  // not ours (wraps correctly)
@@ -211,8 +216,8 @@ absl::Status NetlinkSocket::DrainNonBlocking(
       return ErrnoStatus(errno, "cannot receive notifications");
     }
     int len = static_cast<int>(n);
-    for (const auto* nlh = reinterpret_cast<const nlmsghdr*>(buffer_.get()); mnl_nlmsg_ok(nlh, len);
-         nlh = mnl_nlmsg_next(nlh, &len)) {
+    for (const auto* nlh = reinterpret_cast<const nlmsghdr*>(buffer_.get());
+         NetlinkMessageOk(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
       on_message(nlh);
     }
   }

@@ -31,6 +31,11 @@ struct NetlinkResult {
   bool answered = false;  // a reply for this request arrived (always true in ack-all mode)
 };
 
+// True when `nlh` starts a whole message among the `len` octets left of a receive buffer (as
+// mnl_nlmsg_ok, which also accepts a length field of 2 GiB or more and then walks off the
+// buffer). Iterate with mnl_nlmsg_next.
+bool NetlinkMessageOk(const nlmsghdr* nlh, int len);
+
 // Calls `fn` for each attribute of `nlh` after the first `offset` payload octets (the family
 // header), until `fn` returns false.
 void ForEachAttribute(const nlmsghdr* nlh, size_t offset,
