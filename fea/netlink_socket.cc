@@ -54,7 +54,8 @@ bool NetlinkMessageOk(const nlmsghdr* nlh, int len) {
 
 void ForEachAttribute(const nlmsghdr* nlh, size_t offset,
                       const std::function<bool(const nlattr*)>& fn) {
-  const char* tail = static_cast<const char*>(mnl_nlmsg_get_payload_tail(nlh));
+  // The message's own end: its length rounded up to the alignment can lie past the buffer.
+  const char* tail = reinterpret_cast<const char*>(nlh) + nlh->nlmsg_len;
   for (auto* attr = static_cast<const nlattr*>(mnl_nlmsg_get_payload_offset(nlh, offset));
        mnl_attr_ok(attr, static_cast<int>(tail - reinterpret_cast<const char*>(attr)));
        attr = mnl_attr_next(attr)) {

@@ -36,8 +36,8 @@ struct NetlinkResult {
 // buffer). Iterate with mnl_nlmsg_next.
 bool NetlinkMessageOk(const nlmsghdr* nlh, int len);
 
-// Calls `fn` for each attribute of `nlh` after the first `offset` payload octets (the family
-// header), until `fn` returns false.
+// Calls `fn` for each whole attribute of `nlh` after the first `offset` payload octets (the
+// family header) and within its nlmsg_len, until `fn` returns false.
 void ForEachAttribute(const nlmsghdr* nlh, size_t offset,
                       const std::function<bool(const nlattr*)>& fn);
 

@@ -69,6 +69,23 @@ TEST(RtnlRouteCodecTest, MalformedMessagesAreErrors) {
               ::testing::HasSubstr("shorter than struct rtmsg"));
 }
 
+// An attribute running past the message's length is not read, even when the length rounded up
+// to the alignment would cover it (the buffer ends at the length here, as a receive can).
+TEST(RtnlRouteCodecTest, AttributesEndWithTheMessage) {
+  std::vector<char> written;
+  AppendDelRoute(written, 1, 0, *net::Prefix::Parse("0.0.0.0/0"), 20, KernelRouteTarget());
+  // Header, rtmsg, RTA_TABLE (8 octets), RTA_PRIORITY (8): cut 3 octets into the priority.
+  const size_t cut = sizeof(nlmsghdr) + sizeof(rtmsg) + 8 + 5;
+  ASSERT_EQ(written.size(), cut + 3);
+  std::unique_ptr<char[]> exact(new char[cut]);
+  std::memcpy(exact.get(), written.data(), cut);
+  auto* nlh = reinterpret_cast<nlmsghdr*>(exact.get());
+  nlh->nlmsg_len = cut;
+  auto route = ParseRoute(nlh);
+  ASSERT_TRUE(route.ok() && route->has_value());
+  EXPECT_EQ((*route)->metric, 0u);
+}
+
 // A length field of 2 GiB or more is not a message (mnl_nlmsg_ok takes it for one, as a negative
 // int, and the receive loop then walked off the buffer).
 TEST(RtnlRouteCodecTest, MessageLengthsBeyondTheBufferAreRefused) {
