@@ -195,7 +195,6 @@ absl::StatusOr<std::optional<KernelRoute>> ParseRoute(const nlmsghdr* nlh) {
       family == AF_INET ? net::IPAddress(net::IPv4Address()) : net::IPAddress(net::IPv6Address());
   KernelNexthop single;
   single.onlink = rtm->rtm_flags & RTNH_F_ONLINK;
-  bool have_single = false;
   absl::Status error;
   ForEachAttribute(nlh, sizeof(rtmsg), [&](const nlattr* attr) {
     switch (mnl_attr_get_type(attr)) {
@@ -210,11 +209,9 @@ absl::StatusOr<std::optional<KernelRoute>> ParseRoute(const nlmsghdr* nlh) {
         break;
       case RTA_GATEWAY:
         single.gateway = ReadAddress(attr, family);
-        have_single = true;
         break;
       case RTA_OIF:
         if (mnl_attr_get_payload_len(attr) == 4) single.ifindex = mnl_attr_get_u32(attr);
-        have_single = true;
         break;
       case RTA_MULTIPATH: {
         const char* p = static_cast<const char*>(mnl_attr_get_payload(attr));
@@ -254,7 +251,11 @@ absl::StatusOr<std::optional<KernelRoute>> ParseRoute(const nlmsghdr* nlh) {
     return true;
   });
   if (!error.ok()) return error;
-  if (have_single && route.nexthops.empty()) route.nexthops.push_back(single);
+  // A gateway or interface makes a nexthop; attributes that named neither (a gateway of the
+  // wrong size, interface 0) do not.
+  if ((single.gateway || single.ifindex != 0) && route.nexthops.empty()) {
+    route.nexthops.push_back(single);
+  }
   route.prefix = net::Prefix(dst, rtm->rtm_dst_len);
   return std::optional<KernelRoute>(std::move(route));
 }

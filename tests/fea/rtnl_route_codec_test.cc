@@ -69,6 +69,26 @@ TEST(RtnlRouteCodecTest, MalformedMessagesAreErrors) {
               ::testing::HasSubstr("shorter than struct rtmsg"));
 }
 
+// A gateway attribute of the wrong size, or interface 0, names no nexthop.
+TEST(RtnlRouteCodecTest, AttributesThatNameNothingMakeNoNexthop) {
+  std::vector<char> written;
+  AppendDelRoute(written, 1, 0, *net::Prefix::Parse("10.0.0.0/8"), 20, KernelRouteTarget());
+  for (bool oif : {false, true}) {
+    std::vector<uint32_t> buffer(64);
+    std::memcpy(buffer.data(), written.data(), written.size());
+    auto* nlh = reinterpret_cast<nlmsghdr*>(buffer.data());
+    const uint8_t eight[8] = {192, 0, 2, 1, 0, 0, 0, 0};
+    if (oif) {
+      mnl_attr_put_u32(nlh, RTA_OIF, 0);
+    } else {
+      mnl_attr_put(nlh, RTA_GATEWAY, sizeof(eight), eight);
+    }
+    auto route = ParseRoute(nlh);
+    ASSERT_TRUE(route.ok() && route->has_value());
+    EXPECT_TRUE((*route)->nexthops.empty()) << (oif ? "RTA_OIF 0" : "8-octet RTA_GATEWAY");
+  }
+}
+
 // An attribute running past the message's length is not read, even when the length rounded up
 // to the alignment would cover it (the buffer ends at the length here, as a receive can).
 TEST(RtnlRouteCodecTest, AttributesEndWithTheMessage) {
