@@ -18,7 +18,9 @@
 // An enum value is written by name ("READY"), or by number for a value the schema does not
 // know. Omitted fields keep their default. A printed message lists its fields in declaration
 // order: repeated fields and plain proto3 scalars always, fields with presence (messages, oneof
-// members, `optional` scalars) only when set. Printing then parsing gives the same message.
+// members, `optional` scalars) only when set (an IPAddress or IPPrefix set to a message with no
+// family set prints as absent; a prefix prints with its host bits, which types.proto says are
+// zero, cleared). Printing then parsing gives the same message.
 //
 // Descriptors may come from the generated pool or from a dynamic pool (the `sluice` CLI builds
 // messages of services it was not compiled with); the types above are recognised by full name.
