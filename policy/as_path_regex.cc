@@ -251,10 +251,17 @@ class AsPathRegexBuilder {
     return Add(n);
   }
 
-  // Glushkov construction; each visit of a symbol makes a new position.
+  // Glushkov construction; each visit of a symbol makes a new position. Repetitions of parts
+  // that make no position ("(){255}") are visited too, so the visits are counted as well.
   Info Visit(int index) {
-    const Node& n = nodes_[index];
     Info info;
+    if (error_) return info;
+    if (++visits_ > kMaxVisits) {
+      Fail(0, absl::StrCat("expression too large (more than ", kMaxVisits,
+                           " parts after expanding repetitions)"));
+      return info;
+    }
+    const Node& n = nodes_[index];
     switch (n.kind) {
       case Node::Kind::kEmpty:
         break;
@@ -351,7 +358,11 @@ class AsPathRegexBuilder {
 
   std::string_view text_;
   static constexpr int kMaxDepth = 64;  // keeps the recursion of parsing and Visit bounded
+  // Visits of the tree: far above what kMaxPositions positions need, far below what nested
+  // repetitions of empty parts would take ((){255} nested five deep: 255^5).
+  static constexpr int kMaxVisits = 1 << 18;
   size_t pos_ = 0;
+  int visits_ = 0;
   int depth_ = 0;
   std::optional<ParseError> error_;
   std::vector<Node> nodes_;

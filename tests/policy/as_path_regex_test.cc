@@ -101,6 +101,18 @@ TEST(AsPathRegex, ErrorsGiveOffsets) {
   EXPECT_TRUE(AsPathRegex::Compile("1**").ok());
 }
 
+// Repetitions of parts that match only the empty path make no positions, but expanding them
+// nested is 255^5 steps: refused instead of compiling for hours.
+TEST(AsPathRegex, NestedRepetitionsOfNothingAreTooLarge) {
+  auto re = AsPathRegex::Compile("(((((){255}){255}){255}){255}){255} 1");
+  ASSERT_FALSE(re.ok());
+  EXPECT_NE(re.status().message().find("expression too large"), std::string::npos) << re.status();
+  // A few levels of the same stay fine.
+  auto small = AsPathRegex::Compile("((){255}){255} 1");
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_TRUE(small->Matches(std::vector<uint32_t>{1}));
+}
+
 // Cross-check against std::regex on the textual path for random paths.
 TEST(AsPathRegex, AgreesWithStdRegexOnTextualPaths) {
   const std::pair<const char*, const char*> cases[] = {
