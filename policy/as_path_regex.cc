@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -407,6 +408,12 @@ int AsPathRegex::ClassOf(uint32_t asn) const {
 }
 
 void AsPathRegex::BuildTables() {
+  BuildClasses();
+  BuildClassMasks();
+  BuildDfa();
+}
+
+void AsPathRegex::BuildClasses() {
   // Class edges: every range's low end and one past its high end.
   for (const Range& r : ranges_) {
     if (r.lo != 0) edges_.push_back(r.lo);
@@ -415,7 +422,6 @@ void AsPathRegex::BuildTables() {
   std::sort(edges_.begin(), edges_.end());
   edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
   const int classes = static_cast<int>(edges_.size()) + 1;
-  const int positions = static_cast<int>(preds_.size());
   if (classes < 255) {
     std::vector<uint8_t> table(65536 / 16);  // filled while block_class_ is still empty
     for (uint32_t block = 0; block < 65536 / 16; ++block) {
@@ -424,35 +430,70 @@ void AsPathRegex::BuildTables() {
     }
     block_class_ = std::move(table);
   }
+}
+
+void AsPathRegex::BuildClassMasks() {
+  // Positions copy the predicate of the atom they came from: each distinct predicate is tested
+  // once per class (a repeated "[1 3 5 ...]{255}" has one predicate of many ranges).
+  const int classes = static_cast<int>(edges_.size()) + 1;
+  const int positions = static_cast<int>(preds_.size());
+  std::vector<int> distinct_of(positions);
+  std::vector<Pred> distinct;
+  std::map<std::tuple<uint32_t, uint32_t, bool>, int> index;
+  for (int p = 0; p < positions; ++p) {
+    const Pred& pred = preds_[p];
+    auto [it, added] = index.emplace(
+        std::make_tuple(pred.first_range, pred.range_count, pred.negated), distinct.size());
+    if (added) distinct.push_back(pred);
+    distinct_of[p] = it->second;
+  }
   class_masks_.assign(static_cast<size_t>(classes) * words_, 0);
+  std::vector<char> accepts(distinct.size());
   for (int c = 0; c < classes; ++c) {
     const uint32_t representative = c == 0 ? 0 : edges_[c - 1];
+    for (size_t d = 0; d < distinct.size(); ++d) accepts[d] = Accepts(distinct[d], representative);
     for (int p = 0; p < positions; ++p) {
-      if (Accepts(preds_[p], representative)) {
+      if (accepts[distinct_of[p]]) {
         class_masks_[static_cast<size_t>(c) * words_ + p / 64] |= uint64_t{1} << (p % 64);
       }
     }
   }
+}
 
-  // Subset construction over the classes; state 0 is the start (nothing read yet).
+void AsPathRegex::BuildDfa() {
+  // Subset construction over the classes; state 0 is the start (nothing read yet). Each step
+  // costs the set bits of its state times the words of a set, and a lookup of the state it
+  // reaches (about kLookupWork compares of sets); past kMaxDfaWork of those (or kMaxDfaStates
+  // states) the position automaton runs instead.
+  constexpr int kLookupWork = 16;
+  const int classes = static_cast<int>(edges_.size()) + 1;
   std::map<std::vector<uint64_t>, int32_t> ids;
   std::vector<std::vector<uint64_t>> sets{std::vector<uint64_t>(words_, 0)};
   dfa_accepting_.push_back(nullable_);
+  uint64_t work = 0;
+  auto give_up = [&] {
+    dfa_.clear();
+    dfa_accepting_.clear();
+  };
+  std::vector<uint64_t> state(words_);
   for (size_t s = 0; s < sets.size(); ++s) {
+    int bits = 0;
+    for (uint64_t w : sets[s]) bits += __builtin_popcountll(w);
+    work += static_cast<uint64_t>(classes) * (bits + kLookupWork) * words_;
+    if (work > kMaxDfaWork) return give_up();
     for (int c = 0; c < classes; ++c) {
-      std::vector<uint64_t> state = sets[s];
+      state = sets[s];
       bool at_start = s == 0;
       Step(state.data(), &at_start, c);
       int32_t target = -1;
       if (std::any_of(state.begin(), state.end(), [](uint64_t w) { return w != 0; })) {
-        auto [it, added] = ids.emplace(state, static_cast<int32_t>(sets.size()));
-        if (added) {
+        auto it = ids.find(state);
+        if (it == ids.end()) {
           if (sets.size() >= kMaxDfaStates ||
               sets.size() * static_cast<size_t>(classes) > (size_t{1} << 21)) {
-            dfa_.clear();
-            dfa_accepting_.clear();
-            return;  // too large: run the position automaton instead
+            return give_up();
           }
+          it = ids.emplace(state, static_cast<int32_t>(sets.size())).first;
           sets.push_back(state);
           dfa_accepting_.push_back(Accepting(state.data(), false));
         }

@@ -101,6 +101,42 @@ TEST(AsPathRegex, ErrorsGiveOffsets) {
   EXPECT_TRUE(AsPathRegex::Compile("1**").ok());
 }
 
+// A DFA that would take long to build (500 alternatives of 500 classes, then twelve more
+// symbols) is not built: the position automaton answers, and answers right.
+TEST(AsPathRegex, CostlyDfaFallsBackToThePositionAutomaton) {
+  std::string text = "(1";
+  for (int i = 2; i < 500; ++i) text += "|" + std::to_string(i);
+  text += ")* . . . . . . . . . . . .";
+  auto re = AsPathRegex::Compile(text);
+  ASSERT_TRUE(re.ok()) << re.status();
+  EXPECT_EQ(re->dfa_states(), 0);
+  std::vector<uint32_t> path = {7, 499, 3};
+  path.insert(path.end(), 12, 600);
+  EXPECT_TRUE(re->Matches(path));
+  path[1] = 500;
+  EXPECT_FALSE(re->Matches(path));
+  path.erase(path.begin(), path.begin() + 3);
+  EXPECT_TRUE(re->Matches(path));
+  path.pop_back();
+  EXPECT_FALSE(re->Matches(path));
+}
+
+// One predicate of many ranges repeated to a thousand positions is tested once per class, not
+// once per position.
+TEST(AsPathRegex, RepeatedSetsOfManyRanges) {
+  std::string set = "[";
+  for (int i = 0; i < 400; ++i) set += std::to_string(2 * i + 1) + " ";
+  set += "]";
+  auto re = AsPathRegex::Compile("(" + set + "{255}){4}");
+  ASSERT_TRUE(re.ok()) << re.status();
+  EXPECT_EQ(re->positions(), 1020);
+  std::vector<uint32_t> path(1020);
+  for (size_t i = 0; i < path.size(); ++i) path[i] = 2 * (i % 400) + 1;
+  EXPECT_TRUE(re->Matches(path));
+  path[500] = 2;
+  EXPECT_FALSE(re->Matches(path));
+}
+
 // Repetitions of parts that match only the empty path make no positions, but expanding them
 // nested is 255^5 steps: refused instead of compiling for hours.
 TEST(AsPathRegex, NestedRepetitionsOfNothingAreTooLarge) {
