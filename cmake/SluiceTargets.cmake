@@ -64,9 +64,15 @@ function(sluice_benchmark name)
   sluice_warnings(${name})
 endfunction()
 
-# A fuzz target runs under ctest (label fuzz) for SLUICE_FUZZ_SECONDS from the seed corpus
-# folder SEEDS (made by a SEED_COMMAND at test time, e.g. extracting messages from a capture).
+# A fuzz target runs under ctest (label fuzz) for SLUICE_FUZZ_SECONDS. It reads the seeds
+# committed in tests/fuzz/corpus/NAME (when that folder exists) and the working corpus folder
+# NAME_corpus in the build tree, where it writes what it finds (SEED_COMMAND, when given, adds
+# seeds made at test time, e.g. messages extracted from the captures in SLUICE_DATA_DIR). The
+# test fails on a crash, a sanitizer report, a leak, one input running longer than
+# SLUICE_FUZZ_INPUT_TIMEOUT seconds, or more than SLUICE_FUZZ_RSS_MB of memory.
 set(SLUICE_FUZZ_SECONDS 60 CACHE STRING "Seconds each libFuzzer target runs under ctest")
+set(SLUICE_FUZZ_INPUT_TIMEOUT 10 CACHE STRING "Seconds one fuzz input may run before it fails")
+set(SLUICE_FUZZ_RSS_MB 2048 CACHE STRING "Memory limit of a fuzz run, in MiB")
 function(sluice_fuzzer name)
   cmake_parse_arguments(A "" "" "SRCS;DEPS;SEED_COMMAND" ${ARGN})
   if(NOT SLUICE_FUZZ)
@@ -78,14 +84,21 @@ function(sluice_fuzzer name)
   target_link_libraries(${name} PRIVATE ${A_DEPS})
   sluice_warnings(${name})
   set(_corpus ${CMAKE_CURRENT_BINARY_DIR}/${name}_corpus)
+  set(_seeds ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/${name})
   set(_cmd "mkdir -p ${_corpus}")
   if(A_SEED_COMMAND)
     list(JOIN A_SEED_COMMAND " " _seed)
     string(APPEND _cmd " && ${_seed} ${_corpus}")
   endif()
-  string(APPEND _cmd " && $<TARGET_FILE:${name}> -max_total_time=${SLUICE_FUZZ_SECONDS} -rss_limit_mb=4096 -print_final_stats=1 ${_corpus}")
+  string(APPEND _cmd " && $<TARGET_FILE:${name}> -max_total_time=${SLUICE_FUZZ_SECONDS}"
+    " -timeout=${SLUICE_FUZZ_INPUT_TIMEOUT} -rss_limit_mb=${SLUICE_FUZZ_RSS_MB}"
+    " -print_final_stats=1 -artifact_prefix=${CMAKE_CURRENT_BINARY_DIR}/${name}- ${_corpus}")
+  if(EXISTS ${_seeds})
+    string(APPEND _cmd " ${_seeds}")
+  endif()
+  math(EXPR _timeout "${SLUICE_FUZZ_SECONDS} + 300")
   add_test(NAME ${name} COMMAND sh -c "${_cmd}")
-  set_tests_properties(${name} PROPERTIES LABELS fuzz TIMEOUT 600
+  set_tests_properties(${name} PROPERTIES LABELS fuzz TIMEOUT ${_timeout}
     ENVIRONMENT "SLUICE_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
   set_property(GLOBAL APPEND PROPERTY SLUICE_asan_TARGETS ${name})
 endfunction()
