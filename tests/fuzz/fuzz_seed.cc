@@ -2,11 +2,14 @@
 //   bgp_fuzz_seed message DIR   UPDATE and OPEN messages (each prefixed with a session-parameter
 //                               octet) taken from the captures in $SLUICE_DATA_DIR/mrt
 //   bgp_fuzz_seed mrt DIR       the first records of every capture, as small MRT files
+//   bgp_fuzz_seed session DIR   sessions for bgp_session_fuzzer: made here, and one per capture
+//                               carrying the first UPDATEs of its first peer
 // Without SLUICE_DATA_DIR it writes a few messages and records made here, so the fuzz test still
 // runs.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "bgp/wire/open_message.h"
 #include "bgp/wire/update_encoder.h"
 #include "tests/bgp/test_data.h"
+#include "tests/fuzz/session_seed.h"
 
 namespace {
 
@@ -82,16 +86,42 @@ void SyntheticMrt(const std::string& dir) {
   WriteFile(dir, "synthetic-rib", file);
 }
 
+// The first 30 UPDATEs the capture's first peer sent, on an iBGP session of its AS width.
+void CaptureSession(mrt::MrtReader& reader, const std::string& dir, const std::string& name) {
+  std::optional<testing::SessionSeed> seed;
+  int updates = 0;
+  uint32_t peer_as = 0;
+  mrt::MrtRecord r;
+  while (updates < 30 && reader.Next(&r)) {
+    mrt::Bgp4mpMessage m;
+    if (!mrt::IsBgp4mpMessage(r) || !mrt::DecodeBgp4mpMessage(r, &m).ok() || m.local) continue;
+    if (m.message.size() < 19 || m.message[18] != 2) continue;
+    if (!seed) {
+      peer_as = m.peer_as;
+      seed.emplace(uint8_t(testing::kSessionIbgp | testing::kSessionAllFamilies |
+                           (m.as4 ? 0 : testing::kSessionTwoOctetAs) |
+                           (m.add_path ? testing::kSessionAddPath : 0)));
+    }
+    if (m.peer_as != peer_as) continue;
+    seed->Receive(m.message);
+    if (++updates % 10 == 0) seed->Keepalive();
+  }
+  if (seed) WriteFile(dir, name + ".session", seed->bytes());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 || (std::strcmp(argv[1], "message") != 0 && std::strcmp(argv[1], "mrt") != 0)) {
-    std::fprintf(stderr, "usage: bgp_fuzz_seed message|mrt DIR\n");
+  const std::string mode = argc == 3 ? argv[1] : "";
+  if (mode != "message" && mode != "mrt" && mode != "session") {
+    std::fprintf(stderr, "usage: bgp_fuzz_seed message|mrt|session DIR\n");
     return 2;
   }
-  const bool messages = std::strcmp(argv[1], "message") == 0;
+  const bool messages = mode == "message";
   const std::string dir = argv[2];
-  if (messages) {
+  if (mode == "session") {
+    for (const auto& [name, bytes] : testing::SyntheticSessions()) WriteFile(dir, name, bytes);
+  } else if (messages) {
     SyntheticMessages(dir);
   } else {
     SyntheticMrt(dir);
@@ -100,6 +130,10 @@ int main(int argc, char** argv) {
     auto reader = mrt::MrtReader::Open(path);
     if (!reader.ok()) continue;
     const std::string base = path.substr(path.rfind('/') + 1);
+    if (mode == "session") {
+      CaptureSession(**reader, dir, base);
+      continue;
+    }
     mrt::MrtRecord r;
     if (!messages) {
       // The first 40 records, written back as they were (BGP4MP_ET microseconds included).
