@@ -20,7 +20,8 @@
 // order: repeated fields and plain proto3 scalars always, fields with presence (messages, oneof
 // members, `optional` scalars) only when set (an IPAddress or IPPrefix set to a message with no
 // family set prints as absent; a prefix prints with its host bits, which types.proto says are
-// zero, cleared). Printing then parsing gives the same message.
+// zero, cleared; a MAC address prints its low 48 bits). Printing then parsing gives the same
+// message.
 //
 // Descriptors may come from the generated pool or from a dynamic pool (the `sluice` CLI builds
 // messages of services it was not compiled with); the types above are recognised by full name.

@@ -76,11 +76,16 @@ void MaskPrefix(Message* m) {
 }
 
 // What the arguments cannot say, taken out of a message (recursively): fields of no known name,
-// an IPAddress or IPPrefix set to a message with no family (it prints as absent), host bits.
+// an IPAddress or IPPrefix set to a message with no family (it prints as absent), host bits, the
+// bits of a MAC address above its 48.
 void Normalise(Message* m) {
   const std::string& name = m->GetDescriptor()->full_name();
   if (name == "sluice.types.v1.IPv4Prefix" || name == "sluice.types.v1.IPv6Prefix") {
     MaskPrefix(m);
+  }
+  if (name == "sluice.types.v1.MacAddress") {  // the low 48 bits, as types.proto says
+    const auto* f = m->GetDescriptor()->FindFieldByName("address");
+    m->GetReflection()->SetUInt64(m, f, m->GetReflection()->GetUInt64(*m, f) & 0xffffffffffffu);
   }
   m->DiscardUnknownFields();
   const google::protobuf::Reflection* r = m->GetReflection();
