@@ -71,7 +71,7 @@ endfunction()
 # test fails on a crash, a sanitizer report, a leak, one input running longer than
 # SLUICE_FUZZ_INPUT_TIMEOUT seconds, or more than SLUICE_FUZZ_RSS_MB of memory.
 set(SLUICE_FUZZ_SECONDS 60 CACHE STRING "Seconds each libFuzzer target runs under ctest")
-set(SLUICE_FUZZ_INPUT_TIMEOUT 10 CACHE STRING "Seconds one fuzz input may run before it fails")
+set(SLUICE_FUZZ_INPUT_TIMEOUT 30 CACHE STRING "Seconds one fuzz input may run before it fails")
 set(SLUICE_FUZZ_RSS_MB 2048 CACHE STRING "Memory limit of a fuzz run, in MiB")
 function(sluice_fuzzer name)
   cmake_parse_arguments(A "" "" "SRCS;DEPS;SEED_COMMAND" ${ARGN})
