@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Sluice and runs every test: unit, system and interop tests in a normal build, then the
 # AddressSanitizer/UBSan build (trie, codec and parser tests, and each libFuzzer target for
-# SLUICE_FUZZ_SECONDS, default 60) and the ThreadSanitizer build (shard tests).
+# SLUICE_FUZZ_SECONDS, default 60: tests/fuzz/README.md) and the ThreadSanitizer build (shard
+# tests).
 #
 #   ./test.sh                 everything
 #   SLUICE_TEST_ONLY=normal ./test.sh     just the normal build and its tests
