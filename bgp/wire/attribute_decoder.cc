@@ -101,7 +101,69 @@ bool ParseMpNextHop(const uint8_t* p, size_t len, MpNextHop* out) {
   }
 }
 
+// The smallest attribute that can be MP_REACH_NLRI or MP_UNREACH_NLRI: a 3-octet header, AFI
+// and SAFI.
+constexpr size_t kMinMpAttribute = 6;
+
+bool IsMpAttribute(uint8_t type) {
+  return type == uint8_t(AttrType::kMpReachNlri) || type == uint8_t(AttrType::kMpUnreachNlri);
+}
+
 }  // namespace
+
+void AttributeDecoder::Overrun(Bytes rest, size_t header, const SessionParams& params,
+                               UpdateErrors* errors) {
+  const uint8_t type = rest[1];
+  const size_t len = header == 4 ? LoadU16(rest.data() + 2) : rest[2];
+  const size_t value_left = rest.size() - header;
+  const std::string what =
+      absl::StrFormat("%s (type %d): length %d overruns the attribute list (%d left)",
+                      AttrName(type), type, len, value_left);
+  other_than_unreach_ = other_than_unreach_ || type != uint8_t(AttrType::kMpUnreachNlri);
+  if (params.mrt) {
+    // An archive is read as its collector saw it: RFC 7606 §4 alone.
+    AddUpdateError(errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeLengthError, {},
+                   what);
+    return;
+  }
+  // Could an MP attribute not parsed yet lie in the octets the bad length swallowed?
+  const bool reach_may_hide = !seen_reach_ && type != uint8_t(AttrType::kMpReachNlri);
+  const bool unreach_may_hide = !seen_unreach_ && type != uint8_t(AttrType::kMpUnreachNlri);
+  const bool may_hide = (reach_may_hide || unreach_may_hide) && value_left >= kMinMpAttribute;
+  // Is the attribute itself an MP attribute of a family this session uses (or may be)?
+  bool mp_lost = false;
+  std::optional<AfiSafi> family;  // its AFI/SAFI, when readable
+  if (IsMpAttribute(type)) {
+    if (value_left < 3) {
+      mp_lost = true;
+    } else if (const uint16_t afi = LoadU16(rest.data() + header);
+               AfiSafi::Supported(afi, rest[header + 2])) {
+      family = AfiSafi{Afi(afi), Safi(rest[header + 2])};
+      mp_lost = params.families.Has(*family);
+    }
+  }
+  if (mp_lost && family && !may_hide) {
+    // RFC 4760 §7, RFC 7606 §3(j): the family's NLRI cannot be read, nothing else is lost: the
+    // family goes; the rest of the UPDATE is treat-as-withdraw (RFC 7606 §4).
+    errors->disabled_families.Add(*family);
+    AddUpdateError(errors, UpdateAction::kAfiSafiDisable, update_error::kOptionalAttributeError,
+                   rest, absl::StrFormat("%s: %s", family->ToString(), what));
+    AddUpdateError(errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeLengthError, {},
+                   what);
+    return;
+  }
+  if (mp_lost || may_hide) {
+    // RFC 7606 §3(j): treat-as-withdraw needs MP_REACH_NLRI and MP_UNREACH_NLRI parsed; here one
+    // of them is or may be lost (the withdrawals it carried would stay): the session is reset.
+    AddUpdateError(
+        errors, UpdateAction::kSessionReset, update_error::kAttributeLengthError, rest,
+        mp_lost ? what : what + ", where MP_REACH_NLRI or MP_UNREACH_NLRI may have been");
+    return;
+  }
+  // RFC 7606 §4: treat-as-withdraw; the Total Path Attribute Length locates the NLRI field.
+  AddUpdateError(errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeLengthError, {},
+                 what);
+}
 
 void AddUpdateError(UpdateErrors* errors, UpdateAction action, uint8_t subcode, Bytes attribute,
                     std::string reason) {
@@ -138,6 +200,9 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
   const int as_size = params.four_octet_as ? 4 : 2;
   const bool strict = !params.mrt;
   uint64_t seen[4] = {0, 0, 0, 0};
+  seen_reach_ = false;
+  seen_unreach_ = false;
+  other_than_unreach_ = false;
   int last_type = -1;
   bool have_as4_path = false;
   std::optional<Aggregator> as4_aggregator;
@@ -158,11 +223,7 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
     const size_t header = (flags & kFlagExtendedLength) ? 4 : 3;
     const size_t len = header == 4 ? LoadU16(start + 2) : start[2];
     if (left - header < len) {
-      // RFC 7606 §4: an attribute overruns the Total Path Attribute Length.
-      AddUpdateError(
-          errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeLengthError, {},
-          absl::StrFormat("%s (type %d): length %d overruns the attribute list (%d left)",
-                          AttrName(type), type, len, left - header));
+      Overrun(Bytes(start, left), header, params, errors);
       break;
     }
     const Bytes value(start + header, len);
@@ -188,6 +249,9 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
       continue;
     }
     seen_word |= seen_bit;
+    seen_reach_ = seen_reach_ || type == uint8_t(AttrType::kMpReachNlri);
+    seen_unreach_ = seen_unreach_ || type == uint8_t(AttrType::kMpUnreachNlri);
+    other_than_unreach_ = other_than_unreach_ || type != uint8_t(AttrType::kMpUnreachNlri);
 
     const uint8_t expected = ExpectedFlags(type);
     if (expected != kUnknownType) {

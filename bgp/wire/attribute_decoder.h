@@ -6,6 +6,12 @@
 //
 // MP_REACH_NLRI and MP_UNREACH_NLRI are located but their NLRI are not parsed here: the caller
 // (UpdateDecoder) does that, knowing which families use ADD-PATH.
+//
+// An attribute whose length overruns the block is RFC 7606 §4 treat-as-withdraw — unless the
+// octets it swallowed could hold an MP attribute not parsed yet, or it is one itself: RFC 7606
+// §3(j) then calls for a session reset (withdrawals in a lost MP_UNREACH_NLRI would otherwise
+// stay), or for AFI/SAFI disable when the lost attribute's family is known and nothing else can
+// be hidden. MRT data keeps §4 alone.
 
 #include <cstdint>
 
@@ -40,8 +46,21 @@ class AttributeDecoder {
               PathAttributes* attrs, MpNlriField* reach, MpNlriField* unreach, UpdateErrors* errors,
               uint32_t* notes);
 
+  // After Decode: the block held an attribute other than MP_UNREACH_NLRI (RFC 7606 §5.2).
+  bool carried_other_than_mp_unreach() const { return other_than_unreach_; }
+
  private:
+  // An attribute whose length overruns the block (`rest`: from its first octet to the block's
+  // end; `header`: 3 or 4 octets): RFC 7606 §4 treat-as-withdraw, unless MP_REACH_NLRI or
+  // MP_UNREACH_NLRI is (AFI/SAFI disable, RFC 4760 §7) or may be lost in the overrun (session
+  // reset, RFC 7606 §3(j)).
+  void Overrun(Bytes rest, size_t header, const SessionParams& params, UpdateErrors* errors);
+
   AsPath as4_path_;  // scratch, reused
+  // Of the block being decoded.
+  bool seen_reach_ = false;
+  bool seen_unreach_ = false;
+  bool other_than_unreach_ = false;
 };
 
 // Records one error in `errors` (keeping the first reason). `attribute` is the whole offending

@@ -23,6 +23,9 @@ struct SessionParams {
     s.Add(kIPv4Unicast);
     return s;
   }();
+  // RFC 4271 §6.3 enforce-first-as: the AS an external peer's AS_PATH must start with (its own);
+  // routes whose AS_PATH does not are treat-as-withdraw (RFC 7606 §7.2). 0: not checked.
+  uint32_t enforce_first_as = 0;
   // RFC 7911: NLRI carry a 4-octet Path Identifier — in what we receive / in what we send.
   AfiSafiSet add_path_receive;
   AfiSafiSet add_path_send;

@@ -242,6 +242,11 @@ void UpdateDecoder::DecodeBody(Bytes body, UpdateMessage* out) {
       }
       e.treat_as_withdraw = true;  // RFC 4271 §6.3: the route is ignored
     }
+    CheckFirstAs(out);
+  }
+  if (ResetForMissingNlri(!nlri.empty() || reach.present, out)) {
+    out->wire_notes |= notes;
+    return;
   }
 
   if (!out->errors.disabled_families.empty()) {
@@ -260,6 +265,41 @@ void UpdateDecoder::DecodeBody(Bytes body, UpdateMessage* out) {
   }
   if (out->errors.count > 0) notes |= kNoteErrors;
   out->wire_notes = notes;
+}
+
+bool UpdateDecoder::ResetForMissingNlri(bool reachable, UpdateMessage* out) const {
+  if (params_.mrt || reachable || !attribute_decoder_.carried_other_than_mp_unreach()) return false;
+  if (!out->errors.treat_as_withdraw && out->errors.disabled_families.empty()) return false;
+  // RFC 7606 §5.2: path attributes and an error, but no reachable NLRI: the NLRI may not have
+  // been parsed as §3(j) requires (a lost MP_REACH_NLRI or MP_UNREACH_NLRI), so no
+  // treat-as-withdraw.
+  std::string reason =
+      absl::StrFormat("%s, in an UPDATE with path attributes but no reachable NLRI (RFC 7606 §5.2)",
+                      out->errors.reason);
+  SessionReset(out, uint8_t(ErrorCode::kUpdateMessage), update_error::kMalformedAttributeList, "");
+  out->errors.reason = std::move(reason);
+  return true;
+}
+
+void UpdateDecoder::CheckFirstAs(UpdateMessage* out) const {
+  if (params_.enforce_first_as == 0 || !scratch_.as_path) return;
+  const uint32_t first = scratch_.as_path->FirstAs();
+  if (first == params_.enforce_first_as) return;
+  // RFC 4271 §6.3 lets a speaker check that an external peer's AS_PATH starts with the peer's
+  // AS (Malformed AS_PATH); RFC 7606 §7.2 says routes failing it SHOULD be treat-as-withdraw
+  // rather than reset the session — as FRR (since 7.4) and BIRD do.
+  UpdateErrors& e = out->errors;
+  if (e.count++ == 0) {
+    e.reason = first == 0 ? absl::StrFormat(
+                                "AS_PATH \"%s\" does not start with the peer's AS "
+                                "%u (enforce-first-as, RFC 4271 §6.3)",
+                                scratch_.as_path->ToString(), params_.enforce_first_as)
+                          : absl::StrFormat(
+                                "AS_PATH starts with AS %u, not the peer's AS %u "
+                                "(enforce-first-as, RFC 4271 §6.3)",
+                                first, params_.enforce_first_as);
+  }
+  e.treat_as_withdraw = true;
 }
 
 }  // namespace sluice::bgp

@@ -20,7 +20,11 @@
 // Optional/Transitive flags, attribute-list overruns and missing well-known attributes; attribute
 // discard for ATOMIC_AGGREGATE, AGGREGATOR, AS4_PATH and AS4_AGGREGATOR errors and for LOCAL_PREF
 // from eBGP. Semantic checks (SessionParams::mrt == false only): NEXT_HOP 0.0.0.0, multicast or
-// class E; AS 0 (RFC 7607); confederation segments from an external peer.
+// class E; AS 0 (RFC 7607); confederation segments from an external peer; an AS_PATH not
+// starting with the peer's AS (SessionParams::enforce_first_as, treat-as-withdraw per RFC 7606
+// §7.2). Attribute overruns that may have swallowed MP_REACH_NLRI or MP_UNREACH_NLRI reset the
+// session (RFC 7606 §3(j), see attribute_decoder.h), as does any error other than attribute
+// discard in an UPDATE with path attributes but no reachable NLRI (RFC 7606 §5.2).
 //
 // Not thread-safe (it holds decode scratch); use one decoder per thread. The store may be shared.
 
@@ -46,6 +50,14 @@ class UpdateDecoder {
   void set_params(const SessionParams& params) { params_ = params; }
 
  private:
+  // RFC 4271 §6.3 enforce-first-as (SessionParams::enforce_first_as): treat-as-withdraw when
+  // the AS_PATH of announced routes does not start with the peer's AS.
+  void CheckFirstAs(UpdateMessage* out) const;
+  // RFC 7606 §5.2: an error other than attribute discard in an UPDATE with path attributes but
+  // no reachable NLRI (`reachable`: an NLRI field or MP_REACH_NLRI) resets the session. True
+  // when it did.
+  bool ResetForMissingNlri(bool reachable, UpdateMessage* out) const;
+
   SessionParams params_;
   AttributeStore* store_;
   AttributeDecoder attribute_decoder_;

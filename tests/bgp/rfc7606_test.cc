@@ -40,6 +40,16 @@ Bytes8 MpReach(Bytes8 nexthop, Bytes8 nlri, uint8_t afi = 2) {
   return A(0x80, 14, v);
 }
 
+Bytes8 MpUnreach(Bytes8 nlri, uint8_t afi = 2) {
+  Bytes8 v = {0, afi, 1};
+  v.insert(v.end(), nlri.begin(), nlri.end());
+  return A(0x80, 15, v);
+}
+// An AS_PATH (65001) whose Attribute Length (200) overruns the attribute list: what follows it
+// cannot be told apart from its value.
+const Bytes8 kOverrunningAsPath = {0x40, 2, 200, 2, 1, 0, 0, 0xfd, 0xe9};
+const Bytes8 kTwoV6Nlri = {32, 0x20, 0x01, 0x0d, 0xb8, 48, 0x20, 0x01, 0x0d, 0xb8, 0, 1};
+
 // Withdrawn Routes Length and Total Path Attribute Length are computed unless overridden.
 Bytes8 Update(Bytes8 withdrawn, Bytes8 attrs, Bytes8 nlri, int wlen = -1, int alen = -1) {
   Bytes8 body;
@@ -71,6 +81,7 @@ struct Case {
   Bytes8 discarded = {};  // attribute types dropped
   bool external = false;  // eBGP session
   bool four_octet_as = true;
+  uint32_t enforce_first_as = 0;  // SessionParams::enforce_first_as
 };
 
 std::vector<Case> Cases() {
@@ -92,6 +103,34 @@ std::vector<Case> Cases() {
        UA::kTreatAsWithdraw, 0, 1},
       {"two stray octets after the last attribute", Update({}, Cat({good, Bytes8{0x40, 1}}), kNlri),
        UA::kTreatAsWithdraw, 0, 1},
+      // RFC 7606 §3(j): treat-as-withdraw needs MP_REACH_NLRI and MP_UNREACH_NLRI parsed; an
+      // overrun that may have swallowed one resets the session (a lost MP_UNREACH_NLRI would
+      // leave the routes it withdraws in place).
+      {"attribute overrun before MP_REACH_NLRI could be parsed",
+       Update({}, Cat({kOrigin, kOverrunningAsPath, kNextHop, MpReach(kV6NextHop, kV6Nlri)}),
+              kNlri),
+       UA::kSessionReset, 0, 0, update_error::kAttributeLengthError},
+      {"attribute overrun before MP_UNREACH_NLRI could be parsed",
+       Update({}, Cat({kOrigin, kOverrunningAsPath, MpUnreach(kTwoV6Nlri)}), {}), UA::kSessionReset,
+       0, 0, update_error::kAttributeLengthError},
+      {"attribute overrun before MP_UNREACH_NLRI, with IPv4 NLRI",
+       Update({}, Cat({kOrigin, kOverrunningAsPath, kNextHop, MpUnreach(kTwoV6Nlri)}), kNlri),
+       UA::kSessionReset, 0, 0, update_error::kAttributeLengthError},
+      // RFC 4760 §7: an MP attribute that overruns, its family known and nothing else hidden
+      // (too few octets left for another attribute, or the other MP attribute already parsed).
+      {"MP_UNREACH_NLRI overrunning the attribute list disables its family",
+       Update({}, Bytes8{0x80, 15, 10, 0, 2, 1, 32}, {}), UA::kAfiSafiDisable, 0, 0,
+       update_error::kOptionalAttributeError},
+      {"MP_UNREACH_NLRI overrunning after MP_REACH_NLRI disables its family",
+       Update({},
+              Cat({kOrigin, kAsPath, MpReach(kV6NextHop, kV6Nlri),
+                   Bytes8{0x80, 15, 50, 0, 2, 1, 32, 0x20, 0x01, 0x0d, 0xb8}}),
+              {}),
+       UA::kAfiSafiDisable, 0, 0, update_error::kOptionalAttributeError},
+      // RFC 7606 §5.2: an error other than attribute discard, path attributes, no reachable NLRI.
+      {"malformed ORIGIN in an UPDATE without reachable NLRI",
+       Update(kNlri, Cat({A(0x40, 1, {5}), kAsPath}), {}), UA::kSessionReset, 0, 0,
+       update_error::kMalformedAttributeList},
       // RFC 7606 §3(g): repeated attributes.
       {"duplicate ORIGIN is discarded",
        Update({}, Cat({good, A(0x40, 1, {2})}), kNlri),
@@ -132,6 +171,37 @@ std::vector<Case> Cases() {
        0,
        {},
        /*external=*/true},
+      // RFC 4271 §6.3 enforce-first-as, treat-as-withdraw per RFC 7606 §7.2.
+      {"AS_PATH not starting with the peer's AS (enforce-first-as)",
+       Update({}, good, kNlri),
+       UA::kTreatAsWithdraw,
+       0,
+       1,
+       0,
+       {},
+       /*external=*/true,
+       true,
+       /*enforce_first_as=*/65002},
+      {"AS_PATH starting with an AS_SET (enforce-first-as)",
+       Update({}, Cat({kOrigin, A(0x40, 2, {1, 1, 0, 0, 0xfd, 0xe9}), kNextHop}), kNlri),
+       UA::kTreatAsWithdraw,
+       0,
+       1,
+       0,
+       {},
+       /*external=*/true,
+       true,
+       /*enforce_first_as=*/65001},
+      {"AS_PATH starting with the peer's AS (enforce-first-as)",
+       Update({}, good, kNlri),
+       UA::kNone,
+       1,
+       0,
+       0,
+       {},
+       /*external=*/true,
+       true,
+       /*enforce_first_as=*/65001},
       {"confederation segment from an iBGP peer is fine",
        Update({}, Cat({kOrigin, A(0x40, 2, {3, 1, 0, 0, 0xfd, 0xe9}), kNextHop}), kNlri), UA::kNone,
        1, 0},
@@ -234,6 +304,7 @@ TEST_P(Rfc7606Test, LeadsToTheApproachTheRfcPrescribes) {
   params.families.Add(kIPv6Unicast);
   params.external = c.external;
   params.four_octet_as = c.four_octet_as;
+  params.enforce_first_as = c.enforce_first_as;
   AttributeStore store;
   UpdateDecoder decoder(params, &store);
   UpdateMessage m;
