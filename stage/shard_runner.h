@@ -206,6 +206,8 @@ class ShardRunner {
   bool threaded() const { return !inline_; }
   int ShardFor(const net::Prefix& prefix) const { return ShardOf(prefix, options_.shards); }
   uint64_t epoch() const { return epoch_; }
+  // The last epoch whose outputs every shard has delivered (main loop).
+  uint64_t delivered_epoch() const { return delivered_epoch_; }
 
   // --- Main loop -----------------------------------------------------------------------------
   // Appends an item for shard `i`; returns it to fill in.

@@ -122,7 +122,7 @@ class CountingSession : public SessionSender {
   }
   size_t send_backlog() const override { return 0; }
   void SendRouteRefresh(AfiSafi) override {}
-  void ReportPrefixCount(size_t) override {}
+  void ReportPrefixCount(size_t, size_t) override {}
   size_t octets = 0, messages = 0;
 };
 

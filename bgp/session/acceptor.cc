@@ -1,6 +1,7 @@
 #include "bgp/session/acceptor.h"
 
 #include "absl/strings/str_format.h"
+#include "bgp/session/handler_fault.h"
 #include "bgp/session/socket_options.h"
 #include "net/log.h"
 
@@ -56,7 +57,12 @@ void Acceptor::AcceptNext() {
       [self = shared_from_this()](const boost::system::error_code& ec, tcp::socket socket) {
         if (!self->acceptor_.is_open()) return;
         if (!ec) {
-          self->handler_(std::move(socket));
+          // The handler matches the connection to a peer; whatever goes wrong there costs this
+          // connection only, and the listener keeps accepting.
+          if (auto fault = CatchFault([&] { self->handler_(std::move(socket)); })) {
+            SLUICE_LOG(kError) << "listener " << self->address_.ToString() << " port "
+                               << self->port_ << ": " << fault->ToString();
+          }
         } else if (ec == asio::error::operation_aborted) {
           return;
         } else {

@@ -1,6 +1,7 @@
 #include "bgp/session/connection.h"
 
 #include "absl/strings/str_cat.h"
+#include "bgp/session/handler_fault.h"
 #include "bgp/session/socket_options.h"
 #include "bgp/wire/constants.h"
 #include "net/log.h"
@@ -46,6 +47,15 @@ Connection::~Connection() {
   socket_.close(ec);
 }
 
+template <typename Body>
+void Connection::Guarded(Body&& body) {
+  if (std::optional<HandlerFault> fault = CatchFault(body)) {
+    SLUICE_LOG(kError) << "BGP connection to " << remote_.address().to_string() << ": "
+                       << fault->ToString();
+    Fail(fault->ToString());
+  }
+}
+
 std::shared_ptr<Connection> Connection::Connect(asio::io_context& io, ConnectionOwner* owner,
                                                 const tcp::endpoint& remote,
                                                 const ConnectionOptions& options) {
@@ -59,11 +69,21 @@ std::shared_ptr<Connection> Connection::Accepted(asio::io_context& io, Connectio
                                                  const ConnectionOptions& options) {
   auto c = std::make_shared<Connection>(io, owner);
   c->socket_ = std::move(socket);
-  const net::Family family =
-      c->socket_.local_endpoint().address().is_v4() ? net::Family::kIPv4 : net::Family::kIPv6;
-  absl::Status st = ApplyGtsm(c->socket_.native_handle(), family, options.gtsm_hops);
-  if (!st.ok()) {
-    SLUICE_LOG(kWarning) << "GTSM on an accepted connection: " << st.message();
+  // The error_code overloads throughout: a connection the peer already reset (or a socket that
+  // is not open) is a failed connection, not an exception.
+  boost::system::error_code ec;
+  const tcp::endpoint local = c->socket_.local_endpoint(ec);
+  if (!ec && options.gtsm_hops > 0) {
+    const net::Family family = local.address().is_v4() ? net::Family::kIPv4 : net::Family::kIPv6;
+    absl::Status st = ApplyGtsm(c->socket_.native_handle(), family, options.gtsm_hops);
+    if (!st.ok()) {
+      SLUICE_LOG(kWarning) << "GTSM on an accepted connection: " << st.message();
+    }
+  }
+  if (ec) {
+    // Reported asynchronously like every other failure: callers never hear back from inside.
+    asio::post(c->socket_.get_executor(), [c, reason = ec.message()] { c->Fail(reason); });
+    return c;
   }
   c->OnSocketReady();
   return c;
@@ -99,8 +119,10 @@ void Connection::StartConnect(const tcp::endpoint& remote, const ConnectionOptio
       if (self->owner_) self->owner_->OnConnectFailed(self.get(), ec.message());
       return;
     }
-    self->OnSocketReady();
-    if (self->owner_ && !self->closing_) self->owner_->OnConnected(self.get());
+    self->Guarded([&] {
+      self->OnSocketReady();
+      if (self->owner_ && !self->closing_) self->owner_->OnConnected(self.get());
+    });
   });
 }
 
@@ -132,8 +154,10 @@ void Connection::StartRead() {
           return self->Fail(ec == asio::error::eof ? "the peer closed the connection"
                                                    : ec.message());
         }
-        self->framer_.Commit(n);
-        self->HandleSlice();
+        self->Guarded([&] {
+          self->framer_.Commit(n);
+          self->HandleSlice();
+        });
       });
 }
 
@@ -156,7 +180,7 @@ void Connection::HandleSlice() {
     if (++handled >= kSliceMessages || std::chrono::steady_clock::now() - start >= kSliceTime) {
       // Yield: timers and other peers run before the rest of what was read.
       asio::post(socket_.get_executor(), [self = shared_from_this()] {
-        if (!self->closing_) self->HandleSlice();
+        if (!self->closing_) self->Guarded([&] { self->HandleSlice(); });
       });
       return;
     }
@@ -206,7 +230,7 @@ void Connection::Pump() {
                       [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
                         self->writing_ = false;
                         if (ec) return self->Fail(absl::StrCat("write failed: ", ec.message()));
-                        self->Pump();
+                        self->Guarded([&] { self->Pump(); });
                       });
     return;
   }
@@ -228,8 +252,10 @@ void Connection::Pump() {
           self->bulk_.pop_front();
           self->bulk_offset_ = 0;
         }
-        if (self->owner_ && self->backlog_ <= kLowWater) self->owner_->OnWritable(self.get());
-        self->Pump();
+        self->Guarded([&] {
+          if (self->owner_ && self->backlog_ <= kLowWater) self->owner_->OnWritable(self.get());
+          self->Pump();
+        });
       });
 }
 

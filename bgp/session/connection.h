@@ -16,6 +16,10 @@
 //
 // Lifetime: owned through std::shared_ptr (every pending operation holds one). Close() detaches the
 // owner: no callback reaches it afterwards, even from a handler already queued.
+//
+// Faults: Asio calls use their error_code overloads; an exception escaping a handler's own work
+// (std::bad_alloc while reading or writing) fails this connection (OnClosed "internal error: ...")
+// and nothing else.
 
 #include <chrono>
 #include <cstddef>
@@ -107,6 +111,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Pump();
   size_t ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset) const;
   void Fail(const std::string& reason);
+  // Runs `body` (a handler's work); an exception from it fails this connection only (Fail).
+  template <typename Body>
+  void Guarded(Body&& body);
   void FinishClose();
   void Drain();
 

@@ -322,22 +322,30 @@ void Fsm::UpdateError(SteadyTime now, const Notification& error, const std::stri
   End(now, *side, Ending::kError, absl::StrCat("bad UPDATE: ", reason), error, out);
 }
 
-void Fsm::MaxPrefixExceeded(SteadyTime now, const Notification& cease, double restart_after_s,
-                            FsmActions* out) {
+void Fsm::LimitExceeded(SteadyTime now, const Notification& cease, const std::string& reason,
+                        std::optional<double> restart_after_s, FsmActions* out) {
   const auto side = established_side();
   if (!side) return;
-  End(now, *side, Ending::kQuiet, "maximum number of prefixes reached", cease, out);
-  last_error_ = "maximum number of prefixes reached";
+  if (!restart_after_s) return End(now, *side, Ending::kError, reason, cease, out);
+  End(now, *side, Ending::kQuiet, reason, cease, out);
+  last_error_ = reason;
   established_at_.reset();
   connect_retry_.reset();
   if (Alive(Other(*side))) {
     conn(Other(*side)) = Connection();
     out->push_back(Action(FsmAction::Kind::kClose, Other(*side)));
   }
-  if (restart_after_s > 0) {
-    idle_until_ = now + Seconds(restart_after_s);
+  if (*restart_after_s > 0) {
+    idle_until_ = now + Seconds(*restart_after_s);
   } else {
     started_ = false;
+  }
+}
+
+void Fsm::LocalFault(SteadyTime now, const Notification& cease, const std::string& reason,
+                     FsmActions* out) {
+  for (Side side : {Side::kOutgoing, Side::kIncoming}) {
+    if (Alive(side)) End(now, side, Ending::kError, reason, cease, out);
   }
 }
 

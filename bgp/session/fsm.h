@@ -130,10 +130,16 @@ class Fsm {
   // Decoding an UPDATE found an error that resets the session (event 28, RFC 7606).
   void UpdateError(SteadyTime now, const Notification& error, const std::string& reason,
                    FsmActions* out);
-  // The max-prefix limit was exceeded with action teardown: send `cease` (6/1), then Idle for
-  // `restart_after_s` seconds (0: until Start).
-  void MaxPrefixExceeded(SteadyTime now, const Notification& cease, double restart_after_s,
-                         FsmActions* out);
+  // A prefix limit (max-prefix with action teardown, or the Adj-RIB-In ceiling) was exceeded:
+  // send `cease` (6/1, RFC 4486), `reason` becomes the last error, then Idle for
+  // `restart_after_s` seconds (0: until Start; nullopt: the idle hold of any error, doubling with
+  // consecutive failures).
+  void LimitExceeded(SteadyTime now, const Notification& cease, const std::string& reason,
+                     std::optional<double> restart_after_s, FsmActions* out);
+  // A fault of our own while handling the session (an exception in a handler): NOTIFICATION
+  // `cease` on every connection, then Idle with backoff, as after any error.
+  void LocalFault(SteadyTime now, const Notification& cease, const std::string& reason,
+                  FsmActions* out);
 
   // Runs the timers due at `now`.
   void Tick(SteadyTime now, FsmActions* out);

@@ -33,8 +33,15 @@ enum class MaxPrefixAction : uint8_t {
   kTeardown,  // NOTIFICATION Cease / Maximum Number of Prefixes Reached, then stay Idle
 };
 
+// What max-prefix counts.
+enum class MaxPrefixCount : uint8_t {
+  kReceived,  // the peer's Adj-RIB-In: every route it sent, before import policy
+  kAccepted,  // the routes import policy accepted
+};
+
 struct MaxPrefix {
-  size_t limit = 0;  // prefixes accepted from the peer (all families); 0 = no limit
+  size_t limit = 0;  // prefixes from the peer (all families); 0 = no limit
+  MaxPrefixCount count = MaxPrefixCount::kReceived;
   MaxPrefixAction action = MaxPrefixAction::kTeardown;
   // After a teardown: seconds in Idle before the session starts again; 0 = stay down until the
   // peer is enabled again.
@@ -59,6 +66,16 @@ struct PeerConfig {
   bool next_hop_self = false;           // read by the routing side
   bool route_reflector_client = false;  // read by the routing side (RFC 4456)
   MaxPrefix max_prefix;
+  // The most routes the peer's Adj-RIB-In may hold (all families, before import policy, so
+  // routes that policy rejects count too); one more tears the session down with Cease / Maximum
+  // Number of Prefixes Reached (RFC 4486) and the idle hold of an error. It bounds the memory a
+  // peer can make us use whatever max-prefix says. 0: no ceiling.
+  size_t adj_rib_in_limit = kDefaultAdjRibInLimit;
+  static constexpr size_t kDefaultAdjRibInLimit = 4'000'000;
+  // RFC 4271 §6.3: routes from an external peer whose AS_PATH does not start with the peer's AS
+  // are treat-as-withdraw (RFC 7606 §7.2). Off for a route server, which does not prepend its AS
+  // (RFC 7947 §2.2.2.1).
+  bool enforce_first_as = true;
   // RFC 4271 §10 ConnectRetryTime: seconds between our connection attempts.
   double connect_retry_s = 120;
   // RFC 4271 §8.1.1 DampPeerOscillations: after a session fails, Idle for idle_hold_s, doubling

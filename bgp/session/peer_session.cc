@@ -28,6 +28,11 @@ PeerSession::~PeerSession() {
   timer_.cancel();
 }
 
+template <typename Body>
+void PeerSession::Guard(std::string_view where, Body&& body) {
+  if (std::optional<HandlerFault> fault = CatchFault(body)) Fault(where, *fault);
+}
+
 FsmSettings PeerSession::MakeSettings() const {
   FsmSettings s;
   s.local_as = local_.as;
@@ -62,17 +67,18 @@ ConnectionOptions PeerSession::MakeOptions() const {
 
 void PeerSession::Start() {
   enabled_ = true;
-  Run([&](FsmActions* out) { fsm_.Start(Clock::now(), out); });
+  Run(ResetCause::kAdministrative, [&](FsmActions* out) { fsm_.Start(Clock::now(), out); });
 }
 
 void PeerSession::Stop(uint8_t cease_subcode) {
   enabled_ = false;
-  Run([&](FsmActions* out) { fsm_.Stop(Clock::now(), Cease(cease_subcode), out); });
+  Run(ResetCause::kAdministrative,
+      [&](FsmActions* out) { fsm_.Stop(Clock::now(), Cease(cease_subcode), out); });
 }
 
 void PeerSession::Reset(uint8_t cease_subcode) {
   if (!enabled_) return;
-  Run([&](FsmActions* out) {
+  Run(ResetCause::kAdministrative, [&](FsmActions* out) {
     fsm_.Stop(Clock::now(), Cease(cease_subcode), out);
     fsm_.Start(Clock::now(), out);
   });
@@ -86,9 +92,14 @@ void PeerSession::SetLocal(const LocalConfig& local) {
 }
 
 void PeerSession::Accept(tcp::socket socket) {
+  Guard("an incoming connection", [&] { HandleAccept(std::move(socket)); });
+}
+
+void PeerSession::HandleAccept(tcp::socket socket) {
   accepting_.emplace(std::move(socket));
   Fsm::Incoming verdict;
-  Run([&](FsmActions* out) { verdict = fsm_.IncomingConnection(Clock::now(), out); });
+  Run(ResetCause::kConnectionLost,
+      [&](FsmActions* out) { verdict = fsm_.IncomingConnection(Clock::now(), out); });
   if (!accepting_) return;  // taken (FsmAction::kAccept)
   auto c = Connection::Accepted(io_, nullptr, std::move(*accepting_), MakeOptions());
   accepting_.reset();
@@ -105,25 +116,46 @@ void PeerSession::Accept(tcp::socket socket) {
 
 // ---- the FSM ----
 
+void PeerSession::Fault(std::string_view where, const HandlerFault& fault) {
+  const std::string reason = absl::StrCat(fault.ToString(), " (", std::string(where), ")");
+  SLUICE_LOG(kError) << "peer " << config_.address.ToString() << ": " << reason
+                     << "; resetting the session";
+  // The Run that threw stopped half way: its remaining actions are dropped with it.
+  pending_.clear();
+  running_ = false;
+  // RFC 4486 §4 Out of Resources for memory; otherwise a plain Cease (RFC 4271 §6.7).
+  const Notification cease = Cease(fault.out_of_memory ? cease::kOutOfResources : 0);
+  std::optional<HandlerFault> again = CatchFault([&] {
+    Run(ResetCause::kInternalError,
+        [&](FsmActions* out) { fsm_.LocalFault(Clock::now(), cease, reason, out); });
+  });
+  if (again) {
+    pending_.clear();
+    running_ = false;
+    SLUICE_LOG(kError) << "peer " << config_.address.ToString()
+                       << ": resetting the session failed too: " << again->what;
+  }
+}
+
 template <typename Event>
-void PeerSession::Run(Event&& event) {
+void PeerSession::Run(ResetCause cause, Event&& event) {
   FsmActions actions;
   event(&actions);
-  for (FsmAction& a : actions) pending_.push_back(std::move(a));
+  for (FsmAction& a : actions) pending_.push_back(Pending{std::move(a), cause});
   if (running_) return;  // an outer Run carries them out
   running_ = true;
   const std::weak_ptr<bool> alive = alive_;
   while (!pending_.empty()) {
-    FsmAction a = std::move(pending_.front());
+    Pending p = std::move(pending_.front());
     pending_.pop_front();
-    Execute(a);
+    Execute(p.action, p.cause);
     if (alive.expired()) return;
   }
   running_ = false;
   ArmTimer();
 }
 
-void PeerSession::Execute(FsmAction& a) {
+void PeerSession::Execute(FsmAction& a, ResetCause cause) {
   const int side = int(a.side);
   switch (a.kind) {
     case FsmAction::Kind::kConnect: {
@@ -158,17 +190,20 @@ void PeerSession::Execute(FsmAction& a) {
       ++counters_.established_transitions;
       max_prefix_exceeded_ = false;
       teardown_pending_ = false;
-      decoder_ = std::make_shared<UpdateDecoder>(n.params, store_);
+      disabled_families_ = AfiSafiSet();
+      SessionParams params = n.params;
+      if (config_.enforce_first_as && params.external) params.enforce_first_as = n.peer_as;
+      decoder_ = std::make_shared<UpdateDecoder>(params, store_);
       ++session_generation_;
       info_ = EstablishedInfo();
-      info_.params = n.params;
+      info_.params = params;
       info_.remote_as = n.peer_as;
       info_.remote_bgp_id = open.bgp_identifier;
       info_.hold_time_s = n.hold_time;
       info_.route_refresh = n.route_refresh;
       info_.remote_address = config_.address;
       if (conns_[side]) {
-        conns_[side]->set_max_message_size(n.params.max_message_size());
+        conns_[side]->set_max_message_size(params.max_message_size());
         info_.local_address = FromAsio(conns_[side]->local_endpoint().address());
         local_port_ = conns_[side]->local_endpoint().port();
         remote_port_ = conns_[side]->remote_endpoint().port();
@@ -180,6 +215,7 @@ void PeerSession::Execute(FsmAction& a) {
       return;
     }
     case FsmAction::Kind::kDown:
+      ++counters_.session_resets[int(cause)];
       established_.reset();
       decoder_.reset();
       ++session_generation_;
@@ -198,12 +234,15 @@ void PeerSession::ArmTimer() {
   if (armed_ && *armed_ <= *next) return;  // it fires first and re-arms
   armed_ = next;
   timer_.expires_at(*next);
-  timer_.async_wait(
-      [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
-        if (ec || alive.expired()) return;
-        armed_.reset();
-        Run([&](FsmActions* out) { fsm_.Tick(Clock::now(), out); });
-      });
+  timer_.async_wait([this,
+                     alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+    if (ec || alive.expired()) return;
+    armed_.reset();
+    // What Tick ends is ended by a timer: the hold timer (RFC 4271 §6.5).
+    Guard("a timer", [&] {
+      Run(ResetCause::kHoldTimerExpired, [&](FsmActions* out) { fsm_.Tick(Clock::now(), out); });
+    });
+  });
 }
 
 std::optional<Side> PeerSession::SideOf(const Connection* c) const {
@@ -216,37 +255,63 @@ std::optional<Side> PeerSession::SideOf(const Connection* c) const {
 // ---- connection events ----
 
 void PeerSession::OnConnected(Connection* c) {
-  if (SideOf(c) != Side::kOutgoing) return;
-  Run([&](FsmActions* out) { fsm_.ConnectSucceeded(Clock::now(), out); });
+  Guard("connection up", [&] { HandleConnected(c); });
 }
-
 void PeerSession::OnConnectFailed(Connection* c, const std::string& reason) {
-  if (SideOf(c) != Side::kOutgoing) return;
-  Run([&](FsmActions* out) { fsm_.ConnectFailed(Clock::now(), reason, out); });
+  Guard("connection failed", [&] { HandleConnectFailed(c, reason); });
 }
-
-void PeerSession::OnClosed(Connection* c, const std::string& reason) {
-  const auto side = SideOf(c);
-  if (!side) return;
-  Run([&](FsmActions* out) { fsm_.ConnectionClosed(Clock::now(), *side, reason, out); });
-}
-
-void PeerSession::OnHeaderError(Connection* c, const Notification& error) {
-  const auto side = SideOf(c);
-  if (!side) return;
-  Run([&](FsmActions* out) { fsm_.HeaderError(Clock::now(), *side, error, out); });
-}
-
-void PeerSession::OnWritable(Connection* c) {
-  if (established_ && conns_[int(*established_)].get() == c && listener_) listener_->OnWritable();
-}
-
 void PeerSession::OnMessage(Connection* c, Bytes message) {
+  Guard("a message", [&] { HandleMessage(c, message); });
+}
+void PeerSession::OnHeaderError(Connection* c, const Notification& error) {
+  Guard("a header error", [&] { HandleHeaderError(c, error); });
+}
+void PeerSession::OnClosed(Connection* c, const std::string& reason) {
+  Guard("connection closed", [&] { HandleClosed(c, reason); });
+}
+void PeerSession::OnWritable(Connection* c) {
+  Guard("writable", [&] {
+    if (established_ && conns_[int(*established_)].get() == c && listener_) {
+      listener_->OnWritable();
+    }
+  });
+}
+
+void PeerSession::HandleConnected(Connection* c) {
+  if (SideOf(c) != Side::kOutgoing) return;
+  Run(ResetCause::kConnectionLost,
+      [&](FsmActions* out) { fsm_.ConnectSucceeded(Clock::now(), out); });
+}
+
+void PeerSession::HandleConnectFailed(Connection* c, const std::string& reason) {
+  if (SideOf(c) != Side::kOutgoing) return;
+  Run(ResetCause::kConnectionLost,
+      [&](FsmActions* out) { fsm_.ConnectFailed(Clock::now(), reason, out); });
+}
+
+void PeerSession::HandleClosed(Connection* c, const std::string& reason) {
+  const auto side = SideOf(c);
+  if (!side) return;
+  Run(ResetCause::kConnectionLost,
+      [&](FsmActions* out) { fsm_.ConnectionClosed(Clock::now(), *side, reason, out); });
+}
+
+void PeerSession::HandleHeaderError(Connection* c, const Notification& error) {
+  const auto side = SideOf(c);
+  if (!side) return;
+  Run(ResetCause::kMessageError,
+      [&](FsmActions* out) { fsm_.HeaderError(Clock::now(), *side, error, out); });
+}
+
+void PeerSession::HandleMessage(Connection* c, Bytes message) {
   const auto side = SideOf(c);
   if (!side) return;
   CountIn(message[18]);
+  const ResetCause cause = message[18] == uint8_t(MessageType::kNotification)
+                               ? ResetCause::kNotificationReceived
+                               : ResetCause::kMessageError;
   MessageVerdict verdict = MessageVerdict::kHandled;
-  Run([&](FsmActions* out) { verdict = fsm_.Message(Clock::now(), *side, message, out); });
+  Run(cause, [&](FsmActions* out) { verdict = fsm_.Message(Clock::now(), *side, message, out); });
   if (verdict == MessageVerdict::kUpdate) {
     HandleUpdate(message);
   } else if (verdict == MessageVerdict::kRouteRefresh) {
@@ -273,34 +338,67 @@ void PeerSession::ParseOffLoop(Bytes message) {
       *parse_strand_, [this, bytes = std::vector<uint8_t>(message.begin(), message.end()),
                        decoder = decoder_, generation = session_generation_,
                        alive = std::weak_ptr<bool>(alive_), parsing = parsing_, &io = io_] {
-        auto update = std::make_shared<UpdateMessage>();
-        decoder->Decode(Bytes(bytes.data(), bytes.size()), update.get());
+        std::shared_ptr<UpdateMessage> update;
+        std::optional<HandlerFault> fault = CatchFault([&] {
+          update = std::make_shared<UpdateMessage>();
+          decoder->Decode(Bytes(bytes.data(), bytes.size()), update.get());
+        });
         parsing->fetch_sub(1, std::memory_order_acq_rel);
         parsing->notify_all();
         // `this` is touched only on the loop, once `alive` says the session still exists.
-        boost::asio::post(io, [this, update, generation, alive] {
+        boost::asio::post(io, [this, update, fault, generation, alive] {
           if (alive.expired() || generation != session_generation_ || teardown_pending_) return;
-          DeliverUpdate(*update);
+          if (fault) return Fault("parsing an UPDATE", *fault);
+          Guard("an UPDATE", [&] { DeliverUpdate(*update); });
         });
       });
 }
 
 void PeerSession::DeliverUpdate(UpdateMessage& update) {
+  if (!update.errors.ok()) NoteUpdateErrors(update);
   const UpdateAction action = update.errors.action();
-  if (action == UpdateAction::kSessionReset || action == UpdateAction::kAfiSafiDisable) {
-    // RFC 7606 §7.11 allows a session reset instead of disabling the family.
+  if (action == UpdateAction::kSessionReset) {
     const Notification n = update.errors.notification;
     const std::string reason = update.errors.reason;
-    Run([&](FsmActions* out) { fsm_.UpdateError(Clock::now(), n, reason, out); });
+    Run(ResetCause::kUpdateError,
+        [&](FsmActions* out) { fsm_.UpdateError(Clock::now(), n, reason, out); });
     return;
   }
+  if (action == UpdateAction::kAfiSafiDisable) {
+    DisableFamilies(update.errors.disabled_families, update.errors.reason);
+  }
+  // RFC 4760 §7: what arrives later of a disabled family is ignored.
+  update.DropFamilies(disabled_families_);
   counters_.nlri_announced_in += update.announced.size();
   counters_.nlri_withdrawn_in += update.withdrawn.size();
-  if (!update.errors.ok()) {
-    SLUICE_LOG(kDebug) << "peer " << config_.address.ToString() << ": UPDATE error handled ("
-                       << UpdateActionName(action) << "): " << update.errors.reason;
-  }
   if (listener_) listener_->OnUpdate(update);
+}
+
+void PeerSession::NoteUpdateErrors(const UpdateMessage& update) {
+  const UpdateErrors& e = update.errors;
+  if (e.treat_as_withdraw) ++counters_.updates_treat_as_withdraw;
+  if (!e.discarded.empty()) ++counters_.updates_attribute_discard;
+  uint64_t held_back = 0;
+  if (!error_log_.Allow(Clock::now(), &held_back)) return;
+  SLUICE_LOG(kWarning) << "peer " << config_.address.ToString() << ": malformed UPDATE ("
+                       << UpdateActionName(e.action()) << ", RFC 7606): " << e.reason
+                       << (held_back == 0 ? ""
+                                          : absl::StrCat(" [", held_back,
+                                                         " more malformed UPDATEs since the "
+                                                         "last report; see the peer's counters]"));
+}
+
+void PeerSession::DisableFamilies(AfiSafiSet families, const std::string& reason) {
+  for (int i = 0; i < AfiSafi::kCount; ++i) {
+    const AfiSafi f = AfiSafi::FromIndex(i);
+    if (!families.Has(f) || disabled_families_.Has(f)) continue;
+    disabled_families_.Add(f);
+    ++counters_.afi_safi_disables;
+    SLUICE_LOG(kWarning) << "peer " << config_.address.ToString() << ": " << f.ToString()
+                         << " disabled until the session restarts (RFC 7606 AFI/SAFI disable, "
+                            "RFC 4760 §7): "
+                         << reason;
+  }
 }
 
 void PeerSession::HandleRouteRefresh(Bytes message) {
@@ -342,19 +440,42 @@ void PeerSession::SendRouteRefresh(AfiSafi family) {
   conns_[int(*established_)]->SendUrgent(std::move(wire));
 }
 
-void PeerSession::ReportPrefixCount(size_t accepted) {
+void PeerSession::ReportPrefixCount(size_t received, size_t accepted) {
+  counters_.prefixes_received = received;
   counters_.prefixes_accepted = accepted;
+  if (teardown_pending_) return;
+  const size_t ceiling = config_.adj_rib_in_limit;
+  if (ceiling != 0 && received > ceiling && established_) {
+    const std::string reason = absl::StrCat("Adj-RIB-In ceiling reached: ", received,
+                                            " routes, adj-rib-in-limit ", ceiling);
+    SLUICE_LOG(kWarning) << "peer " << config_.address.ToString() << ": " << reason
+                         << ": tearing the session down";
+    return TearDownForLimit(ResetCause::kAdjRibInLimit, ceiling, reason, std::nullopt);
+  }
+  CheckMaxPrefix(received, accepted);
+}
+
+void PeerSession::CheckMaxPrefix(size_t received, size_t accepted) {
   const MaxPrefix& mp = config_.max_prefix;
-  if (mp.limit == 0 || accepted <= mp.limit) {
+  const bool counts_received = mp.count == MaxPrefixCount::kReceived;
+  const size_t count = counts_received ? received : accepted;
+  if (mp.limit == 0 || count <= mp.limit) {
     max_prefix_exceeded_ = false;
     return;
   }
   if (max_prefix_exceeded_) return;  // this crossing is handled
   max_prefix_exceeded_ = true;
-  SLUICE_LOG(kWarning) << "peer " << config_.address.ToString() << ": " << accepted
-                       << " prefixes accepted, above the limit of " << mp.limit
+  SLUICE_LOG(kWarning) << "peer " << config_.address.ToString() << ": " << count << " prefixes "
+                       << (counts_received ? "received" : "accepted") << ", above the limit of "
+                       << mp.limit
                        << (mp.action == MaxPrefixAction::kWarn ? "" : ": tearing the session down");
   if (mp.action == MaxPrefixAction::kWarn || !established_) return;
+  TearDownForLimit(ResetCause::kMaxPrefix, mp.limit, "maximum number of prefixes reached",
+                   mp.restart_after_s);
+}
+
+void PeerSession::TearDownForLimit(ResetCause cause, size_t limit, const std::string& reason,
+                                   std::optional<double> restart_after_s) {
   // RFC 4486 §4 Data: AFI, SAFI and the limit, when the session carries one family.
   Notification n = Cease(cease::kMaxPrefixes);
   int families = 0;
@@ -369,14 +490,18 @@ void PeerSession::ReportPrefixCount(size_t accepted) {
     n.data.resize(7);
     StoreU16(n.data.data(), uint16_t(only.afi));
     n.data[2] = uint8_t(only.safi);
-    StoreU32(n.data.data() + 3, uint32_t(std::min<size_t>(mp.limit, UINT32_MAX)));
+    StoreU32(n.data.data() + 3, uint32_t(std::min<size_t>(limit, UINT32_MAX)));
   }
   // Not from inside the listener's OnUpdate: the teardown (and OnSessionDown) runs next on the
   // loop; UPDATEs still being handled meanwhile are dropped.
   teardown_pending_ = true;
-  asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_), n, restart = mp.restart_after_s] {
+  asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_), n, cause, reason, restart_after_s] {
     if (alive.expired()) return;
-    Run([&](FsmActions* out) { fsm_.MaxPrefixExceeded(Clock::now(), n, restart, out); });
+    Guard("a prefix limit", [&] {
+      Run(cause, [&](FsmActions* out) {
+        fsm_.LimitExceeded(Clock::now(), n, reason, restart_after_s, out);
+      });
+    });
   });
 }
 
@@ -457,6 +582,7 @@ PeerStatus PeerSession::Status() const {
   s.last_notification_sent = fsm_.last_notification_sent();
   s.last_notification_received = fsm_.last_notification_received();
   s.max_prefix_exceeded = max_prefix_exceeded_;
+  s.disabled_families = disabled_families_;
   s.consecutive_failures = fsm_.consecutive_failures();
   if (auto until = fsm_.idle_until()) {
     s.idle_hold_remaining_s =

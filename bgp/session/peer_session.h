@@ -1,8 +1,21 @@
 #pragma once
 // PeerSession: one configured peer — its FSM (fsm.h) driven by its TCP connections
 // (connection.h) on the process's event loop, UPDATE decoding (RFC 7606 outcomes), counters, and
-// the max-prefix limit. It implements SessionSender for the routing side and reports to the
-// SessionListener the routing side gave it (session_link.h).
+// the max-prefix limit and Adj-RIB-In ceiling. It implements SessionSender for the routing side
+// and reports to the SessionListener the routing side gave it (session_link.h).
+//
+// RFC 7606 outcomes: a session reset sends the decoder's NOTIFICATION; AFI/SAFI disable (RFC 4760
+// §7) turns the family off for the rest of the session — the listener gets the UPDATE with
+// action kAfiSafiDisable and withdraws the peer's routes of that family, and NLRI of it arriving
+// later are dropped here; treat-as-withdraw and attribute discard reach the listener as decoded.
+// Each is counted (PeerCounters) and logged as a warning at most once per kErrorLogInterval per
+// peer, with the number of malformed UPDATEs not logged since.
+//
+// Faults: every entry point from the event loop (connection events, timers, posted work, parse
+// jobs) runs under CatchFault (handler_fault.h). An exception — std::bad_alloc from a huge
+// UPDATE, a throwing library call, a listener's failure — fails this session only: NOTIFICATION
+// Cease (Out of Resources for bad_alloc, RFC 4486; no subcode otherwise), Idle with backoff,
+// counted as session reset cause "internal-error".
 //
 // Made and owned by PeerManager, which also hands it the connections its listeners accept from
 // the peer's address. Single-threaded: every call on the event loop's thread — except UPDATE
@@ -22,11 +35,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bgp/session/asio.h"
 #include "bgp/session/connection.h"
 #include "bgp/session/fsm.h"
+#include "bgp/session/handler_fault.h"
+#include "bgp/session/log_limiter.h"
 #include "bgp/session/peer_config.h"
 #include "bgp/session/peer_status.h"
 #include "bgp/session/session_link.h"
@@ -46,6 +62,7 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   PeerSession& operator=(const PeerSession&) = delete;
 
   static constexpr int kMaxParsing = 4096;
+  static constexpr std::chrono::seconds kErrorLogInterval{10};
 
   // The routing side's listener for this peer (may be null: routes are then dropped).
   void set_listener(SessionListener* listener) { listener_ = listener; }
@@ -78,7 +95,7 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   bool SendMessages(std::vector<uint8_t> messages) override;
   size_t send_backlog() const override;
   void SendRouteRefresh(AfiSafi family) override;
-  void ReportPrefixCount(size_t accepted) override;
+  void ReportPrefixCount(size_t received, size_t accepted) override;
   void ReportRouteCounts(size_t received, size_t advertised) override;
 
  private:
@@ -92,16 +109,39 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void OnClosed(Connection* c, const std::string& reason) override;
   void OnWritable(Connection* c) override;
 
+  // The connection events, run under Guard.
+  void HandleAccept(boost::asio::ip::tcp::socket socket);
+  void HandleConnected(Connection* c);
+  void HandleConnectFailed(Connection* c, const std::string& reason);
+  void HandleMessage(Connection* c, Bytes message);
+  void HandleHeaderError(Connection* c, const Notification& error);
+  void HandleClosed(Connection* c, const std::string& reason);
+
+  // Runs `body`, an entry point from the event loop; an exception from it is a Fault.
+  template <typename Body>
+  void Guard(std::string_view where, Body&& body);
+  // An exception escaped the handling of this session (`where`): reset the session only.
+  void Fault(std::string_view where, const HandlerFault& fault);
   // Runs one FSM event (a callable taking FsmActions*) and carries out the actions, in order;
-  // events raised while actions run (by listener callbacks) queue behind them.
+  // events raised while actions run (by listener callbacks) queue behind them. `cause`: what a
+  // kDown among the actions is counted as.
   template <typename Event>
-  void Run(Event&& event);
-  void Execute(FsmAction& action);
+  void Run(ResetCause cause, Event&& event);
+  void Execute(FsmAction& action, ResetCause cause);
   void ArmTimer();
   std::optional<Side> SideOf(const Connection* c) const;
   void HandleUpdate(Bytes message);
   void ParseOffLoop(Bytes message);
   void DeliverUpdate(UpdateMessage& update);
+  // Counts and logs (rate-limited) the RFC 7606 outcome of a malformed UPDATE.
+  void NoteUpdateErrors(const UpdateMessage& update);
+  // RFC 4760 §7: `families` off for the rest of the session.
+  void DisableFamilies(AfiSafiSet families, const std::string& reason);
+  // Posts the teardown of a prefix limit (Cease / Maximum Number of Prefixes Reached, RFC 4486
+  // §4, with AFI/SAFI and `limit` when the session carries one family).
+  void TearDownForLimit(ResetCause cause, size_t limit, const std::string& reason,
+                        std::optional<double> restart_after_s);
+  void CheckMaxPrefix(size_t received, size_t accepted);
   void HandleRouteRefresh(Bytes message);
   void CountIn(uint8_t type);
   void CountOut(uint8_t type);
@@ -116,7 +156,11 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   Fsm fsm_;
   std::shared_ptr<Connection> conns_[2];
   std::optional<boost::asio::ip::tcp::socket> accepting_;  // for FsmAction::kAccept
-  std::deque<FsmAction> pending_;
+  struct Pending {
+    FsmAction action;
+    ResetCause cause;  // what a kDown counts as
+  };
+  std::deque<Pending> pending_;
   bool running_ = false;
   boost::asio::steady_timer timer_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
@@ -131,6 +175,8 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   std::shared_ptr<std::atomic<int>> parsing_ = std::make_shared<std::atomic<int>>(0);
   uint64_t session_generation_ = 0;  // changes when a session comes up or goes down
   PeerCounters counters_;
+  AfiSafiSet disabled_families_;  // this session's, RFC 7606
+  LogLimiter error_log_{kErrorLogInterval};
   bool max_prefix_exceeded_ = false;
   bool teardown_pending_ = false;  // max-prefix teardown posted: drop further UPDATEs
   bool enabled_ = false;

@@ -4,6 +4,30 @@
 
 namespace sluice::bgp {
 
+std::string_view ResetCauseName(ResetCause cause) {
+  switch (cause) {
+    case ResetCause::kUpdateError:
+      return "update-error";
+    case ResetCause::kMaxPrefix:
+      return "max-prefix";
+    case ResetCause::kAdjRibInLimit:
+      return "adj-rib-in-limit";
+    case ResetCause::kHoldTimerExpired:
+      return "hold-timer-expired";
+    case ResetCause::kNotificationReceived:
+      return "notification-received";
+    case ResetCause::kMessageError:
+      return "message-error";
+    case ResetCause::kConnectionLost:
+      return "connection-lost";
+    case ResetCause::kAdministrative:
+      return "administrative";
+    case ResetCause::kInternalError:
+      return "internal-error";
+  }
+  return "?";
+}
+
 std::string PeerStatus::ToString() const {
   std::string s = absl::StrFormat("%s AS%u %s", address.ToString(), remote_as, FsmStateName(state));
   if (state == FsmState::kEstablished) absl::StrAppendFormat(&s, " up %.0fs", uptime_s);

@@ -2,10 +2,12 @@
 // PeerStatus: what the peer list shows about one peer (issue 7, item 2) — its configuration key,
 // FSM state, negotiated parameters, counters, uptime and last error.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "bgp/session/fsm.h"
 #include "bgp/wire/constants.h"
@@ -13,6 +15,24 @@
 #include "net/ip_address.h"
 
 namespace sluice::bgp {
+
+// Why an Established session ended (PeerCounters::session_resets).
+enum class ResetCause : uint8_t {
+  kUpdateError,           // a malformed UPDATE that RFC 7606 says resets the session
+  kMaxPrefix,             // max-prefix with action teardown (RFC 4486 subcode 1)
+  kAdjRibInLimit,         // the Adj-RIB-In ceiling (RFC 4486 subcode 1)
+  kHoldTimerExpired,      // RFC 4271 §6.5
+  kNotificationReceived,  // the peer sent a NOTIFICATION
+  kMessageError,          // a bad header or a message the state does not expect (§6.1, §6.6)
+  kConnectionLost,        // TCP closed or failed
+  kAdministrative,        // disabled, reset, removed, identity changed, shut down
+  kInternalError,         // a fault of ours while handling the session (an exception)
+};
+inline constexpr int kResetCauses = 9;
+// "update-error", "max-prefix", "adj-rib-in-limit", "hold-timer-expired",
+// "notification-received", "message-error", "connection-lost", "administrative",
+// "internal-error".
+std::string_view ResetCauseName(ResetCause cause);
 
 struct PeerCounters {
   // Messages received and sent, all types, and by type.
@@ -24,6 +44,14 @@ struct PeerCounters {
   uint64_t route_refreshes_in = 0, route_refreshes_out = 0;
   // NLRI in the UPDATEs received since the peer was added (counted by the session).
   uint64_t nlri_announced_in = 0, nlri_withdrawn_in = 0;
+  // RFC 7606 approaches applied to the UPDATEs received (an UPDATE with several errors counts
+  // in each approach it needed): treat-as-withdraw and attribute discard per UPDATE;
+  // AFI/SAFI disable per family disabled. Session resets are in session_resets.
+  uint64_t updates_treat_as_withdraw = 0;
+  uint64_t updates_attribute_discard = 0;
+  uint64_t afi_safi_disables = 0;
+  // Times an Established session ended, by cause (index: ResetCause).
+  std::array<uint64_t, kResetCauses> session_resets{};
   // Reported by the routing side (SessionSender::ReportPrefixCount / ReportRouteCounts).
   size_t prefixes_received = 0;  // in the Adj-RIB-In
   size_t prefixes_accepted = 0;  // after import policy
@@ -53,7 +81,10 @@ struct PeerStatus {
   PeerCounters counters;
   std::string last_error;
   std::optional<Notification> last_notification_sent, last_notification_received;
-  bool max_prefix_exceeded = false;  // accepted prefixes above the limit now
+  bool max_prefix_exceeded = false;  // prefixes above the max-prefix limit now
+  // Families RFC 7606 AFI/SAFI disable (RFC 4760 §7) turned off for the current session: the
+  // peer's routes of these are gone and further NLRI of them are ignored until the next session.
+  AfiSafiSet disabled_families;
   int consecutive_failures = 0;
   double idle_hold_remaining_s = 0;  // seconds until the session starts again by itself
 

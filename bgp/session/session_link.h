@@ -41,8 +41,10 @@ class SessionListener {
   virtual void OnEstablished(const EstablishedInfo& info) = 0;
   // A decoded UPDATE (RFC 7606 handling already applied: treat-as-withdraw NLRI are in
   // `withdrawn`, discarded attributes are gone; session-reset errors never reach here — the
-  // session sends the NOTIFICATION and goes down instead). End-of-RIB arrives as an UPDATE with
-  // `end_of_rib` set.
+  // session sends the NOTIFICATION and goes down instead). With action kAfiSafiDisable, the
+  // families in `errors.disabled_families` are off for the rest of the session (RFC 4760 §7):
+  // every route of the peer in them must go; the session drops their NLRI from then on.
+  // End-of-RIB arrives as an UPDATE with `end_of_rib` set.
   virtual void OnUpdate(UpdateMessage& update) = 0;
   // The peer asked for our Adj-RIB-Out of `family` again (RFC 2918).
   virtual void OnRouteRefresh(AfiSafi family) = 0;
@@ -65,9 +67,10 @@ class SessionSender {
   virtual size_t send_backlog() const = 0;
   // Asks the peer to re-send its routes of `family` (RFC 2918), when negotiated.
   virtual void SendRouteRefresh(AfiSafi family) = 0;
-  // The number of prefixes accepted from this peer changed; the session applies the peer's
-  // max-prefix limit (warn, or Cease subcode 1 and idle for the configured time, RFC 4486).
-  virtual void ReportPrefixCount(size_t accepted) = 0;
+  // The peer's routes changed: `received` in its Adj-RIB-In (every family, before import
+  // policy), `accepted` by import policy. The session applies the Adj-RIB-In ceiling and the
+  // max-prefix limit, which counts one or the other (warn, or Cease subcode 1 and idle, RFC 4486).
+  virtual void ReportPrefixCount(size_t received, size_t accepted) = 0;
   // Optional: the other counts shown in the peer list — prefixes in this peer's Adj-RIB-In
   // (received, before import policy) and in its Adj-RIB-Out (advertised to it).
   virtual void ReportRouteCounts(size_t received, size_t advertised) {

@@ -33,6 +33,7 @@ void BgpPeer::OnEstablished(const EstablishedInfo& info) {
     const AfiSafi f = slot == 0 ? kIPv4Unicast : kIPv6Unicast;
     FamilyState& st = families_[slot];
     st.end_of_rib_received = false;
+    st.disabled = false;
     if (!st.configured || !info.params.families.Has(f)) continue;
     st.up = true;
     pipelines_[slot]->PeerUp(settings_.peer_id, src, sender_, info);
@@ -43,14 +44,7 @@ void BgpPeer::OnEstablished(const EstablishedInfo& info) {
 void BgpPeer::OnUpdate(UpdateMessage& update) {
   if (!established_) return;
   if (update.errors.action() == UpdateAction::kAfiSafiDisable) {
-    for (int slot = 0; slot < 2; ++slot) {
-      const AfiSafi f = slot == 0 ? kIPv4Unicast : kIPv6Unicast;
-      if (update.errors.disabled_families.Has(f) && families_[slot].up) {
-        SLUICE_LOG(kWarning) << settings_.name << ": " << f.ToString()
-                             << " disabled (RFC 7606): " << update.errors.reason;
-        FamilyDown(slot);
-      }
-    }
+    DisableInputs(update.errors.disabled_families, update.errors.reason);
   }
   if (update.end_of_rib) {
     if (update.end_of_rib->safi == Safi::kUnicast) {
@@ -80,7 +74,35 @@ void BgpPeer::OnUpdate(UpdateMessage& update) {
     ++families_[slot].updates_received;
     in_[slot]->Push();
   }
-  if (touched[0] || touched[1]) sender_->ReportPrefixCount(accepted());
+  if (touched[0] || touched[1]) ReportCounts();
+}
+
+void BgpPeer::ReportCounts() {
+  if (established_) sender_->ReportPrefixCount(received(), accepted());
+}
+
+void BgpPeer::DisableInputs(AfiSafiSet disabled, const std::string& reason) {
+  bool changed = false;
+  for (int slot = 0; slot < 2; ++slot) {
+    FamilyState& st = families_[slot];
+    const AfiSafi f = slot == 0 ? kIPv4Unicast : kIPv6Unicast;
+    if (!disabled.Has(f) || !st.up || st.disabled) continue;
+    SLUICE_LOG(kInfo) << settings_.name << ": withdrawing the peer's " << f.ToString()
+                      << " routes (RFC 7606 AFI/SAFI disable): " << reason;
+    st.disabled = true;
+    in_[slot] = nullptr;
+    pipelines_[slot]->InputDown(settings_.peer_id);
+    changed = true;
+  }
+  if (changed) ReportCounts();
+}
+
+size_t BgpPeer::received() const {
+  size_t n = 0;
+  for (int slot = 0; slot < 2; ++slot) {
+    if (pipelines_[slot] != nullptr) n += pipelines_[slot]->received(settings_.peer_id);
+  }
+  return n;
 }
 
 size_t BgpPeer::accepted() const {

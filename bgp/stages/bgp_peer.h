@@ -4,8 +4,9 @@
 //
 //   OnEstablished   the peer's families come up in each FamilyPipeline (output branch, dump)
 //   OnUpdate        withdrawn and announced NLRI into the family's input (Adj-RIB-In), one
-//                   push per UPDATE; End-of-RIB noted; RFC 7606 AFI/SAFI-disable takes the
-//                   family down; the accepted prefix count goes back to the session
+//                   push per UPDATE; End-of-RIB noted; RFC 7606 AFI/SAFI disable takes the
+//                   family's input down (the peer's routes of it go; what we send it stays);
+//                   the received and accepted prefix counts go back to the session
 //   OnRouteRefresh  PeerOut re-announces everything the peer has (RFC 2918)
 //   OnSessionDown   every family goes down: background deletion, output branch removed
 //   OnWritable      PeerOut lets the fanout send again
@@ -28,6 +29,7 @@ class BgpPeer : public SessionListener {
   struct FamilyState {
     bool configured = false;  // the family is configured for this peer
     bool up = false;          // negotiated and running on the current session
+    bool disabled = false;    // RFC 7606 AFI/SAFI disable on the current session: input down
     bool end_of_rib_received = false;
     uint64_t updates_received = 0;
     uint64_t prefixes_announced = 0;  // NLRI received (events)
@@ -46,6 +48,9 @@ class BgpPeer : public SessionListener {
   void OnSessionDown(const std::string& reason) override;
   void OnWritable() override;
 
+  // Tells the session the peer's received and accepted counts (as OnUpdate does), while
+  // Established: for a sharded routing side, whose counts settle after OnUpdate returned.
+  void ReportCounts();
   // Asks the peer to send its routes of `family` again (RFC 2918), when it can.
   bool RequestRouteRefresh(AfiSafi family);
 
@@ -57,7 +62,9 @@ class BgpPeer : public SessionListener {
   absl::Time established_since() const { return since_; }
   const std::string& last_down_reason() const { return down_reason_; }
   const FamilyState& family(int index) const { return families_[index]; }
-  // Routes accepted by import from this peer, both families (what max-prefix counts).
+  // Routes of this peer in its Adj-RIB-In and accepted by import, both families (what
+  // max-prefix and the Adj-RIB-In ceiling count).
+  size_t received() const;
   size_t accepted() const;
 
  private:
@@ -66,6 +73,8 @@ class BgpPeer : public SessionListener {
     return f.safi == Safi::kUnicast ? pipelines_[Slot(f)] : nullptr;
   }
   void FamilyDown(int slot);
+  // RFC 7606 AFI/SAFI disable of the families in `disabled`.
+  void DisableInputs(AfiSafiSet disabled, const std::string& reason);
 
   PeerSettings settings_;
   SessionSender* sender_;

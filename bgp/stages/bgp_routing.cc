@@ -36,6 +36,12 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
                                                 std::array<bool, 2>{config_.ipv4, config_.ipv6},
                                                 std::move(stores));
     families_ = {sharded_->family(0), sharded_->family(1)};
+    // The shards' counts lag the UPDATEs handed to them: the session's limits look again once
+    // the shards are through.
+    sharded_->SetCountsChanged([this](uint32_t peer_id) {
+      auto it = peers_by_id_.find(peer_id);
+      if (it != peers_by_id_.end()) it->second->ReportCounts();
+    });
     return;
   }
   if (config_.ipv4) {
@@ -63,6 +69,7 @@ void BgpRouting::Settle() {
 }
 
 BgpRouting::~BgpRouting() {
+  peers_by_id_.clear();
   peers_.clear();
   sharded_.reset();  // the shards' threads stop before the stages on the loop go
 }
@@ -132,6 +139,7 @@ absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const RoutingPeerConfig& co
   auto peer = std::make_unique<BgpPeer>(settings, config.families, sender, pipes, &sources_);
   BgpPeer* raw = peer.get();
   peers_.emplace(config.address, std::move(peer));
+  peers_by_id_[id] = raw;
   return raw;
 }
 
@@ -165,6 +173,7 @@ absl::Status BgpRouting::RemovePeer(const net::IPAddress& address) {
   for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->RemovePeer(id);
   }
+  peers_by_id_.erase(id);
   peers_.erase(it);
   return absl::OkStatus();
 }
@@ -197,6 +206,7 @@ RoutingPeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
     RoutingPeerStatus::Family f;
     f.family = i == 0 ? kIPv4Unicast : kIPv6Unicast;
     f.up = st.up;
+    f.disabled = st.disabled;
     f.updates_received = st.updates_received;
     f.end_of_rib_received = st.end_of_rib_received;
     const PeerCounts c = pipes[i]->Counts(set.peer_id);

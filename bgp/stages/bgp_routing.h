@@ -103,6 +103,7 @@ struct RoutingPeerStatus {
   struct Family {
     AfiSafi family;
     bool up = false;
+    bool disabled = false;  // RFC 7606 AFI/SAFI disable: the peer's routes of it are gone
     size_t received = 0;    // in the Adj-RIB-In
     size_t accepted = 0;    // past the import filter
     size_t advertised = 0;  // in the Adj-RIB-Out
@@ -204,6 +205,7 @@ class BgpRouting {
   std::array<FamilyRouting*, 2> families_{nullptr, nullptr};  // whichever runs
   stage::Plumber plumber_;
   std::map<net::IPAddress, std::unique_ptr<BgpPeer>> peers_;
+  std::map<uint32_t, BgpPeer*> peers_by_id_;  // the same peers, by PeerSettings::peer_id
   uint32_t next_peer_id_ = 1;
 };
 

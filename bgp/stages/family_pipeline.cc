@@ -225,6 +225,10 @@ void FamilyPipeline::PeerDown(uint32_t peer_id) {
   b.in->SessionDown();
 }
 
+void FamilyPipeline::InputDown(uint32_t peer_id) {
+  if (PeerIn* in = peer_in(peer_id)) in->SessionDown();
+}
+
 bool FamilyPipeline::PeerIsUp(uint32_t peer_id) const {
   auto it = branches_.find(peer_id);
   return it != branches_.end() && it->second.output.has_value();
@@ -316,6 +320,11 @@ ExportFilter* FamilyPipeline::export_filter(uint32_t peer_id) {
   return it->second.output->exporter;
 }
 
+size_t FamilyPipeline::received(uint32_t peer_id) {
+  PeerIn* in = peer_in(peer_id);
+  return in != nullptr ? in->size() : 0;
+}
+
 size_t FamilyPipeline::accepted(uint32_t peer_id) {
   ImportFilter* f = import_filter(peer_id);
   return f != nullptr ? f->counters().accepted : 0;
@@ -323,7 +332,7 @@ size_t FamilyPipeline::accepted(uint32_t peer_id) {
 
 PeerCounts FamilyPipeline::Counts(uint32_t peer_id) {
   PeerCounts c;
-  if (PeerIn* in = peer_in(peer_id)) c.received = in->size();
+  c.received = received(peer_id);
   c.accepted = accepted(peer_id);
   if (PeerOut* out = peer_out(peer_id)) {
     c.advertised = out->counters().advertised;

@@ -123,10 +123,12 @@ class FamilyPipeline : public FamilyRouting {
   // The session left Established: its routes are deleted in the background, its output branch
   // goes away.
   void PeerDown(uint32_t peer_id) override;
+  void InputDown(uint32_t peer_id) override;
   bool PeerIsUp(uint32_t peer_id) const;
   // The Adj-RIB-In of the peer: where its UPDATEs go (Announce/Withdraw/Push).
   PeerIn* peer_in(uint32_t peer_id);
   RouteInput* input(uint32_t peer_id) override { return peer_in(peer_id); }
+  size_t received(uint32_t peer_id) override;
   size_t accepted(uint32_t peer_id) override;
   PeerCounts Counts(uint32_t peer_id) override;
   ImportFilter* import_filter(uint32_t peer_id);  // e.g. to plumb a Damping stage after it

@@ -82,11 +82,18 @@ class FamilyRouting {
   virtual void PeerUp(uint32_t peer_id, const PeerSource* source, SessionSender* sender,
                       const EstablishedInfo& info) = 0;
   virtual void PeerDown(uint32_t peer_id) = 0;
+  // RFC 7606 AFI/SAFI disable (RFC 4760 §7): the peer's routes of this family go (in the
+  // background) and its input takes nothing more until the next PeerUp; what we send the peer is
+  // not affected.
+  virtual void InputDown(uint32_t peer_id) = 0;
   // Where the peer's routes go while its session is up (null otherwise).
   virtual RouteInput* input(uint32_t peer_id) = 0;
   virtual void RouteRefresh(uint32_t peer_id) = 0;
   virtual void Writable(uint32_t peer_id) = 0;
-  // Routes of the peer accepted by import (what max-prefix counts).
+  // Routes of the peer in its Adj-RIB-In, before import policy (what max-prefix counts by
+  // default, and what the Adj-RIB-In ceiling bounds).
+  virtual size_t received(uint32_t peer_id) = 0;
+  // Routes of the peer accepted by import (max-prefix ... accepted).
   virtual size_t accepted(uint32_t peer_id) = 0;
   virtual PeerCounts Counts(uint32_t peer_id) = 0;
 

@@ -30,11 +30,19 @@ std::string Name(int slot, const std::string& kind, const std::string& peer) {
   return s;
 }
 
-// What the shards publish after each batch, per peer and family: read by the loop without
-// asking them (max-prefix after every UPDATE).
+// What the shards publish after each batch and each change of the peer's state, per peer and
+// family: read by the loop without asking them (max-prefix and the Adj-RIB-In ceiling after
+// every UPDATE).
 struct PublishedCounts {
-  explicit PublishedCounts(int shards) : accepted(shards) {}
-  std::vector<std::atomic<uint64_t>> accepted;  // per shard
+  explicit PublishedCounts(int shards) : received(shards), accepted(shards) {}
+  std::vector<std::atomic<uint64_t>> received;  // per shard: in the Adj-RIB-In
+  std::vector<std::atomic<uint64_t>> accepted;  // per shard: past import
+  // Every shard's count of `which` (&PublishedCounts::received or ::accepted).
+  size_t Sum(std::vector<std::atomic<uint64_t>> PublishedCounts::*which) const {
+    size_t n = 0;
+    for (const auto& a : this->*which) n += a.load(std::memory_order_relaxed);
+    return n;
+  }
 };
 
 }  // namespace
@@ -123,11 +131,15 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
   }
   void PushInput(const Touched& t) {
     t.in->Push();
-    if (t.peer_id == 0) return;
-    auto it = peers.find(t.peer_id);
-    if (it == peers.end() || it->second.counts[t.family] == nullptr) return;
-    it->second.counts[t.family]->accepted[ctx->index()].store(pipes[t.family]->accepted(t.peer_id),
-                                                              std::memory_order_relaxed);
+    if (t.peer_id != 0) Publish(t.family, t.peer_id);
+  }
+  // This shard's counts of the peer, for the loop.
+  void Publish(int family, uint32_t peer_id) {
+    auto it = peers.find(peer_id);
+    if (it == peers.end() || it->second.counts[family] == nullptr) return;
+    PublishedCounts& c = *it->second.counts[family];
+    c.received[ctx->index()].store(pipes[family]->received(peer_id), std::memory_order_relaxed);
+    c.accepted[ctx->index()].store(pipes[family]->accepted(peer_id), std::memory_order_relaxed);
   }
   // Pushes and forgets what a peer touched (before its stages change).
   void PushPeer(uint32_t peer_id) {
@@ -315,6 +327,7 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->runner_->CommandAll([slot, peer_id, source, info, branch](Worker& w, int) {
       w.next_branch = branch;
       w.pipes[slot]->PeerUp(peer_id, source, nullptr, info);
+      w.Publish(slot, peer_id);
     });
     owner_->runner_->Flush();
   }
@@ -330,6 +343,19 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
       w.PushPeer(peer_id);
       w.pipes[slot]->PeerDown(peer_id);
+      w.Publish(slot, peer_id);
+    });
+    owner_->runner_->Flush();
+  }
+
+  void InputDown(uint32_t peer_id) override {
+    auto it = peers_.find(peer_id);
+    if (it == peers_.end() || !it->second.up) return;
+    const int slot = slot_;
+    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+      w.PushPeer(peer_id);
+      w.pipes[slot]->InputDown(peer_id);
+      w.Publish(slot, peer_id);
     });
     owner_->runner_->Flush();
   }
@@ -353,12 +379,14 @@ class ShardedRouting::Family : public FamilyRouting {
     if (it != peers_.end() && it->second.out != nullptr) it->second.out->OnWritable();
   }
 
+  size_t received(uint32_t peer_id) override {
+    auto it = peers_.find(peer_id);
+    return it == peers_.end() ? 0 : it->second.counts->Sum(&PublishedCounts::received);
+  }
+
   size_t accepted(uint32_t peer_id) override {
     auto it = peers_.find(peer_id);
-    if (it == peers_.end()) return 0;
-    size_t n = 0;
-    for (const auto& a : it->second.counts->accepted) n += a.load(std::memory_order_relaxed);
-    return n;
+    return it == peers_.end() ? 0 : it->second.counts->Sum(&PublishedCounts::accepted);
   }
 
   PeerCounts Counts(uint32_t peer_id) override {
@@ -511,7 +539,9 @@ class ShardedRouting::Family : public FamilyRouting {
 
 void ShardedRouting::Input::Push() {
   owner_->EndOfBatch();
-  if (peer_id_ != 0) family_->CheckImport(peer_id_);
+  if (peer_id_ == 0) return;
+  family_->CheckImport(peer_id_);
+  owner_->counts_pending_.emplace_back(owner_->runner_->epoch(), peer_id_);
 }
 
 // --- ShardedRouting
@@ -710,6 +740,13 @@ void ShardedRouting::ToStage(Consumer& c, const ShardOut& o) {
 }
 
 void ShardedRouting::Delivered() {
+  uint32_t last = 0;  // a peer's run of UPDATEs is announced once
+  while (!counts_pending_.empty() && counts_pending_.front().first <= runner_->delivered_epoch()) {
+    const uint32_t peer_id = counts_pending_.front().second;
+    counts_pending_.pop_front();
+    if (peer_id != last && counts_changed_) counts_changed_(peer_id);
+    last = peer_id;
+  }
   // The serial pipeline pushes a peer's PeerOut once per fanout slice; here every epoch delivered
   // in this turn of the event loop goes out in one push, so that prefixes of one attribute set
   // from every shard and every UPDATE delivered together share UPDATEs (Juniper's update threads).

@@ -42,6 +42,8 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -75,6 +77,13 @@ class ShardedRouting {
   int threads() const;
   // Until the shards and the loop have nothing left to do (tests, benchmarks).
   void Settle();
+  // Called on the loop with a peer's id once every shard has processed an UPDATE of the peer:
+  // its published received and accepted counts (FamilyRouting::received / accepted) are then up
+  // to date, which they were not when the UPDATE was handed over (max-prefix and the Adj-RIB-In
+  // ceiling look again).
+  void SetCountsChanged(std::function<void(uint32_t peer_id)> callback) {
+    counts_changed_ = std::move(callback);
+  }
   // Consistency violations the shards' CacheStages found (PipelineOptions::consistency_checks),
   // after a check of every cache against its upstream.
   std::vector<std::string> Violations();
@@ -111,6 +120,10 @@ class ShardedRouting {
   absl::flat_hash_map<uint32_t, std::unique_ptr<Consumer>> consumers_;
   std::vector<std::unique_ptr<Consumer>> dead_;  // removed during a delivery; freed after it
   std::vector<Consumer*> touched_;
+  // Peers' UPDATEs handed to the shards whose counts are not announced yet: (epoch, peer id), in
+  // epoch order.
+  std::deque<std::pair<uint64_t, uint32_t>> counts_pending_;
+  std::function<void(uint32_t peer_id)> counts_changed_;
   std::vector<uint32_t> store_ids_;  // shard i's attribute store (empty: shared)
   bool push_posted_ = false;
   uint32_t next_branch_ = 1;

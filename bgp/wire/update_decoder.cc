@@ -26,12 +26,12 @@ void SessionReset(UpdateMessage* out, uint8_t code, uint8_t subcode, std::string
   out->wire_notes |= kNoteErrors;
 }
 
-// Drops the NLRI of `disabled` families from `v`; `classic` counts the leading ones that came
-// from a classic field.
-void RemoveFamilies(AfiSafiSet disabled, std::vector<Nlri>* v, uint32_t* classic) {
+// Drops the NLRI of `families` from `v`; `classic` counts the leading ones that came from a
+// classic field.
+void RemoveFamilies(AfiSafiSet families, std::vector<Nlri>* v, uint32_t* classic) {
   size_t kept = 0, kept_classic = 0;
   for (size_t i = 0; i < v->size(); ++i) {
-    if (disabled.Has((*v)[i].family())) continue;
+    if (families.Has((*v)[i].family())) continue;
     if (i < *classic) ++kept_classic;
     (*v)[kept++] = (*v)[i];
   }
@@ -84,6 +84,14 @@ void UpdateMessage::Clear() {
   classic_withdrawn = 0;
   classic_announced = 0;
   wire_notes = 0;
+}
+
+void UpdateMessage::DropFamilies(AfiSafiSet families) {
+  if (families.empty()) return;
+  RemoveFamilies(families, &announced, &classic_announced);
+  RemoveFamilies(families, &withdrawn, &classic_withdrawn);
+  if (end_of_rib && families.Has(*end_of_rib)) end_of_rib.reset();
+  if (announced.empty()) attributes.reset();
 }
 
 std::string WireNotesToString(uint32_t notes) {
@@ -249,10 +257,7 @@ void UpdateDecoder::DecodeBody(Bytes body, UpdateMessage* out) {
     return;
   }
 
-  if (!out->errors.disabled_families.empty()) {
-    RemoveFamilies(out->errors.disabled_families, &out->announced, &out->classic_announced);
-    RemoveFamilies(out->errors.disabled_families, &out->withdrawn, &out->classic_withdrawn);
-  }
+  out->DropFamilies(out->errors.disabled_families);
   if (out->errors.treat_as_withdraw) {
     out->withdrawn.insert(out->withdrawn.end(), out->announced.begin(), out->announced.end());
     out->announced.clear();

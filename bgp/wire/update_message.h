@@ -86,6 +86,9 @@ struct UpdateMessage {
 
   // Empties the message, keeping vector capacity.
   void Clear();
+  // Drops the NLRI (announced and withdrawn) and the End-of-RIB of `families`; `attributes`
+  // goes when nothing is left announced. For RFC 7606 AFI/SAFI disable.
+  void DropFamilies(AfiSafiSet families);
 };
 
 }  // namespace sluice::bgp

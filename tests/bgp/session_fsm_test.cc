@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bgp/session/fsm.h"
+#include "bgp/session/log_limiter.h"
 #include "bgp/wire/constants.h"
 
 namespace sluice::bgp {
@@ -406,7 +407,7 @@ TEST_F(FsmTest, StopSendsAdministrativeShutdownAndStaysIdle) {
 TEST_F(FsmTest, MaxPrefixTeardownIdlesForTheConfiguredTime) {
   Establish();
   FsmActions a;
-  fsm_.MaxPrefixExceeded(now_, Notification{6, 1, {}}, 5, &a);
+  fsm_.LimitExceeded(now_, Notification{6, 1, {}}, "maximum number of prefixes reached", 5, &a);
   EXPECT_EQ(Summary(a), "send:NOTIFICATION close down");
   EXPECT_EQ(fsm_.state(), FsmState::kIdle);
   EXPECT_EQ(Summary(Tick(milliseconds(4999))), "");
@@ -416,9 +417,53 @@ TEST_F(FsmTest, MaxPrefixTeardownIdlesForTheConfiguredTime) {
   Msg(Side::kOutgoing, Open(kPeerAs, 9, 0x0a000002));
   Msg(Side::kOutgoing, Keepalive());
   a.clear();
-  fsm_.MaxPrefixExceeded(now_, Notification{6, 1, {}}, 0, &a);
+  fsm_.LimitExceeded(now_, Notification{6, 1, {}}, "maximum number of prefixes reached", 0, &a);
   EXPECT_EQ(Summary(Tick(seconds(3600))), "");
   EXPECT_EQ(Summary(Do([&](FsmActions* o) { fsm_.Start(now_, o); })), "connect");
+}
+
+TEST_F(FsmTest, AdjRibInCeilingTearsDownWithTheIdleHoldOfAnError) {
+  Establish();
+  FsmActions a;
+  fsm_.LimitExceeded(now_, Notification{6, 1, {}}, "Adj-RIB-In ceiling reached", std::nullopt, &a);
+  EXPECT_EQ(Summary(a), "send:NOTIFICATION close down");
+  EXPECT_EQ(Sent(a), (Notification{6, 1, {}}));
+  EXPECT_EQ(fsm_.last_error(), "Adj-RIB-In ceiling reached");
+  EXPECT_EQ(fsm_.consecutive_failures(), 1);
+  // Idle for idle_hold_s (1 s), then it starts again by itself.
+  EXPECT_EQ(Summary(Tick(milliseconds(999))), "");
+  EXPECT_EQ(Summary(Tick(milliseconds(1))), "connect");
+}
+
+TEST_F(FsmTest, LocalFaultEndsEveryConnectionAndBacksOff) {
+  Establish();
+  // A fault while Established ends the session like an error of the peer's would.
+  FsmActions a;
+  fsm_.LocalFault(now_, Notification{6, 8, {}}, "internal error: std::bad_alloc", &a);
+  EXPECT_EQ(Summary(a), "send:NOTIFICATION close down");
+  EXPECT_EQ(Sent(a), (Notification{6, 8, {}}));
+  EXPECT_EQ(fsm_.state(), FsmState::kIdle);
+  EXPECT_EQ(fsm_.last_error(), "internal error: std::bad_alloc");
+  EXPECT_EQ(Summary(Tick(seconds(1))), "connect");
+  // In OpenSent: the connection goes the same way, without a down (nothing was Established).
+  Do([&](FsmActions* o) { fsm_.ConnectSucceeded(now_, o); });
+  a = Do([&](FsmActions* o) { fsm_.LocalFault(now_, Notification{6, 0, {}}, "fault", o); });
+  EXPECT_EQ(Summary(a), "send:NOTIFICATION close");
+  EXPECT_EQ(fsm_.consecutive_failures(), 2);
+}
+
+TEST(LogLimiterTest, OneLinePerIntervalSayingHowManyWereHeldBack) {
+  LogLimiter limiter(seconds(10));
+  const auto t0 = LogLimiter::Clock::time_point() + seconds(100);
+  uint64_t held = 99;
+  EXPECT_TRUE(limiter.Allow(t0, &held));
+  EXPECT_EQ(held, 0u);
+  for (int i = 1; i <= 1000; ++i) EXPECT_FALSE(limiter.Allow(t0 + milliseconds(i), &held));
+  EXPECT_FALSE(limiter.Allow(t0 + milliseconds(9999), &held));
+  EXPECT_TRUE(limiter.Allow(t0 + seconds(10), &held));
+  EXPECT_EQ(held, 1001u);
+  EXPECT_TRUE(limiter.Allow(t0 + seconds(60), &held));
+  EXPECT_EQ(held, 0u);
 }
 
 TEST_F(FsmTest, HeaderErrorSendsTheFramersNotification) {

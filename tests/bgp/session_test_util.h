@@ -34,6 +34,7 @@ class AdjRibIn : public SessionListener {
     ++established_count;
   }
   void OnUpdate(UpdateMessage& update) override {
+    if (fault) fault();  // may throw: a routing side failing on this UPDATE
     ++updates;
     for (const Nlri& n : update.withdrawn) routes.erase(n.prefix);
     for (const Nlri& n : update.announced) routes.insert_or_assign(n.prefix, update.attributes);
@@ -44,7 +45,7 @@ class AdjRibIn : public SessionListener {
       while (std::chrono::steady_clock::now() < until) {
       }
     }
-    if (sender_) sender_->ReportPrefixCount(routes.size());
+    if (sender_) sender_->ReportPrefixCount(routes.size(), routes.size());
   }
   void OnRouteRefresh(AfiSafi) override { ++route_refreshes; }
   void OnSessionDown(const std::string& reason) override {
@@ -53,7 +54,7 @@ class AdjRibIn : public SessionListener {
     end_of_rib = AfiSafiSet();
     ++downs;
     last_down_reason = reason;
-    if (sender_) sender_->ReportPrefixCount(0);
+    if (sender_) sender_->ReportPrefixCount(0, 0);
   }
   void OnWritable() override { ++writables; }
 
@@ -76,6 +77,7 @@ class AdjRibIn : public SessionListener {
   const EstablishedInfo& info() const { return info_; }
 
   net::PrefixMap<AttrRef> routes;
+  std::function<void()> fault;  // run first in each OnUpdate (tests inject exceptions)
   bool established = false;
   int established_count = 0;
   int downs = 0;

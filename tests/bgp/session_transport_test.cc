@@ -28,6 +28,7 @@ using testing::RunUntil;
 
 constexpr uint32_t kAsA = 4200000001u;
 constexpr uint32_t kAsB = 4200000002u;
+constexpr uint32_t kAsC = 4200000003u;
 
 // One BGP speaker: a PeerManager whose peers each get an AdjRibIn.
 struct Speaker {
@@ -192,6 +193,59 @@ TEST_F(SessionTransportTest, DisableEnableResetAndRemoveSendTheirCeaseSubcodes) 
       io_, [&] { return !RibB()->established; }, 5));
   EXPECT_EQ(b_->Status("127.0.0.1").last_notification_received, (Notification{6, 3, {}}));
   EXPECT_EQ(a_->manager.RemovePeer(Addr("127.0.0.2")).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(SessionTransportTest, AFaultInOneSessionResetsItAloneAndTheLoopGoesOn) {
+  Pair("127.0.0.1", "127.0.0.2");
+  // A third speaker, C, peers with B too: its session must not notice.
+  Speaker c(io_, kAsC, "10.0.0.3", "127.0.0.3");
+  ASSERT_TRUE(b_->manager.AddPeer(Peer(c, kAsC, "127.0.0.2")).ok());
+  ASSERT_TRUE(c.manager.AddPeer(Peer(*b_, kAsB, "127.0.0.3")).ok());
+  AdjRibIn* b_from_c = b_->routing.rib("127.0.0.3");
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return BothUp() && b_from_c->established; }, 10));
+
+  // B's routing side fails on the next UPDATE from A as if memory ran out. The exception would
+  // end io_.run_for() inside RunUntil (and the test) if it escaped a handler.
+  bool thrown = false;
+  RibB()->fault = [&thrown] {
+    if (thrown) return;
+    thrown = true;
+    throw std::bad_alloc();
+  };
+  ASSERT_TRUE(SenderA()->SendMessages(
+      testing::Announce({"10.1.0.0/16"}, kAsA, "127.0.0.1", RibA()->info().params)));
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return a_->Status("127.0.0.2").last_notification_received.has_value(); }, 5));
+  // Cease / Out of Resources (RFC 4486) to A; B counts an internal error.
+  EXPECT_EQ(a_->Status("127.0.0.2").last_notification_received, (Notification{6, 8, {}}));
+  const PeerStatus sb = b_->Status("127.0.0.1");
+  EXPECT_EQ(sb.counters.session_resets[int(ResetCause::kInternalError)], 1u);
+  EXPECT_NE(sb.last_error.find("internal error"), std::string::npos) << sb.last_error;
+  // The session comes back by itself (A re-sends its routes then); C's never went down.
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return BothUp() && RibB()->established_count == 2; }, 10));
+  EXPECT_TRUE(b_from_c->established);
+  EXPECT_EQ(b_from_c->downs, 0);
+  EXPECT_EQ(b_->Status("127.0.0.3").counters.established_transitions, 1u);
+}
+
+TEST_F(SessionTransportTest, AConnectionWhoseEndpointsCannotBeReadFailsQuietly) {
+  Pair("127.0.0.1", "127.0.0.2");
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return BothUp(); }, 10));
+  // A socket that is not open: local_endpoint() and remote_endpoint() fail. Handed to the
+  // Established session (refused: collision) and to the manager's listener path for an unknown
+  // peer's connection, it costs nothing but itself.
+  PeerSession* session = b_->manager.session(Addr("127.0.0.1"));
+  ASSERT_NE(session, nullptr);
+  EXPECT_NO_THROW(session->Accept(tcp::socket(io_)));
+  auto dead = Connection::Accepted(io_, nullptr, tcp::socket(io_), ConnectionOptions());
+  dead->Close();
+  RunFor(io_, 1);
+  EXPECT_TRUE(BothUp());
+  EXPECT_EQ(RibB()->established_count, 1);
+  EXPECT_EQ(b_->Status("127.0.0.1").counters.session_resets[int(ResetCause::kInternalError)], 0u);
 }
 
 TEST_F(SessionTransportTest, LocalAsChangeRestartsSessionsWithOtherConfigurationChange) {

@@ -58,7 +58,10 @@ class FakeSession : public SessionSender {
   }
   size_t send_backlog() const override { return backlog; }
   void SendRouteRefresh(AfiSafi family) override { refresh_requests.push_back(family); }
-  void ReportPrefixCount(size_t accepted) override { last_prefix_count = accepted; }
+  void ReportPrefixCount(size_t received, size_t accepted) override {
+    last_received_count = received;
+    last_prefix_count = accepted;
+  }
 
   // One line per UPDATE: "End-of-RIB", or "withdraw N [..] announce M [..] {attributes}"
   // (prefixes listed when there are at most 4).
@@ -94,9 +97,10 @@ class FakeSession : public SessionSender {
   bool up = true;
   size_t backlog = 0;
   size_t octets = 0, updates = 0, end_of_ribs = 0, announced = 0, withdrawn = 0;
-  size_t sends = 0;         // SendMessages calls
-  size_t largest_send = 0;  // octets of the largest one
-  size_t last_prefix_count = 0;
+  size_t sends = 0;                // SendMessages calls
+  size_t largest_send = 0;         // octets of the largest one
+  size_t last_prefix_count = 0;    // accepted
+  size_t last_received_count = 0;  // in the Adj-RIB-In
   std::vector<AfiSafi> refresh_requests;
   std::vector<std::string> errors;
   std::vector<std::string> log;
