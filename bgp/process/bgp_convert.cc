@@ -113,6 +113,17 @@ absl::StatusOr<std::pair<PeerConfig, RoutingPeerConfig>> PeerFromProto(
         m, absl::StrFormat("max_prefix_action \"%s\" (teardown or warn)", r.max_prefix_action()));
   }
   if (r.has_max_prefix_restart_s()) c.max_prefix.restart_after_s = r.max_prefix_restart_s();
+  const std::string count = Lower(r.max_prefix_count());
+  if (count.empty() || count == "received") {
+    c.max_prefix.count = MaxPrefixCount::kReceived;
+  } else if (count == "accepted") {
+    c.max_prefix.count = MaxPrefixCount::kAccepted;
+  } else {
+    return Invalid(
+        m, absl::StrFormat("max_prefix_count \"%s\" (received or accepted)", r.max_prefix_count()));
+  }
+  if (r.has_adj_rib_in_limit()) c.adj_rib_in_limit = r.adj_rib_in_limit();
+  c.enforce_first_as = r.has_enforce_first_as() ? r.enforce_first_as() : true;
   if (r.ttl_security() > 254) {
     return Invalid(m, absl::StrFormat("ttl_security %u is over 254 hops", r.ttl_security()));
   }
@@ -159,6 +170,10 @@ void ToProto(const PeerView& v, v1::PeerInfo* out) {
   out->set_max_prefix(uint32_t(c.max_prefix.limit));
   out->set_max_prefix_action(c.max_prefix.action == MaxPrefixAction::kWarn ? "warn" : "teardown");
   out->set_hold_time_configured(c.hold_time_s);
+  out->set_enforce_first_as(c.enforce_first_as);
+  out->set_max_prefix_count(c.max_prefix.count == MaxPrefixCount::kAccepted ? "accepted"
+                                                                            : "received");
+  out->set_adj_rib_in_limit(c.adj_rib_in_limit);
 
   out->set_state(std::string(FsmStateName(s.state)));
   out->set_uptime_s(s.uptime_s);
@@ -199,6 +214,18 @@ void ToProto(const PeerView& v, v1::PeerInfo* out) {
   out->set_established_transitions(k.established_transitions);
   out->set_connect_attempts(k.connect_attempts);
   out->set_collisions(k.collisions);
+  out->set_updates_treat_as_withdraw(k.updates_treat_as_withdraw);
+  out->set_updates_attribute_discard(k.updates_attribute_discard);
+  out->set_afi_safi_disables(k.afi_safi_disables);
+  for (int i = 0; i < AfiSafi::kCount; ++i) {
+    const AfiSafi f = AfiSafi::FromIndex(i);
+    if (s.disabled_families.Has(f)) out->add_disabled_families(FamilyText(f));
+  }
+  for (int i = 0; i < kResetCauses; ++i) {
+    if (k.session_resets[i] == 0) continue;
+    (*out->mutable_session_resets())[std::string(ResetCauseName(ResetCause(i)))] =
+        k.session_resets[i];
+  }
   uint64_t received = 0, accepted = 0, advertised = 0;
   if (v.routing) {
     for (const RoutingPeerStatus::Family& f : v.routing->families) {
@@ -208,6 +235,7 @@ void ToProto(const PeerView& v, v1::PeerInfo* out) {
       v1::PeerFamily* pf = out->add_family_counts();
       pf->set_family(FamilyText(f.family));
       pf->set_up(f.up);
+      pf->set_disabled(f.disabled);
       pf->set_received(f.received);
       pf->set_accepted(f.accepted);
       pf->set_advertised(f.advertised);

@@ -13,6 +13,7 @@
 //                                              figure of merit, suppressed ones with reuse time
 
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -48,6 +49,27 @@ int Fail(Context& c, const std::string& what, const absl::Status& s) {
   return kFailed;
 }
 
+// The line under a peer's row about what its input cost: RFC 7606 outcomes and session resets by
+// cause ("" when there is nothing to say).
+std::string InputProblems(const bgp::v1::PeerInfo& p) {
+  std::vector<std::string> parts;
+  if (p.updates_treat_as_withdraw() + p.updates_attribute_discard() + p.afi_safi_disables() > 0) {
+    std::string s = absl::StrFormat(
+        "rfc7606 treat-as-withdraw %u, attribute-discard %u, "
+        "afi-safi-disable %u",
+        p.updates_treat_as_withdraw(), p.updates_attribute_discard(), p.afi_safi_disables());
+    if (p.disabled_families_size() > 0) {
+      absl::StrAppend(&s, " (disabled now: ", absl::StrJoin(p.disabled_families(), " "), ")");
+    }
+    parts.push_back(s);
+  }
+  if (!p.session_resets().empty()) {
+    std::map<std::string, uint64_t> sorted(p.session_resets().begin(), p.session_resets().end());
+    parts.push_back("session resets " + absl::StrJoin(sorted, ", ", absl::PairFormatter(" ")));
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
 int ShowBgpPeers(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
   auto r = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
@@ -65,6 +87,9 @@ int ShowBgpPeers(Context& c, bool json) {
         p.enabled() ? p.state() : "Disabled", p.prefixes_received(), p.prefixes_accepted(),
         p.prefixes_advertised(), absl::StrCat(p.messages_in(), "/", p.messages_out()), p.uptime_s(),
         p.last_error());
+    if (std::string problems = InputProblems(p); !problems.empty()) {
+      *c.out << "    " << problems << "\n";
+    }
   }
   return kOk;
 }
