@@ -113,32 +113,58 @@ void ReadChain(const ConfigNode& s, std::vector<NameRef>* chain, Diagnostics* di
   }
 }
 
+bool IsWord(const ConfigValue& v, std::string_view word) {
+  return v.kind == ConfigValue::Kind::kWord && v.text == word;
+}
+
+// max-prefix N [received | accepted] [warn | restart SECONDS];
 void ReadMaxPrefix(const ConfigNode& s, bgp::MaxPrefix* max, Diagnostics* diags) {
-  constexpr std::string_view kUsage = "max-prefix N [warn | restart SECONDS];";
-  if (!ExpectArgRange(s, 1, 3, kUsage, diags)) return;
+  constexpr std::string_view kUsage =
+      "max-prefix N [received | accepted] [warn | restart SECONDS];";
+  if (!ExpectArgRange(s, 1, 4, kUsage, diags)) return;
   auto limit = ReadNumber(s.args[0], 1, 0xffffffff, "max-prefix limit", diags);
   if (!limit) return;
   max->limit = *limit;
   max->action = bgp::MaxPrefixAction::kTeardown;
-  if (s.args.size() == 1) return;
-  const ConfigValue& action = s.args[1];
-  if (action.kind == ConfigValue::Kind::kWord && action.text == "warn") {
-    if (ExpectArgs(s, 2, kUsage, diags)) max->action = bgp::MaxPrefixAction::kWarn;
-  } else if (action.kind == ConfigValue::Kind::kWord && action.text == "restart") {
-    if (s.args.size() < 3) {
+  max->count = bgp::MaxPrefixCount::kReceived;
+  size_t at = 1;  // the argument after the limit and the optional count
+  if (at < s.args.size() && (IsWord(s.args[at], "received") || IsWord(s.args[at], "accepted"))) {
+    if (s.args[at].text == "accepted") max->count = bgp::MaxPrefixCount::kAccepted;
+    ++at;
+  }
+  if (at == s.args.size()) return;
+  const ConfigValue& action = s.args[at];
+  if (IsWord(action, "warn")) {
+    if (ExpectArgs(s, at + 1, kUsage, diags)) max->action = bgp::MaxPrefixAction::kWarn;
+  } else if (IsWord(action, "restart")) {
+    if (s.args.size() < at + 2) {
       diags->Add(action.loc,
                  "'restart' needs the seconds to wait before the session starts "
                  "again (0: stay down)");
       return;
     }
-    if (auto t = ReadDuration(s.args[2], 0, 86400, "max-prefix restart time", diags)) {
+    if (!ExpectArgs(s, at + 2, kUsage, diags)) return;
+    if (auto t = ReadDuration(s.args[at + 1], 0, 86400, "max-prefix restart time", diags)) {
       max->restart_after_s = *t;
     }
   } else {
-    diags->Add(action.loc, absl::StrFormat("expected 'warn' or 'restart' after the max-prefix "
-                                           "limit, found %s",
+    diags->Add(action.loc, absl::StrFormat("expected 'received', 'accepted', 'warn' or 'restart' "
+                                           "after the max-prefix limit, found %s",
                                            action.Describe()));
   }
+}
+
+// enforce-first-as on | off;
+void ReadOnOff(const ConfigNode& s, bool* out, Diagnostics* diags) {
+  const std::string usage = absl::StrFormat("%s on | off;", s.keyword);
+  const ConfigValue* v = ExpectOne(s, usage, diags);
+  if (v == nullptr) return;
+  if (IsWord(*v, "on") || IsWord(*v, "off")) {
+    *out = v->text == "on";
+    return;
+  }
+  diags->Add(v->loc, absl::StrFormat("expected 'on' or 'off' after %s, found %s", s.keyword,
+                                     v->Describe()));
 }
 
 // listen ADDRESS [port N];
@@ -277,6 +303,16 @@ void BuildPeer(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags) {
             })
       .Once("next-hop-self", [&](const ConfigNode& s) { flag(s, &p.next_hop_self); })
       .Once("max-prefix", [&](const ConfigNode& s) { ReadMaxPrefix(s, &p.max_prefix, diags); })
+      .Once("adj-rib-in-limit",
+            [&](const ConfigNode& s) {
+              const ConfigValue* v = one(s, "adj-rib-in-limit N;  (0: no ceiling)");
+              if (!v) return;
+              if (auto n = ReadNumber(*v, 0, 0xffffffff, "adj-rib-in-limit", diags)) {
+                p.adj_rib_in_limit = *n;
+              }
+            })
+      .Once("enforce-first-as",
+            [&](const ConfigNode& s) { ReadOnOff(s, &p.enforce_first_as, diags); })
       .Once("ttl-security",
             [&](const ConfigNode& s) {
               const ConfigValue* v = one(s, "ttl-security HOPS;");

@@ -40,8 +40,9 @@ std::string Chain(const std::vector<NameRef>& chain) {
 
 std::string MaxPrefixText(const bgp::MaxPrefix& m) {
   if (m.limit == 0) return "";
-  if (m.action == bgp::MaxPrefixAction::kWarn) return absl::StrCat(m.limit, " warn");
-  return absl::StrCat(m.limit, " restart ",
+  const char* count = m.count == bgp::MaxPrefixCount::kAccepted ? " accepted" : "";
+  if (m.action == bgp::MaxPrefixAction::kWarn) return absl::StrCat(m.limit, count, " warn");
+  return absl::StrCat(m.limit, count, " restart ",
                       FormatDuration(static_cast<uint32_t>(m.restart_after_s)));
 }
 
@@ -267,6 +268,11 @@ const std::vector<PeerField>& PeerFields() {
        &PeerDelta::reset},
       {"passive", [](const BgpPeer& p) { return Flag(p.session.passive); }, &PeerDelta::update},
       {"max-prefix", [](const BgpPeer& p) { return MaxPrefixText(p.session.max_prefix); },
+       &PeerDelta::update},
+      {"adj-rib-in-limit",
+       [](const BgpPeer& p) { return absl::StrCat(p.session.adj_rib_in_limit); },
+       &PeerDelta::update},
+      {"enforce-first-as", [](const BgpPeer& p) { return Flag(p.session.enforce_first_as); },
        &PeerDelta::update},
       {"description", [](const BgpPeer& p) { return p.session.description; }, &PeerDelta::update},
       {"import", [](const BgpPeer& p) { return Chain(p.import_policies); },

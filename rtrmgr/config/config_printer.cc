@@ -115,6 +115,7 @@ void PrintPeer(const BgpPeer& peer, const PrintOptions& options, Writer* w) {
   if (p.next_hop_self) w->Statement("next-hop-self");
   if (p.max_prefix.limit != 0) {
     std::string text = absl::StrCat("max-prefix ", p.max_prefix.limit);
+    if (p.max_prefix.count == bgp::MaxPrefixCount::kAccepted) text += " accepted";
     if (p.max_prefix.action == bgp::MaxPrefixAction::kWarn) {
       text += " warn";
     } else if (p.max_prefix.restart_after_s != defaults.max_prefix.restart_after_s) {
@@ -123,6 +124,10 @@ void PrintPeer(const BgpPeer& peer, const PrintOptions& options, Writer* w) {
     }
     w->Statement(text);
   }
+  if (p.adj_rib_in_limit != defaults.adj_rib_in_limit) {
+    w->Statement(absl::StrCat("adj-rib-in-limit ", p.adj_rib_in_limit));
+  }
+  if (!p.enforce_first_as) w->Statement("enforce-first-as off");
   if (p.gtsm_hops != 0) w->Statement(absl::StrCat("ttl-security ", p.gtsm_hops));
   if (peer.damping) w->Statement("damping");
   if (!p.enabled) w->Statement("disable");

@@ -252,6 +252,10 @@ void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
   r.set_max_prefix(static_cast<uint32_t>(s.max_prefix.limit));
   r.set_max_prefix_action(s.max_prefix.action == bgp::MaxPrefixAction::kWarn ? "warn" : "teardown");
   r.set_max_prefix_restart_s(static_cast<uint32_t>(s.max_prefix.restart_after_s));
+  r.set_max_prefix_count(s.max_prefix.count == bgp::MaxPrefixCount::kAccepted ? "accepted"
+                                                                              : "received");
+  r.set_adj_rib_in_limit(static_cast<uint32_t>(s.adj_rib_in_limit));
+  r.set_enforce_first_as(s.enforce_first_as);
   r.set_ttl_security(static_cast<uint32_t>(s.gtsm_hops));
   r.set_description(s.description);
   r.set_enabled(s.enabled);

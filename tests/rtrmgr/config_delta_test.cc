@@ -135,6 +135,10 @@ const DeltaCase kCases[] = {
      "as 65002; description \"d\"; max-prefix 100 warn; passive;",
      "bgp: peer 127.0.0.3 changed: passive off -> on; max-prefix (none) -> 100 warn; description "
      "(none) -> d => update settings\n"},
+    {"input limits: no reset", "as 65002;",
+     "as 65002; max-prefix 100 accepted; adj-rib-in-limit 500; enforce-first-as off;",
+     "bgp: peer 127.0.0.3 changed: max-prefix (none) -> 100 accepted restart 1m; "
+     "adj-rib-in-limit 4000000 -> 500; enforce-first-as on -> off => update settings\n"},
     {"disable", "as 65002;", "as 65002; disable;",
      "bgp: peer 127.0.0.3 changed: disable off -> on => disable\n"},
     {"next-hop-self: re-export", "as 65002;", "as 65002; next-hop-self;",

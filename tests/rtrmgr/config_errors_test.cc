@@ -46,7 +46,8 @@ const ErrorCase kCases[] = {
     {"unknown peer keyword", BGP "peer 127.0.0.2 { as 2; remote-as 2; } } }",
      "t.conf:1:70: unknown keyword 'remote-as' in peer 127.0.0.2 (expected one of: as, local-ip, "
      "port, passive, md5-password, hold-time, import, export, route-reflector-client, "
-     "next-hop-self, max-prefix, ttl-security, damping, disable, description)"},
+     "next-hop-self, max-prefix, adj-rib-in-limit, enforce-first-as, ttl-security, damping, "
+     "disable, description)"},
     // ---- bad values
     {"AS 0", "protocols { bgp { local-as 0; bgp-id 1.1.1.1; } }",
      "t.conf:1:28: local AS 0 is out of range 1..4294967295"},
@@ -126,7 +127,15 @@ const ErrorCase kCases[] = {
     {"protocol name case", "rib { admin-distance { EBGP 2; } }",
      "t.conf:1:24: protocol names are lower case: 'ebgp'"},
     {"max-prefix action", BGP "peer 127.0.0.2 { as 2; max-prefix 10 foo; } } }",
-     "t.conf:1:84: expected 'warn' or 'restart' after the max-prefix limit, found 'foo'"},
+     "t.conf:1:84: expected 'received', 'accepted', 'warn' or 'restart' after the max-prefix "
+     "limit, found 'foo'"},
+    {"max-prefix count after the action",
+     BGP "peer 127.0.0.2 { as 2; max-prefix 10 warn accepted; } } }",
+     "t.conf:1:89: expected ';' after 'max-prefix 10 warn', found 'accepted'"},
+    {"adj-rib-in-limit not a number", BGP "peer 127.0.0.2 { as 2; adj-rib-in-limit lots; } } }",
+     "t.conf:1:87: expected adj-rib-in-limit (a number 0..4294967295), found 'lots'"},
+    {"enforce-first-as neither on nor off", BGP "peer 127.0.0.2 { as 2; enforce-first-as no; } } }",
+     "t.conf:1:87: expected 'on' or 'off' after enforce-first-as, found 'no'"},
     {"max-prefix zero", BGP "peer 127.0.0.2 { as 2; max-prefix 0; } } }",
      "t.conf:1:81: max-prefix limit 0 is out of range 1..4294967295"},
     {"ttl-security", BGP "peer 127.0.0.2 { as 2; ttl-security 255; } } }",

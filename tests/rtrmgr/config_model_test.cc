@@ -65,6 +65,9 @@ TEST(ConfigExamples, Everything) {
   EXPECT_EQ(transit.session.gtsm_hops, 1);
   EXPECT_EQ(transit.session.max_prefix.limit, 1000000u);
   EXPECT_EQ(transit.session.max_prefix.restart_after_s, 300);
+  EXPECT_EQ(transit.session.max_prefix.count, bgp::MaxPrefixCount::kReceived);
+  EXPECT_EQ(transit.session.adj_rib_in_limit, 2000000u);
+  EXPECT_TRUE(transit.session.enforce_first_as);
   ASSERT_EQ(transit.import_policies.size(), 2u);
   EXPECT_EQ(transit.import_policies[1].name, "upstream-in");
   EXPECT_TRUE(transit.damping);
@@ -75,6 +78,9 @@ TEST(ConfigExamples, Everything) {
   EXPECT_FALSE(off.session.enabled);
   EXPECT_EQ(off.session.remote_as, 4200000000u);
   EXPECT_EQ(off.session.max_prefix.action, bgp::MaxPrefixAction::kWarn);
+  EXPECT_EQ(off.session.max_prefix.count, bgp::MaxPrefixCount::kAccepted);
+  EXPECT_FALSE(off.session.enforce_first_as);
+  EXPECT_EQ(off.session.adj_rib_in_limit, bgp::PeerConfig::kDefaultAdjRibInLimit);
   EXPECT_EQ(c->policy.parsed->statements.size(), 3u);
   EXPECT_EQ(c->policy.items.size(), 6u);
   EXPECT_EQ(c->finder.access.at("bgp").resolve[1].ToString(), "fea/fea_ifmgr/1.0");
@@ -114,7 +120,8 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
       listen 0.0.0.0; listen :: port 1179;
       peer 2001:db8::2 {
         as 1; local-ip 2001:db8::1; hold-time 0; md5-password "a \"quoted\" \\ key";
-        max-prefix 10 restart 0; description "tab	and # not a comment";
+        max-prefix 10 accepted restart 0; adj-rib-in-limit 0; enforce-first-as off;
+        description "tab	and # not a comment";
       }
     } }
     finder { access { default deny; rtrmgr { } } }
@@ -122,6 +129,11 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
                        "t.conf");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->bgp.peers.begin()->second.session.md5_password, "a \"quoted\" \\ key");
+  const bgp::PeerConfig& p = c->bgp.peers.begin()->second.session;
+  EXPECT_EQ(p.max_prefix.count, bgp::MaxPrefixCount::kAccepted);
+  EXPECT_EQ(p.max_prefix.restart_after_s, 0);
+  EXPECT_EQ(p.adj_rib_in_limit, 0u);
+  EXPECT_FALSE(p.enforce_first_as);
   EXPECT_EQ(c->bgp.damping.half_life_s, 90u);
   EXPECT_EQ(c->bgp.damping.max_suppress_s, 1200u);
   EXPECT_FALSE(c->finder.default_allow);
