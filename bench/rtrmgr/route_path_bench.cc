@@ -264,8 +264,9 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
   // The upstream holds 2K routes back for the "same peer" half (sluice-replay --extra).
   const pid_t upstream =
       Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address",
-                     "127.0.0.2", "--local-as", "4200000002", "--synthetic", absl::StrCat(prefixes),
-                     "--extra", absl::StrCat(2 * samples), "--linger", "--quiet", "--json"}),
+                     "127.0.0.2", "--local-as", "4200000002", "--prepend-own-as", "--synthetic",
+                     absl::StrCat(prefixes), "--extra", absl::StrCat(2 * samples), "--linger",
+                     "--quiet", "--json"}),
             rundir + "/upstream.out", rundir + "/upstream.log");
   // The full table in the RIB.
   std::cerr << "loading " << prefixes << " prefixes...\n";
@@ -310,11 +311,11 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
   if (same) signalled(upstream, rundir + "/upstream.out", &same_half);
   pid_t second = -1;
   if (different) {
-    second =
-        Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address",
-                       "127.0.0.3", "--local-as", "4200000003", "--synthetic", "1", "--seed", "999",
-                       "--extra", absl::StrCat(2 * samples), "--linger", "--quiet", "--json"}),
-              rundir + "/second.out", rundir + "/second.log");
+    second = Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect,
+                            "--local-address", "127.0.0.3", "--local-as", "4200000003",
+                            "--prepend-own-as", "--synthetic", "1", "--seed", "999", "--extra",
+                            absl::StrCat(2 * samples), "--linger", "--quiet", "--json"}),
+                   rundir + "/second.out", rundir + "/second.log");
     std::cerr << "a second peer: waiting for the dump of the table towards it\n";
     const uint64_t advertised = WaitForDump(client, "127.0.0.3");
     std::cerr << advertised << " prefixes advertised to it; probing\n";

@@ -3,10 +3,7 @@
 // RIB serving rib/1.0 (process_fake_rib.h), and a second BgpProcess as the daemon's BGP peer.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <filesystem>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -15,8 +12,8 @@
 #include "ipc/profile_service.h"
 #include "ipc/types_convert.h"
 #include "tests/bgp/process_fake_rib.h"
+#include "tests/bgp/process_harness.h"
 #include "tests/bgp/session_test_util.h"
-#include "tests/ipc/finder_thread.h"
 
 namespace sluice::bgp::process {
 namespace {
@@ -32,66 +29,22 @@ net::Prefix P(const std::string& text) { return *net::Prefix::Parse(text); }
 
 class ProcessServiceTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char dir[] = "/tmp/sluice-bgp-service-test-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    rundir_ = dir;
-    setenv("SLUICE_RUNDIR", rundir_.c_str(), 1);
-    finder::FinderOptions finder_options;
-    finder_options.listen = {FinderAddress()};
-    finder_options.recovery_grace = std::chrono::milliseconds(0);
-    finder_ = std::make_unique<sluice::testing::FinderThread>(std::move(finder_options));
-    ASSERT_TRUE(finder_->status().ok()) << finder_->status();
-
-    BgpDaemonOptions o;
-    o.router = Options();
-    daemon_ = std::make_unique<BgpDaemon>(io_, o);
-    ASSERT_TRUE(daemon_->Start().ok());
-    ipc::RouterOptions co = Options();
-    co.serve = false;
-    client_ = std::make_unique<ipc::XrlRouter>(io_, "cli", "", co);
-    ASSERT_TRUE(client_->Start().ok());
-    ASSERT_TRUE(Run([&] { return daemon_->router().registered() && client_->registered(); }));
-  }
+  void SetUp() override { ASSERT_TRUE(h_.Start().ok()); }
   void TearDown() override {
     peer_.reset();
-    client_.reset();
     rib_.reset();
-    daemon_.reset();
-    finder_.reset();
-    std::filesystem::remove_all(rundir_);
   }
 
-  std::string FinderAddress() const { return "unix:" + rundir_ + "/finder.sock"; }
-  ipc::RouterOptions Options() const {
-    ipc::RouterOptions o;
-    o.finder_address = FinderAddress();
-    o.allow_inproc = false;  // through gRPC and the reflection codec, as between processes
-    o.finder_wait_ms = 2000;
-    return o;
-  }
+  ipc::RouterOptions Options() const { return h_.Options(); }
   bool Run(const std::function<bool()>& condition, double seconds = 10) {
-    return testing::RunUntil(io_, condition, seconds);
+    return h_.Run(condition, seconds);
   }
-
   template <typename Request, typename Reply>
   absl::StatusOr<Reply> Call(const ipc::Method<Request, Reply>& method, Request request) {
-    std::optional<absl::StatusOr<Reply>> result;
-    client_->Call("bgp", method, std::move(request),
-                  [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
-    EXPECT_TRUE(Run([&] { return result.has_value(); }));
-    if (!result) return absl::DeadlineExceededError("no answer");
-    return *result;
+    return h_.Call(method, std::move(request));
   }
 
-  void SetIdentity() {
-    v1::SetLocalAsRequest as;
-    as.set_as(kOurAs);
-    ASSERT_TRUE(Call(kSetLocalAs, as).ok());
-    v1::SetBgpIdRequest id;
-    ipc::ToProto(net::IPv4Address(0x0aff0001), id.mutable_id());
-    ASSERT_TRUE(Call(kSetBgpId, id).ok());
-  }
+  void SetIdentity() { ASSERT_TRUE(h_.SetIdentity(kOurAs, net::IPv4Address(0x0aff0001)).ok()); }
 
   void StartRib() {
     rib_ = std::make_unique<FakeRib>(io_, Options());
@@ -144,14 +97,9 @@ class ProcessServiceTest : public ::testing::Test {
     return reply->peer();
   }
 
-  std::string rundir_;
-  std::unique_ptr<sluice::testing::FinderThread> finder_;
-  boost::asio::io_context io_;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_ =
-      boost::asio::make_work_guard(io_);
-  std::unique_ptr<BgpDaemon> daemon_;
+  testing::BgpDaemonHarness h_;  // first in, last out: its loop runs everything below
+  boost::asio::io_context& io_ = h_.io();
   std::unique_ptr<FakeRib> rib_;
-  std::unique_ptr<ipc::XrlRouter> client_;
   std::unique_ptr<BgpProcess> peer_;
 };
 
@@ -383,8 +331,8 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   SetIdentity();
   StartRib();
   std::optional<absl::StatusOr<profile_v1::ListPointsReply>> points;
-  client_->Call("bgp", ipc::kProfileListPoints, profile_v1::ListPointsRequest(),
-                [&](absl::StatusOr<profile_v1::ListPointsReply> r) { points = std::move(r); });
+  h_.client().Call("bgp", ipc::kProfileListPoints, profile_v1::ListPointsRequest(),
+                   [&](absl::StatusOr<profile_v1::ListPointsReply> r) { points = std::move(r); });
   ASSERT_TRUE(Run([&] { return points.has_value(); }));
   ASSERT_TRUE(points->ok());
   std::vector<std::string> names;
@@ -396,14 +344,14 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   enable.set_point("bgp_route_in");
   enable.set_enable(true);
   std::optional<absl::Status> enabled;
-  client_->Call("bgp", ipc::kProfileEnable, enable,
-                [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
+  h_.client().Call("bgp", ipc::kProfileEnable, enable,
+                   [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
   ASSERT_TRUE(Run([&] { return enabled.has_value(); }));
   ASSERT_TRUE(enabled->ok()) << *enabled;
   enable.set_point("no_such_point");
   enabled.reset();
-  client_->Call("bgp", ipc::kProfileEnable, enable,
-                [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
+  h_.client().Call("bgp", ipc::kProfileEnable, enable,
+                   [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
   ASSERT_TRUE(Run([&] { return enabled.has_value(); }));
   EXPECT_EQ(enabled->code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(enabled->message()), HasSubstr("bgp_route_in"));
@@ -413,14 +361,14 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   std::optional<absl::StatusOr<profile_v1::GetEntriesReply>> entries;
   profile_v1::GetEntriesRequest get;
   get.set_point("bgp_route_in");
-  client_->Call("bgp", ipc::kProfileGetEntries, get,
-                [&](absl::StatusOr<profile_v1::GetEntriesReply> r) { entries = std::move(r); });
+  h_.client().Call("bgp", ipc::kProfileGetEntries, get,
+                   [&](absl::StatusOr<profile_v1::GetEntriesReply> r) { entries = std::move(r); });
   ASSERT_TRUE(Run([&] { return entries.has_value(); }));
   ASSERT_TRUE(entries->ok());
   EXPECT_GE((*entries)->entries_size(), 3);
 
   std::optional<absl::StatusOr<profile_v1::DescribePlumbingReply>> plumbing;
-  client_->Call(
+  h_.client().Call(
       "bgp", ipc::kProfileDescribePlumbing, profile_v1::DescribePlumbingRequest(),
       [&](absl::StatusOr<profile_v1::DescribePlumbingReply> r) { plumbing = std::move(r); });
   ASSERT_TRUE(Run([&] { return plumbing.has_value(); }));

@@ -52,8 +52,8 @@ TEST(ProcessRibRestartTest, BgpRefeedsARibBornAgainAndTheFibFollows) {
   ChildProcess replay(
       {BuildPath("bgp/replay/sluice-replay"), "--connect", absl::StrCat("127.0.0.1:", port),
        "--local-address", "127.0.0.3", "--local-as", absl::StrCat(kReplayAs), "--peer-as",
-       absl::StrCat(kSluiceAs), "--synthetic", absl::StrCat(kPrefixes), "--next-hop-self",
-       "--hold-time", "9", "--linger", "--json", "--quiet"},
+       absl::StrCat(kSluiceAs), "--synthetic", absl::StrCat(kPrefixes), "--prepend-own-as",
+       "--next-hop-self", "--hold-time", "9", "--linger", "--json", "--quiet"},
       sluice.rundir() + "/replay.out");
 
   std::set<net::Prefix> loc;

@@ -17,10 +17,11 @@
 //
 // The oracle reads the capture with bgpdump -m (an external decoder, not the project's), folds
 // each peer's announcements and withdrawals per prefix, drops what Sluice must refuse — paths
-// with AS 0 (RFC 7607: treat-as-withdraw, so they also withdraw the peer's earlier route) and
-// paths containing Sluice's own AS (loop) — and picks the best path per prefix by RFC 4271
-// §9.1.2.2 restricted to what applies here: no LOCAL_PREF (stripped towards eBGP, 100 for
-// all), shortest AS_PATH (an AS_SET counts 1), lowest ORIGIN, lowest MED among routes from the
+// with AS 0 (RFC 7607: treat-as-withdraw, so they also withdraw the peer's earlier route), paths
+// not starting with the peer's AS (enforce-first-as, on for eBGP: treat-as-withdraw too; a route
+// server's paths) and paths containing Sluice's own AS (loop) — and picks the best path per prefix
+// by RFC 4271 §9.1.2.2 restricted to what applies here: no LOCAL_PREF (stripped towards eBGP, 100
+// for all), shortest AS_PATH (an AS_SET counts 1), lowest ORIGIN, lowest MED among routes from the
 // same neighbouring AS (the first AS of the path; absent = 0), all external, equal IGP cost,
 // lowest BGP identifier (= lowest session address, hence the lowest --list-peers index).
 // Compared per prefix: the prefix sets, and the chosen peer, AS path and nexthop.
@@ -71,7 +72,7 @@ std::string SessionAddress(int i) { return absl::StrCat("127.0.0.", 2 + i); }
 
 struct Oracle {
   std::map<net::Prefix, OracleRoute> best;  // per prefix
-  uint64_t announcements = 0, withdrawals = 0, as0 = 0, loops = 0, unknown_peer = 0;
+  uint64_t announcements = 0, withdrawals = 0, as0 = 0, first_as = 0, loops = 0, unknown_peer = 0;
   uint64_t candidates = 0;  // final (peer, prefix) routes
   // Prefixes decided by each step: one candidate, AS_PATH length, ORIGIN, MED, BGP identifier.
   uint64_t single = 0, by_length = 0, by_origin = 0, by_med = 0, by_bgp_id = 0;
@@ -142,8 +143,12 @@ Oracle ComputeOracle(const std::string& dump, const std::map<std::string, int>& 
     if (!ParsePath(f[6], &r, &has0, &own)) continue;
     r.origin = f[7] == "IGP" ? 0 : f[7] == "EGP" ? 1 : 2;
     if (!absl::SimpleAtoi(f[10], &r.med)) r.med = 0;
-    if (has0 || own) {  // treat-as-withdraw (RFC 7607) / AS loop: the earlier route goes too
-      ++(has0 ? o.as0 : o.loops);
+    uint32_t peer_as = 0;
+    const bool first_as_wrong = !absl::SimpleAtoi(f[4], &peer_as) || r.neighbour_as != peer_as;
+    // Treat-as-withdraw (RFC 7607; enforce-first-as, RFC 4271 §6.3 / RFC 7606 §7.2) or an AS
+    // loop: the earlier route goes too.
+    if (has0 || first_as_wrong || own) {
+      ++(has0 ? o.as0 : first_as_wrong ? o.first_as : o.loops);
       rib[*prefix].erase(s);
       continue;
     }
@@ -238,12 +243,13 @@ TEST(RisOracleTest, LocRibEqualsBestPathsOfTheCapture) {
   for (const auto& [p, r] : oracle.best) ++(p.is_v4() ? want4 : want6);
   std::printf(
       "oracle (bgpdump -m): %llu announcements, %llu withdrawals; refused: %llu "
-      "with AS 0 (RFC 7607), %llu with AS%u (loop); %llu lines from peers not replayed; final: "
+      "with AS 0 (RFC 7607), %llu not starting with the peer's AS (enforce-first-as), %llu with "
+      "AS%u (loop); %llu lines from peers not replayed; final: "
       "%llu routes, best paths for %zu IPv4 and %zu IPv6 prefixes (%.1f s)\n",
       (unsigned long long)oracle.announcements, (unsigned long long)oracle.withdrawals,
-      (unsigned long long)oracle.as0, (unsigned long long)oracle.loops, kSluiceAs,
-      (unsigned long long)oracle.unknown_peer, (unsigned long long)oracle.candidates, want4, want6,
-      Since(started));
+      (unsigned long long)oracle.as0, (unsigned long long)oracle.first_as,
+      (unsigned long long)oracle.loops, kSluiceAs, (unsigned long long)oracle.unknown_peer,
+      (unsigned long long)oracle.candidates, want4, want6, Since(started));
   std::printf(
       "oracle decisions: %llu prefixes with one route; decided by AS_PATH length %llu, ORIGIN "
       "%llu, MED %llu, lowest BGP identifier %llu\n",

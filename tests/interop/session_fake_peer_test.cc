@@ -23,6 +23,7 @@
 
 #include "bgp/session/peer_manager.h"
 #include "bgp/wire/open_message.h"
+#include "tests/bgp/fake_peer.h"
 #include "tests/bgp/session_test_util.h"
 
 namespace sluice::bgp {
@@ -69,41 +70,9 @@ class FakeServer {
   uint16_t port_ = 0;
 };
 
-bool ReadExactly(int fd, uint8_t* out, size_t n, Clock::time_point deadline) {
-  size_t got = 0;
-  while (got < n) {
-    const int ms =
-        int(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
-    pollfd p{fd, POLLIN, 0};
-    if (ms <= 0 || poll(&p, 1, ms) != 1) return false;
-    const ssize_t r = read(fd, out + got, n - got);
-    if (r <= 0) return false;
-    got += size_t(r);
-  }
-  return true;
-}
+using testing::ReadMessage;
 
-// One whole BGP message within `seconds`; empty on timeout or close.
-std::vector<uint8_t> ReadMessage(int fd, double seconds) {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(seconds));
-  std::vector<uint8_t> m(19);
-  if (!ReadExactly(fd, m.data(), 19, deadline)) return {};
-  const size_t length = LoadU16(m.data() + 16);
-  if (length < 19) return {};
-  m.resize(length);
-  if (!ReadExactly(fd, m.data() + 19, length - 19, deadline)) return {};
-  return m;
-}
-
-void Write(int fd, const std::vector<uint8_t>& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = write(fd, bytes.data() + done, bytes.size() - done);
-    if (w <= 0) return;
-    done += size_t(w);
-  }
-}
+void Write(int fd, const std::vector<uint8_t>& bytes) { testing::WriteAll(fd, bytes); }
 
 std::vector<uint8_t> Open(uint32_t as, uint16_t hold, uint8_t version = 4) {
   Capabilities caps;

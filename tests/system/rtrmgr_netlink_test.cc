@@ -46,8 +46,8 @@ protocols {
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr");
   auto replay = ChildProcess::Start(
       {BuildPath("bgp/replay/sluice-replay"), "--connect", absl::StrCat("127.0.0.1:", kPort),
-       "--local-address", "127.0.0.2", "--local-as", "4200000002", "--next-hop", "10.1.0.2",
-       "--synthetic", absl::StrCat(kPrefixes), "--linger", "--quiet"});
+       "--local-address", "127.0.0.2", "--local-as", "4200000002", "--prepend-own-as", "--next-hop",
+       "10.1.0.2", "--synthetic", absl::StrCat(kPrefixes), "--linger", "--quiet"});
   ASSERT_TRUE(replay);
 
   // The RIB's winners other than connected (the kernel has its own) = the kernel table.

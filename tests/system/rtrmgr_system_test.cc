@@ -15,6 +15,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "tests/bgp/fake_peer.h"
+#include "tests/bgp/session_test_util.h"
 #include "tests/system/rtrmgr_processes.h"
 
 namespace sluice::testing {
@@ -116,6 +118,67 @@ TEST(RtrmgrSystem, StartsConfiguresRestartsACrashedRibAndStopsCleanly) {
   }
 }
 
+// A fake peer's malformed UPDATE as an operator sees it: the peer's input settings from the file
+// reach sluice-bgp, and after an attribute overrun that hides an MP_UNREACH_NLRI (RFC 7606 §3(j):
+// session reset) `sluice show bgp peers` counts the reset by cause, in text and --json, and the
+// IPv6 routes it meant to withdraw are gone.
+TEST(RtrmgrSystem, MalformedUpdateIsCountedInThePeerListAndItsRoutesGo) {
+  RtrmgrProcess r;
+  const int port = FreePort();
+  const std::string conf = r.WriteConfig("router.conf", absl::StrCat(R"(
+fea { backend dummy; }
+protocols {
+    bgp {
+        local-as 4200000001;
+        bgp-id 10.255.0.1;
+        listen 127.0.0.1 port )",
+                                                                     port, R"(;
+        peer 127.0.0.2 {
+            as 4200000002; local-ip 127.0.0.1; passive;
+            max-prefix 1000 accepted; adj-rib-in-limit 5000;
+        }
+    }
+}
+)"));
+  ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr") << r.process()->Output();
+  CommandResult json = r.Sluice({"show", "bgp", "peers", "--json"});
+  EXPECT_THAT(json.out, HasSubstr("\"max_prefix_count\":\"accepted\"")) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"adj_rib_in_limit\":\"5000\""));
+  EXPECT_THAT(json.out, HasSubstr("\"enforce_first_as\":true"));
+
+  bgp::testing::FakePeer peer("127.0.0.2", "127.0.0.1", uint16_t(port));
+  ASSERT_TRUE(peer.connected());
+  ASSERT_TRUE(peer.Handshake(4200000002u, 0x0aff0002)) << r.Logs("bgp");
+  bgp::SessionParams params;
+  params.families.Add(bgp::kIPv6Unicast);
+  peer.Write(
+      bgp::testing::Announce({"2001:db8:1::/48", "2001:db8:2::/48"}, 4200000002u, "::1", params));
+  auto adj_rib_in_v6 = [&] {
+    return r.Sluice({"show", "bgp", "routes", "peer", "127.0.0.2", "in", "ipv6"}).out;
+  };
+  ASSERT_TRUE(Eventually([&] {
+    return adj_rib_in_v6().find("2001:db8:2::/48") != std::string::npos;
+  })) << adj_rib_in_v6()
+      << r.Logs("bgp");
+
+  // ORIGIN; an AS_PATH whose length (200) overruns the list; the MP_UNREACH_NLRI it hides.
+  peer.Write(bgp::testing::RawUpdate(
+      {0x40, 1, 1,  0,    0x40, 2,    200,  2, 1, 0xfa, 0x56, 0xea, 0x02, 0x80, 15, 17, 0,
+       2,    1, 48, 0x20, 0x01, 0x0d, 0xb8, 0, 1, 48,   0x20, 0x01, 0x0d, 0xb8, 0,  2}));
+  std::optional<bgp::Notification> n = peer.AwaitNotification(10);
+  ASSERT_TRUE(n.has_value()) << r.Logs("bgp");
+  EXPECT_EQ(n->code, 3);     // UPDATE Message Error
+  EXPECT_EQ(n->subcode, 5);  // Attribute Length Error
+  ASSERT_TRUE(Eventually([&] {
+    return r.Sluice({"show", "bgp", "peers"}).out.find("session resets update-error 1") !=
+           std::string::npos;
+  })) << r.Sluice({"show", "bgp", "peers"}).out;
+  json = r.Sluice({"show", "bgp", "peers", "--json"});
+  EXPECT_THAT(json.out, HasSubstr("\"session_resets\":{\"update-error\":\"1\"}"));
+  EXPECT_EQ(adj_rib_in_v6().find("2001:db8:"), std::string::npos) << adj_rib_in_v6();
+  EXPECT_THAT(r.Logs("bgp"), HasSubstr("malformed UPDATE (session-reset, RFC 7606)"));
+}
+
 TEST(RtrmgrSystem, ConfigurationErrorsNameFileLineColumnAndStartNothing) {
   struct Case {
     const char* what;
@@ -208,8 +271,8 @@ TEST(RtrmgrSystem, KillingTheRibMidRunEndsWithTheSameFib) {
   constexpr int kPrefixes = 200000;
   auto replay = ChildProcess::Start(
       {BuildPath("bgp/replay/sluice-replay"), "--connect", absl::StrCat("127.0.0.1:", port),
-       "--local-address", "127.0.0.2", "--local-as", "4200000002", "--next-hop-self", "--synthetic",
-       absl::StrCat(kPrefixes), "--linger", "--quiet"});
+       "--local-address", "127.0.0.2", "--local-as", "4200000002", "--prepend-own-as",
+       "--next-hop-self", "--synthetic", absl::StrCat(kPrefixes), "--linger", "--quiet"});
   ASSERT_TRUE(replay);
   // Mid-run: some routes are in the FIB, not all.
   ASSERT_TRUE(Eventually(
