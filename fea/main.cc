@@ -44,6 +44,7 @@
 #include "fea/service/fea_ifmgr_service.h"
 #include "ipc/process_security.h"
 #include "ipc/profile_service.h"
+#include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "stage/profile.h"
@@ -287,6 +288,6 @@ int main(int argc, char** argv) {
     std::cerr << "sluice-fea: " << s.message() << "\n";
     return 1;
   }
-  io.run();
+  ipc::RunLoop(io);
   return 0;
 }

@@ -204,15 +204,25 @@ class SessionReactor final : public grpc::ServerBidiReactor<v1::SessionRequest, 
   void OnReadDone(bool ok) override {
     if (!ok) {
       // The component went away (exit, crash, kill -9) or half-closed: it is dead.
-      link_->Finish(grpc::Status::OK);
-      impl_->OnLoop([link = link_](FinderServer::Impl& impl) { impl.registry_.Close(link->id); });
+      Closed(grpc::Status::OK);
       return;
     }
-    impl_->OnLoop([link = link_, request = std::move(request_)](FinderServer::Impl& impl) {
-      Handle(impl, *link, request);
-    });
-    request_.Clear();
+    try {
+      impl_->OnLoop([link = link_, request = std::move(request_)](FinderServer::Impl& impl) {
+        Handle(impl, *link, request);
+      });
+      request_.Clear();
+    } catch (const std::exception& e) {
+      // Out of memory, say: this session ends, the Finder goes on.
+      Closed(grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+      return;
+    }
     StartRead(&request_);
+  }
+
+  void Closed(const grpc::Status& status) {
+    link_->Finish(status);
+    impl_->OnLoop([link = link_](FinderServer::Impl& impl) { impl.registry_.Close(link->id); });
   }
 
   void OnWriteDone(bool ok) override { link_->WriteDone(ok); }

@@ -38,6 +38,7 @@
 #include "finder/registry.h"
 #include "ipc/peer_identity.h"
 #include "ipc/process_security.h"
+#include "ipc/run_loop.h"
 #include "net/log.h"
 
 namespace {
@@ -206,6 +207,6 @@ int main(int argc, char** argv) {
         hup.async_wait(on_hup);
       };
   hup.async_wait(on_hup);
-  io.run();
+  sluice::ipc::RunLoop(io);
   return 0;
 }

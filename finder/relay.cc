@@ -43,7 +43,16 @@ class RelayService::Call final : public grpc::ServerGenericBidiReactor {
     StartRead(&request_);
   }
 
+  // A gRPC thread: an exception fails this call only.
   void OnReadDone(bool ok) override {
+    try {
+      Read(ok);
+    } catch (const std::exception& e) {
+      Finish(grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+    }
+  }
+
+  void Read(bool ok) {
     if (!ok) {
       Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
       return;

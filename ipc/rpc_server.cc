@@ -261,7 +261,16 @@ class UnaryReactor final : public grpc::ServerGenericBidiReactor {
     StartRead(&request_);
   }
 
+  // A gRPC thread: an exception (out of memory parsing a request) fails this call only.
   void OnReadDone(bool ok) override {
+    try {
+      Read(ok);
+    } catch (const std::exception& e) {
+      state_->Finish(grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+    }
+  }
+
+  void Read(bool ok) {
     if (!ok) {
       state_->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
       return;
@@ -307,7 +316,16 @@ class StreamReactor final : public grpc::ServerGenericBidiReactor {
     StartRead(&buffer_);
   }
 
+  // A gRPC thread: an exception (out of memory parsing a frame) ends this stream only.
   void OnReadDone(bool ok) override {
+    try {
+      Read(ok);
+    } catch (const std::exception& e) {
+      state_->Finish(grpc::Status(grpc::StatusCode::INTERNAL, e.what()));
+    }
+  }
+
+  void Read(bool ok) {
     if (!ok) {
       state_->ReadDone();
       return;

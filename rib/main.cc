@@ -28,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "ipc/process_security.h"
 #include "ipc/profile_service.h"
+#include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "rib/rib.h"
@@ -184,7 +185,7 @@ int main(int argc, char** argv) {
     std::cerr << "sluice-rib: " << s.message() << "\n";
     return 1;
   }
-  io.run();
+  ipc::RunLoop(io);
   interfaces.Stop();
   return 0;
 }

@@ -26,6 +26,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ipc/process_security.h"
+#include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "static_routes/static_routes.h"
@@ -160,7 +161,7 @@ int Run(const Flags& flags) {
     std::cerr << "sluice-static: " << s.message() << "\n";
     return 1;
   }
-  io.run();
+  sluice::ipc::RunLoop(io);
   return 0;
 }
 

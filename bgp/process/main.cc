@@ -26,6 +26,7 @@
 #include "bgp/process/bgp_daemon.h"
 #include "bgp/stages/send_budget.h"
 #include "ipc/process_security.h"
+#include "ipc/run_loop.h"
 #include "net/log.h"
 
 namespace sluice::bgp::process {
@@ -217,7 +218,7 @@ int Run(const Flags& flags) {
     }
   });
   if (absl::Status st = daemon.Start(); !st.ok()) Die(st.ToString(), 1);
-  io.run();
+  sluice::ipc::RunLoop(io);
   SLUICE_LOG(kInfo) << "stopped";
   return 0;
 }

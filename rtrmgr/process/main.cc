@@ -30,6 +30,7 @@
 #include <string>
 
 #include "ipc/process_security.h"
+#include "ipc/run_loop.h"
 #include "ipc/rundir.h"
 #include "net/log.h"
 #include "rtrmgr/config/config_loader.h"
@@ -143,7 +144,7 @@ int main(int argc, char** argv) {
     manager.Shutdown();
     io.stop();
   });
-  io.run();
+  ipc::RunLoop(io);
   manager.Shutdown();
   return 0;
 }
