@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/deps.sh
 sluice_install_deps build peers
+# The router manager's children then run as user sluice, as when installed.
+sluice_ensure_accounts
 
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 if [ -n "${SLUICE_DATA_DIR:-}" ] && [ ! -d "$SLUICE_DATA_DIR/mrt" ]; then

@@ -1,6 +1,9 @@
 # Sourced by run.sh and test.sh: installs the Debian 12 packages Sluice needs when missing.
 #   sluice_install_deps build     compilers, libraries, test frameworks
 #   sluice_install_deps peers     BGP daemons and tools used as real peers and oracles
+#   sluice_ensure_accounts        (root) the system user and groups an installed Sluice has:
+#                                 user sluice (its processes), groups sluice-ops (who may use the
+#                                 CLI, and operators) and sluice-admin
 SLUICE_BUILD_PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev ccache pkg-config
   libboost-dev libabsl-dev libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libbz2-dev libmnl-dev libssl-dev
@@ -29,4 +32,15 @@ sluice_install_deps() {
   for svc in bird frr openbgpd gobgpd exabgp; do
     $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true
   done
+}
+
+sluice_ensure_accounts() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  local g
+  for g in sluice-ops sluice-admin; do
+    getent group "$g" >/dev/null || groupadd --system "$g"
+  done
+  getent passwd sluice >/dev/null ||
+    useradd --system --user-group --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin sluice
 }
