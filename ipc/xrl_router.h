@@ -55,14 +55,17 @@
 //   INVALID_ARGUMENT   bad method name, request/reply types that do not match the method
 //   any status a handler returned, unchanged.
 //
-// Method keys. The Finder gives every registered method a random 128-bit key and hands it
-// only to callers its access list allows; the router checks the key of every incoming call
-// (PERMISSION_DENIED when missing or wrong), so nobody can skip the Finder.
+// Method keys and callers. The Finder draws a random 128-bit secret for every registered method
+// and gives each caller its access list allows a key derived from the secret and the caller's
+// identity (ipc/caller_key.h); every call carries the caller's identity and that key, the
+// router checks the pair (PERMISSION_DENIED when missing or wrong) and hands handlers an
+// authenticated ipc::Caller. Nobody can skip the Finder, nor call as someone else. People (a
+// router the Finder registered as a person, finder/authority.h) call through the Finder's relay.
 //
 // The Finder. The router connects to RouterOptions::finder_address (default
-// unix:$SLUICE_RUNDIR/finder.sock, SLUICE_RUNDIR defaulting to /tmp/sluice-rundir; see
-// ipc/rundir.h). If the Finder goes away, the process keeps running: cached resolutions and
-// open streams keep working, calls needing a new resolution fail with UNAVAILABLE, and the
+// unix:$SLUICE_RUNDIR/finder.sock; see ipc/rundir.h), presenting its class credential
+// (ipc/process_security.h). If the Finder goes away, the process keeps running: cached resolutions
+// and open streams keep working, calls needing a new resolution fail with UNAVAILABLE, and the
 // router reconnects (every 50-500 ms) and re-registers with the same instance name and the
 // same method keys. Watches are re-sent; the watcher sees no duplicate births, and a death for
 // every watched instance that died meanwhile (reported when the restarted Finder's grace

@@ -28,7 +28,8 @@ int Help(std::ostream& out, int code) {
     out << "  " << command.usage << "\n      " << command.summary << "\n";
   }
   out << "The Finder defaults to $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock "
-         "($SLUICE_RUNDIR defaults to /tmp/sluice-rundir).\n";
+         "($SLUICE_RUNDIR defaults to /run/sluice for root, $XDG_RUNTIME_DIR/sluice otherwise).\n"
+         "Your rights come from your Unix groups: sluice-ops may read, sluice-admin may change.\n";
   return code;
 }
 

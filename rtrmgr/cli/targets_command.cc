@@ -1,6 +1,6 @@
 // sluice targets: every registered component, its endpoints and its methods in XRL form.
 //
-//   rib (class rib)  unix:/tmp/sluice-rundir/rib.1234.sock
+//   rib (class rib)  unix:/run/sluice/rib/rib.1234.sock
 //     common/1.0/get_status
 //     rib/1.0/add_route4
 
