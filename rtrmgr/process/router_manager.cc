@@ -231,6 +231,14 @@ void RouterManager::Reload(
   if (next->bgp.enabled != running_.bgp.enabled) {
     warnings.push_back("a bgp block that comes or goes takes effect at the next start");
   }
+  const FinderConfig& was = running_.finder;
+  const FinderConfig& will = next->finder;
+  if (will.operator_group != was.operator_group || will.admin_group != was.admin_group ||
+      will.listen != was.listen || will.tls != was.tls || will.insecure != was.insecure ||
+      next->user != running_.user) {
+    warnings.push_back(
+        "user, the Finder's groups, listen, tls and insecure take effect at the next start");
+  }
   options_.config_file = path;
   Config before = std::move(running_);
   running_ = *std::move(next);
