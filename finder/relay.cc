@@ -10,12 +10,6 @@ namespace {
 
 constexpr size_t kMaxStubs = 256;
 
-std::string Metadata(const grpc::GenericCallbackServerContext& context, const char* name) {
-  auto it = context.client_metadata().find(name);
-  if (it == context.client_metadata().end()) return "";
-  return std::string(it->second.data(), it->second.size());
-}
-
 // A Unix socket when the target has one (same host), else TCP.
 std::string PickEndpoint(const Registry::RelayTarget& target) {
   std::string tcp;
@@ -57,7 +51,7 @@ class RelayService::Call final : public grpc::ServerGenericBidiReactor {
       Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
       return;
     }
-    const std::string target = Metadata(*context_, ipc::kTargetMetadata);
+    const std::string target(ipc::MetadataValue(*context_, ipc::kTargetMetadata));
     if (target.empty()) {
       Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                           absl::StrFormat("the Finder has no method %s (to relay a call, name "

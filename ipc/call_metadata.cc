@@ -1,40 +1,31 @@
 #include "ipc/call_metadata.h"
 
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "grpcpp/server_context.h"
+
 namespace sluice::ipc {
-namespace {
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::string HexKey(std::string_view octets) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(octets.size() * 2);
-  for (char ch : octets) {
-    auto c = static_cast<unsigned char>(ch);
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
+  return absl::BytesToHexString(absl::string_view(octets.data(), octets.size()));
 }
 
 std::string KeyFromHex(std::string_view hex) {
   if (hex.empty()) return "";
-  if (hex.size() != 32) return std::string(1, '\0');  // present but wrong: never matches
-  std::string key;
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int hi = HexDigit(hex[i]);
-    int lo = HexDigit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::string(1, '\0');
-    key.push_back(static_cast<char>(hi * 16 + lo));
+  // Present but wrong: one octet that matches no key.
+  if (hex.size() != 32 || !std::all_of(hex.begin(), hex.end(), absl::ascii_isxdigit)) {
+    return std::string(1, '\0');
   }
-  return key;
+  return absl::HexStringToBytes(absl::string_view(hex.data(), hex.size()));
+}
+
+std::string_view MetadataValue(const grpc::ServerContextBase& context, const char* name) {
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(name);
+  if (it == metadata.end()) return {};
+  return std::string_view(it->second.data(), it->second.size());
 }
 
 }  // namespace sluice::ipc

@@ -10,6 +10,10 @@
 #include <string>
 #include <string_view>
 
+namespace grpc {
+class ServerContextBase;
+}
+
 namespace sluice::ipc {
 
 inline constexpr char kKeyMetadata[] = "sluice-key";
@@ -21,5 +25,7 @@ std::string HexKey(std::string_view octets);
 // Hex digits (either case) as octets; a one-octet "\0" (which matches no key) when `hex` is not
 // exactly 32 hex digits, "" when it is empty.
 std::string KeyFromHex(std::string_view hex);
+// The value of the call's metadata entry `name`, "" when absent; valid during the call.
+std::string_view MetadataValue(const grpc::ServerContextBase& context, const char* name);
 
 }  // namespace sluice::ipc

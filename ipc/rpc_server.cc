@@ -31,13 +31,6 @@ void SerializeToBuffer(const google::protobuf::Message& message, ByteBuffer* buf
   Traits::Serialize(message, buffer, &own);
 }
 
-std::string_view Metadata(const grpc::GenericCallbackServerContext& context, const char* name) {
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find(name);
-  if (it == metadata.end()) return {};
-  return std::string_view(it->second.data(), it->second.size());
-}
-
 // --- unary calls
 
 // What a unary call's reactor and its completion share; Finish happens once.
@@ -275,9 +268,9 @@ class UnaryReactor final : public grpc::ServerGenericBidiReactor {
       state_->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
       return;
     }
-    const std::string_view caller_id = Metadata(*context_, kCallerMetadata);
+    const std::string_view caller_id = MetadataValue(*context_, kCallerMetadata);
     auto handler = impl_->methods_->Authorize(
-        context_->method(), KeyFromHex(Metadata(*context_, kKeyMetadata)), caller_id);
+        context_->method(), KeyFromHex(MetadataValue(*context_, kKeyMetadata)), caller_id);
     if (!handler.ok()) {
       state_->Finish(ToGrpcStatus(handler.status()));
       return;

@@ -333,6 +333,17 @@ class RibServiceTest : public ::testing::Test {
     for (auto& e : entries) *request.add_routes() = e;
     return Call(kAddRoutes, request, from).status();
   }
+  // A component of class static that owns protocol "static" and sent 10.0.0.0/8.
+  std::unique_ptr<ipc::XrlRouter> StaticOwner() {
+    auto owner = std::make_unique<ipc::XrlRouter>(io_, "static", "static-1", Options());
+    EXPECT_TRUE(owner->Start().ok());
+    EXPECT_TRUE(RunUntil([&] { return owner->registered(); }));
+    pb::RegisterProtocolRequest reg;
+    reg.set_protocol("static");
+    EXPECT_TRUE(Call(kRegisterProtocol, reg, owner.get()).ok());
+    EXPECT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
+    return owner;
+  }
   bool FibIs(const std::vector<std::string>& expected) {
     return RunUntil([&] { return fea_ && fea_->Routes() == expected && rib_->Idle(); });
   }
@@ -537,13 +548,7 @@ TEST_F(RibServiceTest, AReBornFeaGetsTheWholeFibBetweenStartAndCompleteFullPush)
 
 TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns) {
   StartFea();
-  auto owner = std::make_unique<ipc::XrlRouter>(io_, "static", "static-1", Options());
-  ASSERT_TRUE(owner->Start().ok());
-  ASSERT_TRUE(RunUntil([&] { return owner->registered(); }));
-  pb::RegisterProtocolRequest reg;
-  reg.set_protocol("static");
-  ASSERT_TRUE(Call(kRegisterProtocol, reg, owner.get()).ok());
-  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
+  auto owner = StaticOwner();
   ASSERT_TRUE(AddRoutes("ebgp", {Entry("172.16.0.0/12", "192.0.2.8")}).ok());
   EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
                      "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
@@ -561,11 +566,7 @@ TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns)
       << ::testing::PrintToString(fea_->Routes());
 
   // It comes back and re-sends.
-  owner = std::make_unique<ipc::XrlRouter>(io_, "static", "static-1", Options());
-  ASSERT_TRUE(owner->Start().ok());
-  ASSERT_TRUE(RunUntil([&] { return owner->registered(); }));
-  ASSERT_TRUE(Call(kRegisterProtocol, reg, owner.get()).ok());
-  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
+  owner = StaticOwner();
   EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
                      "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
                      "192.0.2.0/24 dev eth0 proto connected"}));
@@ -573,13 +574,9 @@ TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns)
 
 TEST_F(RibServiceTest, ProtocolOwnershipFollowsTheCallersIdentityNotTheRequest) {
   StartFea();
-  auto owner = std::make_unique<ipc::XrlRouter>(io_, "static", "static-1", Options());
-  ASSERT_TRUE(owner->Start().ok());
-  ASSERT_TRUE(RunUntil([&] { return owner->registered(); }));
+  auto owner = StaticOwner();
   pb::RegisterProtocolRequest reg;
   reg.set_protocol("static");
-  ASSERT_TRUE(Call(kRegisterProtocol, reg, owner.get()).ok());
-  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
 
   // The client (class bgp) names static-1 as the owner: the request field is not believed.
   pb::RegisterProtocolRequest spoof;

@@ -36,19 +36,6 @@ const ipc::Method<bgp_v1::GetDampingRequest, bgp_v1::GetDampingReply> kGetDampin
 
 net::Prefix P(const char* text) { return *net::Prefix::Parse(text); }
 
-int FreePort() {
-  // The kernel picks: bind port 0, read it back, close.
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t n = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 std::string Config(int port, bool with_export) {
   return absl::StrCat(R"(
 interfaces {
@@ -101,7 +88,7 @@ std::optional<pb::FilterInfo> Filter(RtrmgrProcess& r, const std::string& name) 
 
 TEST(RtrmgrGlue, StaticRoutesPoliciesAndDampingGoThroughTheirProcessesInterfaces) {
   RtrmgrProcess r;
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, true));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr") << r.process()->Output();
 

@@ -26,19 +26,6 @@ using ::testing::HasSubstr;
 
 net::Prefix P(const char* text) { return *net::Prefix::Parse(text); }
 
-int FreePort() {
-  // The kernel picks: bind port 0, read it back, close.
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t n = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 std::string Config(int port, const std::string& statics) {
   return absl::StrCat(R"(
 interfaces {
@@ -67,7 +54,7 @@ constexpr char kStatic2[] = "        route 198.51.100.0/24 { next-hop 10.1.0.254
 
 TEST(RtrmgrSystem, StartsConfiguresRestartsACrashedRibAndStopsCleanly) {
   RtrmgrProcess r;
-  const std::string conf = r.WriteConfig("router.conf", Config(FreePort(), kStatic1));
+  const std::string conf = r.WriteConfig("router.conf", Config(FreeLoopbackPort(), kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr") << r.process()->Output();
 
   // Each process took its part: the interface (FEA), the static route (sluice-static) with its
@@ -124,7 +111,7 @@ TEST(RtrmgrSystem, StartsConfiguresRestartsACrashedRibAndStopsCleanly) {
 // IPv6 routes it meant to withdraw are gone.
 TEST(RtrmgrSystem, MalformedUpdateIsCountedInThePeerListAndItsRoutesGo) {
   RtrmgrProcess r;
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   const std::string conf = r.WriteConfig("router.conf", absl::StrCat(R"(
 fea { backend dummy; }
 protocols {
@@ -217,7 +204,7 @@ TEST(RtrmgrSystem, ConfigurationErrorsNameFileLineColumnAndStartNothing) {
 
 TEST(RtrmgrSystem, ChangedFilesApplyAsDeltasAndABadFileChangesNothing) {
   RtrmgrProcess r;
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr");
   ASSERT_TRUE(Eventually([&] {
@@ -265,7 +252,7 @@ TEST(RtrmgrSystem, ChangedFilesApplyAsDeltasAndABadFileChangesNothing) {
 // FIB ends with the same content as the Loc-RIB.
 TEST(RtrmgrSystem, KillingTheRibMidRunEndsWithTheSameFib) {
   RtrmgrProcess r;
-  const int port = FreePort();
+  const int port = FreeLoopbackPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, ""));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr");
   constexpr int kPrefixes = 200000;

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <boost/asio/io_context.hpp>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -22,6 +21,7 @@
 #include "ipc/transport.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
+#include "rtrmgr/cli/sync_client.h"
 #include "tests/system/child_process.h"
 
 namespace sluice::testing {
@@ -46,7 +46,7 @@ class TlsSystemTest : public ::testing::Test {
     finder_address_ = absl::StrCat("tcp:127.0.0.1:", FreeLoopbackPort());
   }
   void TearDown() override {
-    router_.reset();
+    client_.reset();
     rib_.reset();
     fea_.reset();
     finder_.reset();
@@ -129,37 +129,17 @@ class TlsSystemTest : public ::testing::Test {
     ASSERT_TRUE(fea_ && rib_);
   }
 
-  template <typename Request, typename Reply>
-  absl::StatusOr<Reply> Call(const std::string& target, const ipc::Method<Request, Reply>& method,
-                             Request request) {
-    std::optional<absl::StatusOr<Reply>> result;
-    router_->Call(target, method, std::move(request),
-                  [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!result && std::chrono::steady_clock::now() < deadline) {
-      io_.run_one_for(std::chrono::milliseconds(10));
-    }
-    if (!result) return absl::DeadlineExceededError("no answer");
-    return *result;
-  }
-
   std::string dir_;
   std::string finder_address_;
   std::unique_ptr<ChildProcess> finder_, fea_, rib_;
-  boost::asio::io_context io_;
-  std::unique_ptr<ipc::XrlRouter> router_;
+  std::unique_ptr<rtrmgr::cli::SyncClient> client_;
 };
 
 TEST_F(TlsSystemTest, ARouteCrossesTcpWithMutualTlsAndStrangersAreRefused) {
   ASSERT_NO_FATAL_FAILURE(StartProcesses());
   // This test is class bgp by its certificate.
   ipc::SetTransportSecurity(ipc::TransportSecurity{.tls = Files("bgp"), .insecure = false});
-  ipc::RouterOptions options;
-  options.finder_address = finder_address_;
-  options.serve = false;
-  options.allow_inproc = false;
-  router_ = std::make_unique<ipc::XrlRouter>(io_, "bgp", "bgp-test", options);
-  ASSERT_TRUE(router_->Start().ok());
+  client_ = std::make_unique<rtrmgr::cli::SyncClient>(finder_address_, 20000, "bgp");
 
   rib::v1::AddRoute4Request add;
   add.set_protocol("ebgp");
@@ -167,7 +147,7 @@ TEST_F(TlsSystemTest, ARouteCrossesTcpWithMutualTlsAndStrangersAreRefused) {
   ipc::ToProto(*net::IPv4Address::Parse("10.1.0.254"), add.mutable_nexthop());
   absl::StatusOr<rib::v1::RouteReply> added = absl::UnavailableError("not yet");
   for (int i = 0; i < 100 && !added.ok(); ++i) {  // until the RIB and the FEA are up
-    added = Call("rib", kAddRoute4, add);
+    added = client_->Call("rib", kAddRoute4, add);
     if (!added.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_TRUE(added.ok()) << added.status() << fea_->Output() << rib_->Output();
@@ -175,7 +155,7 @@ TEST_F(TlsSystemTest, ARouteCrossesTcpWithMutualTlsAndStrangersAreRefused) {
   ipc::ToProto(*net::Prefix::Parse("10.99.0.0/16"), lookup.mutable_network());
   bool found = false;
   for (int i = 0; i < 100 && !found; ++i) {
-    auto reply = Call("fea", kFeaLookup, lookup);
+    auto reply = client_->Call("fea", kFeaLookup, lookup);
     found = reply.ok() && reply->found();
     if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -195,8 +175,7 @@ TEST_F(TlsSystemTest, ARouteCrossesTcpWithMutualTlsAndStrangersAreRefused) {
   registration->set_instance_name("fea-evil");
   registration->add_endpoints("tcp:127.0.0.1:9");
   ASSERT_TRUE(session->Write(request));
-  session->WritesDone();
-  finder::v1::SessionEvent event;
+  finder::v1::SessionEvent event;  // the Finder answers by ending the stream
   EXPECT_FALSE(session->Read(&event));
   grpc::Status refused = session->Finish();
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
