@@ -95,10 +95,10 @@ class SecuritySystemTest : public ::testing::Test {
     const int port = FreeLoopbackPort();
     const std::string conf = r_.WriteConfig("router.conf", Config(port));
     ASSERT_TRUE(r_.Start(conf)) << r_.Logs("rtrmgr") << r_.process()->Output();
-    replay_ = ChildProcess::Start({BuildPath("bgp/replay/sluice-replay"), "--connect",
-                                   absl::StrCat("127.0.0.1:", port), "--local-address", "127.0.0.2",
-                                   "--local-as", "4200000002", "--next-hop-self", "--synthetic",
-                                   absl::StrCat(kPrefixes), "--linger", "--quiet"});
+    replay_ = ChildProcess::Start(
+        {BuildPath("bgp/replay/sluice-replay"), "--connect", absl::StrCat("127.0.0.1:", port),
+         "--local-address", "127.0.0.2", "--local-as", "4200000002", "--prepend-own-as",
+         "--next-hop-self", "--synthetic", absl::StrCat(kPrefixes), "--linger", "--quiet"});
     ASSERT_TRUE(replay_);
     ASSERT_TRUE(Eventually([&] { return FibEbgp() == kPrefixes; }, 60))
         << "FIB " << FibEbgp() << "\n"
