@@ -150,7 +150,7 @@ class Session {
   }
   void MaxPrefix() {
     const Notification cease{uint8_t(ErrorCode::kCease), 1, {}};
-    Run([&](FsmActions* out) { fsm_.MaxPrefixExceeded(now_, cease, 1, out); });
+    Run([&](FsmActions* out) { fsm_.LimitExceeded(now_, cease, "max-prefix", 1.0, out); });
   }
 
  private:
