@@ -113,6 +113,7 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
     absl::flat_hash_map<std::string, std::pair<std::string, std::string>>
         live;                               // instance -> (incarnation, class)
     bool resyncing = false;                 // after a Finder reconnect
+    bool synced = false;                    // the Finder answered the watch once
     absl::flat_hash_set<std::string> seen;  // births since the resync began
   };
 

@@ -347,8 +347,17 @@ void RouterCore::OnLifetime(const fv1::LifetimeEvent& event) {
 
 void RouterCore::OnSynced(uint64_t watch_id) {
   auto it = watches_.find(watch_id);
-  if (it == watches_.end() || !it->second.resyncing) return;
+  if (it == watches_.end()) return;
   WatchState& watch = it->second;
+  if (!watch.synced) {
+    watch.synced = true;
+    if (!watch.by_class && watch.live.empty()) {
+      std::function<void(const TargetEvent&)> fn = watch.fn;
+      fn(TargetEvent{TargetEvent::kAbsent, "", watch.name});
+    }
+    return;
+  }
+  if (!watch.resyncing) return;
   std::vector<TargetEvent> gone;
   for (const auto& [instance, life] : watch.live) {
     if (!watch.seen.contains(instance)) {

@@ -138,8 +138,11 @@ struct RouterOptions {
 };
 
 // A birth or death of a watched component.
+// kAbsent: an instance watch found its instance not registered when the Finder answered the
+// watch — it may have died before the watch reached the Finder, so a watcher that counts on the
+// instance being alive should treat this as its death.
 struct TargetEvent {
-  enum Kind { kBirth, kDeath };
+  enum Kind { kBirth, kDeath, kAbsent };
   Kind kind;
   std::string class_name;
   std::string instance_name;

@@ -172,7 +172,7 @@ absl::StatusOr<CommitResult> FeaFibService::CommitAndRecord(TransactionId id) {
 void FeaFibService::WatchOwner(const std::string& owner) {
   if (owner.empty() || owners_.contains(owner)) return;
   owners_[owner] = router_.WatchInstance(owner, [this, owner](const ipc::TargetEvent& event) {
-    if (event.kind != ipc::TargetEvent::kDeath) return;
+    if (event.kind == ipc::TargetEvent::kBirth) return;  // death, or gone before we watched
     const size_t aborted = fib_.AbortTransactionsOf(owner);
     std::vector<TransactionId> ids;
     for (const auto& [id, tx] : open_) {
@@ -551,7 +551,7 @@ absl::Status FeaFibService::Register() {
         if (subscribers_.contains(target)) return pb::SubscribeChangesReply();
         subscribers_[target] =
             router_.WatchInstance(target, [this, target](const ipc::TargetEvent& e) {
-              if (e.kind != ipc::TargetEvent::kDeath) return;
+              if (e.kind == ipc::TargetEvent::kBirth) return;
               SLUICE_LOG(kInfo) << "change subscriber " << target << " died";
               DropSubscriber(target);
             });

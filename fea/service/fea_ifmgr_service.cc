@@ -196,7 +196,7 @@ absl::Status FeaIfmgrService::Register() {
         if (!subscribers_.contains(target)) {
           subscribers_[target] =
               router_.WatchInstance(target, [this, target](const ipc::TargetEvent& e) {
-                if (e.kind != ipc::TargetEvent::kDeath) return;
+                if (e.kind == ipc::TargetEvent::kBirth) return;
                 SLUICE_LOG(kInfo) << "interface subscriber " << target << " died";
                 Drop(target);
               });

@@ -21,6 +21,7 @@ void FeaWatcher::Start() {
 }
 
 void FeaWatcher::OnEvent(const ipc::TargetEvent& event) {
+  if (event.kind == ipc::TargetEvent::kAbsent) return;  // not started yet: its birth will come
   const std::string& instance = event.instance_name;
   if (event.kind == ipc::TargetEvent::kBirth) {
     live_.insert(instance);

@@ -116,6 +116,9 @@ RibClients::Client* RibClients::Ensure(std::string_view name) {
   c->watch = router_.WatchInstance(std::string(name),
                                    [this, n = std::string(name)](const ipc::TargetEvent& e) {
                                      if (e.kind == ipc::TargetEvent::kDeath) Gone(n, "died");
+                                     if (e.kind == ipc::TargetEvent::kAbsent) {
+                                       Gone(n, "is not registered (any more)");
+                                     }
                                    });
   return c;
 }

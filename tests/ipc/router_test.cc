@@ -411,6 +411,13 @@ TEST_F(RouterTest, WatchersSeeBirthAndDeath) {
   watcher->WatchInstance("echo-2", [&](const TargetEvent& e) { late.push_back(e.instance_name); });
   ASSERT_TRUE(RunUntil([&] { return late.size() == 1; }));
   EXPECT_EQ(late[0], "echo-2");
+
+  // An instance already gone (or never there) is reported absent, so that a watcher that
+  // counts on it being alive learns otherwise.
+  std::vector<TargetEvent::Kind> gone;
+  watcher->WatchInstance("echo-1", [&](const TargetEvent& e) { gone.push_back(e.kind); });
+  ASSERT_TRUE(RunUntil([&] { return gone.size() == 1; }));
+  EXPECT_EQ(gone[0], TargetEvent::kAbsent);
 }
 
 TEST_F(RouterTest, DeadTargetIsNoSuchTargetThenRestartedOneAnswers) {
