@@ -49,8 +49,12 @@ class InprocCall final : public CallCompletion {
     handler_->Run(request, reply, caller_, this);
     in_run_ = false;
     if (answered_in_run_) {
-      // Answered at once on the caller's own loop: finish without another trip through it.
-      call_->Finish(status_);
+      // Answered at once: on the caller's own loop, finish without another trip through it.
+      if (same_loop_) {
+        call_->Finish(status_);
+      } else {
+        Return(std::move(status_));
+      }
       delete this;
     }
   }
@@ -60,7 +64,8 @@ class InprocCall final : public CallCompletion {
         !call_->reply()->ParseFromString(reply_copy_->SerializeAsString())) {
       status = absl::InternalError("cannot convert the in-process reply");
     }
-    if (in_run_ && same_loop_) {
+    if (in_run_) {
+      // Run() is still on the stack: it finishes the call when the handler returns.
       answered_in_run_ = true;
       status_ = std::move(status);
       return;

@@ -6,9 +6,12 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <optional>
+#include <thread>
 
 #include "finder/registry.h"
 #include "ipc/transport.h"
@@ -197,6 +200,35 @@ TEST_F(RouterTest, CallsInProcessWithoutGrpc) {
   EXPECT_EQ(*Add(*client, "echo", 20, 22), 42);
   // A router can call itself.
   EXPECT_EQ(*Add(*server, "echo", 1, 1), 2);
+}
+
+// A handler that answers at once, in a router of this process running on another loop: the
+// answer travels back to the caller's loop (under ASan this once read a freed call).
+TEST_F(RouterTest, CallsInProcessToARouterOnAnotherLoop) {
+  boost::asio::io_context server_io;
+  auto server_guard = boost::asio::make_work_guard(server_io);
+  std::unique_ptr<XrlRouter> server;
+  std::unique_ptr<TestEchoService> service;
+  std::promise<void> started;
+  std::thread server_thread([&] {
+    RouterOptions options = Options(/*allow_inproc=*/true);
+    options.serve = false;  // only the in-process path can answer
+    server = std::make_unique<XrlRouter>(server_io, "test_echo", "echo-far", options);
+    service = std::make_unique<TestEchoService>(server_io, *server);
+    EXPECT_TRUE(service->Register().ok());
+    EXPECT_TRUE(server->Start().ok());
+    started.set_value();
+    server_io.run();
+    service.reset();
+    server.reset();
+  });
+  started.get_future().wait();
+  auto client = MakeClient("caller", Options(/*allow_inproc=*/true));
+  ASSERT_TRUE(RunUntil([&] { return Add(*client, "echo-far", 0, 0).ok(); }));
+  for (int i = 0; i < 200; ++i) EXPECT_EQ(*Add(*client, "echo-far", i, 1), i + 1);
+  client.reset();
+  boost::asio::post(server_io, [&] { server_io.stop(); });
+  server_thread.join();
 }
 
 TEST_F(RouterTest, TextMethodNamesAndDynamicMessages) {
