@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "bench/ipc/proto/bench.pb.h"
+#include "ipc/transport.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "tests/ipc/finder_thread.h"
@@ -289,6 +290,8 @@ void SocketRows(const std::string& self, const std::string& finder, const std::s
 int main(int argc, char** argv) {
   net::SetLogTag("xrl_bench");
   if (std::getenv("SLUICE_LOG_LEVEL") == nullptr) net::SetLogLevel(net::LogLevel::kWarning);
+  // The TCP row measures the transport itself: plain TCP on loopback, as `insecure;` allows.
+  ipc::SetTransportSecurity(ipc::TransportSecurity{.tls = {}, .insecure = true});
   if (argc == 4 && std::string(argv[1]) == "--serve") return Serve(argv[2], argv[3]);
   Config config;
   for (int i = 1; i + 1 < argc; i += 2) {
