@@ -16,8 +16,8 @@ namespace {
 // down), it fails the call.
 class InprocCall final : public CallCompletion {
  public:
-  InprocCall(std::shared_ptr<LoopRef> caller_loop, Caller caller, bool same_loop,
-             std::unique_ptr<OutgoingCall> call, Handler* handler,
+  InprocCall(std::shared_ptr<LoopRef> caller_loop, std::shared_ptr<const Caller> caller,
+             bool same_loop, std::unique_ptr<OutgoingCall> call, Handler* handler,
              std::shared_ptr<RouterCore> target)
       : caller_loop_(std::move(caller_loop)),
         caller_(std::move(caller)),
@@ -46,7 +46,7 @@ class InprocCall final : public CallCompletion {
     in_run_ = true;
     const google::protobuf::Message& request = request_copy_ ? *request_copy_ : call_->request();
     google::protobuf::Message* reply = reply_copy_ ? reply_copy_.get() : call_->reply();
-    handler_->Run(request, reply, caller_, this);
+    handler_->Run(request, reply, *caller_, this);
     in_run_ = false;
     if (answered_in_run_) {
       // Answered at once: on the caller's own loop, finish without another trip through it.
@@ -83,7 +83,7 @@ class InprocCall final : public CallCompletion {
   }
 
   std::shared_ptr<LoopRef> caller_loop_;
-  Caller caller_;
+  std::shared_ptr<const Caller> caller_;
   bool same_loop_;
   std::unique_ptr<OutgoingCall> call_;
   Handler* handler_;
@@ -131,7 +131,7 @@ absl::Status RouterCore::CheckTypes(const MethodName& method, MethodEntry& entry
   if (resolution.inproc != nullptr) {
     if (entry.handler == nullptr && entry.handler_status.ok()) {
       auto handler =
-          resolution.inproc->methods().Authorize(method.path(), entry.key, caller().id());
+          resolution.inproc->methods().Authorize(method.path(), entry.key, caller_->id());
       if (handler.ok()) {
         entry.handler = *handler;
       } else {
@@ -257,7 +257,7 @@ std::shared_ptr<ChannelClient> RouterCore::ChannelTo(const std::string& endpoint
   auto it = channels_.find(endpoint);
   if (it != channels_.end()) return it->second;
   auto channel = ChannelClient::Create(
-      ChannelPeer{endpoint, target, tls_name, caller().id()}, loop_, reactors_,
+      ChannelPeer{endpoint, target, tls_name, caller_->id()}, loop_, reactors_,
       [this, endpoint](absl::Status status) { ChannelFailed(endpoint); });
   channels_.emplace(endpoint, channel);
   return channel;

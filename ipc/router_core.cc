@@ -48,6 +48,7 @@ RouterCore::RouterCore(boost::asio::io_context& io, std::string class_name,
     : io_(io),
       class_name_(std::move(class_name)),
       instance_name_(std::move(instance_name)),
+      caller_(std::make_shared<const Caller>(Caller{class_name_, instance_name_})),
       options_(std::move(options)),
       finder_address_(options_.finder_address.empty() ? DefaultFinderAddress()
                                                       : options_.finder_address),

@@ -69,8 +69,9 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
 
   const std::string& class_name() const { return class_name_; }
   const std::string& instance_name() const { return instance_name_; }
-  // Who we are to the routers we call: "CLASS/INSTANCE" (ipc/caller.h).
-  Caller caller() const { return Caller{class_name_, instance_name_}; }
+  // Who we are to the routers we call: "CLASS/INSTANCE" (ipc/caller.h). Shared, so that an
+  // in-process call holds it without copying it.
+  const std::shared_ptr<const Caller>& caller() const { return caller_; }
   bool registered() const { return visible_; }
   const std::vector<std::string>& endpoints() const { return endpoints_; }
 
@@ -158,6 +159,7 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   boost::asio::io_context& io_;
   const std::string class_name_;
   std::string instance_name_;
+  std::shared_ptr<const Caller> caller_;  // class_name_ and instance_name_
   const RouterOptions options_;
   std::string finder_address_;
   std::shared_ptr<LoopRef> loop_;

@@ -124,6 +124,7 @@ void RouterCore::OnRegistered(const fv1::Registered& registered) {
   finder_error_ = absl::OkStatus();
   retry_delay_ms_ = 50;
   instance_name_ = registered.instance_name();
+  caller_ = std::make_shared<const Caller>(Caller{class_name_, instance_name_});
   keys_.clear();
   absl::flat_hash_map<std::string, std::string> keys;
   for (const auto& key : registered.keys()) {
