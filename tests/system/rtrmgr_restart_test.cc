@@ -1,9 +1,9 @@
 // The router manager's own restart with real processes (DESIGN.md § Restarts): a SIGKILL of
 // sluice-rtrmgr leaves sluice-finder, sluice-fea (dummy), sluice-rib, sluice-bgp and
 // sluice-static running with their routes; a new sluice-rtrmgr on the same run directory adopts
-// them (same pids, no copies), restarts an adopted process that dies, applies a changed file
-// as a delta, and stops everything on SIGTERM. A corrupt or stale record of the children starts
-// every process afresh and never adopts a process that is not ours.
+// them (same pids, no copies), restarts an adopted process that dies (the Finder too, on a new
+// socket), applies a changed file as a delta, and stops everything on SIGTERM. A corrupt or stale
+// record of the children starts every process afresh and never adopts a process that is not ours.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -137,6 +137,16 @@ TEST(RtrmgrRestart, ASuccessorAdoptsTheProcessesOfAKilledRouterManager) {
     auto in_rib = r.RibPrefixes("static");
     return in_rib && in_rib->count(P("192.0.2.0/24"));
   })) << r.Logs("rib");
+  EXPECT_EQ(ProcessesOf(r.rundir()), one_each);
+
+  // The adopted Finder dies: a new one gets a new socket, and everyone registers with it.
+  kill(pids["finder"], SIGKILL);
+  ASSERT_TRUE(Eventually([&] {
+    const int pid = r.ChildPid("finder");
+    return pid > 0 && pid != pids["finder"];
+  })) << r.Logs("finder");
+  pids["finder"] = r.ChildPid("finder");
+  ASSERT_TRUE(Eventually([&] { return HasFibRoute(r, "192.0.2.0/24"); })) << r.Logs("fea");
   EXPECT_EQ(ProcessesOf(r.rundir()), one_each);
 
   // A changed file (one more static route) and SIGHUP: applied as a delta, nothing restarts.
