@@ -12,6 +12,7 @@
 #include "ipc/caller_key.h"
 #include "ipc/process_security.h"
 #include "ipc/proto/rtrmgr.pb.h"
+#include "ipc/unix_listener.h"
 #include "net/log.h"
 #include "net/status_macros.h"
 #include "rtrmgr/config/config_delta.h"
@@ -128,6 +129,10 @@ absl::Status RouterManager::WriteAccessList(const Config& config) {
 }
 
 absl::Status RouterManager::Start() {
+  if (ipc::UnixSocketAnswers(StatePath("rtrmgr.sock"))) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "another sluice-rtrmgr runs on ", options_.rundir, ": stop it first (SIGTERM)"));
+  }
   RETURN_IF_ERROR(ChooseConfig());
   ASSIGN_OR_RETURN(child_user_, ChildUser(options_.user.empty() ? running_.user : options_.user));
   if (geteuid() == 0 && !child_user_) {
@@ -363,13 +368,17 @@ absl::Status RouterManager::RegisterService() {
 void RouterManager::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
+  // Start() failed: what a predecessor started runs on, and its record stays for the next try.
+  if (starting_) supervisor_.ReleaseAdopted();
+  const Supervisor::Child* finder = supervisor_.Find("finder");
+  const bool finder_stops = finder != nullptr && finder->pid > 0;
   if (!supervisor_.children().empty()) {
     SLUICE_LOG(kInfo) << "shutting down";
     supervisor_.StopAll(std::chrono::milliseconds(5000));
     // Nothing runs any more: nothing for a successor to adopt.
-    unlink(StatePath("children").c_str());
+    if (!starting_) unlink(StatePath("children").c_str());
     // An adopted Finder's socket is not ours to close, but it is gone with the Finder.
-    if (finder_socket_ < 0) unlink((options_.rundir + "/finder.sock").c_str());
+    if (finder_stops && finder_socket_ < 0) unlink((options_.rundir + "/finder.sock").c_str());
   }
   if (finder_socket_ >= 0) {
     close(finder_socket_);

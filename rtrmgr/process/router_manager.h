@@ -21,7 +21,9 @@
 // not push the configuration again to those that had taken it, starts the missing ones, and
 // applies the file, when it differs from the saved configuration, as a delta. A file with
 // errors then leaves the saved configuration running (a warning, not a refusal). A deliberate
-// stop (Shutdown) stops every child, adopted or not, and removes the children file.
+// stop (Shutdown) stops every child, adopted or not, and removes the children file; after a
+// failed Start() it stops only what it started itself. Start() refuses to run beside a live
+// router manager on the same run directory.
 //
 // Security (DESIGN.md § Security). The run directory must be ours (or root's) and writable by
 // nobody else, or nothing starts. The router manager binds the Finder's socket itself

@@ -100,6 +100,8 @@ class Supervisor {
   // Another sign that `name` may have died (the Finder's death event): handles the death now
   // if its process has exited.
   void CheckExited(const std::string& name);
+  // Lets go of every adopted child without signalling it: it runs on, unsupervised.
+  void ReleaseAdopted();
   // Stops every child, the last added first, waiting at most `grace` for each before SIGKILL.
   // Blocks; no restarts afterwards.
   void StopAll(std::chrono::milliseconds grace);

@@ -71,6 +71,17 @@ void Supervisor::WatchAdopted(Child& child) {
                           });
 }
 
+void Supervisor::ReleaseAdopted() {
+  for (auto& c : children_) {
+    if (!c->adopted) continue;
+    SLUICE_LOG(kInfo) << "leaving " << c->name << " (pid " << c->pid << ") running";
+    c->timer->cancel();
+    c->pid = 0;
+    c->adopted = false;
+    c->pidfd.reset();
+  }
+}
+
 void Supervisor::CheckExited(const std::string& name) {
   for (auto& c : children_) {
     if (c->name != name || c->pid <= 0) continue;

@@ -190,6 +190,25 @@ TEST(RtrmgrRestart, AFileChangedWhileNoRouterManagerRanIsAppliedOnAdoption) {
   EXPECT_TRUE(ProcessesOf(r.rundir()).empty());
 }
 
+// A second router manager on the run directory of a live one is refused and touches nothing.
+TEST(RtrmgrRestart, ASecondRouterManagerBesideALiveOneIsRefused) {
+  RtrmgrProcess r;
+  KillLeftovers leftovers{r.rundir()};
+  const std::string conf = r.WriteConfig("router.conf", Config(FreeLoopbackPort(), kStatic1));
+  ASSERT_TRUE(r.Start(conf)) << r.process()->Output();
+  std::map<std::string, int> pids;
+  for (const char* name : kChildren) pids[name] = r.ChildPid(name);
+  CommandResult second = RunCommand(
+      {BuildPath("rtrmgr/process/sluice-rtrmgr"), "--config", conf, "--rundir", r.rundir()});
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_THAT(second.err, ::testing::HasSubstr("another sluice-rtrmgr runs on"));
+  for (const auto& [name, pid] : pids) {
+    EXPECT_TRUE(Alive(pid)) << name;
+    EXPECT_EQ(r.ChildPid(name), pid) << name;
+  }
+  EXPECT_EQ(r.Stop(), 0);
+}
+
 // Records that are corrupt, or that name a process that is not ours (a recycled pid), start
 // every process afresh.
 TEST(RtrmgrRestart, CorruptOrStaleRecordsStartEverythingAfresh) {
