@@ -35,6 +35,7 @@ const M<static_v1::AddRouteRequest, static_v1::AddRouteReply> kStaticAdd{
     "static_routes/1.0/add_route"};
 const M<static_v1::DeleteRouteRequest, static_v1::DeleteRouteReply> kStaticDelete{
     "static_routes/1.0/delete_route"};
+const M<static_v1::SyncedRequest, static_v1::SyncedReply> kStaticSynced{"static_routes/1.0/synced"};
 const M<bgp_v1::SetDampingRequest, bgp_v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
 const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
     "bgp/1.0/set_peer_damping"};
@@ -118,9 +119,19 @@ std::vector<std::string> Configurator::FeaFlags(const Config& config) {
 }
 
 std::vector<std::string> Configurator::RibFlags(const Config& config) {
-  // Only a restart time other than sluice-rib's own default is passed on.
-  if (config.rib.restart_time_s == RibConfig().restart_time_s) return {};
-  return {"--restart-time", absl::StrCat(config.rib.restart_time_s)};
+  std::vector<std::string> flags = {"--restart-time", absl::StrCat(config.rib.restart_time_s)};
+  // What routes the FEA kept from an earlier run (their protocol unknown) wait for.
+  std::vector<std::string> protocols;
+  if (!config.static_routes.routes.empty()) protocols.push_back("static");
+  if (config.bgp.enabled) {
+    protocols.push_back("ebgp");
+    protocols.push_back("ibgp");
+  }
+  if (!protocols.empty()) {
+    flags.push_back("--expect-protocols");
+    flags.push_back(absl::StrJoin(protocols, ","));
+  }
+  return flags;
 }
 
 std::string Configurator::AccessListText(const Config& config) {
@@ -208,6 +219,9 @@ void Configurator::DeleteStatic(std::shared_ptr<Batch> batch, const net::Prefix&
 void Configurator::ConfigureStatic(const Config& config, Done done) {
   auto batch = std::make_shared<Batch>(std::move(done));
   for (const auto& [prefix, route] : config.static_routes.routes) AddStatic(batch, route);
+  // The whole configuration is there (same ordered stream): sluice-static may say end-of-RIB.
+  Batch::Call(batch, router_, kStaticTarget, kStaticSynced, static_v1::SyncedRequest(),
+              "static routes synced");
 }
 
 void Configurator::ConfigureRib(const Config& config, Done done) {

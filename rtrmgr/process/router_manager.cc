@@ -65,8 +65,9 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
     return argv;
   }
   if (name == Configurator::kStaticTarget) {
-    return {bin + "/static_routes/sluice-static", "--finder", finder_address(), "--instance",
-            Configurator::kStaticTarget};
+    // End-of-RIB only once the router manager has pushed the configuration (synced).
+    return {bin + "/static_routes/sluice-static", "--finder",       finder_address(), "--instance",
+            Configurator::kStaticTarget,          "--wait-for-sync"};
   }
   if (name == "rib") {
     std::vector<std::string> argv = {bin + "/rib/sluice-rib", "--finder", finder_address(),

@@ -64,10 +64,18 @@ TEST(Configurator, RetainOnExitAndTheRibRestartTimeReachTheCommandLines) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_THAT(Configurator::FeaFlags(*c), Contains("--retain-on-exit"));
   EXPECT_EQ(Configurator::RibFlags(*c), (std::vector<std::string>{"--restart-time", "120"}));
+  auto b = ParseConfig(
+      "protocols { static { route 192.0.2.0/24 { next-hop 10.0.0.1; } }\n"
+      "bgp { local-as 65001; bgp-id 10.0.0.1; } }\n",
+      "b.conf");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(
+      Configurator::RibFlags(*b),
+      (std::vector<std::string>{"--restart-time", "60", "--expect-protocols", "static,ebgp,ibgp"}));
   auto d = ParseConfig("fea { backend netlink; }\n", "d.conf");
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_THAT(Configurator::FeaFlags(*d), Not(Contains("--retain-on-exit")));
-  EXPECT_TRUE(Configurator::RibFlags(*d).empty());
+  EXPECT_EQ(Configurator::RibFlags(*d), (std::vector<std::string>{"--restart-time", "60"}));
 }
 
 TEST(Configurator, ThePolicySourceParsesBackToTheSameSetsAndStatements) {

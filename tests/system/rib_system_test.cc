@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/system/fea_rib_processes.h"
@@ -124,11 +126,20 @@ TEST_F(RibSystemTest, ARestartedRibReplacesTheFibItLeftAndRemovesWhatItNoLongerH
   ASSERT_TRUE(
       FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "10.1.0.0/16 via 192.0.2.2 proto static"}))
       << ::testing::PrintToString(last_fib_);
-  // The RIB dies; a new one knows only what is added to it again.
+  // The RIB dies; a new one knows only what is added to it again. The FEA keeps what it holds
+  // until the protocol says end-of-RIB to the new RIB (DESIGN.md § Restarts).
   ASSERT_TRUE(p_.Stop(p_.rib_process(), SIGKILL).has_value());
   ASSERT_TRUE(p_.StartRib());
   ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
   ASSERT_EQ(p_.Call(AddRoute4("static", "10.0.0.0/8", "192.0.2.5")).exit_code, 0);
+  ASSERT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.5 proto static", "10.1.0.0/16 via 192.0.2.2 proto static"}))
+      << ::testing::PrintToString(last_fib_);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  ASSERT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.5 proto static", "10.1.0.0/16 via 192.0.2.2 proto static"}))
+      << "swept before end-of-RIB: " << ::testing::PrintToString(last_fib_);
+  ASSERT_EQ(p_.Call("finder://rib/rib/1.0/end_of_rib?protocol:txt=static").exit_code, 0);
   ASSERT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.5 proto static"}))
       << ::testing::PrintToString(last_fib_);
 }

@@ -1,16 +1,20 @@
 // Issue 13 with real processes: sluice-finder, sluice-fea (dummy backend), sluice-rib and
 // sluice-static, driven and read through the `sluice` CLI. sluice-static's routes reach the RIB
 // and the FIB; a tracked route is withdrawn while the RIB cannot resolve its nexthop and returns
-// when it can; kill -9 sluice-static takes its routes out of the RIB (the RIB drops the routes of
-// a protocol whose owner the Finder reports dead); a restart brings them back.
+// when it can. kill -9 sluice-static leaves its routes in the RIB and the FIB, stale (DESIGN.md
+// § Restarts); a restarted sluice-static re-sends its configured routes and says end-of-RIB, and
+// the RIB withdraws the stale one it did not send again; SIGTERM (a deliberate stop) takes every
+// route out.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/system/fea_rib_processes.h"
@@ -131,18 +135,27 @@ TEST_F(StaticSystemTest, RoutesReachRibAndFibFollowTheirNexthopAndLeaveWithThePr
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.err, ::testing::HasSubstr("other address family"));
 
-  // kill -9: every static route leaves the RIB and the FIB.
+  // kill -9: every static route stays in the RIB and the FIB, stale.
+  const std::set<std::string> fib_before = FibStatic();
   st->Signal(SIGKILL);
   ASSERT_TRUE(st->Wait(10000).has_value());
-  ASSERT_TRUE(RibStaticIs({})) << last_;
-  ASSERT_TRUE(FibStaticIs({})) << last_;
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_TRUE(RibStaticIs(with_added)) << last_;
+  EXPECT_EQ(FibStatic(), fib_before);
 
-  // Restarted with the same flags and file: its configured routes return (the one added over
-  // static_routes/1.0 is the router manager's to send again).
+  // Restarted with the same flags and file: it re-sends its configured routes and says
+  // end-of-RIB; the one added over static_routes/1.0 (the router manager's to send again) is
+  // not re-sent, so it leaves.
   st = StartStatic();
   ASSERT_NE(st, nullptr);
   ASSERT_TRUE(st->WaitForOutput("rib up", 10000)) << st->Output();
   ASSERT_TRUE(RibStaticIs(with_tracked)) << last_;
+
+  // SIGTERM: a deliberate stop withdraws every static route.
+  st->Signal(SIGTERM);
+  ASSERT_TRUE(st->Wait(10000).has_value());
+  ASSERT_TRUE(RibStaticIs({})) << last_;
+  ASSERT_TRUE(FibStaticIs({})) << last_;
 }
 
 TEST_F(StaticSystemTest, BadConfigurationExitsWithAMessage) {
