@@ -142,6 +142,8 @@ int main(int argc, char** argv) {
   rib::RibClients clients(router, rib);
   // rib/1.0 -> Rib and RibClients.
   rib::RibService service(router, rib, clients);
+  // Nexthop questions wait for the IGP routes a restarted RIB is re-fed (full_push_gate.h).
+  service.SetInterestGate(&fib_client.gate());
   // profile/1.0 -> the profiling points; describe_plumbing -> the stage networks.
   auto describe_plumbing = [&] {
     return absl::StrCat(rib.Describe(), "\n", fib_client.Describe(), "\n", clients.Describe(),

@@ -12,6 +12,12 @@
 // protocols, those the configuration says will come. Once open, the gate stays open: later
 // pushes (an FEA that restarted) complete as soon as the RIB has re-sent its table.
 //
+// Nexthop questions (register_interest) wait too, for less: until the IGP protocols among
+// those (connected, static, ospf... — what EGP nexthops resolve through) have re-fed the RIB.
+// A restarted RIB that answered at once would call BGP's nexthops unresolvable, and BGP would
+// withdraw everything. If no FEA has answered within `discovery` of the start (a RIB with no
+// FEA: nothing to protect), or once the gate is open, they are answered at once.
+//
 // Runs on the RIB's event loop.
 
 #include <boost/asio/io_context.hpp>
@@ -29,20 +35,29 @@ class FullPushGate {
  public:
   // The restart time runs from now. `on_open` is called once, when the gate opens.
   FullPushGate(boost::asio::io_context& io, std::chrono::seconds restart_time,
-               std::vector<std::string> unknown_origin, std::function<void()> on_open);
+               std::vector<std::string> unknown_origin, std::function<void()> on_open,
+               std::chrono::milliseconds discovery = std::chrono::milliseconds(2000));
 
   // The protocols the FEA holds routes of ("" for unknown origin).
   void Expect(const std::vector<std::string>& protocols);
   // `protocol` has (re-)fed the RIB.
   void EndOfRib(std::string_view protocol);
   bool open() const { return open_; }
+  // Whether nexthop questions may be answered; else `fn` runs once they may.
+  bool igp_ready() const { return igp_ready_; }
+  void WhenIgpReady(std::function<void()> fn);
   // "open" or "waiting for ebgp, static (41 s left)".
   std::string Describe() const;
 
  private:
   void Open(const char* why);
+  void CheckIgp();
+  void IgpReady();
 
   boost::asio::steady_timer timer_;
+  boost::asio::steady_timer discovery_;
+  bool igp_ready_ = false;
+  std::vector<std::function<void()>> igp_waiters_;
   std::vector<std::string> unknown_origin_;
   std::function<void()> on_open_;
   std::set<std::string, std::less<>> fed_;      // end-of-RIB seen since the start

@@ -316,17 +316,31 @@ absl::Status RibService::RegisterClients() {
                                    reply.set_swept(static_cast<uint32_t>(swept));
                                    return reply;
                                  }));
-  RETURN_IF_ERROR(router_.Handle(
-      kRegisterInterest,
+  auto register_interest =
       [this](const pb::RegisterInterestRequest& r,
              const ipc::Caller& caller) -> absl::StatusOr<pb::RegisterInterestReply> {
-        ASSIGN_OR_RETURN(std::string client,
-                         ipc::CallerAsTarget("register_interest", r.client(), caller));
-        ASSIGN_OR_RETURN(net::IPAddress address, ipc::FromProto(r.address()));
-        ASSIGN_OR_RETURN(InterestAnswer answer, clients_.RegisterInterest(client, address));
-        pb::RegisterInterestReply reply;
-        AnswerToProto(answer, &reply);
-        return reply;
+    ASSIGN_OR_RETURN(std::string client,
+                     ipc::CallerAsTarget("register_interest", r.client(), caller));
+    ASSIGN_OR_RETURN(net::IPAddress address, ipc::FromProto(r.address()));
+    ASSIGN_OR_RETURN(InterestAnswer answer, clients_.RegisterInterest(client, address));
+    pb::RegisterInterestReply reply;
+    AnswerToProto(answer, &reply);
+    return reply;
+  };
+  RETURN_IF_ERROR(router_.HandleAsync(
+      kRegisterInterest,
+      [this, register_interest](const pb::RegisterInterestRequest& r, const ipc::Caller& caller,
+                                ipc::Responder<pb::RegisterInterestReply> responder) {
+        auto answer = [register_interest, r, caller,
+                       responder = std::make_shared<ipc::Responder<pb::RegisterInterestReply>>(
+                           std::move(responder))] {
+          absl::StatusOr<pb::RegisterInterestReply> reply = register_interest(r, caller);
+          if (!reply.ok()) return responder->Fail(reply.status());
+          *responder->reply() = std::move(*reply);
+          responder->Finish(absl::OkStatus());
+        };
+        if (gate_ == nullptr) return answer();
+        gate_->WhenIgpReady(std::move(answer));
       }));
   RETURN_IF_ERROR(router_.Handle(
       kDeregisterInterest,

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "ipc/xrl_router.h"
 #include "rib/rib.h"
+#include "rib/service/full_push_gate.h"
 #include "rib/service/rib_clients.h"
 
 namespace sluice::rib {
@@ -18,6 +19,8 @@ class RibService {
 
   // Adds the handlers; call before router.Start().
   absl::Status Register();
+  // register_interest waits until `gate` says the IGP routes are in (full_push_gate.h).
+  void SetInterestGate(FullPushGate* gate) { gate_ = gate; }
 
  private:
   absl::Status RegisterRoutes();
@@ -27,6 +30,7 @@ class RibService {
   ipc::XrlRouter& router_;
   Rib& rib_;
   RibClients& clients_;
+  FullPushGate* gate_ = nullptr;
 };
 
 }  // namespace sluice::rib
