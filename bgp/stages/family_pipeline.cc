@@ -214,7 +214,11 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
   dump->Start();
 }
 
-void FamilyPipeline::PeerDown(uint32_t peer_id) {
+void FamilyPipeline::PeerDown(uint32_t peer_id) { Down(peer_id, PeerIn::Down::kDelete); }
+
+void FamilyPipeline::PeerDownGraceful(uint32_t peer_id) { Down(peer_id, PeerIn::Down::kKeepStale); }
+
+void FamilyPipeline::Down(uint32_t peer_id, PeerIn::Down how) {
   auto it = branches_.find(peer_id);
   if (it == branches_.end()) return;
   Branch& b = it->second;
@@ -222,11 +226,19 @@ void FamilyPipeline::PeerDown(uint32_t peer_id) {
     RemoveOutputChain(b.output->reader);
     b.output.reset();
   }
-  b.in->SessionDown();
+  if (how == PeerIn::Down::kDelete) b.in->SweepStale();
+  b.in->SessionDown(how);
+}
+
+void FamilyPipeline::SweepStale(uint32_t peer_id) {
+  if (PeerIn* in = peer_in(peer_id)) in->SweepStale();
 }
 
 void FamilyPipeline::InputDown(uint32_t peer_id) {
-  if (PeerIn* in = peer_in(peer_id)) in->SessionDown();
+  if (PeerIn* in = peer_in(peer_id)) {
+    in->SweepStale();
+    in->SessionDown();
+  }
 }
 
 bool FamilyPipeline::PeerIsUp(uint32_t peer_id) const {
@@ -257,6 +269,7 @@ void FamilyPipeline::RemovePeer(uint32_t peer_id) {
   auto it = branches_.find(peer_id);
   if (it == branches_.end()) return;
   if (it->second.output) PeerDown(peer_id);
+  it->second.in->SweepStale();
   it->second.removing = true;
   if (it->second.in->deletions_running() == 0) FinishRemoval(peer_id);
 }
@@ -334,6 +347,7 @@ PeerCounts FamilyPipeline::Counts(uint32_t peer_id) {
   PeerCounts c;
   c.received = received(peer_id);
   c.accepted = accepted(peer_id);
+  if (PeerIn* in = peer_in(peer_id)) c.stale = in->stale();
   if (PeerOut* out = peer_out(peer_id)) {
     c.advertised = out->counters().advertised;
     c.updates_sent = out->counters().updates;

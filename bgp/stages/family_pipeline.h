@@ -123,6 +123,8 @@ class FamilyPipeline : public FamilyRouting {
   // The session left Established: its routes are deleted in the background, its output branch
   // goes away.
   void PeerDown(uint32_t peer_id) override;
+  void PeerDownGraceful(uint32_t peer_id) override;
+  void SweepStale(uint32_t peer_id) override;
   void InputDown(uint32_t peer_id) override;
   bool PeerIsUp(uint32_t peer_id) const;
   // The Adj-RIB-In of the peer: where its UPDATEs go (Announce/Withdraw/Push).
@@ -202,6 +204,7 @@ class FamilyPipeline : public FamilyRouting {
   bool HasRib() const;
   void BuildRibBranch();
   void FinishRemoval(uint32_t peer_id);
+  void Down(uint32_t peer_id, PeerIn::Down how);
   std::string Name(const std::string& kind, const std::string& peer) const;
 
   net::Family family_;

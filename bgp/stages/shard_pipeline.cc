@@ -4,6 +4,7 @@
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 
@@ -332,7 +333,10 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->runner_->Flush();
   }
 
-  void PeerDown(uint32_t peer_id) override {
+  void PeerDown(uint32_t peer_id) override { Down(peer_id, false); }
+  void PeerDownGraceful(uint32_t peer_id) override { Down(peer_id, true); }
+
+  void Down(uint32_t peer_id, bool graceful) {
     auto it = peers_.find(peer_id);
     if (it == peers_.end() || !it->second.up) return;
     PeerState& st = it->second;
@@ -340,9 +344,23 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->RemoveConsumer(st.branch);
     st.out = nullptr;
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+    owner_->runner_->CommandAll([slot, peer_id, graceful](Worker& w, int) {
       w.PushPeer(peer_id);
-      w.pipes[slot]->PeerDown(peer_id);
+      if (graceful) {
+        w.pipes[slot]->PeerDownGraceful(peer_id);
+      } else {
+        w.pipes[slot]->PeerDown(peer_id);
+      }
+      w.Publish(slot, peer_id);
+    });
+    owner_->runner_->Flush();
+  }
+
+  void SweepStale(uint32_t peer_id) override {
+    if (!peers_.contains(peer_id)) return;
+    const int slot = slot_;
+    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+      w.pipes[slot]->SweepStale(peer_id);
       w.Publish(slot, peer_id);
     });
     owner_->runner_->Flush();
@@ -395,12 +413,13 @@ class ShardedRouting::Family : public FamilyRouting {
     if (it == peers_.end()) return c;
     const int slot = slot_;
     const auto per_shard = owner_->runner_->QueryAll([slot, peer_id](Worker& w, int) {
-      return std::make_pair(w.pipes[slot]->Counts(peer_id).received,
-                            w.pipes[slot]->accepted(peer_id));
+      const PeerCounts pc = w.pipes[slot]->Counts(peer_id);
+      return std::make_tuple(pc.received, pc.accepted, pc.stale);
     });
-    for (const auto& [received, accepted] : per_shard) {
+    for (const auto& [received, accepted, stale] : per_shard) {
       c.received += received;
       c.accepted += accepted;
+      c.stale += stale;
     }
     if (const PeerOut* out = it->second.out) {
       c.advertised = out->counters().advertised;
