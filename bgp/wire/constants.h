@@ -118,7 +118,8 @@ enum class ErrorCode : uint8_t {
   kHoldTimerExpired = 4,
   kFsm = 5,
   kCease = 6,
-  kRouteRefresh = 7,  // RFC 7313
+  kRouteRefresh = 7,          // RFC 7313
+  kSendHoldTimerExpired = 8,  // RFC 9687
 };
 
 namespace header_error {
@@ -159,6 +160,9 @@ inline constexpr uint8_t kConnectionRejected = 5;
 inline constexpr uint8_t kOtherConfigurationChange = 6;
 inline constexpr uint8_t kConnectionCollision = 7;
 inline constexpr uint8_t kOutOfResources = 8;
+// RFC 8538 §3: the session ends without graceful restart; the data carries the Cease subcode
+// (and data) that caused it.
+inline constexpr uint8_t kHardReset = 9;
 }  // namespace cease
 
 }  // namespace sluice::bgp

@@ -20,6 +20,8 @@ std::string_view ErrorCodeName(uint8_t code) {
       return "Cease";
     case 7:
       return "ROUTE-REFRESH Message Error";
+    case 8:
+      return "Send Hold Timer Expired";
     default:
       return "Unknown Error";
   }
@@ -97,6 +99,8 @@ std::string_view ErrorSubcodeName(uint8_t code, uint8_t subcode) {
           return "Connection Collision Resolution";
         case 8:
           return "Out of Resources";
+        case 9:
+          return "Hard Reset";
       }
       break;
     case 7:

@@ -26,6 +26,39 @@ void AppendCapability(CapabilityCode code, Bytes value, ByteWriter& w) {
   w.Append(value);
 }
 
+// RFC 4724 §3 value: flags and restart time, then 4 octets per family; nullopt when its length
+// is not 2 + 4k.
+std::optional<GracefulRestart> ParseGracefulRestart(Bytes value) {
+  if (value.size() < 2 || (value.size() - 2) % 4 != 0) return std::nullopt;
+  GracefulRestart gr;
+  const uint16_t flags_time = LoadU16(value.data());
+  gr.restart_state = (flags_time & kGrRestartStateFlag) != 0;
+  gr.notification = (flags_time & kGrNotificationFlag) != 0;
+  gr.restart_time = flags_time & kGrMaxRestartTime;
+  for (size_t i = 2; i < value.size(); i += 4) {
+    const uint16_t afi = LoadU16(value.data() + i);
+    const uint8_t safi = value[i + 2];
+    if (AfiSafi::Supported(afi, safi)) {
+      gr.families.push_back(GracefulRestart::Family{AfiSafi{Afi(afi), Safi(safi)},
+                                                    (value[i + 3] & kGrForwardingFlag) != 0});
+    }
+  }
+  return gr;
+}
+
+void AppendGracefulRestart(const GracefulRestart& gr, ByteWriter& c) {
+  std::vector<uint8_t> v;
+  ByteWriter g(&v);
+  g.U16(uint16_t((gr.restart_state ? kGrRestartStateFlag : 0) |
+                 (gr.notification ? kGrNotificationFlag : 0) | gr.restart_time));
+  for (const auto& f : gr.families) {
+    g.U16(uint16_t(f.family.afi));
+    g.U8(uint8_t(f.family.safi));
+    g.U8(f.forwarding_preserved ? kGrForwardingFlag : 0);
+  }
+  AppendCapability(CapabilityCode::kGracefulRestart, v, c);
+}
+
 // Parses the capabilities of one Capabilities optional parameter.
 absl::Status ParseCapabilities(Bytes data, Capabilities* caps, Notification* error) {
   ByteReader r(data);
@@ -81,21 +114,9 @@ absl::Status ParseCapabilities(Bytes data, Capabilities* caps, Notification* err
         }
         break;
       case CapabilityCode::kGracefulRestart: {
-        if (len < 2 || (len - 2) % 4 != 0) return malformed("graceful restart");
-        GracefulRestart gr;
-        const uint16_t flags_time = LoadU16(value.data());
-        gr.restart_state = flags_time & 0x8000;
-        gr.notification = flags_time & 0x4000;
-        gr.restart_time = flags_time & 0x0fff;
-        for (size_t i = 2; i < len; i += 4) {
-          const uint16_t afi = LoadU16(value.data() + i);
-          const uint8_t safi = value[i + 2];
-          if (AfiSafi::Supported(afi, safi)) {
-            gr.families.push_back(
-                GracefulRestart::Family{AfiSafi{Afi(afi), Safi(safi)}, (value[i + 3] & 0x80) != 0});
-          }
-        }
-        caps->graceful_restart = gr;
+        std::optional<GracefulRestart> gr = ParseGracefulRestart(value);
+        if (!gr) return malformed("graceful restart");
+        caps->graceful_restart = std::move(gr);  // the last instance counts (RFC 4724 §3)
         break;
       }
       default:
@@ -107,6 +128,23 @@ absl::Status ParseCapabilities(Bytes data, Capabilities* caps, Notification* err
 }
 
 }  // namespace
+
+const GracefulRestart::Family* GracefulRestart::Find(AfiSafi family) const {
+  for (const Family& f : families) {
+    if (f.family == family) return &f;
+  }
+  return nullptr;
+}
+
+std::string GracefulRestart::ToString() const {
+  std::string s = absl::StrCat("restart-time ", restart_time);
+  if (restart_state) s += " R";
+  if (notification) s += " N";
+  for (const Family& f : families) {
+    absl::StrAppend(&s, " ", f.family.ToString(), f.forwarding_preserved ? "/F" : "");
+  }
+  return s;
+}
 
 OpenMessage OpenMessage::Make(uint32_t as, uint16_t hold_time, net::IPv4Address id,
                               Capabilities capabilities) {
@@ -131,8 +169,9 @@ std::string OpenMessage::ToString() const {
   for (const AddPathFamily& a : c.add_path) {
     absl::StrAppend(&s, " add-path:", a.family.ToString(), "/", a.send_receive);
   }
-  if (c.graceful_restart)
-    absl::StrAppend(&s, " graceful-restart:", c.graceful_restart->restart_time);
+  if (c.graceful_restart) {
+    absl::StrAppend(&s, " graceful-restart(", c.graceful_restart->ToString(), ")");
+  }
   for (const RawCapability& u : c.unknown) absl::StrAppend(&s, " cap", u.code);
   return s;
 }
@@ -152,17 +191,12 @@ absl::Status AppendOpen(const OpenMessage& open, std::vector<uint8_t>* out) {
   if (k.enhanced_route_refresh) AppendCapability(CapabilityCode::kEnhancedRouteRefresh, {}, c);
   if (k.extended_message) AppendCapability(CapabilityCode::kExtendedMessage, {}, c);
   if (k.graceful_restart) {
-    std::vector<uint8_t> v;
-    ByteWriter g(&v);
-    const GracefulRestart& gr = *k.graceful_restart;
-    g.U16(uint16_t((gr.restart_state ? 0x8000 : 0) | (gr.notification ? 0x4000 : 0) |
-                   (gr.restart_time & 0x0fff)));
-    for (const auto& f : gr.families) {
-      g.U16(uint16_t(f.family.afi));
-      g.U8(uint8_t(f.family.safi));
-      g.U8(f.forwarding_preserved ? 0x80 : 0);
+    if (k.graceful_restart->restart_time > kGrMaxRestartTime) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("OPEN: graceful restart time %d s (at most %d)",
+                          k.graceful_restart->restart_time, kGrMaxRestartTime));
     }
-    AppendCapability(CapabilityCode::kGracefulRestart, v, c);
+    AppendGracefulRestart(*k.graceful_restart, c);
   }
   if (k.four_octet_as) {
     uint8_t v[4];

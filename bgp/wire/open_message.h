@@ -1,8 +1,9 @@
 #pragma once
 // OPEN (RFC 4271 §4.2) with capabilities (RFC 5492): multiprotocol (RFC 4760), route refresh
 // (RFC 2918) and enhanced route refresh (RFC 7313), extended messages (RFC 8654), 4-octet AS
-// (RFC 6793), ADD-PATH (RFC 7911), graceful restart (RFC 4724, parsed). Extended optional
-// parameters (RFC 9072) are decoded. And Negotiate(): what a session may use given both OPENs.
+// (RFC 6793), ADD-PATH (RFC 7911), graceful restart (RFC 4724, with RFC 8538's N bit). Extended
+// optional parameters (RFC 9072) are decoded. And Negotiate(): what a session may use given both
+// OPENs.
 
 #include <cstdint>
 #include <optional>
@@ -28,16 +29,34 @@ struct AddPathFamily {
   friend bool operator==(const AddPathFamily&, const AddPathFamily&) = default;
 };
 
+// The Graceful Restart capability (RFC 4724 §3, the N bit from RFC 8538 §2). On the wire: a
+// 16-bit field with the Restart Flags in its top 4 bits (R 0x8, N 0x4) and the Restart Time in
+// its low 12, then per family AFI (2 octets), SAFI (1) and Flags for Address Family (1; F 0x80).
+// A capability with no family is a helper-only speaker's: it keeps a restarting peer's routes
+// but preserves no forwarding state of its own across its restarts.
+inline constexpr uint16_t kGrRestartStateFlag = 0x8000;  // R: the sender has restarted
+inline constexpr uint16_t kGrNotificationFlag = 0x4000;  // N: RFC 8538 NOTIFICATION support
+inline constexpr uint16_t kGrMaxRestartTime = 0x0fff;    // 4095 s
+inline constexpr uint8_t kGrForwardingFlag = 0x80;       // F: forwarding state preserved
+
 struct GracefulRestart {
-  bool restart_state = false;  // R bit: the sender has restarted
-  bool notification = false;   // N bit (RFC 8538)
-  uint16_t restart_time = 0;   // seconds, 12 bits
+  bool restart_state = false;  // R bit: the sender has restarted (RFC 4724 §3)
+  bool notification = false;   // N bit (RFC 8538 §2): a NOTIFICATION other than Hard Reset
+                               // leaves the routes to graceful restart as well
+  uint16_t restart_time = 0;   // seconds, at most kGrMaxRestartTime (12 bits on the wire)
   struct Family {
     AfiSafi family;
-    bool forwarding_preserved = false;
+    bool forwarding_preserved = false;  // F bit
     friend bool operator==(const Family&, const Family&) = default;
   };
+  // Supported families only, in received order; families this code base does not know are
+  // dropped when decoding.
   std::vector<Family> families;
+
+  // The entry for `family`, or null when the capability does not list it.
+  const Family* Find(AfiSafi family) const;
+  // "restart-time 120 R N ipv4-unicast/F ipv6-unicast" (flags and F bits only when set).
+  std::string ToString() const;
   friend bool operator==(const GracefulRestart&, const GracefulRestart&) = default;
 };
 
@@ -77,13 +96,18 @@ struct OpenMessage {
 };
 
 // Appends the OPEN message; all capabilities go in one Capabilities optional parameter.
-// Errors (InvalidArgument): capabilities longer than 255 octets.
+// Errors (InvalidArgument): capabilities longer than 255 octets; a graceful restart time above
+// kGrMaxRestartTime (it would not fit its 12 bits).
 absl::Status AppendOpen(const OpenMessage& open, std::vector<uint8_t>* out);
 
 // Decodes a whole OPEN message (header included). On error fills `error` with the NOTIFICATION to
 // send (RFC 4271 §6.2: 2/1 unsupported version with data 0x0004, 2/2 AS 0 (RFC 7607), 2/3 BGP
 // identifier 0, 2/4 unsupported optional parameter, 2/6 hold time 1 or 2, 2/0 malformed
 // parameters or capabilities; 1/2 a message too short) and returns InvalidArgument.
+// A capability of the wrong length (e.g. graceful restart not 2 + 4k octets) is a malformed
+// Capabilities parameter: 2/0, as RFC 4271 §6.2 treats a malformed optional parameter (RFC 5492
+// and RFC 4724 leave it open; the session closes rather than guessing). When a capability that
+// holds one value (4-octet AS, graceful restart) appears twice, the last one counts (RFC 4724 §3).
 // Checks that need configuration (expected peer AS, local identifier) are the session's.
 absl::Status DecodeOpen(Bytes message, OpenMessage* out, Notification* error);
 

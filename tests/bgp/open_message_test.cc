@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "bgp/wire/message_framer.h"
@@ -119,6 +120,123 @@ TEST(OpenMessageTest, ExtendedOptionalParametersAreRead) {
   EXPECT_EQ(open.AsNumber(), 65001u);
 }
 
+// A Capabilities parameter holding one graceful restart capability with `value`.
+std::vector<uint8_t> GrParam(std::vector<uint8_t> value) {
+  std::vector<uint8_t> p = {2, uint8_t(value.size() + 2), 64, uint8_t(value.size())};
+  p.insert(p.end(), value.begin(), value.end());
+  return p;
+}
+
+TEST(GracefulRestartTest, WireLayoutOfFlagsTimeAndFamilies) {
+  Capabilities c;
+  c.graceful_restart =
+      GracefulRestart{true, true, 4095, {{kIPv4Unicast, true}, {kIPv6Unicast, false}}};
+  std::vector<uint8_t> wire;
+  ASSERT_TRUE(AppendOpen(OpenMessage::Make(65001, 90, V4("10.0.0.1"), c), &wire).ok());
+  const std::vector<uint8_t> expected = {64, 10, 0xcf, 0xff, 0, 1, 1, 0x80, 0, 2, 1, 0};
+  EXPECT_NE(std::search(wire.begin(), wire.end(), expected.begin(), expected.end()), wire.end());
+  OpenMessage back;
+  Notification error;
+  ASSERT_TRUE(DecodeOpen(wire, &back, &error).ok()) << error.ToString();
+  ASSERT_TRUE(back.capabilities.graceful_restart);
+  EXPECT_EQ(*back.capabilities.graceful_restart, *c.graceful_restart);
+  EXPECT_TRUE(back.capabilities.graceful_restart->Find(kIPv4Unicast)->forwarding_preserved);
+  EXPECT_FALSE(back.capabilities.graceful_restart->Find(kIPv6Unicast)->forwarding_preserved);
+  EXPECT_EQ((GracefulRestart{false, false, 1, {{kIPv4Unicast, true}}}).Find(kIPv6Unicast), nullptr);
+  EXPECT_NE(
+      back.ToString().find("graceful-restart(restart-time 4095 R N ipv4-unicast/F ipv6-unicast)"),
+      std::string::npos)
+      << back.ToString();
+}
+
+TEST(GracefulRestartTest, EachFlagDecodesAlone) {
+  struct Case {
+    uint8_t hi;
+    bool r, n;
+    uint16_t time;
+  };
+  // Bits 0x2 and 0x1 of the flags are reserved: ignored, not part of the time.
+  for (const Case& c : {Case{0x80, true, false, 0}, Case{0x40, false, true, 0},
+                        Case{0x30, false, false, 0}, Case{0x00, false, false, 0},
+                        Case{0x01, false, false, 256}, Case{0x8f, true, false, 0xf00}}) {
+    OpenMessage open;
+    Notification error;
+    ASSERT_TRUE(DecodeOpen(RawOpen(4, 65001, 90, 1, GrParam({c.hi, 0})), &open, &error).ok());
+    const GracefulRestart& gr = *open.capabilities.graceful_restart;
+    EXPECT_EQ(gr.restart_state, c.r) << int(c.hi);
+    EXPECT_EQ(gr.notification, c.n) << int(c.hi);
+    EXPECT_EQ(gr.restart_time, c.time) << int(c.hi);
+    EXPECT_TRUE(gr.families.empty());  // a helper-only speaker
+  }
+  // The F bit alone, and other bits of the family flags ignored.
+  OpenMessage open;
+  Notification error;
+  ASSERT_TRUE(DecodeOpen(RawOpen(4, 65001, 90, 1, GrParam({0, 120, 0, 1, 1, 0x7f, 0, 2, 1, 0x80})),
+                         &open, &error)
+                  .ok());
+  const GracefulRestart& gr = *open.capabilities.graceful_restart;
+  EXPECT_EQ(gr.restart_time, 120);
+  ASSERT_EQ(gr.families.size(), 2u);
+  EXPECT_FALSE(gr.families[0].forwarding_preserved);
+  EXPECT_TRUE(gr.families[1].forwarding_preserved);
+}
+
+TEST(GracefulRestartTest, RestartTimeMustFitTwelveBits) {
+  Capabilities c;
+  c.graceful_restart = GracefulRestart{false, false, 4096, {}};
+  std::vector<uint8_t> wire;
+  EXPECT_FALSE(AppendOpen(OpenMessage::Make(65001, 90, V4("10.0.0.1"), c), &wire).ok());
+  c.graceful_restart->restart_time = 0;
+  wire.clear();
+  ASSERT_TRUE(AppendOpen(OpenMessage::Make(65001, 90, V4("10.0.0.1"), c), &wire).ok());
+  OpenMessage back;
+  Notification error;
+  ASSERT_TRUE(DecodeOpen(wire, &back, &error).ok());
+  EXPECT_EQ(back.capabilities.graceful_restart->restart_time, 0);
+}
+
+TEST(GracefulRestartTest, WrongLengthIsAMalformedOpen) {
+  for (const std::vector<uint8_t>& value :
+       {std::vector<uint8_t>{}, {0}, {0, 120, 0}, {0, 120, 0, 1, 1}, {0, 120, 0, 1, 1, 0, 0}}) {
+    OpenMessage open;
+    Notification error;
+    EXPECT_FALSE(DecodeOpen(RawOpen(4, 65001, 90, 1, GrParam(value)), &open, &error).ok())
+        << value.size() << " octets";
+    EXPECT_EQ(error.code, 2);
+    EXPECT_EQ(error.subcode, open_error::kUnspecific);
+  }
+  // A capability that claims more than its parameter holds.
+  OpenMessage open;
+  Notification error;
+  EXPECT_FALSE(DecodeOpen(RawOpen(4, 65001, 90, 1, {2, 4, 64, 6, 0, 120}), &open, &error).ok());
+  EXPECT_EQ(error.code, 2);
+}
+
+TEST(GracefulRestartTest, LastInstanceCountsAndUnknownFamiliesAreDropped) {
+  std::vector<uint8_t> params = GrParam({0x80, 10});
+  // AFI 25 (L2VPN) is not a supported family.
+  const std::vector<uint8_t> second = GrParam({0x00, 30, 0, 25, 65, 0x80, 0, 1, 1, 0});
+  params.insert(params.end(), second.begin(), second.end());
+  OpenMessage open;
+  Notification error;
+  ASSERT_TRUE(DecodeOpen(RawOpen(4, 65001, 90, 1, params), &open, &error).ok());
+  const GracefulRestart& gr = *open.capabilities.graceful_restart;
+  EXPECT_FALSE(gr.restart_state);
+  EXPECT_EQ(gr.restart_time, 30);
+  ASSERT_EQ(gr.families.size(), 1u);
+  EXPECT_EQ(gr.families[0].family, kIPv4Unicast);
+}
+
+TEST(GracefulRestartTest, NegotiationReportsThePeersCapability) {
+  Capabilities peer;
+  peer.graceful_restart = GracefulRestart{true, false, 90, {{kIPv4Unicast, true}}};
+  Negotiated n = Negotiate(LocalOpen(), OpenMessage::Make(65002, 90, V4("10.0.0.2"), peer), true);
+  ASSERT_TRUE(n.peer_graceful_restart);
+  EXPECT_TRUE(n.peer_graceful_restart->restart_state);
+  Negotiated none = Negotiate(LocalOpen(), OpenMessage::Make(65002, 90, V4("10.0.0.2"), {}), true);
+  EXPECT_FALSE(none.peer_graceful_restart);
+}
+
 TEST(NotificationTest, RoundTrip) {
   std::vector<uint8_t> wire;
   AppendNotification(Notification{6, cease::kAdministrativeShutdown, {1, 2}}, &wire);
@@ -126,6 +244,10 @@ TEST(NotificationTest, RoundTrip) {
   ASSERT_TRUE(DecodeNotification(wire, &n).ok());
   EXPECT_EQ(n, (Notification{6, 2, {1, 2}}));
   EXPECT_EQ(n.ToString(), "Cease / Administrative Shutdown (6/2), data 2 octets");
+  EXPECT_EQ((Notification{6, cease::kHardReset, {}}).ToString(),
+            "Cease / Hard Reset (6/9), data 0 octets");
+  EXPECT_EQ((Notification{uint8_t(ErrorCode::kSendHoldTimerExpired), 0, {}}).ToString(),
+            "Send Hold Timer Expired /  (8/0), data 0 octets");
   std::vector<uint8_t> rr;
   AppendRouteRefresh(kIPv6Unicast, &rr);
   RouteRefresh r;

@@ -200,6 +200,20 @@ TEST_F(UpdateCodecTest, EndOfRibMarkers) {
   d.Decode(v6, &m);
   EXPECT_EQ(m.end_of_rib, kIPv6Unicast);
   EXPECT_TRUE(m.withdrawn.empty());
+
+  // An empty MP_UNREACH_NLRI next to another attribute is not an End-of-RIB.
+  std::vector<uint8_t> with_origin = v6;
+  with_origin.insert(with_origin.end(), {0x40, 1, 1, 0});  // ORIGIN IGP
+  StoreU16(with_origin.data() + 16, uint16_t(with_origin.size()));
+  StoreU16(with_origin.data() + 21, 10);
+  d.Decode(with_origin, &m);
+  EXPECT_FALSE(m.end_of_rib);
+  // Nor is an UPDATE that withdraws something.
+  std::vector<uint8_t> withdraw;
+  ASSERT_TRUE(UpdateEncoder(p).Withdraw(Slash24s(1), &withdraw).ok());
+  d.Decode(withdraw, &m);
+  EXPECT_FALSE(m.end_of_rib);
+  EXPECT_EQ(m.withdrawn.size(), 1u);
 }
 
 TEST_F(UpdateCodecTest, TwoOctetPeerGetsAs4PathAndReconcilesIt) {
