@@ -271,6 +271,18 @@ void BgpRouting::OnRibBorn() {
   }
 }
 
+bool BgpRouting::RibSynced() {
+  for (FamilyRouting* pipe : families_) {
+    if (pipe != nullptr && !pipe->RibSynced()) return false;
+  }
+  return true;
+}
+
+void BgpRouting::SetStaleRoutesTime(double seconds) {
+  config_.stale_routes_time_s = seconds;
+  for (auto& [address, p] : peers_) p->graceful().set_stale_routes_time(seconds);
+}
+
 std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {
   FamilyRouting* pipe = routing(prefix.family());
   if (pipe == nullptr) return {};

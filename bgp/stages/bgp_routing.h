@@ -163,7 +163,14 @@ class BgpRouting {
   // --- RIB -----------------------------------------------------------------------------------
   // A RIB instance was born (again): nexthops are asked again and every route is re-sent.
   void OnRibBorn();
+  // Every family's RIB branch has handed the RIB every route (FamilyRouting::RibSynced).
+  bool RibSynced();
   NexthopCache& nexthop_cache() { return *nexthops_; }
+
+  // --- Graceful restart, helper (RFC 4724 §4.2) ---------------------------------------------
+  // Seconds a restarted peer has to send End-of-RIB (RouterConfig::stale_routes_time_s), for
+  // every peer from now on.
+  void SetStaleRoutesTime(double seconds);
 
   // --- Reading -------------------------------------------------------------------------------
   // One page of routes. Errors: NotFound for an unknown peer, InvalidArgument for a query that

@@ -203,11 +203,11 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
                                                   o.reader, &loc_rib_),
                     &ignored, name);
   } else {
-    o.out =
-        Append(&tail,
-               plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
-                                       afi_safi(), o.reader, &loc_rib_, options_.peer_out),
-               &ignored, name);
+    o.out = Append(&tail,
+                   plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender,
+                                           info.params, afi_safi(), o.reader, &loc_rib_,
+                                           PeerOut::For(options_.peer_out, info)),
+                   &ignored, name);
     o.tail = o.out;
   }
   b.output = o;
@@ -375,8 +375,18 @@ void FamilyPipeline::BuildRibBranch() {
   ++rib_generation_;
   const std::string name = rib_generation_ == 1 ? "rib" : absl::StrCat("rib#", rib_generation_);
   rib_reader_ = fanout_->AddReader(plumber_, Name("FanoutReader", name));
-  auto* dump = plumber_->Make<DumpStage>(Name("Dump", name), plumber_, &loc_rib_, rib_reader_,
-                                         nullptr, options_.dump_slice);
+  rib_dump_done_ = false;
+  std::weak_ptr<FamilyPipeline*> weak = self_;
+  const int generation = rib_generation_;
+  auto* dump = plumber_->Make<DumpStage>(
+      Name("Dump", name), plumber_, &loc_rib_, rib_reader_,
+      [weak, generation] {
+        auto self = weak.lock();
+        if (self && *self != nullptr && (*self)->rib_generation_ == generation) {
+          (*self)->rib_dump_done_ = true;
+        }
+      },
+      options_.dump_slice);
   stage::Plumber::Plumb<BgpRoute>(rib_reader_, dump);
   BgpStage* tail = dump;
   std::vector<stage::StageBase*> ignored;
@@ -392,6 +402,12 @@ void FamilyPipeline::BuildRibBranch() {
     rib_tail_ = rib_out_;
   }
   dump->Start();
+}
+
+bool FamilyPipeline::RibSynced() {
+  if (rib_reader_ == nullptr) return true;
+  if (!rib_dump_done_ || !rib_reader_->ready()) return false;
+  return rib_out_ == nullptr || rib_out_->waiting() == 0;
 }
 
 void FamilyPipeline::RibBorn() {

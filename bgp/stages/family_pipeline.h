@@ -149,6 +149,7 @@ class FamilyPipeline : public FamilyRouting {
   // --- RIB -----------------------------------------------------------------------------------
   // A new RIB instance: rebuilds the RIB branch, which sends every route again.
   void RibBorn() override;
+  bool RibSynced() override;
   RibOut* rib_out() { return rib_out_; }  // null without a RIB, or with other tails
   BranchTail* rib_tail() { return rib_tail_; }
 
@@ -223,6 +224,7 @@ class FamilyPipeline : public FamilyRouting {
   RibOut* rib_out_ = nullptr;
   BranchTail* rib_tail_ = nullptr;
   int rib_generation_ = 0;
+  bool rib_dump_done_ = false;  // the current RIB branch's Dump finished
   std::map<uint32_t, Branch> branches_;
   // Table sets of removed branches, kept until their stages are destroyed.
   std::vector<std::unique_ptr<RouteTableSet>> retired_tables_;

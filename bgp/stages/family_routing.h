@@ -108,6 +108,10 @@ class FamilyRouting {
   // --- Originated routes, the RIB ------------------------------------------------------------
   virtual RouteInput* local_input() = 0;
   virtual void RibBorn() = 0;
+  // The RIB has been handed every route of this family: the RIB branch's dump is done and nothing
+  // waits in the branch (true without a RIB branch). What follows on the RIB's ordered stream
+  // (rib/1.0/end_of_rib) comes after those routes.
+  virtual bool RibSynced() = 0;
 
   // --- Reading -------------------------------------------------------------------------------
   // One page of `query` (its family is this one's); `peer_id` names the peer of an Adj-RIB view.

@@ -316,7 +316,7 @@ class ShardedRouting::Family : public FamilyRouting {
     st.out = owner_->services_.plumber->Make<PeerOut>(
         Name(slot_, "PeerOut", st.settings.name), owner_->services_.plumber->io(), sender,
         info.params, AfiSafi{AfiOf(family()), Safi::kUnicast}, control.get(), &kNoPrefixes,
-        owner_->options_.peer_out);
+        PeerOut::For(owner_->options_.peer_out, info));
     Consumer* c = owner_->AddConsumer(st.branch, st.out, st.out, owner_->threads());
     if (!owner_->store_ids_.empty()) {
       st.out->SetReleaser(
@@ -444,6 +444,18 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->runner_->Flush();
   }
   RibOut* rib_out() { return rib_out_; }
+
+  // Every shard's RIB branch dumped and caught up, and the loop's RibOut empty. (Changes in the
+  // hand-over from a shard to the loop at this moment are not seen: callers poll.)
+  bool RibSynced() override {
+    if (rib_out_ == nullptr) return true;
+    const int slot = slot_;
+    for (bool synced :
+         owner_->runner_->QueryAll([slot](Worker&w, int) { return w.pipes[slot]->RibSynced(); })) {
+      if (!synced) return false;
+    }
+    return rib_out_->waiting() == 0;
+  }
 
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& q, uint32_t peer_id) override {
     const int slot = slot_;

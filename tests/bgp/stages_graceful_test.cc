@@ -32,6 +32,7 @@ class GracefulTest : public testing::StagesTest, public ::testing::WithParamInte
     PipelineOptions po;
     po.consistency_checks = GetParam() == 1;
     po.deletion_slice = 2;
+    po.peer_out.end_of_rib_gate = &gate_;
     routing_ =
         std::make_unique<BgpRouting>(io_, rc, RoutingServices{nullptr, rib_.get(), &store_}, po);
     SessionParams params;
@@ -136,6 +137,7 @@ class GracefulTest : public testing::StagesTest, public ::testing::WithParamInte
     }
   }
 
+  EndOfRibGate gate_;  // outlives the routing side's PeerOut stages
   std::unique_ptr<testing::FakeRib> rib_;
   std::unique_ptr<BgpRouting> routing_;
   std::unique_ptr<testing::FakeSession> up_, down_;
@@ -279,6 +281,44 @@ TEST_P(GracefulTest, FamilyOutsideTheCapabilityIsNotKept) {
   GracefulDown();
   EXPECT_EQ(rib_->routes.size(), 1u);
   EXPECT_TRUE(rib_->routes.contains(P("203.0.113.0/24")));
+}
+
+// Restarting speaker (RFC 4724 §4.1): while the gate is closed, a new peer gets our routes but
+// not End-of-RIB; a peer that restarts itself (R bit) gets it at once (no mutual wait); opening
+// the gate sends the held one.
+TEST_P(GracefulTest, EndOfRibWaitsForTheRestartGate) {
+  UpEstablished(Gr(true, true));
+  Announce({"203.0.113.0/24"}, a4_);
+  routing_->Settle();
+  gate_.Close();
+  SessionParams params;
+  params.families.Add(kIPv6Unicast);
+  auto late = std::make_unique<testing::FakeSession>(&store_, params);
+  auto restarting = std::make_unique<testing::FakeSession>(&store_, params);
+  RoutingPeerConfig c;
+  c.name = "late";
+  c.address = A("198.51.100.3");
+  c.peer_as = 65003;
+  c.ebgp_requires_policy = false;
+  SessionListener* late_l = *routing_->AddPeer(c, late.get());
+  c.name = "restarting";
+  c.address = A("198.51.100.4");
+  c.peer_as = 65004;
+  SessionListener* restarting_l = *routing_->AddPeer(c, restarting.get());
+  Establish(late_l, "198.51.100.3", 65003, "198.51.100.1", Gr(true, true));
+  GracefulRestart r = Gr(true, true);
+  r.restart_state = true;
+  Establish(restarting_l, "198.51.100.4", 65004, "198.51.100.1", r);
+  routing_->Settle();
+  EXPECT_EQ(late->held.size(), 1u);  // routes flow
+  EXPECT_EQ(late->end_of_ribs, 0u);  // End-of-RIB waits
+  EXPECT_EQ(restarting->end_of_ribs, 2u);
+  gate_.Open();
+  routing_->Settle();
+  EXPECT_EQ(late->end_of_ribs, 2u);
+  ASSERT_TRUE(routing_->RemovePeer(A("198.51.100.3")).ok());
+  ASSERT_TRUE(routing_->RemovePeer(A("198.51.100.4")).ok());
+  routing_->Settle();
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, GracefulTest, ::testing::Values(1, 2),
