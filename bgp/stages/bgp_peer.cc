@@ -22,7 +22,7 @@ BgpPeer::BgpPeer(boost::asio::io_context& io, PeerSettings settings, AfiSafiSet 
       sender_(sender),
       pipelines_(pipelines),
       sources_(sources),
-      helper_(io, [this](int slot) {
+      helper_(io, settings_.name, [this](int slot) {
         if (pipelines_[slot] != nullptr) pipelines_[slot]->SweepStale(settings_.peer_id);
       }) {
   families_[0].configured = families.Has(kIPv4Unicast) && pipelines_[0] != nullptr;

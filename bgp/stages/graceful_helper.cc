@@ -2,10 +2,16 @@
 
 #include <algorithm>
 
+#include "net/log.h"
+
 namespace sluice::bgp {
 
-GracefulHelper::GracefulHelper(boost::asio::io_context& io, Sweep sweep)
-    : timer_(io), sweep_(std::move(sweep)) {}
+namespace {
+const char* FamilyName(int slot) { return slot == 0 ? "ipv4" : "ipv6"; }
+}  // namespace
+
+GracefulHelper::GracefulHelper(boost::asio::io_context& io, std::string name, Sweep sweep)
+    : timer_(io), name_(std::move(name)), sweep_(std::move(sweep)) {}
 
 GracefulHelper::~GracefulHelper() {
   alive_.reset();
@@ -15,6 +21,9 @@ GracefulHelper::~GracefulHelper() {
 void GracefulHelper::SessionDown(std::array<bool, 2> stale, double restart_time_s) {
   for (int slot = 0; slot < 2; ++slot) stale_[slot] = stale_[slot] || stale[slot];
   if (!helping()) return Clear();
+  SLUICE_LOG(kInfo) << "peer " << name_ << ": graceful restart: its routes stay, stale ("
+                    << (stale_[0] ? "ipv4 " : "") << (stale_[1] ? "ipv6 " : "")
+                    << "), for its restart time of " << restart_time_s << " s";
   Arm(Phase::kRestart, restart_time_s);
 }
 
@@ -29,7 +38,8 @@ void GracefulHelper::Established(const std::optional<GracefulRestart>& gr, AfiSa
         if (f.family == family) kept = f.forwarding_preserved;
       }
     }
-    if (!kept) SweepSlot(slot);  // RFC 4724 §4.2: F clear, family not listed, no capability
+    // RFC 4724 §4.2: F clear, family not listed, no capability.
+    if (!kept) SweepSlot(slot, "back without its forwarding state: stale routes withdrawn now");
   }
   if (!helping()) return Clear();
   Arm(Phase::kStaleRoutes, stale_routes_time_s_);
@@ -37,7 +47,7 @@ void GracefulHelper::Established(const std::optional<GracefulRestart>& gr, AfiSa
 
 void GracefulHelper::EndOfRib(int slot) {
   if (phase_ != Phase::kStaleRoutes || !stale_[slot]) return;
-  SweepSlot(slot);
+  SweepSlot(slot, "End-of-RIB: the routes still stale are withdrawn");
   if (!helping()) Clear();
 }
 
@@ -69,12 +79,18 @@ void GracefulHelper::Arm(Phase phase, double seconds) {
 
 void GracefulHelper::Expired() {
   for (int slot = 0; slot < 2; ++slot) {
-    if (stale_[slot]) SweepSlot(slot);
+    if (stale_[slot]) {
+      SweepSlot(slot, phase_ == Phase::kRestart
+                          ? "not back within its restart time: stale routes withdrawn"
+                          : "no End-of-RIB within stale-routes-time: stale routes withdrawn");
+    }
   }
   Clear();
 }
 
-void GracefulHelper::SweepSlot(int slot) {
+void GracefulHelper::SweepSlot(int slot, const char* why) {
+  SLUICE_LOG(kInfo) << "peer " << name_ << ": graceful restart, " << FamilyName(slot) << ": "
+                    << why;
   stale_[slot] = false;
   if (sweep_) sweep_(slot);
 }

@@ -35,7 +35,8 @@ namespace sluice::bgp {
 class GracefulHelper {
  public:
   using Sweep = std::function<void(int slot)>;
-  GracefulHelper(boost::asio::io_context& io, Sweep sweep);
+  // `name`: the peer, in the log lines (one per decision: kept, swept and why).
+  GracefulHelper(boost::asio::io_context& io, std::string name, Sweep sweep);
   ~GracefulHelper();
   GracefulHelper(const GracefulHelper&) = delete;
   GracefulHelper& operator=(const GracefulHelper&) = delete;
@@ -70,9 +71,10 @@ class GracefulHelper {
 
   void Arm(Phase phase, double seconds);
   void Expired();
-  void SweepSlot(int slot);
+  void SweepSlot(int slot, const char* why);
 
   boost::asio::steady_timer timer_;
+  std::string name_;
   Sweep sweep_;
   double stale_routes_time_s_ = 360;
   std::array<bool, 2> stale_{false, false};
