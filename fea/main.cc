@@ -3,7 +3,7 @@
 //
 //   sluice-fea [--finder ADDR] [--instance NAME] [--listen EP]...
 //              [--backend dummy|netlink] [--table N] [--routes-per-send N]
-//              [--transaction-timeout-ms N] [--stale-timeout-ms N]
+//              [--transaction-timeout-ms N] [--stale-timeout-ms N] [--retain-on-exit]
 //              [--interface NAME[=ADDRESS/LENGTH[,ADDRESS/LENGTH]...]]...
 //
 //   --finder     the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)
@@ -18,11 +18,15 @@
 //                if no client completed a full push before (default 0: wait for the client)
 //   --interface  dummy: an interface (up, MTU 1500) with addresses, there from the start — so
 //                that a restarted FEA validates routes before the router manager configures it
+//   --retain-on-exit  a deliberate stop leaves the routes in the forwarding plane, for the next
+//                start to adopt (BIRD's `persist`)
 //
 // Serves fea_fib/1.0, fea_ifmgr/1.0, profile/1.0 (and common/1.0). Status: READY once
-// registered. SIGTERM, SIGINT or common/1.0/shutdown: the FIB's routes leave the forwarding
-// plane (netlink: every route of protocol 83 in the table), then the process exits 0. A bad
-// option exits 2, a backend that cannot start exits 1, each with a message on stderr.
+// registered. SIGTERM, SIGINT or common/1.0/shutdown (a deliberate stop): the FIB's routes
+// leave the forwarding plane (netlink: every route of protocol 83 in the table) unless
+// --retain-on-exit, then the process exits 0. SIGUSR2 (exit for a restart, DESIGN.md
+// § Restarts): the routes stay for the next FEA to adopt. A bad option exits 2, a backend that
+// cannot start exits 1, each with a message on stderr.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -68,6 +72,7 @@ struct Flags {
   fea::NetlinkFibOptions netlink;
   fea::FeaFibServiceOptions service;
   int64_t stale_timeout_ms = 0;
+  bool retain_on_exit = false;
   struct InterfaceFlag {
     std::string name;
     std::vector<std::pair<net::IPAddress, int>> addresses;
@@ -102,7 +107,8 @@ int Usage(const std::string& error) {
   std::cerr << "sluice-fea: " << error << "\n"
             << "usage: sluice-fea [--finder ADDR] [--instance NAME] [--listen EP]...\n"
             << "                  [--backend dummy|netlink] [--table N] [--routes-per-send N]\n"
-            << "                  [--transaction-timeout-ms N] [--stale-timeout-ms N]\n"
+            << "                  [--transaction-timeout-ms N] [--stale-timeout-ms N] "
+               "[--retain-on-exit]\n"
             << "                  [--interface NAME[=ADDRESS/LENGTH[,...]]]...\n";
   return 2;
 }
@@ -112,6 +118,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return Usage("the FEA: interfaces and the FIB");
+    if (arg == "--retain-on-exit") {
+      flags->retain_on_exit = true;
+      continue;
+    }
     if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
     const std::string value = argv[++i];
     int64_t n = 0;
@@ -236,14 +246,18 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Clean shutdown (signals, common/1.0/shutdown): the routes leave the forwarding plane.
+  // A deliberate stop (SIGTERM, SIGINT, common/1.0/shutdown): the routes leave the forwarding
+  // plane unless --retain-on-exit. An exit for a restart (SIGUSR2): they stay.
   bool shutting_down = false;
-  auto shutdown = [&](const std::string& why) {
+  auto shutdown = [&](const std::string& why, bool retain) {
     if (shutting_down) return;
     shutting_down = true;
     router.SetStatus(common::v1::SHUTDOWN, why);
     const size_t routes = fib.size();
-    if (absl::Status s = fib.Shutdown(); !s.ok()) {
+    if (retain) {
+      SLUICE_LOG(kInfo) << why << ": leaving the FIB's " << routes
+                        << " routes in the forwarding plane for the next FEA";
+    } else if (absl::Status s = fib.Shutdown(); !s.ok()) {
       SLUICE_LOG(kError) << "shutdown: " << s.message();
     } else {
       SLUICE_LOG(kInfo) << why << ": removed the FIB's " << routes << " routes";
@@ -251,10 +265,12 @@ int main(int argc, char** argv) {
     ifmgr->Stop();
     io.stop();
   };
-  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown", flags.retain_on_exit); });
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR2);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
-    if (!error) shutdown(absl::StrCat("signal ", signal));
+    if (!error) {
+      shutdown(absl::StrCat("signal ", signal), signal == SIGUSR2 || flags.retain_on_exit);
+    }
   });
 
   // Routes left by an earlier FEA: removed when a client completes its full push, or by timer.

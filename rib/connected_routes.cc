@@ -6,8 +6,9 @@
 
 namespace sluice::rib {
 
-ConnectedRoutes::ConnectedRoutes(Apply apply, std::function<void()> push)
-    : apply_(std::move(apply)), push_(std::move(push)) {}
+ConnectedRoutes::ConnectedRoutes(Apply apply, std::function<void()> push,
+                                 std::function<void()> synced)
+    : apply_(std::move(apply)), push_(std::move(push)), synced_(std::move(synced)) {}
 
 void ConnectedRoutes::OnSyncStart() {
   syncing_ = true;
@@ -41,6 +42,7 @@ void ConnectedRoutes::OnSyncDone() {
   seen_interfaces_.clear();
   seen_addresses_.clear();
   push_();
+  if (synced_) synced_();
 }
 
 void ConnectedRoutes::OnInterfaceAdded(std::string_view ifname, bool up) {

@@ -27,7 +27,9 @@ class ConnectedRoutes : public InterfaceEvents {
   // `apply(prefix, ifname)`: the connected route for `prefix` is now via `ifname`
   // (added or moved); `ifname` nullopt: there is none any more. `push()`: end of an event.
   using Apply = std::function<void(const net::Prefix&, const std::optional<std::string>&)>;
-  ConnectedRoutes(Apply apply, std::function<void()> push);
+  // `synced()`: a snapshot of the FEA's interfaces has been applied (after its push()): the
+  // connected routes are complete — their end-of-RIB.
+  ConnectedRoutes(Apply apply, std::function<void()> push, std::function<void()> synced = {});
 
   void OnSyncStart() override;
   void OnSyncDone() override;
@@ -56,6 +58,7 @@ class ConnectedRoutes : public InterfaceEvents {
 
   Apply apply_;
   std::function<void()> push_;
+  std::function<void()> synced_;
   std::map<std::string, Interface> interfaces_;
   std::map<net::Prefix, std::set<Provider>> providers_;  // only addresses on interfaces up
   std::map<net::Prefix, std::string> routes_;            // what was applied

@@ -24,10 +24,15 @@ DeletionStage::DeletionStage(std::string name, std::unique_ptr<net::PrefixMap<St
 }
 
 std::string DeletionStage::Status() const {
-  return absl::StrCat("remaining=", table_->size(), " withdrawn=", withdrawn_);
+  return absl::StrCat(started_ ? "" : "stale ", "remaining=", table_->size(),
+                      " withdrawn=", withdrawn_, " refreshed=", refreshed_);
 }
 
-void DeletionStage::Start() { task_.Start(); }
+void DeletionStage::Start() {
+  if (started_) return;
+  started_ = true;
+  task_.Start();
+}
 
 bool DeletionStage::Slice() {
   stage::SliceBudget budget;
@@ -53,10 +58,12 @@ void DeletionStage::add_route(const RibRoute& route, RibStage* caller) {
   if (stored == nullptr) return RibLinearStage::add_route(route, caller);
   const StoredRoute old = *stored;
   table_->erase(route.network);
-  ++withdrawn_;
-  if (downstream_ != nullptr) {
-    downstream_->replace_route(nexthops_->Expand(route.network, old, protocol_, admin_distance_),
-                               route, this);
+  RibRoute old_route = nexthops_->Expand(route.network, old, protocol_, admin_distance_);
+  if (old_route == route) {
+    ++refreshed_;  // downstream already has exactly this route
+  } else {
+    ++withdrawn_;
+    if (downstream_ != nullptr) downstream_->replace_route(old_route, route, this);
   }
   nexthops_->Release(old.nexthop);
 }

@@ -16,6 +16,12 @@
 // Several deaths in a row make several deletion stages, newest nearest the origin. When its
 // table is empty the stage calls `on_done`, which unplumbs it (Plumber::SpliceOut) and
 // unregisters it as a source.
+//
+// Stale routes (DESIGN.md § Restarts; RFC 4724 §4.2 applied to the RIB): until Start() the
+// stage withdraws nothing. Its routes stay in the RIB and the FIB, stale, while the protocol's
+// new owner re-sends them (each re-sent prefix leaves the stage; a route re-sent unchanged
+// sends nothing downstream at all), and Start() — at the owner's end-of-RIB or when its
+// restart time ends — sweeps what was not re-sent.
 
 #include <functional>
 #include <memory>
@@ -39,8 +45,10 @@ class DeletionStage : public RibLinearStage, public RouteSource {
   std::string_view kind() const override { return "Deletion"; }
   std::string Status() const override;
 
-  // Starts the background withdrawal (call once plumbed).
+  // Starts the background withdrawal (call once plumbed); later calls do nothing.
   void Start();
+  // Not started: the routes are stale, waiting for the protocol to re-send them.
+  bool held() const { return !started_; }
   // Routes still to withdraw.
   size_t remaining() const { return table_->size(); }
 
@@ -63,6 +71,8 @@ class DeletionStage : public RibLinearStage, public RouteSource {
   uint16_t admin_distance_;
   NexthopTable* nexthops_;
   size_t withdrawn_ = 0;
+  size_t refreshed_ = 0;  // re-sent unchanged while held
+  bool started_ = false;
   std::function<void(DeletionStage*)> on_done_;
   stage::BackgroundTask task_;
 };

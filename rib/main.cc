@@ -3,6 +3,7 @@
 //
 //   sluice-rib [--finder ADDR] [--instance NAME] [--listen EP]... [--fea INSTANCE]
 //              [--fea-batch-size N] [--fea-max-in-flight N]
+//              [--restart-time SECONDS] [--expect-protocols P,P...]
 //
 //   --finder     the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)
 //   --instance   the component instance name (default "rib"); the class is "rib"
@@ -10,6 +11,11 @@
 //   --fea        the FEA instance to feed (default: any component of class "fea")
 //   --fea-batch-size     route changes per FIB transaction (default 1000)
 //   --fea-max-in-flight  FIB transactions sent and not yet answered (default 4)
+//   --restart-time       after this RIB starts, how long the FEA keeps the routes it holds for
+//                        protocols that have not re-fed this RIB yet (default 60; DESIGN.md
+//                        § Restarts)
+//   --expect-protocols   the protocols the configuration runs (e.g. static,ebgp,ibgp): what the
+//                        FEA's routes of unknown origin wait for
 //
 // Serves rib/1.0, fea_ifmgr_client/1.0 (the FEA's interface events), profile/1.0,
 // policy_backend/1.0 (origin:static, origin:connected) and
@@ -26,6 +32,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "ipc/process_security.h"
 #include "ipc/profile_service.h"
 #include "ipc/run_loop.h"
@@ -49,13 +56,16 @@ struct Flags {
   std::string instance = "rib";
   std::string fea;
   rib::RibOptions rib;
+  int64_t restart_time = 60;
+  std::vector<std::string> expect_protocols;
 };
 
 int Usage(const std::string& error) {
   std::cerr << "sluice-rib: " << error << "\n"
             << "usage: sluice-rib [--finder ADDR] [--instance NAME] [--listen EP]... "
                "[--fea INSTANCE]\n"
-            << "                  [--fea-batch-size N] [--fea-max-in-flight N]\n";
+            << "                  [--fea-batch-size N] [--fea-max-in-flight N]\n"
+            << "                  [--restart-time SECONDS] [--expect-protocols P,P...]\n";
   return 2;
 }
 
@@ -86,6 +96,11 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
     } else if (arg == "--fea-batch-size") {
       if (!ParseNumber(value, 1, 100000, &n)) return Usage("--fea-batch-size wants 1..100000");
       flags->rib.fea.batch_size = static_cast<size_t>(n);
+    } else if (arg == "--restart-time") {
+      if (!ParseNumber(value, 0, 86400, &n)) return Usage("--restart-time wants 0..86400");
+      flags->restart_time = n;
+    } else if (arg == "--expect-protocols") {
+      flags->expect_protocols = absl::StrSplit(value, ',', absl::SkipEmpty());
     } else if (arg == "--fea-max-in-flight") {
       if (!ParseNumber(value, 1, 1000, &n)) return Usage("--fea-max-in-flight wants 1..1000");
       flags->rib.fea.max_in_flight = static_cast<size_t>(n);
@@ -114,7 +129,10 @@ int main(int argc, char** argv) {
 
   ipc::XrlRouter router(io, "rib", flags.instance, flags.router);
   // Rib (FeaOut stages) -> fea_fib/1.0/apply_batch, start/complete_full_push on the FEA.
-  rib::XrlFibClient fib_client(io, router);
+  rib::XrlFibClient fib_client(io, router, std::chrono::seconds(flags.restart_time),
+                               flags.expect_protocols);
+  // End-of-RIB (rib/1.0 end_of_rib, connected routes synced) -> the FEA's sweep gate.
+  flags.rib.on_end_of_rib = [&](std::string_view protocol) { fib_client.EndOfRib(protocol); };
   rib::Rib rib(io, &fib_client, flags.rib);
   // FEA fea_ifmgr_client/1.0/interface_events -> the Rib's connected routes.
   rib::XrlInterfaceSource interfaces(router);
@@ -166,7 +184,7 @@ int main(int argc, char** argv) {
     io.stop();
   };
   router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR2);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
     if (!error) shutdown(absl::StrCat("signal ", signal));
   });

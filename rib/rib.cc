@@ -40,7 +40,10 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
           [this](const net::Prefix& prefix, const std::optional<std::string>& ifname) {
             ApplyConnected(prefix, ifname);
           },
-          [this] { PushConnected(); }) {}
+          [this] { PushConnected(); },
+          [this] {
+            if (options_.on_end_of_rib) options_.on_end_of_rib(kConnectedProtocol);
+          }) {}
 
 Rib::~Rib() = default;
 
@@ -334,15 +337,6 @@ void Rib::RedistUnsubscribeAll(RedistSubscriber* subscriber) {
 }
 
 // --- Lifetime -------------------------------------------------------------------------------
-
-absl::Status Rib::ProtocolDied(std::string_view protocol) {
-  RETURN_IF_ERROR(ValidateProtocolName(protocol));
-  auto it = protocols_.find(std::string(protocol));
-  if (it == protocols_.end()) return absl::OkStatus();  // it never added a route
-  v4_->ProtocolDied(it->second.name);
-  v6_->ProtocolDied(it->second.name);
-  return absl::OkStatus();
-}
 
 void Rib::FeaBorn() {
   v4_->fea_out()->FeaBorn();

@@ -17,7 +17,10 @@
 // Profiling point "rib_route_in" (stage/profile.h): each route change as it arrives, text
 // "<add|replace|delete> <prefix> <protocol>".
 
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -43,10 +46,6 @@
 #include "stage/plumber.h"
 #include "stage/profile.h"
 
-namespace boost::asio {
-class io_context;
-}
-
 namespace sluice::rib {
 
 struct RibOptions {
@@ -55,6 +54,9 @@ struct RibOptions {
   bool insert_cache_stages = false;
   std::function<void(const std::string&)> on_violation;
   stage::Profiler* profiler = nullptr;  // nullptr: stage::Profiler::Default()
+  // Called with a protocol's name when it has (re-)sent all its routes: EndOfRib(), and
+  // "connected" when a snapshot of the FEA's interfaces has been applied.
+  std::function<void(std::string_view protocol)> on_end_of_rib;
 };
 
 // What a batch did. Routes not found (replace or delete of a prefix the protocol does not
@@ -155,6 +157,15 @@ class Rib {
   // (a deletion stage per family, XORP §5.1.2) while the protocol may register again and
   // re-send them. Errors: InvalidArgument for a bad name.
   absl::Status ProtocolDied(std::string_view protocol);
+  // The component that added `protocol`'s routes died and may come back: its routes stay, stale
+  // (DESIGN.md § Restarts), for `restart_time`; then, or at EndOfRib(), those not re-sent are
+  // withdrawn. Errors: InvalidArgument for a bad name.
+  absl::Status ProtocolStale(std::string_view protocol, std::chrono::seconds restart_time);
+  // `protocol` has (re-)sent every route: its stale routes not re-sent are withdrawn in the
+  // background; returns how many. Errors: InvalidArgument for a bad name.
+  absl::StatusOr<size_t> EndOfRib(std::string_view protocol);
+  // Stale routes of `protocol` (both families) waiting to be re-sent.
+  size_t StaleRoutes(std::string_view protocol) const;
   // The FEA was born (first time or again): the whole FIB is (re-)sent in the background.
   void FeaBorn();
   // The FEA died: nothing is sent until it is born again.
@@ -191,11 +202,15 @@ class Rib {
   void ApplyFiltered(std::string_view protocol, const net::Prefix& prefix,
                      const std::optional<RouteInput>& filtered);
   void PushOrigins(std::string_view protocol);
+  // Sweeps `protocol`'s stale routes in both families and forgets its timer.
+  size_t SweepStale(const std::string& protocol);
 
   stage::Plumber plumber_;
   RibOptions options_;
   stage::ProfilePoint* route_in_;
   absl::flat_hash_map<std::string, Protocol> protocols_;
+  // Per protocol with stale routes: when its restart time ends.
+  absl::flat_hash_map<std::string, std::unique_ptr<boost::asio::steady_timer>> stale_timers_;
   // Its walk applies to the networks below; destroyed after them (and after connected_, which
   // calls it), it never runs then.
   OriginPolicy origin_policy_;

@@ -64,9 +64,9 @@ OriginStage* RibNetwork::EnsureOrigin(Symbol protocol, ProtocolClass protocol_cl
   return o;
 }
 
-void RibNetwork::ProtocolDied(Symbol protocol) {
+DeletionStage* RibNetwork::HandOver(Symbol protocol) {
   OriginStage* o = origin(protocol);
-  if (o == nullptr || o->route_count() == 0) return;
+  if (o == nullptr || o->route_count() == 0) return nullptr;
   auto table = o->HandOver();
   auto* deletion = plumber_->Make<DeletionStage>(
       Name(absl::StrCat("deletion/", protocol.name(), "#", ++deaths_)), std::move(table), protocol,
@@ -83,7 +83,34 @@ void RibNetwork::ProtocolDied(Symbol protocol) {
   }
   sources_.Add(deletion);
   deletions_.push_back(deletion);
-  deletion->Start();
+  return deletion;
+}
+
+void RibNetwork::ProtocolDied(Symbol protocol) {
+  SweepStale(protocol);
+  if (DeletionStage* deletion = HandOver(protocol)) deletion->Start();
+}
+
+void RibNetwork::ProtocolStale(Symbol protocol) { HandOver(protocol); }
+
+size_t RibNetwork::SweepStale(Symbol protocol) {
+  size_t stale = 0;
+  // Start() may finish a stage at once and erase it from deletions_: iterate over a copy.
+  for (DeletionStage* d : std::vector<DeletionStage*>(deletions_)) {
+    if (d->held() && d->source_protocol() == protocol) {
+      stale += d->remaining();
+      d->Start();
+    }
+  }
+  return stale;
+}
+
+size_t RibNetwork::StaleCount(Symbol protocol) const {
+  size_t stale = 0;
+  for (const DeletionStage* d : deletions_) {
+    if (d->held() && d->source_protocol() == protocol) stale += d->remaining();
+  }
+  return stale;
 }
 
 std::optional<RibRoute> RibNetwork::LookupPrefix(const net::Prefix& prefix) const {
@@ -165,7 +192,10 @@ void RibNetwork::RedistUnsubscribeAll(RedistSubscriber* subscriber) {
 }
 
 bool RibNetwork::Idle() const {
-  if (!deletions_.empty() || ext_int_->rewalk_running() || !fea_out_->idle()) return false;
+  for (const DeletionStage* d : deletions_) {
+    if (!d->held()) return false;
+  }
+  if (ext_int_->rewalk_running() || !fea_out_->idle()) return false;
   for (const auto& [id, o] : origins_) {
     if (o->admin_distance_change_running()) return false;
   }

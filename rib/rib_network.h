@@ -63,6 +63,13 @@ class RibNetwork {
   std::vector<OriginStage*> origins() const;
   // Withdraws the protocol's routes through a new DeletionStage (nothing if it has none).
   void ProtocolDied(Symbol protocol);
+  // Keeps the protocol's routes, stale, in a held DeletionStage: they stay in the RIB and the
+  // FIB, a re-sent route takes its prefix back, and SweepStale withdraws the rest.
+  void ProtocolStale(Symbol protocol);
+  // Starts withdrawing the protocol's stale routes not re-sent; returns how many there are.
+  size_t SweepStale(Symbol protocol);
+  // The protocol's stale routes (held, not re-sent yet).
+  size_t StaleCount(Symbol protocol) const;
 
   // The winner for exactly `prefix`; the longest-match winner for `address`.
   std::optional<RibRoute> LookupPrefix(const net::Prefix& prefix) const;
@@ -83,7 +90,7 @@ class RibNetwork {
   const NexthopTable& nexthops() const { return nexthops_; }
   size_t deletion_stage_count() const { return deletions_.size(); }
   // No background work under way: deletions, admin distance changes, re-resolution, dumps,
-  // FIB re-send, batches queued or in flight.
+  // FIB re-send, batches queued or in flight. Held stale routes are not work under way.
   bool Idle() const;
 
   // Tests: checks every CacheStage against its upstream; returns the violations found.
@@ -94,6 +101,8 @@ class RibNetwork {
   std::string Name(std::string_view what) const;
   // With cache stages on: plumbs a new CacheStage after `stage` and returns it; else `stage`.
   RibStage* CacheAfter(RibStage* stage);
+  // Hands the origin's routes to a new DeletionStage plumbed after it; nullptr if it has none.
+  DeletionStage* HandOver(Symbol protocol);
   stage::CacheStage<RibRoute>* MakeCache(const std::string& after);
 
   net::Family family_;

@@ -4,7 +4,7 @@
 //
 //   sluice-static [--finder ENDPOINT] [--instance NAME] [--rib TARGET]
 //                 [--route "NETWORK [via NH] [dev IF] [metric N] [tag N] [track]"]... [--config
-//                 FILE]
+//                 FILE] [--restart-time SECONDS] [--wait-for-sync]
 //
 // Wiring:
 //   static_routes/1.0 (router manager, `sluice call`) ─┐
@@ -13,17 +13,24 @@
 //   Finder birth of the RIB class → register_protocol("static"), StaticRoutes::RibBorn
 //
 // Prints "ready INSTANCE" once registered with the Finder and "rib up INSTANCE" when a RIB is
-// found. SIGINT/SIGTERM or common/1.0/shutdown: exit 0 (the RIB drops our routes when the
-// Finder reports us gone; it does the same after kill -9).
+// found. After sending a RIB our routes we say end-of-RIB (with --wait-for-sync only once the
+// router manager has said static_routes/1.0/synced): the RIB then withdraws the stale routes a
+// previous sluice-static left and we did not send. SIGINT/SIGTERM or common/1.0/shutdown (a
+// deliberate stop): deregister_protocol, so the RIB withdraws our routes, and exit 0. SIGUSR2
+// (exit for a restart) or a crash: the RIB keeps our routes, stale, for the restart time
+// (DESIGN.md § Restarts).
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
@@ -46,6 +53,9 @@ Static routes, handed to the RIB as protocol "static" (admin distance 1).
                         NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [tag N] [track]
                       `track`: in the RIB only while the RIB resolves the nexthop
   --config FILE       one ROUTE per line; '#' starts a comment
+  --restart-time N    seconds the RIB keeps our routes if we die (default 60; 0: none)
+  --wait-for-sync     end-of-RIB only after static_routes/1.0/synced (the router manager
+                      calls it once it has pushed the configuration)
 Also configurable at run time through static_routes/1.0 (add_route, delete_route, list_routes).
 )";
 
@@ -54,6 +64,8 @@ struct Flags {
   std::string instance = "static_routes";
   std::string rib = "rib";
   std::vector<StaticRoute> routes;
+  int restart_time = 60;
+  bool wait_for_sync = false;
 };
 
 int Bad(const std::string& message) {
@@ -84,6 +96,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       std::cout << kUsage;
       return 1;
     }
+    if (arg == "--wait-for-sync") {
+      flags->wait_for_sync = true;
+      continue;
+    }
     if (i + 1 >= argc)
       return Bad(arg == "--finder" || arg == "--instance" || arg == "--rib" || arg == "--route" ||
                          arg == "--config"
@@ -102,6 +118,11 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
       flags->routes.push_back(*r);
     } else if (arg == "--config") {
       if (int s = ReadConfig(value, &flags->routes); s != 0) return s;
+    } else if (arg == "--restart-time") {
+      if (!absl::SimpleAtoi(value, &flags->restart_time) || flags->restart_time < 0 ||
+          flags->restart_time > 86400) {
+        return Bad("--restart-time wants 0..86400 seconds");
+      }
     } else {
       return Bad("unknown argument " + arg);
     }
@@ -113,10 +134,23 @@ int Run(const Flags& flags) {
   boost::asio::io_context io;
   ipc::XrlRouter router(io, "static_routes", flags.instance, flags.router);
   // StaticRoutes → rib/1.0 (routes and nexthop interest).
-  XrlRibClient rib(&router, flags.rib);
+  XrlRibClient rib(&router, flags.rib, std::chrono::seconds(flags.restart_time));
   StaticRoutes routes(&rib, &rib);
+  // End-of-RIB once a RIB has our routes and (with --wait-for-sync) the configuration is whole.
+  bool end_of_rib_due = false;
+  bool synced = !flags.wait_for_sync;
+  auto maybe_end_of_rib = [&] {
+    if (!end_of_rib_due || !synced) return;
+    end_of_rib_due = false;
+    rib.EndOfRib();
+  };
   // static_routes/1.0 and rib_client/1.0 → StaticRoutes.
-  if (absl::Status s = ServeStatic(router, routes); !s.ok()) {
+  if (absl::Status s = ServeStatic(router, routes,
+                                   [&] {
+                                     synced = true;
+                                     maybe_end_of_rib();
+                                   });
+      !s.ok()) {
     std::cerr << "sluice-static: " << s.message() << "\n";
     return 1;
   }
@@ -130,24 +164,35 @@ int Run(const Flags& flags) {
                         << " static routes";
       rib.RegisterProtocol();
       routes.RibBorn();
+      end_of_rib_due = true;
+      maybe_end_of_rib();
       std::cout << "rib up " << e.instance_name << std::endl;
     } else {
       SLUICE_LOG(kWarning) << "RIB " << e.instance_name << " died";
     }
   });
 
+  // A deliberate stop withdraws our routes (deregister_protocol, at most 2 s); an exit for a
+  // restart leaves them to the RIB's restart time.
   bool stopping = false;
-  auto shutdown = [&](const std::string& why) {
+  boost::asio::steady_timer stop_timer(io);
+  auto shutdown = [&](const std::string& why, bool deliberate) {
     if (stopping) return;
     stopping = true;
     router.SetStatus(common::v1::SHUTDOWN, why);
-    SLUICE_LOG(kInfo) << why << ": shutting down";
-    io.stop();
+    SLUICE_LOG(kInfo) << why << ": shutting down"
+                      << (deliberate ? "; the RIB withdraws our routes" : "");
+    if (!deliberate) return io.stop();
+    rib.DeregisterProtocol([&io] { io.stop(); });
+    stop_timer.expires_after(std::chrono::seconds(2));
+    stop_timer.async_wait([&io](const boost::system::error_code& error) {
+      if (!error) io.stop();
+    });
   };
-  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown", true); });
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR2);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
-    if (!error) shutdown(absl::StrCat("signal ", signal));
+    if (!error) shutdown(absl::StrCat("signal ", signal), signal != SIGUSR2);
   });
   router.OnReady([&](absl::Status status) {
     if (!status.ok()) {

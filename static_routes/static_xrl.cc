@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "ipc/method.h"
 #include "ipc/proto/rib.pb.h"
@@ -26,6 +27,9 @@ constexpr char kProtocol[] = "static";
 // --- rib/1.0 (called) ---
 const M<rib_v1::RegisterProtocolRequest, rib_v1::RegisterProtocolReply> kRegisterProtocol{
     "rib/1.0/register_protocol"};
+const M<rib_v1::DeregisterProtocolRequest, rib_v1::DeregisterProtocolReply> kDeregisterProtocol{
+    "rib/1.0/deregister_protocol"};
+const M<rib_v1::EndOfRibRequest, rib_v1::EndOfRibReply> kEndOfRib{"rib/1.0/end_of_rib"};
 const M<rib_v1::AddRoute4Request, rib_v1::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
 const M<rib_v1::AddRoute6Request, rib_v1::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
 const M<rib_v1::DeleteRoute4Request, rib_v1::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
@@ -43,11 +47,13 @@ const M<v1::AddRouteRequest, v1::AddRouteReply> kAddRoute{"static_routes/1.0/add
 const M<v1::DeleteRouteRequest, v1::DeleteRouteReply> kDeleteRoute{
     "static_routes/1.0/delete_route"};
 const M<v1::ListRoutesRequest, v1::ListRoutesReply> kListRoutes{"static_routes/1.0/list_routes"};
+const M<v1::SyncedRequest, v1::SyncedReply> kSynced{"static_routes/1.0/synced"};
 
 }  // namespace
 
-XrlRibClient::XrlRibClient(ipc::XrlRouter* router, std::string rib_target)
-    : router_(router), rib_target_(std::move(rib_target)) {}
+XrlRibClient::XrlRibClient(ipc::XrlRouter* router, std::string rib_target,
+                           std::chrono::seconds restart_time)
+    : router_(router), rib_target_(std::move(rib_target)), restart_time_(restart_time) {}
 
 XrlRibClient::~XrlRibClient() { *alive_ = false; }
 
@@ -55,11 +61,50 @@ void XrlRibClient::RegisterProtocol() {
   rib_v1::RegisterProtocolRequest r;
   r.set_protocol(kProtocol);
   r.set_target(router_->instance_name());
+  r.set_restart_time(static_cast<uint32_t>(restart_time_.count()));
   router_->Call(rib_target_, kRegisterProtocol, std::move(r),
                 [](absl::StatusOr<rib_v1::RegisterProtocolReply> reply) {
                   if (!reply.ok()) {
                     SLUICE_LOG(kWarning) << "RIB: register_protocol: " << reply.status().message();
+                  } else if (reply->stale_routes() > 0) {
+                    SLUICE_LOG(kInfo) << "RIB keeps " << reply->stale_routes()
+                                      << " static routes of our predecessor until end-of-RIB";
                   }
+                });
+}
+
+void XrlRibClient::EndOfRib() {
+  end_of_rib_pending_ = true;
+  MaybeEndOfRib();
+}
+
+void XrlRibClient::MaybeEndOfRib() {
+  if (!end_of_rib_pending_ || asking_ > 0) return;
+  end_of_rib_pending_ = false;
+  rib_v1::EndOfRibRequest r;
+  r.set_protocol(kProtocol);
+  // On the ordered stream, after every add sent so far.
+  router_->Call(rib_target_, kEndOfRib, std::move(r),
+                [](absl::StatusOr<rib_v1::EndOfRibReply> reply) {
+                  if (!reply.ok()) {
+                    SLUICE_LOG(kWarning) << "RIB: end_of_rib: " << reply.status().message();
+                  } else if (reply->swept() > 0) {
+                    SLUICE_LOG(kInfo) << "RIB withdraws " << reply->swept()
+                                      << " static routes no longer configured";
+                  }
+                });
+}
+
+void XrlRibClient::DeregisterProtocol(std::function<void()> done) {
+  rib_v1::DeregisterProtocolRequest r;
+  r.set_protocol(kProtocol);
+  router_->Call(rib_target_, kDeregisterProtocol, std::move(r),
+                [done = std::move(done)](absl::StatusOr<rib_v1::DeregisterProtocolReply> reply) {
+                  if (!reply.ok()) {
+                    SLUICE_LOG(kWarning)
+                        << "RIB: deregister_protocol: " << reply.status().message();
+                  }
+                  done();
                 });
 }
 
@@ -111,11 +156,14 @@ void XrlRibClient::Register(const net::IPAddress& nexthop, Answer answer) {
   rib_v1::RegisterInterestRequest r;
   r.set_client(router_->instance_name());
   ipc::ToProto(nexthop, r.mutable_address());
+  ++asking_;
   router_->Call(rib_target_, kRegisterInterest, std::move(r),
-                [alive = std::weak_ptr<bool>(alive_), nexthop,
+                [this, alive = std::weak_ptr<bool>(alive_), nexthop,
                  answer = std::move(answer)](absl::StatusOr<rib_v1::RegisterInterestReply> reply) {
                   auto live = alive.lock();
                   if (!live || !*live) return;
+                  --asking_;
+                  absl::Cleanup settle = [this] { MaybeEndOfRib(); };
                   if (!reply.ok()) return answer(reply.status());
                   Resolution res;
                   res.resolvable = reply->resolvable();
@@ -136,7 +184,13 @@ void XrlRibClient::Deregister(const net::Prefix& valid_subnet) {
                 [](absl::StatusOr<rib_v1::DeregisterInterestReply>) {});
 }
 
-absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes) {
+absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes,
+                         std::function<void()> on_synced) {
+  RETURN_IF_ERROR(router.Handle(
+      kSynced, [on_synced](const v1::SyncedRequest&) -> absl::StatusOr<v1::SyncedReply> {
+        if (on_synced) on_synced();
+        return v1::SyncedReply();
+      }));
   RETURN_IF_ERROR(router.Handle(
       kAddRoute, [&routes](const v1::AddRouteRequest& r) -> absl::StatusOr<v1::AddRouteReply> {
         if (!r.has_network()) return absl::InvalidArgumentError("add_route: network is required");

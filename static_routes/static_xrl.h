@@ -6,15 +6,23 @@
 //                                 protocol "static"
 //                 NexthopTracker → rib/1.0 register_interest / deregister_interest (client = our
 //                                 instance, which the RIB calls back on rib_client/1.0)
-//                 RegisterProtocol() → rib/1.0 register_protocol("static", our instance): the
-//                                 RIB drops our routes when the Finder reports our death
-//   ServeStatic: static_routes/1.0 add_route, delete_route, list_routes → StaticRoutes
+//                 RegisterProtocol() → rib/1.0 register_protocol("static", our instance, restart
+//                                 time): when the Finder reports our death the RIB keeps our
+//                                 routes, stale, for the restart time (0: drops them)
+//                 EndOfRib()     → rib/1.0 end_of_rib("static") once every nexthop question
+//                                 asked so far is answered (tracked routes are in): the RIB
+//                                 withdraws the stale routes we did not send again
+//                 DeregisterProtocol() → rib/1.0 deregister_protocol: a deliberate stop
+//   ServeStatic: static_routes/1.0 add_route, delete_route, list_routes → StaticRoutes;
+//                synced → `on_synced`
 //                rib_client/1.0 route_info_invalid → StaticRoutes::RouteInfoInvalid;
 //                redist_routes → UNIMPLEMENTED (we subscribe to nothing)
 //
 // Calls to the RIB travel on the router's ordered stream to it, so adds and deletes arrive in
 // the order made. Everything on the router's event loop.
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -27,7 +35,8 @@ namespace sluice::static_routes {
 class XrlRibClient : public RibSink, public NexthopTracker {
  public:
   // `router` outlives the client; `rib_target`: the RIB's class or instance.
-  XrlRibClient(ipc::XrlRouter* router, std::string rib_target);
+  XrlRibClient(ipc::XrlRouter* router, std::string rib_target,
+               std::chrono::seconds restart_time = std::chrono::seconds(60));
   ~XrlRibClient() override;
 
   void Add(const StaticRoute& route) override;
@@ -35,17 +44,26 @@ class XrlRibClient : public RibSink, public NexthopTracker {
   void Register(const net::IPAddress& nexthop, Answer answer) override;
   void Deregister(const net::Prefix& valid_subnet) override;
   void RegisterProtocol();
+  // Sends end_of_rib once the nexthop questions in flight are answered.
+  void EndOfRib();
+  // Calls `done` when the RIB has answered (or failed).
+  void DeregisterProtocol(std::function<void()> done);
 
   uint64_t failed_calls() const { return failed_calls_; }
 
  private:
   ipc::XrlRouter* router_;
   std::string rib_target_;
+  std::chrono::seconds restart_time_;
   uint64_t failed_calls_ = 0;
+  size_t asking_ = 0;  // register_interest calls not answered yet
+  bool end_of_rib_pending_ = false;
+  void MaybeEndOfRib();
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 // Registers the handlers (before router.Start()). Errors: those of XrlRouter::Handle.
-absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes);
+absl::Status ServeStatic(ipc::XrlRouter& router, StaticRoutes& routes,
+                         std::function<void()> on_synced);
 
 }  // namespace sluice::static_routes

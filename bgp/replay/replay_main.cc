@@ -83,6 +83,23 @@ Routes:
   --path-variant K        with --prepend-own-as: prepend our AS (hash(prefix) + K) % 4 more
                           times, so 4 upstreams with K = 0..3 offer 4 distinct AS paths per
                           prefix, each upstream the best for about a quarter of the prefixes
+Restarts:
+  --graceful-restart [SECONDS]  advertise graceful restart (RFC 4724, restart time SECONDS,
+                          default 120, at most 4095; N bit; F bit for the families we send).
+                          With --receive-only, act as a helper: when the session drops without
+                          a Hard Reset, keep the peer's routes (stale) and wait for it to come
+                          back; its End-of-RIB per family (or its restart time) removes those
+                          not announced again. The summary counts them ("stale swept")
+  --reconnect             when the connection drops or the peer closes it, open it again
+                          (back-off 0.2 s doubling to 2 s; listening: take the next connection)
+                          and send the table again, ending with End-of-RIB; with
+                          --graceful-restart our OPENs after the first set the R bit
+  --drop-on-signal        on SIGHUP close the connection without a NOTIFICATION, as a crash
+                          would (with --reconnect the session then opens again)
+  --after-reconnect-drop K  after a reconnect leave out the first K routes of the table (a
+                          graceful restart helper must sweep them); --mode table
+  --after-reconnect-add N   hold N routes back from the first table and send them, with the
+                          rest, after a reconnect (a synthetic table gets N more routes)
 Monitor (with --receive-only):
   --expect N              with --json: print {"event":"held_all"} when we hold N prefixes, and
                           {"event":"held_none"} when we hold none again afterwards; with --json
@@ -127,6 +144,9 @@ struct Options {
   bool wait_eor = false;
   double linger = 0;
   bool json = false, quiet = false;
+  std::optional<uint16_t> graceful_restart;
+  bool reconnect = false, drop_on_signal = false;
+  uint64_t after_reconnect_drop = 0, after_reconnect_add = 0;
 };
 
 [[noreturn]] void Die(const std::string& message) {
@@ -286,6 +306,18 @@ Options ParseOptions(int argc, char** argv) {
     } else if (a == "--linger") {
       auto v = optional_next();
       o.linger = v ? ParseNumber<double>(*v, "seconds") : -1;
+    } else if (a == "--graceful-restart") {
+      auto v = optional_next();
+      o.graceful_restart = v ? ParseNumber<uint16_t>(*v, "restart time") : 120;
+      if (*o.graceful_restart > kGrMaxRestartTime) Die("--graceful-restart: at most 4095 seconds");
+    } else if (a == "--reconnect") {
+      o.reconnect = true;
+    } else if (a == "--drop-on-signal") {
+      o.drop_on_signal = true;
+    } else if (a == "--after-reconnect-drop") {
+      o.after_reconnect_drop = ParseNumber<uint64_t>(next(), "route count");
+    } else if (a == "--after-reconnect-add") {
+      o.after_reconnect_add = ParseNumber<uint64_t>(next(), "route count");
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--quiet") {
@@ -307,6 +339,9 @@ Options ParseOptions(int argc, char** argv) {
   if (o.expect > 0 && !o.receive_only) Die("--expect is for --receive-only monitors");
   if (o.extra_every > 0 && o.extra == 0) Die("--extra-every needs --extra");
   if (o.extra > 0 && (o.receive_only || o.all_peers)) Die("--extra is for one sending session");
+  if ((o.after_reconnect_drop > 0 || o.after_reconnect_add > 0) && !o.reconnect) {
+    Die("--after-reconnect-drop and --after-reconnect-add need --reconnect");
+  }
   if (o.withdraw_on_signal && o.withdraw_after < 0) o.withdraw_after = 1e7;  // only the signal
   return o;
 }
@@ -361,7 +396,8 @@ std::string SessionJson(const ReplaySession& s) {
       "\"first_update_received\":%.6f,\"last_update_received\":%.6f,"
       "\"notification_received\":\"%s\",\"notification_sent\":\"%s\",\"peer_open\":\"%s\","
       "\"prefixes_held\":%d,\"held_changed_mono\":%.6f,\"table_started_mono\":%.6f,"
-      "\"withdraw_started_mono\":%.6f}",
+      "\"withdraw_started_mono\":%.6f,\"connections\":%d,\"drops\":%d,\"last_drop\":\"%s\","
+      "\"stale_kept\":%d,\"stale_swept\":%d,\"flushed\":%d}",
       JsonEscape(s.options().name), st.state, JsonEscape(st.error), st.messages_sent,
       st.prefixes_sent, st.withdrawals_sent, st.skipped, st.table_seconds, rate,
       st.withdraw_seconds, st.updates_received, st.prefixes_received, st.withdrawals_received,
@@ -369,7 +405,8 @@ std::string SessionJson(const ReplaySession& s) {
       st.notification_received ? JsonEscape(st.notification_received->ToString()) : "",
       st.notification_sent ? JsonEscape(st.notification_sent->ToString()) : "",
       JsonEscape(st.negotiated), st.prefixes_held, st.held_changed_mono, st.table_started_mono,
-      st.withdraw_started_mono);
+      st.withdraw_started_mono, st.connections, st.drops, JsonEscape(st.last_drop), st.stale_kept,
+      st.stale_swept, st.flushed);
 }
 
 int Run(const Options& o) {
@@ -379,7 +416,8 @@ int Run(const Options& o) {
     capture.peers.emplace_back();
     capture.peers.back().address = net::IPAddress(net::IPv4Address());
   } else if (o.synthetic > 0) {
-    capture.peers.push_back(SyntheticTable(o.synthetic + o.extra, o.seed, &store));
+    capture.peers.push_back(
+        SyntheticTable(o.synthetic + o.extra + o.after_reconnect_add, o.seed, &store));
   } else {
     auto loaded = LoadCapture(o.mrt, &store);
     if (!loaded.ok()) Die(std::string(loaded.status().message()));
@@ -479,6 +517,8 @@ int Run(const Options& o) {
     so.wait_eor = o.wait_eor;
     so.linger = o.linger;
     so.track_held = o.receive_only;
+    so.graceful_restart = o.graceful_restart;
+    so.reconnect = o.reconnect;
     // Families: those the feed has routes of (unicast).
     bool v4 = false, v6 = false;
     auto note = [&](const Nlri& n) { (n.prefix.is_v4() ? v4 : v6) = true; };
@@ -535,6 +575,19 @@ int Run(const Options& o) {
       }
       *routes = std::move(kept);
     }
+    // --after-reconnect-drop/-add: the table sent after a reconnect.
+    std::shared_ptr<std::vector<Route>> again;
+    if (o.after_reconnect_drop > 0 || o.after_reconnect_add > 0) {
+      if (mode != "table") Die("--after-reconnect-drop/-add change a table: use --mode table");
+      if (o.after_reconnect_add + o.after_reconnect_drop > routes->size()) {
+        Die(absl::StrFormat("--after-reconnect-drop/-add: the table has only %d routes",
+                            routes->size()));
+      }
+      const auto added = routes->end() - ptrdiff_t(o.after_reconnect_add);
+      again = std::make_shared<std::vector<Route>>(
+          routes->begin() + ptrdiff_t(o.after_reconnect_drop), routes->end());
+      routes->erase(added, routes->end());
+    }
     auto encode = [&feed, rw, mode, &store, routes](const SessionParams& params,
                                                     EncodedStream* table, EncodedStream* withdraw) {
       FeedEncoder encoder(params, rw, &store);
@@ -547,6 +600,16 @@ int Run(const Options& o) {
       encoder.EncodeWithdrawAll(*routes, withdraw);
     };
     sessions.push_back(std::make_unique<ReplaySession>(io, so, encode));
+    if (again) {
+      sessions.back()->SetReconnectEncoder([rw, &store, again](const SessionParams& params,
+                                                               EncodedStream* table,
+                                                               EncodedStream* withdraw) {
+        FeedEncoder encoder(params, rw, &store);
+        encoder.EncodeTable(*again, table);
+        encoder.EncodeEndOfRib(table);
+        encoder.EncodeWithdrawAll(*again, withdraw);
+      });
+    }
     if (!extra->empty()) {
       sessions.back()->SetExtra([rw, &store, extra](const SessionParams& params) {
         std::vector<std::vector<uint8_t>> messages;
@@ -569,6 +632,8 @@ int Run(const Options& o) {
   asio::signal_set withdraw_signal(io);
   if (o.withdraw_on_signal) withdraw_signal.add(SIGUSR1);
   asio::signal_set extra_signal(io);
+  asio::signal_set drop_signal(io);
+  if (o.drop_on_signal) drop_signal.add(SIGHUP);
   asio::steady_timer extra_timer(io);
   if (o.extra > 0 && o.extra_every <= 0) extra_signal.add(SIGUSR2);
   std::optional<tcp::acceptor> acceptor;
@@ -683,6 +748,7 @@ int Run(const Options& o) {
         withdraw_signal.cancel();
         extra_signal.cancel();
         extra_timer.cancel();
+        drop_signal.cancel();
         if (acceptor) acceptor->close();
       }
     };
@@ -694,7 +760,16 @@ int Run(const Options& o) {
     withdraw_signal.cancel();
     extra_signal.cancel();
     extra_timer.cancel();
+    drop_signal.cancel();
   });
+  std::function<void()> await_drop_signal = [&] {
+    drop_signal.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      for (auto& s : sessions) s->DropConnection();
+      await_drop_signal();
+    });
+  };
+  if (o.drop_on_signal) await_drop_signal();
   if (o.extra > 0 && o.extra_every <= 0) await_extra_signal();
   std::function<void()> await_withdraw_signal = [&] {
     withdraw_signal.async_wait([&](const boost::system::error_code& ec, int) {
@@ -704,6 +779,20 @@ int Run(const Options& o) {
     });
   };
   if (o.withdraw_on_signal) await_withdraw_signal();
+  // Each connection goes to the first session waiting for one (its first, or after a drop);
+  // with none waiting it is closed.
+  std::function<void()> accept = [&] {
+    acceptor->async_accept([&](const boost::system::error_code& ec, tcp::socket socket) {
+      if (ec) return;
+      for (auto& s : sessions) {
+        if (s->waiting_for_connection()) {
+          s->Accept(std::move(socket));
+          break;
+        }
+      }
+      accept();
+    });
+  };
   if (o.connect) {
     for (auto& s : sessions) s->Connect();
   } else {
@@ -715,14 +804,6 @@ int Run(const Options& o) {
     if (ec)
       Die(absl::StrCat("cannot listen on ", o.listen->address().to_string(), ": ", ec.message()));
     acceptor->listen();
-    auto next = std::make_shared<size_t>(0);
-    std::function<void()> accept = [&, next] {
-      acceptor->async_accept([&, next](const boost::system::error_code& ec, tcp::socket socket) {
-        if (ec) return;
-        if (*next < sessions.size()) sessions[(*next)++]->Accept(std::move(socket));
-        if (*next < sessions.size()) accept();
-      });
-    };
     accept();
   }
   tick();
@@ -764,6 +845,16 @@ int Run(const Options& o) {
             (unsigned long long)st.prefixes_received, (unsigned long long)st.withdrawals_received,
             (unsigned long long)st.updates_received, st.first_update_received,
             st.last_update_received);
+      }
+      if (st.drops > 0 || o.graceful_restart) {
+        std::printf("  %llu connections, %llu drops", (unsigned long long)st.connections,
+                    (unsigned long long)st.drops);
+        if (o.receive_only) {
+          std::printf("; %llu prefixes held; %llu kept stale, %llu stale swept, %llu flushed",
+                      (unsigned long long)st.prefixes_held, (unsigned long long)st.stale_kept,
+                      (unsigned long long)st.stale_swept, (unsigned long long)st.flushed);
+        }
+        std::printf("\n");
       }
     }
   }

@@ -21,10 +21,6 @@ constexpr size_t kChunk = 256 * 1024;
 // RFC 4271 §8.2.2: a large hold time while waiting for the OPEN.
 constexpr int kOpenHoldSeconds = 240;
 
-Notification Cease(uint8_t subcode) {
-  return Notification{uint8_t(ErrorCode::kCease), subcode, {}};
-}
-
 }  // namespace
 
 ReplaySession::ReplaySession(asio::io_context& io, SessionOptions options, Encoder encoder)
@@ -35,7 +31,8 @@ ReplaySession::ReplaySession(asio::io_context& io, SessionOptions options, Encod
       hold_timer_(io),
       keepalive_timer_(io),
       pace_timer_(io),
-      misc_timer_(io) {
+      misc_timer_(io),
+      restart_timer_(io) {
   assumed_ = OfferedParams();
   encoder_(assumed_, &table_, &withdraw_);
   stats_.skipped = table_.skipped;
@@ -76,22 +73,29 @@ void ReplaySession::TryConnect() {
     socket_.bind(tcp::endpoint(*options_.local, 0), ec);
   }
   if (ec) return Fail(absl::StrCat("cannot open a socket: ", ec.message()));
-  socket_.async_connect(options_.remote, [this](const boost::system::error_code& ec) {
-    if (state_ != State::kConnect) return;
-    if (!ec) return OnConnected();
-    if (Since(connect_started_) >= options_.connect_timeout) {
-      return Fail(absl::StrFormat("cannot connect to %s:%d: %s",
-                                  options_.remote.address().to_string(), options_.remote.port(),
-                                  ec.message()));
-    }
-    misc_timer_.expires_after(std::chrono::milliseconds(500));
-    misc_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec && state_ == State::kConnect) TryConnect();
-    });
-  });
+  socket_.async_connect(options_.remote,
+                        [this, gen = generation_](const boost::system::error_code& ec) {
+                          if (gen != generation_ || state_ != State::kConnect) return;
+                          if (!ec) return OnConnected();
+                          // After a drop, attempts go on (with back-off) until stopped.
+                          const bool again = stats_.connections > 0;
+                          if (!again && Since(connect_started_) >= options_.connect_timeout) {
+                            stopping_ = true;
+                            return Fail(absl::StrFormat("cannot connect to %s:%d: %s",
+                                                        options_.remote.address().to_string(),
+                                                        options_.remote.port(), ec.message()));
+                          }
+                          if (again) return ScheduleReconnect();
+                          misc_timer_.expires_after(std::chrono::milliseconds(500));
+                          misc_timer_.async_wait([this, gen](const boost::system::error_code& ec) {
+                            if (!ec && gen == generation_ && state_ == State::kConnect)
+                              TryConnect();
+                          });
+                        });
 }
 
 void ReplaySession::Accept(tcp::socket socket) {
+  passive_ = true;
   socket_ = std::move(socket);
   OnConnected();
 }
@@ -100,19 +104,14 @@ void ReplaySession::OnConnected() {
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
   SetState(State::kOpenSent);
-  Capabilities caps;
-  for (int i = 0; i < AfiSafi::kCount; ++i) {
-    if (options_.families.Has(AfiSafi::FromIndex(i))) {
-      caps.multiprotocol.push_back(AfiSafi::FromIndex(i));
-    }
-  }
-  caps.route_refresh = true;
-  caps.extended_message = options_.extended_messages;
-  const OpenMessage open =
-      OpenMessage::Make(options_.local_as, options_.hold_time, options_.router_id, caps);
+  const OpenMessage open = OpenMessage::Make(options_.local_as, options_.hold_time,
+                                             options_.router_id, LocalCapabilities());
   std::vector<uint8_t> wire;
   absl::Status st = AppendOpen(open, &wire);
-  if (!st.ok()) return Fail(std::string(st.message()));
+  if (!st.ok()) {
+    stopping_ = true;  // the same OPEN would fail again
+    return Fail(std::string(st.message()));
+  }
   SendSmall(std::move(wire));
   hold_time_ = kOpenHoldSeconds;
   ArmHoldTimer();
@@ -122,8 +121,9 @@ void ReplaySession::OnConnected() {
 void ReplaySession::StartReading() {
   std::span<uint8_t> buf = framer_.Prepare(64 * 1024);
   socket_.async_read_some(
-      asio::buffer(buf.data(), buf.size()), [this](const boost::system::error_code& ec, size_t n) {
-        if (state_ == State::kDone) return;
+      asio::buffer(buf.data(), buf.size()),
+      [this, gen = generation_](const boost::system::error_code& ec, size_t n) {
+        if (gen != generation_ || state_ == State::kDone) return;
         if (ec) {
           if (state_ != State::kClosing) {
             Fail(absl::StrCat("connection closed: ", ec.message()));
@@ -136,11 +136,11 @@ void ReplaySession::StartReading() {
         Bytes message;
         Notification error;
         MessageFramer::Result r;
-        while (state_ != State::kDone &&
+        while (gen == generation_ && state_ != State::kDone &&
                (r = framer_.Next(&message, &error)) == MessageFramer::Result::kMessage) {
           OnMessage(message);
         }
-        if (state_ == State::kDone) return;
+        if (gen != generation_ || state_ == State::kDone) return;
         if (r == MessageFramer::Result::kError) {
           return Fail(absl::StrCat("bad message header from the peer: ", error.ToString()), error);
         }
@@ -165,9 +165,12 @@ void ReplaySession::OnMessage(Bytes message) {
       Notification n;
       (void)DecodeNotification(message, &n);
       stats_.notification_received = n;
-      // A Cease once everything is sent is the peer ending the session, not a failure.
-      if (!(streams_done_ && n.code == uint8_t(ErrorCode::kCease))) {
-        stats_.error = absl::StrCat("the peer sent NOTIFICATION ", n.ToString());
+      const bool cease = n.code == uint8_t(ErrorCode::kCease);
+      drop_ = cease && n.subcode == cease::kHardReset ? Drop::kHardReset : Drop::kNotification;
+      // A Cease once everything is sent, or crossing ours, is the peer ending the session, not
+      // a failure.
+      if (!((streams_done_ || stopping_) && cease)) {
+        drop_reason_ = absl::StrCat("the peer sent NOTIFICATION ", n.ToString());
       }
       return Close();
     }
@@ -189,16 +192,11 @@ void ReplaySession::OnOpen(Bytes message) {
         Notification{uint8_t(ErrorCode::kOpenMessage), open_error::kBadPeerAs, {as[0], as[1]}});
   }
   stats_.negotiated = open.ToString();
-  Capabilities caps;
-  for (int i = 0; i < AfiSafi::kCount; ++i) {
-    if (options_.families.Has(AfiSafi::FromIndex(i)))
-      caps.multiprotocol.push_back(AfiSafi::FromIndex(i));
-  }
-  caps.extended_message = options_.extended_messages;
-  caps.route_refresh = true;
-  const OpenMessage mine =
-      OpenMessage::Make(options_.local_as, options_.hold_time, options_.router_id, caps);
+  const OpenMessage mine = OpenMessage::Make(options_.local_as, options_.hold_time,
+                                             options_.router_id, LocalCapabilities());
   negotiated_ = Negotiate(mine, open, open.AsNumber() != options_.local_as);
+  had_open_ = true;
+  SweepOnOpen(open);
   params_ = negotiated_.params;
   hold_time_ = negotiated_.hold_time;
   framer_.set_max_message_size(params_.max_message_size());
@@ -222,15 +220,24 @@ void ReplaySession::OnOpen(Bytes message) {
 void ReplaySession::OnEstablished() {
   SetState(State::kEstablished);
   established_at_ = Clock::now();
-  if (params_.four_octet_as != assumed_.four_octet_as || params_.families != assumed_.families ||
-      params_.add_path_send != assumed_.add_path_send ||
-      params_.extended_message != assumed_.extended_message) {
+  backoff_ = 0;
+  const bool differ = params_.four_octet_as != assumed_.four_octet_as ||
+                      params_.families != assumed_.families ||
+                      params_.add_path_send != assumed_.add_path_send ||
+                      params_.extended_message != assumed_.extended_message;
+  if (stats_.connections > 0 && reconnect_encoder_) {
+    table_ = EncodedStream();
+    withdraw_ = EncodedStream();
+    reconnect_encoder_(params_, &table_, &withdraw_);
+    stats_.skipped = table_.skipped;
+  } else if (differ) {
     SLUICE_LOG(kInfo) << options_.name << ": re-encoding for the negotiated parameters";
     table_ = EncodedStream();
     withdraw_ = EncodedStream();
     encoder_(params_, &table_, &withdraw_);
     stats_.skipped = table_.skipped;
   }
+  ++stats_.connections;
   if (extra_encoder_) extra_ = extra_encoder_(params_);
   stream_ = &table_;
   written_ = 0;
@@ -252,16 +259,12 @@ void ReplaySession::OnUpdate(Bytes message) {
   stats_.prefixes_received += update_.announced.size();
   stats_.withdrawals_received += update_.withdrawn.size();
   if (options_.track_held && (!update_.announced.empty() || !update_.withdrawn.empty())) {
-    const size_t before = held_.size();
-    for (const Nlri& n : update_.withdrawn) held_.erase(n.prefix);
-    for (const Nlri& n : update_.announced) held_.insert(n.prefix);
-    if (held_.size() != before) {
-      stats_.prefixes_held = held_.size();
-      stats_.held_changed_mono = MonotonicSeconds();
-      if (on_held_change) on_held_change(this);
-    }
+    for (const Nlri& n : update_.withdrawn) held_.Withdraw(n.prefix);
+    for (const Nlri& n : update_.announced) held_.Announce(n.prefix);
+    HeldChanged();
   }
   if (update_.end_of_rib) {
+    SweepOnEndOfRib(*update_.end_of_rib);
     eor_pending_.Remove(*update_.end_of_rib);
     if (eor_pending_.empty()) {
       stats_.end_of_rib_received = true;
@@ -282,7 +285,8 @@ void ReplaySession::Pump() {
     small_.pop_front();
     writing_ = true;
     asio::async_write(socket_, asio::buffer(in_flight_small_),
-                      [this](const boost::system::error_code& ec, size_t) {
+                      [this, gen = generation_](const boost::system::error_code& ec, size_t) {
+                        if (gen != generation_) return;
                         writing_ = false;
                         if (state_ == State::kDone) return;
                         if (ec) return Fail(absl::StrCat("write failed: ", ec.message()));
@@ -318,8 +322,8 @@ void ReplaySession::Pump() {
         awaiting_withdraw_ = true;
         misc_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(options_.withdraw_after)));
-        misc_timer_.async_wait([this](const boost::system::error_code& ec) {
-          if (ec || state_ != State::kEstablished) return;
+        misc_timer_.async_wait([this, gen = generation_](const boost::system::error_code& ec) {
+          if (ec || gen != generation_ || state_ != State::kEstablished) return;
           StartWithdrawStream();
         });
         return;
@@ -351,8 +355,8 @@ void ReplaySession::Pump() {
     // Nothing due yet: wait for the next mark's time.
     const double wait_us = double(marks[mark_].time_us - first_us) / *options_.pace - elapsed_us;
     pace_timer_.expires_after(std::chrono::microseconds(int64_t(wait_us) + 1));
-    pace_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) Pump();
+    pace_timer_.async_wait([this, gen = generation_](const boost::system::error_code& ec) {
+      if (!ec && gen == generation_) Pump();
     });
     return;
   }
@@ -362,7 +366,8 @@ void ReplaySession::Pump() {
   }
   writing_ = true;
   asio::async_write(socket_, asio::buffer(stream_->bytes.data() + written_, end - written_),
-                    [this, end](const boost::system::error_code& ec, size_t) {
+                    [this, end, gen = generation_](const boost::system::error_code& ec, size_t) {
+                      if (gen != generation_) return;
                       writing_ = false;
                       if (state_ == State::kDone || stream_ == nullptr) return;
                       if (ec) return Fail(absl::StrCat("write failed: ", ec.message()));
@@ -384,8 +389,8 @@ void ReplaySession::Pump() {
 void ReplaySession::StreamAfter(EncodedStream* stream, double seconds) {
   misc_timer_.expires_after(
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
-  misc_timer_.async_wait([this, stream](const boost::system::error_code& ec) {
-    if (ec || state_ != State::kEstablished) return;
+  misc_timer_.async_wait([this, stream, gen = generation_](const boost::system::error_code& ec) {
+    if (ec || gen != generation_ || state_ != State::kEstablished) return;
     stream_ = stream;
     written_ = 0;
     mark_ = 0;
@@ -444,8 +449,8 @@ void ReplaySession::MaybeFinish() {
     if (options_.linger > 0) {
       misc_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(options_.linger)));
-      misc_timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (!ec) Stop("done");
+      misc_timer_.async_wait([this, gen = generation_](const boost::system::error_code& ec) {
+        if (!ec && gen == generation_) Stop("done");
       });
     }
     return;
@@ -454,13 +459,14 @@ void ReplaySession::MaybeFinish() {
 }
 
 void ReplaySession::Stop(const std::string& why) {
-  if (state_ == State::kDone || state_ == State::kClosing) return;
+  if (state_ == State::kDone) return;
+  stopping_ = true;
+  if (state_ == State::kClosing) return;
   if (state_ == State::kIdle || state_ == State::kConnect) {
     if (why != "done" && stats_.error.empty()) stats_.error = why;
     return Close();
   }
-  // RFC 4486 §4: Administrative Shutdown.
-  const Notification n = Cease(cease::kAdministrativeShutdown);
+  const Notification n = StopNotification();
   stats_.notification_sent = n;
   std::vector<uint8_t> wire;
   AppendNotification(n, &wire);
@@ -468,16 +474,17 @@ void ReplaySession::Stop(const std::string& why) {
   small_.clear();
   SendSmall(std::move(wire));
   misc_timer_.expires_after(std::chrono::seconds(2));  // do not wait forever on a stuck peer
-  misc_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec && state_ != State::kDone) Close();
+  misc_timer_.async_wait([this, gen = generation_](const boost::system::error_code& ec) {
+    if (!ec && gen == generation_ && state_ != State::kDone) Close();
   });
 }
 
 void ReplaySession::Fail(const std::string& error, std::optional<Notification> notify) {
   if (state_ == State::kDone) return;
-  if (stats_.error.empty()) stats_.error = error;
+  if (drop_reason_.empty()) drop_reason_ = error;
   SLUICE_LOG(kWarning) << options_.name << ": " << error;
   if (notify && socket_.is_open() && state_ != State::kClosing && state_ != State::kConnect) {
+    drop_ = Drop::kNotification;
     stats_.notification_sent = *notify;
     std::vector<uint8_t> wire;
     AppendNotification(*notify, &wire);
@@ -485,8 +492,8 @@ void ReplaySession::Fail(const std::string& error, std::optional<Notification> n
     small_.clear();
     SendSmall(std::move(wire));
     misc_timer_.expires_after(std::chrono::seconds(2));
-    misc_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec && state_ != State::kDone) Close();
+    misc_timer_.async_wait([this, gen = generation_](const boost::system::error_code& ec) {
+      if (!ec && gen == generation_ && state_ != State::kDone) Close();
     });
     return;
   }
@@ -495,16 +502,11 @@ void ReplaySession::Fail(const std::string& error, std::optional<Notification> n
 
 void ReplaySession::Close() {
   if (state_ == State::kDone) return;
+  TearDown();
+  if (!stopping_ && AfterDrop()) return;
+  if (stats_.error.empty()) stats_.error = drop_reason_;
+  restart_timer_.cancel();
   SetState(State::kDone);
-  boost::system::error_code ec;
-  hold_timer_.cancel();
-  keepalive_timer_.cancel();
-  pace_timer_.cancel();
-  misc_timer_.cancel();
-  if (socket_.is_open()) {
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
-  }
   done_ = true;
   asio::post(io_, [this] {
     if (on_done) on_done(this);
@@ -513,8 +515,8 @@ void ReplaySession::Close() {
 
 void ReplaySession::ArmHoldTimer() {
   hold_timer_.expires_after(std::chrono::seconds(hold_time_));
-  hold_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || state_ == State::kDone) return;
+  hold_timer_.async_wait([this, gen = generation_](const boost::system::error_code& ec) {
+    if (ec || gen != generation_ || state_ == State::kDone) return;
     Fail(absl::StrFormat("hold timer expired (%d s without a message)", hold_time_),
          Notification{uint8_t(ErrorCode::kHoldTimerExpired), 0, {}});
   });
@@ -523,8 +525,8 @@ void ReplaySession::ArmHoldTimer() {
 void ReplaySession::ArmKeepalive() {
   if (negotiated_.keepalive_time == 0) return;
   keepalive_timer_.expires_after(std::chrono::seconds(negotiated_.keepalive_time));
-  keepalive_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || state_ != State::kEstablished) return;
+  keepalive_timer_.async_wait([this, gen = generation_](const boost::system::error_code& ec) {
+    if (ec || gen != generation_ || state_ != State::kEstablished) return;
     std::vector<uint8_t> keepalive;
     AppendKeepalive(&keepalive);
     SendSmall(std::move(keepalive));

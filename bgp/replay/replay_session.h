@@ -10,6 +10,15 @@
 // lingers if asked, and closes with a Cease NOTIFICATION (RFC 4486 subcode 2). Extra routes
 // (SetExtra) go one UPDATE at a time when asked (AnnounceNext), never before the table is written:
 // a single new route from a peer whose table is loaded, in the same session.
+//
+// Restarts (RFC 4724, RFC 8538): with `graceful_restart` the session advertises the Graceful
+// Restart capability (N bit set, F bit for the families it sends routes of). With `reconnect` a
+// dropped connection is opened again (active: after a back-off of 0.2 s doubling to 2 s;
+// passive: the next Accept()), the table is sent again (the reconnect encoder's, if set) with
+// its End-of-RIB, and with graceful restart our OPENs after the first carry the R bit. As a
+// receiver (track_held) with graceful restart, a drop without Hard Reset keeps the peer's routes
+// as stale (see HeldRoutes) and waits for the peer to come back; its End-of-RIB per family, or
+// its restart time running out, sweeps what was not announced again.
 
 #include <chrono>
 #include <cstdint>
@@ -21,9 +30,9 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "bgp/replay/asio.h"
 #include "bgp/replay/feed_encoder.h"
+#include "bgp/replay/held_routes.h"
 #include "bgp/wire/message_framer.h"
 #include "bgp/wire/open_message.h"
 #include "bgp/wire/update_decoder.h"
@@ -52,6 +61,10 @@ struct SessionOptions {
   double linger = 0;            // seconds to stay up at the end; < 0: until stopped
   double connect_timeout = 30;  // seconds of connection attempts (active open)
   bool track_held = false;      // keep the set of prefixes the peer's UPDATEs leave us holding
+  // Advertise graceful restart with this restart time (seconds, at most 4095) and, as a
+  // receiver, keep a restarting peer's routes (see above).
+  std::optional<uint16_t> graceful_restart;
+  bool reconnect = false;  // open the session again when the connection drops
 };
 
 // Seconds on the monotonic clock (CLOCK_MONOTONIC, shared by every process of the host): lets
@@ -60,11 +73,11 @@ double MonotonicSeconds();
 
 struct SessionStats {
   std::string state = "Idle";
-  std::string error;           // why the session ended early, if it did
-  uint64_t messages_sent = 0;  // UPDATEs of the streams
-  uint64_t prefixes_sent = 0;  // announcements written to the socket
-  uint64_t withdrawals_sent = 0;
-  uint64_t skipped = 0;  // NLRI the session could not carry
+  std::string error;              // why the session ended early, if it did
+  uint64_t messages_sent = 0;     // UPDATEs of the streams
+  uint64_t prefixes_sent = 0;     // announcements written to the socket
+  uint64_t withdrawals_sent = 0;  // prefixes_sent and withdrawals_sent: this connection's
+  uint64_t skipped = 0;           // NLRI the session could not carry
   uint64_t updates_received = 0;
   uint64_t prefixes_received = 0;
   uint64_t withdrawals_received = 0;
@@ -81,9 +94,17 @@ struct SessionStats {
   // With track_held: prefixes the peer announced and has not withdrawn, and when that set last
   // changed (MonotonicSeconds(); -1: never).
   uint64_t prefixes_held = 0;
+  uint64_t prefixes_stale = 0;  // of prefixes_held: kept from before a drop, not yet refreshed
   double held_changed_mono = -1;
   double table_started_mono = -1;     // first table octet written
   double withdraw_started_mono = -1;  // first withdrawal octet written
+  // Restarts.
+  uint64_t connections = 0;  // times the session reached Established
+  uint64_t drops = 0;        // connections lost that the session went on after
+  std::string last_drop;     // why the last of them ended
+  uint64_t stale_kept = 0;   // routes kept as stale at drops (graceful restart helper)
+  uint64_t stale_swept = 0;  // stale routes removed: End-of-RIB, F bit clear, or restart time
+  uint64_t flushed = 0;      // routes removed at drops without graceful restart
 };
 
 class ReplaySession {
@@ -108,6 +129,15 @@ class ReplaySession {
   bool AnnounceNext();
   size_t extra_left() const { return extra_.size() - extra_asked_; }
 
+  // Closes the connection without a NOTIFICATION, as a crash would (the session goes on with
+  // `reconnect` or when graceful restart keeps the peer's routes).
+  void DropConnection();
+  // Passive: the session waits for a connection (its first, or the next after a drop).
+  bool waiting_for_connection() const { return state_ == State::kIdle && !done_; }
+  // The table and withdrawals to send after a reconnect instead of the encoder's. Call before
+  // Connect/Accept.
+  void SetReconnectEncoder(Encoder encoder) { reconnect_encoder_ = std::move(encoder); }
+
   // Starts the withdrawal stream now instead of after withdraw_after (once the table is written:
   // at once if it is). Ignored unless withdraw_after >= 0 and the session is Established.
   void WithdrawNow();
@@ -127,7 +157,22 @@ class ReplaySession {
 
  private:
   enum class State { kIdle, kConnect, kOpenSent, kOpenConfirm, kEstablished, kClosing, kDone };
+  // How the connection ended, for graceful restart (RFC 8538 §4).
+  enum class Drop { kTransport, kNotification, kHardReset };
   using Clock = std::chrono::steady_clock;
+
+  // replay_restart.cc: drops, reconnects, the graceful restart helper.
+  Capabilities LocalCapabilities() const;
+  Notification StopNotification() const;  // Cease, as a Hard Reset when both sides set N
+  void TearDown();                        // timers, socket; stale handlers become no-ops
+  bool AfterDrop();                       // true: the session goes on
+  AfiSafiSet RetainedFamilies() const;
+  void ResetConnection();
+  void ScheduleReconnect();
+  void OnRestartTimer();
+  void SweepOnOpen(const OpenMessage& open);
+  void SweepOnEndOfRib(AfiSafi family);
+  void HeldChanged();
 
   SessionParams OfferedParams() const;
   void TryConnect();
@@ -182,12 +227,23 @@ class ReplaySession {
   bool lingering_ = false;
   bool withdraw_requested_ = false;  // WithdrawNow() before the table was written
   bool awaiting_withdraw_ = false;   // table written, withdraw_after running
-  absl::flat_hash_set<net::Prefix> held_;
+  HeldRoutes held_;
   ExtraEncoder extra_encoder_;
   std::vector<std::vector<uint8_t>> extra_;  // encoded at Established
   size_t extra_next_ = 0;                    // next to announce
   size_t extra_asked_ = 0;                   // AnnounceNext calls granted (sent or waiting)
   bool table_written_ = false;
+
+  // Restarts.
+  Encoder reconnect_encoder_;
+  uint64_t generation_ = 0;  // bumped at each teardown: handlers of older connections return
+  bool passive_ = false;
+  bool stopping_ = false;  // Stop() or a final failure: no reconnect
+  bool had_open_ = false;  // the peer's OPEN arrived on this connection
+  Drop drop_ = Drop::kTransport;
+  std::string drop_reason_;
+  double backoff_ = 0;  // seconds before the next reconnect attempt
+  boost::asio::steady_timer restart_timer_;
 };
 
 }  // namespace sluice::bgp::replay

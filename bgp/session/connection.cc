@@ -1,6 +1,7 @@
 #include "bgp/session/connection.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bgp/session/handler_fault.h"
 #include "bgp/session/socket_options.h"
 #include "bgp/wire/constants.h"
@@ -40,7 +41,7 @@ net::IPAddress FromAsio(const asio::ip::address& address) {
 }
 
 Connection::Connection(asio::io_context& io, ConnectionOwner* owner)
-    : socket_(io), linger_timer_(io), owner_(owner) {}
+    : socket_(io), linger_timer_(io), send_hold_timer_(io), owner_(owner) {}
 
 Connection::~Connection() {
   boost::system::error_code ec;
@@ -60,6 +61,7 @@ std::shared_ptr<Connection> Connection::Connect(asio::io_context& io, Connection
                                                 const tcp::endpoint& remote,
                                                 const ConnectionOptions& options) {
   auto c = std::make_shared<Connection>(io, owner);
+  if (options.send_hold_time) c->send_hold_.set_duration(*options.send_hold_time);
   c->StartConnect(remote, options);
   return c;
 }
@@ -68,6 +70,7 @@ std::shared_ptr<Connection> Connection::Accepted(asio::io_context& io, Connectio
                                                  tcp::socket socket,
                                                  const ConnectionOptions& options) {
   auto c = std::make_shared<Connection>(io, owner);
+  if (options.send_hold_time) c->send_hold_.set_duration(*options.send_hold_time);
   c->socket_ = std::move(socket);
   // The error_code overloads throughout: a connection the peer already reset (or a socket that
   // is not open) is a failed connection, not an exception.
@@ -226,10 +229,12 @@ void Connection::Pump() {
       urgent_in_flight_.insert(urgent_in_flight_.end(), m.begin(), m.end());
     urgent_.clear();
     writing_ = true;
+    SendHoldWaiting();
     asio::async_write(socket_, asio::buffer(urgent_in_flight_),
                       [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
                         self->writing_ = false;
                         if (ec) return self->Fail(absl::StrCat("write failed: ", ec.message()));
+                        self->SendHoldProgress();
                         self->Guarded([&] { self->Pump(); });
                       });
     return;
@@ -240,6 +245,7 @@ void Connection::Pump() {
   const size_t end = ChunkEnd(front, bulk_offset_);
   const size_t length = end - bulk_offset_;
   writing_ = true;
+  SendHoldWaiting();
   asio::async_write(
       socket_, asio::buffer(front.data() + bulk_offset_, length),
       [self = shared_from_this(), length](const boost::system::error_code& ec, size_t) {
@@ -252,11 +258,42 @@ void Connection::Pump() {
           self->bulk_.pop_front();
           self->bulk_offset_ = 0;
         }
+        self->SendHoldProgress();
         self->Guarded([&] {
           if (self->owner_ && self->backlog_ <= kLowWater) self->owner_->OnWritable(self.get());
           self->Pump();
         });
       });
+}
+
+// ---- send hold timer (RFC 9687) ----
+
+void Connection::SendHoldWaiting() {
+  send_hold_.Waiting(SendHoldTimer::Clock::now());
+  ArmSendHold();
+}
+
+void Connection::SendHoldProgress() {
+  send_hold_.Progress(SendHoldTimer::Clock::now(), !urgent_.empty() || !bulk_.empty());
+}
+
+// One wait at a time: when it ends before the (moved) deadline, it waits again.
+void Connection::ArmSendHold() {
+  const auto deadline = send_hold_.deadline();
+  if (send_hold_armed_ || !deadline || closing_) return;
+  send_hold_armed_ = true;
+  send_hold_timer_.expires_at(*deadline);
+  // A weak reference: an idle connection is not kept alive for minutes by its timer.
+  send_hold_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    auto self = weak.lock();
+    if (!self) return;
+    self->send_hold_armed_ = false;
+    if (ec || self->closing_) return;
+    if (!self->send_hold_.Expired(SendHoldTimer::Clock::now())) return self->ArmSendHold();
+    const double seconds = std::chrono::duration<double>(self->send_hold_.duration()).count();
+    self->Fail(absl::StrFormat(
+        "Send Hold Timer Expired (RFC 9687): the peer took nothing for %.1f s", seconds));
+  });
 }
 
 // ---- closing ----
@@ -270,6 +307,7 @@ void Connection::Fail(const std::string& reason) {
   finished_ = true;
   boost::system::error_code ec;
   linger_timer_.cancel();
+  send_hold_timer_.cancel();
   socket_.close(ec);
   if (owner && !was_closing) owner->OnClosed(this, reason);
 }

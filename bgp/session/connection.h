@@ -17,6 +17,11 @@
 // Lifetime: owned through std::shared_ptr (every pending operation holds one). Close() detaches the
 // owner: no callback reaches it afterwards, even from a handler already queued.
 //
+// A peer that stops reading (RFC 9687): while something waits to be written and the peer takes
+// none of it for the send hold time (SendHoldTimer), the connection fails with OnClosed
+// "Send Hold Timer Expired ...". No NOTIFICATION 8 goes out: a write is stuck in the middle of a
+// message, and the peer reads nothing anyway; the owner reports the reason.
+//
 // Faults: Asio calls use their error_code overloads; an exception escaping a handler's own work
 // (std::bad_alloc while reading or writing) fails this connection (OnClosed "internal error: ...")
 // and nothing else.
@@ -31,6 +36,7 @@
 #include <vector>
 
 #include "bgp/session/asio.h"
+#include "bgp/session/send_hold_timer.h"
 #include "bgp/wire/byte_io.h"
 #include "bgp/wire/message_framer.h"
 #include "bgp/wire/notification.h"
@@ -62,6 +68,9 @@ struct ConnectionOptions {
   std::string md5_password;                     // RFC 2385; outgoing only
   int gtsm_hops = 0;                            // RFC 5082: 0 = off
   std::optional<net::IPAddress> local_address;  // source to bind (outgoing)
+  // RFC 9687 send hold time; unset: SendHoldTimer::kMinimum (8 minutes) until
+  // set_send_hold_time() (SendHoldTimer::For(hold time) once negotiated). Zero disables.
+  std::optional<std::chrono::milliseconds> send_hold_time;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -99,6 +108,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // After the OPEN exchange (RFC 8654 extended messages: 65535).
   void set_max_message_size(size_t size) { framer_.set_max_message_size(size); }
+  void set_send_hold_time(SendHoldTimer::Clock::duration d) { send_hold_.set_duration(d); }
   const boost::asio::ip::tcp::endpoint& local_endpoint() const { return local_; }
   const boost::asio::ip::tcp::endpoint& remote_endpoint() const { return remote_; }
   bool closed() const { return closing_; }
@@ -116,9 +126,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Guarded(Body&& body);
   void FinishClose();
   void Drain();
+  void SendHoldWaiting();   // a write starts
+  void SendHoldProgress();  // a write completed
+  void ArmSendHold();
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer linger_timer_;
+  SendHoldTimer send_hold_;
+  boost::asio::steady_timer send_hold_timer_;
+  bool send_hold_armed_ = false;
   ConnectionOwner* owner_;
   MessageFramer framer_;
   bool reading_ = false;

@@ -72,7 +72,8 @@ void PeerSession::SetGracefulRestart(const GracefulRestartConfig& gr) {
 
 Notification PeerSession::Deliberate(Notification cease) const {
   if (!established_ || !graceful_notification_) return cease;
-  Notification hard{uint8_t(ErrorCode::kCease), cease::kHardReset, {cease.subcode}};
+  // RFC 8538 §3: the data is the NOTIFICATION it stands for: code, subcode, data.
+  Notification hard{uint8_t(ErrorCode::kCease), cease::kHardReset, {cease.code, cease.subcode}};
   hard.data.insert(hard.data.end(), cease.data.begin(), cease.data.end());
   return hard;
 }

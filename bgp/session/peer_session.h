@@ -150,7 +150,7 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void CountOut(uint8_t type);
   FsmSettings MakeSettings() const;
   // The NOTIFICATION for a deliberate end of the session (stop, reset, a prefix limit): `cease`
-  // itself, or Cease / Hard Reset carrying its subcode and data when both sides set the N bit
+  // itself, or Cease / Hard Reset carrying its code, subcode and data when both sides set the N bit
   // (RFC 8538 §3, §5), so that the peer does not keep our routes.
   Notification Deliberate(Notification cease) const;
   // RFC 4724 §4.2 with RFC 8538 §4: whether the session that just ended lets the peer restart.

@@ -160,8 +160,8 @@ inline constexpr uint8_t kConnectionRejected = 5;
 inline constexpr uint8_t kOtherConfigurationChange = 6;
 inline constexpr uint8_t kConnectionCollision = 7;
 inline constexpr uint8_t kOutOfResources = 8;
-// RFC 8538 §3: the session ends without graceful restart; the data carries the Cease subcode
-// (and data) that caused it.
+// RFC 8538 §3: the session ends without graceful restart; the data is the NOTIFICATION it
+// stands for: error code (1 octet), subcode (1), then that one's data.
 inline constexpr uint8_t kHardReset = 9;
 }  // namespace cease
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "fea/service/fib_convert.h"
@@ -463,13 +464,19 @@ absl::Status FeaFibService::Register() {
         full_push_ = true;
         stale_.clear();
         stale_.reserve(fib_.size());
+        std::set<std::string> protocols;
         fib_.table().ForEach(std::nullopt, std::nullopt, [&](const FibRoute& r) {
           stale_.insert(r.prefix);
+          protocols.insert(r.protocol);
           return true;
         });
-        SLUICE_LOG(kInfo) << "full push started: " << stale_.size() << " routes to be re-sent";
+        // Routes an earlier FEA left in the kernel: their protocol is not known ("").
+        if (fib_.stale_route_count() > 0) protocols.insert("");
+        SLUICE_LOG(kInfo) << "full push started: " << stale_.size() + fib_.stale_route_count()
+                          << " routes to be re-sent";
         pb::StartFullPushReply reply;
-        reply.set_stale(static_cast<uint32_t>(stale_.size()));
+        reply.set_stale(static_cast<uint32_t>(stale_.size() + fib_.stale_route_count()));
+        for (const std::string& p : protocols) reply.add_protocols(p);
         return reply;
       }));
   RETURN_IF_ERROR(router_.Handle(

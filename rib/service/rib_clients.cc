@@ -132,27 +132,39 @@ void RibClients::Gone(const std::string& name, const char* why) {
   rib_.DeregisterAllInterest(client.get());
   rib_.RedistUnsubscribeAll(client.get());
   router_.Unwatch(client->watch);
-  std::vector<std::string> protocols;
+  std::vector<std::pair<std::string, Owner>> owned;
   for (auto o = owners_.begin(); o != owners_.end();) {
     if (o->second.instance == name) {
-      protocols.push_back(o->first);
+      owned.emplace_back(o->first, o->second);
       o = owners_.erase(o);
     } else {
       ++o;
     }
   }
-  for (const std::string& protocol : protocols) {
-    if (absl::Status s = rib_.ProtocolDied(protocol); !s.ok()) {
-      SLUICE_LOG(kWarning) << "protocol " << protocol << ": " << s;
-    }
-  }
-  SLUICE_LOG(kInfo) << "client " << name << " " << why
-                    << (protocols.empty() ? "" : "; withdrawing the routes of ")
-                    << absl::StrJoin(protocols, ", ");
+  SLUICE_LOG(kInfo) << "client " << name << " " << why;
+  for (const auto& [protocol, owner] : owned) OwnerGone(protocol, owner);
 }
 
-absl::Status RibClients::RegisterProtocol(std::string_view protocol, const ipc::Caller& caller,
-                                          std::string_view target) {
+void RibClients::OwnerGone(const std::string& protocol, const Owner& owner) {
+  absl::Status s;
+  if (owner.restart_time.count() > 0) {
+    s = rib_.ProtocolStale(protocol, owner.restart_time);
+    SLUICE_LOG(kInfo) << "protocol " << protocol << ": " << rib_.StaleRoutes(protocol)
+                      << " routes stale for up to " << owner.restart_time.count()
+                      << " s, until its next owner's end-of-RIB";
+  } else {
+    s = rib_.ProtocolDied(protocol);
+    SLUICE_LOG(kInfo) << "protocol " << protocol << ": withdrawing its routes";
+  }
+  if (!s.ok()) {
+    SLUICE_LOG(kWarning) << "protocol " << protocol << ": " << s;
+  }
+}
+
+absl::StatusOr<size_t> RibClients::RegisterProtocol(std::string_view protocol,
+                                                    const ipc::Caller& caller,
+                                                    std::string_view target,
+                                                    std::chrono::seconds restart_time) {
   RETURN_IF_ERROR(ValidateProtocolName(protocol));
   if (protocol == kConnectedProtocol) {
     return absl::InvalidArgumentError("protocol \"connected\" belongs to the RIB");
@@ -175,14 +187,32 @@ absl::Status RibClients::RegisterProtocol(std::string_view protocol, const ipc::
                      " (class ", it->second.class_name, "), not to ", caller.id()));
   }
   Ensure(caller.instance_name);
+  Owner owner{caller.instance_name, caller.class_name, restart_time};
   if (it == owners_.end()) {
-    owners_.emplace(std::string(protocol), Owner{caller.instance_name, caller.class_name});
-  } else if (it->second.instance != caller.instance_name) {
-    SLUICE_LOG(kInfo) << "protocol " << protocol << " moves from " << it->second.instance << " to "
-                      << caller.instance_name;
-    it->second.instance = caller.instance_name;
+    owners_.emplace(std::string(protocol), owner);
+  } else {
+    if (it->second.instance != caller.instance_name) {
+      // A successor of its class took over: what its predecessor sent is stale until it has
+      // re-sent it, as if the predecessor had died.
+      SLUICE_LOG(kInfo) << "protocol " << protocol << " moves from " << it->second.instance
+                        << " to " << caller.instance_name;
+      OwnerGone(std::string(protocol), it->second);
+    }
+    it->second = owner;
   }
-  return absl::OkStatus();
+  return rib_.StaleRoutes(protocol);
+}
+
+absl::Status RibClients::DeregisterProtocol(std::string_view protocol, const ipc::Caller& caller) {
+  auto it = owners_.find(protocol);
+  if (it == owners_.end()) {
+    return absl::NotFoundError(absl::StrCat("protocol ", std::string(protocol), " has no owner"));
+  }
+  RETURN_IF_ERROR(CheckWriter(protocol, caller));
+  owners_.erase(it);
+  SLUICE_LOG(kInfo) << "protocol " << protocol << " deregistered by " << caller.id()
+                    << ": withdrawing its routes";
+  return rib_.ProtocolDied(protocol);
 }
 
 absl::Status RibClients::CheckWriter(std::string_view protocol, const ipc::Caller& caller) const {

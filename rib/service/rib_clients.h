@@ -14,8 +14,11 @@
 // When a component dies (Finder death event), or a call finds it unknown to the Finder
 // (NOT_FOUND), its interest registrations and redistribution subscriptions are dropped and the
 // protocols it owns die (Rib::ProtocolDied: their routes leave in the background); it registers
-// again when it comes back.
+// again when it comes back. A protocol registered with a restart time goes stale instead
+// (Rib::ProtocolStale): its routes stay until the next owner's end-of-RIB or the restart time
+// (DESIGN.md § Restarts). So does a protocol another instance of the owner's class takes over.
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -41,8 +44,14 @@ class RibClients {
   // `target`, when given, must name the caller itself. Errors: InvalidArgument (bad protocol
   // name, "connected"); PermissionDenied (a person calls, `target` names someone else, or
   // a live component of another class owns the protocol).
-  absl::Status RegisterProtocol(std::string_view protocol, const ipc::Caller& caller,
-                                std::string_view target = "");
+  // `restart_time`: how long its routes stay, stale, when the caller dies. Returns the routes a
+  // previous owner left stale (the caller is restarting and should re-send, then EndOfRib).
+  absl::StatusOr<size_t> RegisterProtocol(std::string_view protocol, const ipc::Caller& caller,
+                                          std::string_view target = "",
+                                          std::chrono::seconds restart_time = {});
+  // The owner stops for good: `protocol`'s routes are withdrawn now. Errors: as CheckWriter,
+  // and NotFound when the protocol has no owner.
+  absl::Status DeregisterProtocol(std::string_view protocol, const ipc::Caller& caller);
   // Whether `caller` may add or delete `protocol`'s routes: anyone with the method's key when
   // the protocol has no owner, else only the owner's class. Errors: PermissionDenied.
   absl::Status CheckWriter(std::string_view protocol, const ipc::Caller& caller) const;
@@ -78,7 +87,10 @@ class RibClients {
   struct Owner {
     std::string instance;
     std::string class_name;
+    std::chrono::seconds restart_time{0};
   };
+  // The owner of `protocol` is gone: stale for its restart time, or withdrawn now.
+  void OwnerGone(const std::string& protocol, const Owner& owner);
   std::map<std::string, Owner, std::less<>> owners_;  // by protocol
   uint64_t deaths_ = 0;
 };

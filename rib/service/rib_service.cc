@@ -16,6 +16,9 @@ namespace pb = rib::v1;
 
 const ipc::Method<pb::RegisterProtocolRequest, pb::RegisterProtocolReply> kRegisterProtocol{
     "rib/1.0/register_protocol"};
+const ipc::Method<pb::DeregisterProtocolRequest, pb::DeregisterProtocolReply> kDeregisterProtocol{
+    "rib/1.0/deregister_protocol"};
+const ipc::Method<pb::EndOfRibRequest, pb::EndOfRibReply> kEndOfRib{"rib/1.0/end_of_rib"};
 const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
 const ipc::Method<pb::AddRoute6Request, pb::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
 const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kReplaceRoute4{"rib/1.0/replace_route4"};
@@ -50,6 +53,7 @@ const ipc::Method<pb::ListProtocolsRequest, pb::ListProtocolsReply> kListProtoco
     "rib/1.0/list_protocols"};
 
 constexpr uint32_t kDefaultPage = 1000;
+constexpr uint32_t kMaxRestartTime = 86400;  // seconds
 constexpr uint32_t kMaxPage = 100000;
 
 pb::RoutesReply ToReply(const BatchResult& result) {
@@ -285,9 +289,33 @@ absl::Status RibService::RegisterClients() {
       kRegisterProtocol,
       [this](const pb::RegisterProtocolRequest& r,
              const ipc::Caller& caller) -> absl::StatusOr<pb::RegisterProtocolReply> {
-        RETURN_IF_ERROR(clients_.RegisterProtocol(r.protocol(), caller, r.target()));
-        return pb::RegisterProtocolReply();
+        if (r.restart_time() > kMaxRestartTime) {
+          return absl::InvalidArgumentError(absl::StrCat("restart_time ", r.restart_time(),
+                                                         ": the most is ", kMaxRestartTime, " s"));
+        }
+        ASSIGN_OR_RETURN(size_t stale,
+                         clients_.RegisterProtocol(r.protocol(), caller, r.target(),
+                                                   std::chrono::seconds(r.restart_time())));
+        pb::RegisterProtocolReply reply;
+        reply.set_stale_routes(static_cast<uint32_t>(stale));
+        return reply;
       }));
+  RETURN_IF_ERROR(router_.Handle(
+      kDeregisterProtocol,
+      [this](const pb::DeregisterProtocolRequest& r,
+             const ipc::Caller& caller) -> absl::StatusOr<pb::DeregisterProtocolReply> {
+        RETURN_IF_ERROR(clients_.DeregisterProtocol(r.protocol(), caller));
+        return pb::DeregisterProtocolReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(kEndOfRib,
+                                 [this](const pb::EndOfRibRequest& r, const ipc::Caller& caller)
+                                     -> absl::StatusOr<pb::EndOfRibReply> {
+                                   RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
+                                   ASSIGN_OR_RETURN(size_t swept, rib_.EndOfRib(r.protocol()));
+                                   pb::EndOfRibReply reply;
+                                   reply.set_swept(static_cast<uint32_t>(swept));
+                                   return reply;
+                                 }));
   RETURN_IF_ERROR(router_.Handle(
       kRegisterInterest,
       [this](const pb::RegisterInterestRequest& r,

@@ -21,14 +21,18 @@ const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompl
 
 }  // namespace
 
-XrlFibClient::XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router)
-    : io_(io), router_(router) {}
+XrlFibClient::XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router,
+                           std::chrono::seconds restart_time,
+                           std::vector<std::string> unknown_origin)
+    : io_(io),
+      router_(router),
+      gate_(io, restart_time, std::move(unknown_origin), [this] { MaybeComplete(); }) {}
 
 std::string XrlFibClient::Describe() const {
   return absl::StrCat("FEA ", fea_.empty() ? "(none)" : fea_, ": ", stats_.batches, " batches (",
                       stats_.changes, " changes) sent, ", stats_.failed, " failed, ",
                       stats_.full_pushes, " full pushes (", stats_.stale_removed,
-                      " stale routes removed)");
+                      " stale routes removed); sweep gate ", gate_.Describe());
 }
 
 void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> done) {
@@ -52,16 +56,25 @@ void XrlFibClient::FeaBorn(const std::string& instance) {
   fea_ = instance;
   ++generation_;
   done_[0] = done_[1] = false;
-  router_.Call(fea_, kStartFullPush, pb::StartFullPushRequest(),
-               [instance](absl::StatusOr<pb::StartFullPushReply> reply) {
-                 if (!reply.ok()) {
-                   SLUICE_LOG(kWarning)
-                       << "start_full_push to " << instance << ": " << reply.status();
-                 } else if (reply->stale() > 0) {
-                   SLUICE_LOG(kInfo)
-                       << instance << " holds " << reply->stale() << " routes: re-sending the FIB";
-                 }
-               });
+  started_ = false;
+  router_.Call(
+      fea_, kStartFullPush, pb::StartFullPushRequest(),
+      [this, instance, generation = generation_](absl::StatusOr<pb::StartFullPushReply> reply) {
+        if (generation != generation_) return;
+        if (!reply.ok()) {
+          SLUICE_LOG(kWarning) << "start_full_push to " << instance << ": " << reply.status();
+          started_ = true;  // the gate's timer decides
+          MaybeComplete();
+          return;
+        }
+        if (reply->stale() > 0) {
+          SLUICE_LOG(kInfo) << instance << " holds " << reply->stale()
+                            << " routes: re-sending the FIB";
+        }
+        started_ = true;
+        gate_.Expect({reply->protocols().begin(), reply->protocols().end()});
+        MaybeComplete();
+      });
 }
 
 void XrlFibClient::FeaDied() {
@@ -71,7 +84,12 @@ void XrlFibClient::FeaDied() {
 
 void XrlFibClient::FullPushDone(net::Family family) {
   done_[family == net::Family::kIPv4 ? 0 : 1] = true;
-  if (!done_[0] || !done_[1] || fea_.empty()) return;
+  MaybeComplete();
+}
+
+void XrlFibClient::MaybeComplete() {
+  if (!done_[0] || !done_[1] || !started_ || !gate_.open() || fea_.empty()) return;
+  done_[0] = done_[1] = false;  // once per generation
   router_.Call(fea_, kCompleteFullPush, pb::CompleteFullPushRequest(),
                [this, generation = generation_,
                 fea = fea_](absl::StatusOr<pb::CompleteFullPushReply> reply) {

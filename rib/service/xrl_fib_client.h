@@ -7,24 +7,33 @@
 // start_full_push, then the RIB's re-send (Rib::FeaBorn), then, once both families have handed
 // their last batch over (FullPushDone), complete_full_push, which removes from the FEA what was
 // not re-sent. FeaDied() stops sending; batches in flight fail with UNAVAILABLE.
+//
+// A RIB that has just started sends complete_full_push only when its FullPushGate opens
+// (full_push_gate.h): the protocols the FEA holds routes of have re-fed it, or the restart time
+// has passed.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "ipc/xrl_router.h"
 #include "rib/fib_client.h"
-
-namespace boost::asio {
-class io_context;
-}
+#include "rib/service/full_push_gate.h"
 
 namespace sluice::rib {
 
 class XrlFibClient : public FibClient {
  public:
-  XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router);
+  // `restart_time`, `unknown_origin`: the FullPushGate's.
+  XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router,
+               std::chrono::seconds restart_time = std::chrono::seconds(60),
+               std::vector<std::string> unknown_origin = {});
+  // rib/1.0 end_of_rib (and "connected" when the interfaces are synced): for the gate.
+  void EndOfRib(std::string_view protocol) { gate_.EndOfRib(protocol); }
 
   void SendBatch(FibBatch batch, std::function<void(absl::Status)> done) override;
   void FullPushDone(net::Family family) override;
@@ -34,6 +43,7 @@ class XrlFibClient : public FibClient {
   void FeaDied();
 
   const std::string& fea() const { return fea_; }
+  const FullPushGate& gate() const { return gate_; }
   struct Stats {
     uint64_t batches = 0;
     uint64_t changes = 0;
@@ -50,6 +60,10 @@ class XrlFibClient : public FibClient {
   std::string fea_;                // the FEA instance batches go to; empty while none
   uint64_t generation_ = 0;        // +1 per birth and death
   bool done_[2] = {false, false};  // FullPushDone per family in this generation
+  bool started_ = false;           // start_full_push answered in this generation
+  // Sends complete_full_push once the push is done, started and the gate open.
+  void MaybeComplete();
+  FullPushGate gate_;
   Stats stats_;
 };
 

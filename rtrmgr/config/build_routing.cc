@@ -1,5 +1,5 @@
-// fea { backend dummy | netlink; table N; }
-// rib { admin-distance { PROTOCOL N; ... } }
+// fea { backend dummy | netlink; table N; retain-on-exit; }
+// rib { admin-distance { PROTOCOL N; ... } restart-time SECONDS; }
 // protocols { static { route PREFIX { next-hop ADDRESS; interface NAME; metric N; tag N; track; } }
 // }
 #include "absl/strings/ascii.h"
@@ -10,7 +10,9 @@
 namespace sluice::rtrmgr {
 
 void BuildFea(const ConfigNode& node, FeaConfig* fea, Diagnostics* diags) {
-  if (!ExpectBlock(node, 0, "fea { backend dummy | netlink; table N; }", diags)) return;
+  if (!ExpectBlock(node, 0, "fea { backend dummy | netlink; table N; retain-on-exit; }", diags)) {
+    return;
+  }
   fea->where.loc = node.loc;
   BlockReader("fea", diags)
       .Once("backend",
@@ -41,12 +43,27 @@ void BuildFea(const ConfigNode& node, FeaConfig* fea, Diagnostics* diags) {
               }
               fea->table = static_cast<uint32_t>(*table);
             })
+      .Once("retain-on-exit",
+            [&](const ConfigNode& n) {
+              if (ExpectArgs(n, 0, "retain-on-exit;", diags)) fea->retain_on_exit = true;
+            })
       .Read(node.children);
 }
 
 void BuildRib(const ConfigNode& node, RibConfig* rib, Diagnostics* diags) {
-  if (!ExpectBlock(node, 0, "rib { admin-distance { PROTOCOL N; } }", diags)) return;
+  if (!ExpectBlock(node, 0, "rib { admin-distance { PROTOCOL N; } restart-time SECONDS; }",
+                   diags)) {
+    return;
+  }
   BlockReader("rib", diags)
+      .Once("restart-time",
+            [&](const ConfigNode& n) {
+              const ConfigValue* v = ExpectOne(n, "restart-time SECONDS;", diags);
+              if (!v) return;
+              if (auto t = ReadDuration(*v, 1, 3600, "restart-time", diags)) {
+                rib->restart_time_s = *t;
+              }
+            })
       .Once("admin-distance",
             [&](const ConfigNode& n) {
               if (!ExpectBlock(n, 0, "admin-distance { PROTOCOL N; ... }", diags)) return;

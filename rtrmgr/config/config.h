@@ -73,6 +73,9 @@ const char* FeaBackendName(FeaBackend backend);  // "dummy" / "netlink"
 struct FeaConfig {
   FeaBackend backend = FeaBackend::kDummy;
   uint32_t table = 254;  // the kernel table (netlink): 1..4294967294, not 255 (local)
+  // `retain-on-exit;`: a deliberate stop (SIGTERM) leaves the FEA's routes in the kernel for
+  // the next start to adopt (sluice-fea --retain-on-exit); by default the FEA removes them.
+  bool retain_on_exit = false;
   Where where;
   friend bool operator==(const FeaConfig&, const FeaConfig&) = default;
 };
@@ -89,6 +92,10 @@ struct RibConfig {
   // Protocol name ([a-z0-9_-], 1..32) -> distance; protocols not named keep the RIB's defaults
   // (connected 0, static 1, ebgp 20, ospf 110, isis 115, rip 120, ibgp 200).
   std::map<std::string, AdminDistanceConfig> admin_distances;
+  // `restart-time SECONDS;` (1..3600): how long a restarted RIB waits for every protocol that
+  // had routes in the FEA to re-feed it and send its end-of-RIB before the FEA sweeps what was
+  // not re-sent (sluice-rib --restart-time).
+  uint32_t restart_time_s = 60;
   friend bool operator==(const RibConfig&, const RibConfig&) = default;
 };
 

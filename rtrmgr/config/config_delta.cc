@@ -152,6 +152,7 @@ FeaDelta DiffFea(const Config& a, const Config& b) {
   static const std::vector<Field<FeaConfig>> kFields = {
       {"backend", [](const FeaConfig& f) { return std::string(FeaBackendName(f.backend)); }},
       {"table", [](const FeaConfig& f) { return absl::StrCat(f.table); }},
+      {"retain-on-exit", [](const FeaConfig& f) { return Flag(f.retain_on_exit); }},
   };
   FeaDelta d;
   d.fields = Diff(kFields, a.fea, b.fea);
@@ -161,6 +162,16 @@ FeaDelta DiffFea(const Config& a, const Config& b) {
 }
 
 // ---- rib and static routes
+
+RibDelta DiffRib(const RibConfig& a, const RibConfig& b) {
+  static const std::vector<Field<RibConfig>> kFields = {
+      {"restart-time", [](const RibConfig& r) { return FormatDuration(r.restart_time_s); }},
+  };
+  RibDelta d;
+  d.fields = Diff(kFields, a, b);
+  d.restart = !d.fields.empty();
+  return d;
+}
 
 std::vector<AdminDistanceDelta> DiffAdminDistances(const RibConfig& a, const RibConfig& b) {
   std::vector<AdminDistanceDelta> out;
@@ -452,14 +463,15 @@ bool BgpDelta::empty() const {
 }
 
 bool ConfigDelta::empty() const {
-  return finder.empty() && fea.empty() && admin_distances.empty() && static_routes.empty() &&
-         policy.items.empty() && bgp.empty();
+  return finder.empty() && fea.empty() && !rib.restart && admin_distances.empty() &&
+         static_routes.empty() && policy.items.empty() && bgp.empty();
 }
 
 ConfigDelta ComputeDelta(const Config& running, const Config& next) {
   ConfigDelta d;
   d.finder = DiffFinder(running.finder, next.finder);
   d.fea = DiffFea(running, next);
+  d.rib = DiffRib(running.rib, next.rib);
   d.admin_distances = DiffAdminDistances(running.rib, next.rib);
   d.static_routes = DiffStatic(running.static_routes, next.static_routes);
   d.policy = DiffPolicy(running.policy, next.policy);

@@ -7,10 +7,11 @@
 //
 // What each part asks of its process, and a safe order to apply them in:
 //   1. finder      access lists changed: replace the changed classes' rules, and the default.
-//   2. fea         restart: the backend or kernel table changed (both are fixed when the FEA
-//                  starts); otherwise interfaces added/removed, and for a changed one its link
-//                  attributes (enabled, mtu, mac) and the addresses added/removed.
-//   3. rib         admin distances set (a protocol no longer named goes back to its default).
+//   2. fea         restart: the backend, kernel table or retain-on-exit changed (all fixed when
+//                  the FEA starts); otherwise interfaces added/removed, and for a changed one its
+//                  link attributes (enabled, mtu, mac) and the addresses added/removed.
+//   3. rib         restart: restart-time changed (fixed when the RIB starts); admin distances
+//                  set (a protocol no longer named goes back to its default).
 //   4. static      routes added, removed, or changed (replace the route).
 //   5. policy      which sets and statements changed; the filter banks they affect are listed
 //                  on the peers below (recompile and re-filter those banks only).
@@ -53,12 +54,19 @@ struct InterfaceDelta {
 };
 
 struct FeaDelta {
-  // The backend or the kernel table changed: stop the FEA and start it with `after` (the RIB
-  // re-sends the whole FIB to the new FEA when it registers).
+  // The backend, the kernel table or retain-on-exit changed: stop the FEA and start it with `after`
+  // (the RIB re-sends the whole FIB to the new FEA when it registers).
   bool restart = false;
   std::vector<FieldChange> fields;
   std::vector<InterfaceDelta> interfaces;
   bool empty() const { return !restart && interfaces.empty(); }
+};
+
+// The RIB's start-time settings (restart-time) changed: stop the RIB and start it with the new
+// ones (the FEA keeps its routes meanwhile; the protocols re-feed the new RIB).
+struct RibDelta {
+  bool restart = false;
+  std::vector<FieldChange> fields;
 };
 
 struct AdminDistanceDelta {
@@ -135,6 +143,7 @@ struct FinderDelta {
 struct ConfigDelta {
   FinderDelta finder;
   FeaDelta fea;
+  RibDelta rib;
   std::vector<AdminDistanceDelta> admin_distances;
   std::vector<StaticRouteDelta> static_routes;
   PolicyDelta policy;

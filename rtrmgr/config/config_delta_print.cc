@@ -99,6 +99,7 @@ std::string ConfigDelta::ToString() const {
     lines.push_back(line);
   }
   // 3. rib
+  if (rib.restart) lines.push_back(absl::StrCat("rib: restart (", Fields(rib.fields), ")"));
   for (const AdminDistanceDelta& a : admin_distances) {
     lines.push_back(absl::StrCat("rib: admin-distance ", a.protocol, " ", Distance(a.before),
                                  " -> ", Distance(a.after)));

@@ -69,14 +69,21 @@ void PrintFeaRib(const Config& config, Writer* w) {
   w->Open("fea");
   w->Statement(absl::StrCat("backend ", FeaBackendName(config.fea.backend)));
   if (config.fea.table != FeaConfig().table) w->Statement(absl::StrCat("table ", config.fea.table));
+  if (config.fea.retain_on_exit) w->Statement("retain-on-exit");
   w->Close();
-  if (config.rib.admin_distances.empty()) return;
+  const RibConfig& rib = config.rib;
+  if (rib.admin_distances.empty() && rib.restart_time_s == RibConfig().restart_time_s) return;
   w->Open("rib");
-  w->Open("admin-distance");
-  for (const auto& [protocol, d] : config.rib.admin_distances) {
-    w->Statement(absl::StrCat(protocol, " ", d.distance));
+  if (!rib.admin_distances.empty()) {
+    w->Open("admin-distance");
+    for (const auto& [protocol, d] : rib.admin_distances) {
+      w->Statement(absl::StrCat(protocol, " ", d.distance));
+    }
+    w->Close();
   }
-  w->Close();
+  if (rib.restart_time_s != RibConfig().restart_time_s) {
+    w->Statement("restart-time " + FormatDuration(rib.restart_time_s));
+  }
   w->Close();
 }
 

@@ -101,6 +101,7 @@ class Configurator::Batch {
 
 std::vector<std::string> Configurator::FeaFlags(const Config& config) {
   std::vector<std::string> flags = {"--backend", FeaBackendName(config.fea.backend)};
+  if (config.fea.retain_on_exit) flags.push_back("--retain-on-exit");
   if (config.fea.backend == FeaBackend::kNetlink) {
     flags.push_back("--table");
     flags.push_back(absl::StrCat(config.fea.table));
@@ -114,6 +115,12 @@ std::vector<std::string> Configurator::FeaFlags(const Config& config) {
                                       : absl::StrCat(name, "=", absl::StrJoin(addresses, ",")));
   }
   return flags;
+}
+
+std::vector<std::string> Configurator::RibFlags(const Config& config) {
+  // Only a restart time other than sluice-rib's own default is passed on.
+  if (config.rib.restart_time_s == RibConfig().restart_time_s) return {};
+  return {"--restart-time", absl::StrCat(config.rib.restart_time_s)};
 }
 
 std::string Configurator::AccessListText(const Config& config) {

@@ -49,8 +49,12 @@ class Configurator {
 
   // Finder access list text for `config` (finder/access_list.h syntax); "" for allow-all.
   static std::string AccessListText(const Config& config);
-  // Command line flags for sluice-fea from `config` (backend, table, --interface ...).
+  // Command line flags for sluice-fea from `config` (backend, table, --retain-on-exit,
+  // --interface ...).
   static std::vector<std::string> FeaFlags(const Config& config);
+  // Command line flags for sluice-rib from `config`: --restart-time SECONDS when it is not
+  // sluice-rib's default (60 s).
+  static std::vector<std::string> RibFlags(const Config& config);
   // The policy block as policy-language text (every set and statement), for configure.
   static std::string PolicySource(const Config& config);
   // sluice-static's component class and instance.

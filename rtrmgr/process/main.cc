@@ -18,6 +18,10 @@
 // file and applies the change; SIGTERM/SIGINT stop every process (BGP first) and exit 0. A file
 // with errors exits 1 before anything starts, with one "FILE:LINE:COL: message" per error on
 // stderr; a bad option exits 2.
+//
+// If the router manager dies otherwise (SIGKILL, a crash), its processes keep running; started
+// again with the same run directory, it takes them over (router_manager.h) instead of starting
+// copies, and a file with errors then leaves the saved configuration running.
 
 #include <limits.h>
 #include <unistd.h>

@@ -8,14 +8,12 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "ipc/caller_key.h"
 #include "ipc/process_security.h"
 #include "ipc/proto/rtrmgr.pb.h"
+#include "ipc/unix_listener.h"
 #include "net/log.h"
 #include "net/status_macros.h"
-#include "rtrmgr/config/config_delta.h"
-#include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/credentials.h"
 
@@ -71,7 +69,10 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
             Configurator::kStaticTarget};
   }
   if (name == "rib") {
-    return {bin + "/rib/sluice-rib", "--finder", finder_address(), "--instance", "rib"};
+    std::vector<std::string> argv = {bin + "/rib/sluice-rib", "--finder", finder_address(),
+                                     "--instance", "rib"};
+    for (std::string& f : Configurator::RibFlags(running_)) argv.push_back(std::move(f));
+    return argv;
   }
   std::vector<std::string> argv = {bin + "/bgp/process/sluice-bgp", "--finder", finder_address(),
                                    "--instance", options_.bgp_instance};
@@ -82,12 +83,14 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
   return argv;
 }
 
-absl::StatusOr<LaunchPlan> RouterManager::Plan(const std::string& name) const {
+absl::StatusOr<LaunchPlan> RouterManager::Plan(const std::string& name) {
   LaunchPlan plan;
   plan.argv = ProcessArgv(name);
   ASSIGN_OR_RETURN(std::string dir, PrepareChildDir(name));
   plan.env.push_back("SLUICE_SOCKET_DIR=" + dir);
   if (name == "finder") {
+    // The adopted Finder that held the socket has died: a new socket for its successor.
+    if (finder_socket_ < 0) RETURN_IF_ERROR(PrepareFinderSocket());
     const int socket = fcntl(finder_socket_, F_DUPFD_CLOEXEC, 0);
     if (socket < 0) return absl::InternalError("cannot pass the Finder its socket");
     plan.fds.emplace_back(3, socket);
@@ -123,33 +126,38 @@ absl::Status RouterManager::WriteAccessList(const Config& config) {
 }
 
 absl::Status RouterManager::Start() {
-  absl::StatusOr<Config> config = LoadConfigFile(options_.config_file);
-  if (!config.ok()) return config.status();
-  running_ = *std::move(config);
+  if (ipc::UnixSocketAnswers(StatePath("rtrmgr.sock"))) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "another sluice-rtrmgr runs on ", options_.rundir, ": stop it first (SIGTERM)"));
+  }
+  RETURN_IF_ERROR(ChooseConfig());
   ASSIGN_OR_RETURN(child_user_, ChildUser(options_.user.empty() ? running_.user : options_.user));
   if (geteuid() == 0 && !child_user_) {
     SLUICE_LOG(kWarning) << "no user \"sluice\": the processes run as root with every "
                             "capability (create it: adduser --system --group sluice)";
   }
   RETURN_IF_ERROR(PrepareRunDir());
+  RETURN_IF_ERROR(PrepareStateDir());
   ASSIGN_OR_RETURN(master_key_, LoadOrCreateMasterKey(options_.rundir + "/master.key"));
   ExportTransportSecurity();
   RETURN_IF_ERROR(WriteAccessList(running_));
-  RETURN_IF_ERROR(PrepareFinderSocket());
+  // A running Finder keeps the socket it was given; a new one gets a new socket.
+  if (!live_.count("finder")) RETURN_IF_ERROR(PrepareFinderSocket());
+  if (live_.empty()) SaveRunning();
 
+  supervisor_.on_started = [this](const std::string&, pid_t) { SaveChildren(); };
   supervisor_.on_exited = [this](const std::string& name, const std::string&) {
     configured_[name] = false;
+    skip_birth_.erase(name);
+    SaveChildren();
   };
   for (const char* name : {"finder", "fea", "rib", "bgp", Configurator::kStaticTarget}) {
-    if (std::string(name) == "bgp" && !running_.bgp.enabled) continue;
-    if (name == Configurator::kStaticTarget && running_.static_routes.routes.empty()) continue;
-    configured_[name] = std::string(name) == "finder";
+    const bool wanted =
+        (std::string(name) != "bgp" || running_.bgp.enabled) &&
+        (name != Configurator::kStaticTarget || !running_.static_routes.routes.empty());
+    if (wanted || live_.count(name)) configured_[name] = std::string(name) == "finder";
   }
-  if (absl::Status s = supervisor_.Add(
-          "finder", [this] { return Plan("finder"); }, options_.rundir + "/finder.log");
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(StartOrAdopt("finder"));
 
   ASSIGN_OR_RETURN(ipc::RouterOptions o, OwnRouterOptions());
   router_ = std::make_unique<ipc::XrlRouter>(io_, "rtrmgr", "rtrmgr", o);
@@ -159,21 +167,28 @@ absl::Status RouterManager::Start() {
     Shutdown();
     io_.stop();
   });
-  router_->OnReady([](absl::Status s) {
+  router_->OnReady([this](absl::Status s) {
     if (!s.ok()) {
       SLUICE_LOG(kWarning) << "Finder: " << s.message() << " (still trying)";
+      return;
     }
+    registered_ = true;
+    CheckReady();
   });
   if (absl::Status s = router_->Start(); !s.ok()) return s;
   for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
     router_->WatchClass(name, [this](const ipc::TargetEvent& e) {
       if (e.kind == ipc::TargetEvent::kBirth) OnBirth(e.class_name);
+      // The Finder's word is a second sign of an adopted process's death.
+      if (e.kind == ipc::TargetEvent::kDeath) supervisor_.CheckExited(e.class_name);
     });
   }
   for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
     if (!configured_.count(name)) continue;
-    if (absl::Status s = StartChild(name); !s.ok()) return s;
+    RETURN_IF_ERROR(StartOrAdopt(name));
   }
+  starting_ = false;
+  SaveChildren();
   // Everything that needed root's full powers is done.
   if (child_user_) RETURN_IF_ERROR(KeepSupervisorCapabilities());
   return absl::OkStatus();
@@ -186,6 +201,10 @@ absl::Status RouterManager::StartChild(const std::string& name) {
 
 void RouterManager::OnBirth(const std::string& class_name) {
   if (stopped_ || !configured_.count(class_name)) return;
+  if (skip_birth_.erase(class_name)) {
+    SLUICE_LOG(kInfo) << class_name << " registered: adopted, it has its configuration";
+    return;
+  }
   SLUICE_LOG(kInfo) << class_name << " registered: pushing its configuration";
   auto done = [this, class_name](std::vector<std::string> errors) {
     Configured(class_name, std::move(errors));
@@ -200,80 +219,30 @@ void RouterManager::Configured(const std::string& name, std::vector<std::string>
   for (const std::string& e : errors) SLUICE_LOG(kWarning) << name << ": " << e;
   configured_[name] = true;
   SLUICE_LOG(kInfo) << name << " configured";
-  if (ready_) return;
+  SaveChildren();
+  CheckReady();
+}
+
+void RouterManager::CheckReady() {
+  if (ready_ || !registered_ || stopped_) return;
   for (const auto& [n, done] : configured_) {
     if (!done) return;
+  }
+  if (pending_delta_) {
+    // Adopted processes have the saved configuration; the file says what changed since.
+    pending_delta_ = false;
+    Reload("", false, [this](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+      if (delta.ok()) {
+        SLUICE_LOG(kInfo) << "applied the file's changes:\n" << *delta;
+      }
+      for (const std::string& w : warnings) SLUICE_LOG(kWarning) << w;
+      CheckReady();
+    });
+    return;
   }
   ready_ = true;
   router_->SetStatus(common::v1::READY);
   if (on_ready) on_ready();
-}
-
-void RouterManager::Reload(
-    const std::string& file, bool dry_run,
-    std::function<void(absl::StatusOr<std::string>, std::vector<std::string>)> done) {
-  const std::string path = file.empty() ? options_.config_file : file;
-  absl::StatusOr<Config> next = LoadConfigFile(path);
-  if (!next.ok()) {
-    SLUICE_LOG(kWarning) << "configuration " << path
-                         << " refused; the running configuration stays:\n"
-                         << next.status().message();
-    done(next.status(), {});
-    return;
-  }
-  ConfigDelta delta = ComputeDelta(running_, *next);
-  std::string text = delta.ToString();
-  if (dry_run) {
-    done(text, {});
-    return;
-  }
-  std::vector<std::string> warnings;
-  if (next->bgp.enabled != running_.bgp.enabled) {
-    warnings.push_back("a bgp block that comes or goes takes effect at the next start");
-  }
-  const FinderConfig& was = running_.finder;
-  const FinderConfig& will = next->finder;
-  if (will.operator_group != was.operator_group || will.admin_group != was.admin_group ||
-      will.listen != was.listen || will.tls != was.tls || will.insecure != was.insecure ||
-      next->user != running_.user) {
-    warnings.push_back(
-        "user, the Finder's groups, listen, tls and insecure take effect at the next start");
-  }
-  options_.config_file = path;
-  Config before = std::move(running_);
-  running_ = *std::move(next);
-  SLUICE_LOG(kInfo) << "applying " << path << ":\n" << text;
-  if (!delta.finder.empty()) {
-    if (absl::Status s = WriteAccessList(running_); !s.ok()) {
-      warnings.push_back(std::string(s.message()));
-    } else if (const Supervisor::Child* f = supervisor_.Find("finder"); f && f->pid > 0) {
-      kill(f->pid, SIGHUP);
-    }
-  }
-  if (delta.bgp.threads_changed && configured_.count("bgp")) {
-    // The shard stage's threads are fixed for a process's life: sluice-bgp restarts, its peers
-    // reconnect and the configuration is pushed again when it registers.
-    configured_["bgp"] = false;
-    supervisor_.Restart("bgp", std::chrono::milliseconds(5000));
-  }
-  if (delta.fea.restart) {
-    configured_["fea"] = false;
-    supervisor_.Restart("fea", std::chrono::milliseconds(5000));
-  }
-  if (!running_.static_routes.routes.empty() && !configured_.count(Configurator::kStaticTarget)) {
-    // The first static routes: sluice-static starts, and gets every route when it registers.
-    configured_[Configurator::kStaticTarget] = false;
-    if (absl::Status s = StartChild(Configurator::kStaticTarget); !s.ok()) {
-      warnings.push_back(std::string(s.message()));
-    }
-    delta.static_routes.clear();
-  }
-  configurator_->ApplyDelta(
-      delta, before, running_,
-      [text, warnings, done = std::move(done)](std::vector<std::string> errors) mutable {
-        for (std::string& e : errors) warnings.push_back(std::move(e));
-        done(text, std::move(warnings));
-      });
 }
 
 absl::Status RouterManager::RegisterService() {
@@ -325,9 +294,17 @@ absl::Status RouterManager::RegisterService() {
 void RouterManager::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
+  // Start() failed: what a predecessor started runs on, and its record stays for the next try.
+  if (starting_) supervisor_.ReleaseAdopted();
+  const Supervisor::Child* finder = supervisor_.Find("finder");
+  const bool finder_stops = finder != nullptr && finder->pid > 0;
   if (!supervisor_.children().empty()) {
     SLUICE_LOG(kInfo) << "shutting down";
     supervisor_.StopAll(std::chrono::milliseconds(5000));
+    // Nothing runs any more: nothing for a successor to adopt.
+    if (!starting_) unlink(StatePath("children").c_str());
+    // An adopted Finder's socket is not ours to close, but it is gone with the Finder.
+    if (finder_stops && finder_socket_ < 0) unlink((options_.rundir + "/finder.sock").c_str());
   }
   if (finder_socket_ >= 0) {
     close(finder_socket_);

@@ -10,7 +10,20 @@
 // "FILE:LINE:COL: message", and a reload with errors leaves the running configuration as it was.
 //
 // The Finder's access list (the finder block) is written to RUNDIR/finder.acl and re-read by
-// the Finder on SIGHUP. The FEA restarts when its backend or kernel table changes.
+// the Finder on SIGHUP. The FEA restarts when its backend, kernel table or retain-on-exit
+// changes, the RIB when its restart-time does, sluice-bgp when its threads do: each with
+// SIGUSR2 ("exit so that a successor takes over; leave your state for it").
+//
+// Restarts of the router manager itself (DESIGN.md § Restarts). Its death stops nothing: the
+// children run in sessions of their own. It keeps the running configuration and the children
+// it started in RUNDIR/rtrmgr (saved_state.h); a new router manager on the same run directory
+// adopts every recorded child that is still the same process (pid, start time, program), does
+// not push the configuration again to those that had taken it, starts the missing ones, and
+// applies the file, when it differs from the saved configuration, as a delta. A file with
+// errors then leaves the saved configuration running (a warning, not a refusal). A deliberate
+// stop (Shutdown) stops every child, adopted or not, and removes the children file; after a
+// failed Start() it stops only what it started itself. Start() refuses to run beside a live
+// router manager on the same run directory.
 //
 // Security (DESIGN.md § Security). The run directory must be ours (or root's) and writable by
 // nobody else, or nothing starts. The router manager binds the Finder's socket itself
@@ -24,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +47,7 @@
 #include "rtrmgr/config/config.h"
 #include "rtrmgr/process/configurator.h"
 #include "rtrmgr/process/privileges.h"
+#include "rtrmgr/process/saved_state.h"
 #include "rtrmgr/process/supervisor.h"
 
 namespace sluice::rtrmgr {
@@ -74,12 +89,24 @@ class RouterManager {
   absl::Status RegisterService();
   void OnBirth(const std::string& class_name);
   void Configured(const std::string& name, std::vector<std::string> errors);
+  // Says "ready" once registered and every process is configured (after the pending delta).
+  void CheckReady();
   absl::Status WriteAccessList(const Config& config);
   std::vector<std::string> ProcessArgv(const std::string& name) const;
-  absl::StatusOr<LaunchPlan> Plan(const std::string& name) const;
+  absl::StatusOr<LaunchPlan> Plan(const std::string& name);
   absl::Status StartChild(const std::string& name);
+  // The saved state (router_manager_state.cc). ChooseConfig sets running_ from the file or,
+  // when a predecessor's processes still run (live_), from the saved configuration.
+  std::string StatePath(const char* file) const;
+  absl::Status ChooseConfig();
+  std::vector<ChildRecord> LiveChildren() const;
+  // Starts `name`, or adopts it when a predecessor's process still runs.
+  absl::Status StartOrAdopt(const std::string& name);
+  void SaveChildren();
+  void SaveRunning();
   // Security set-up before anything starts (router_manager_setup.cc).
   absl::Status PrepareRunDir();
+  absl::Status PrepareStateDir() const;  // RUNDIR/rtrmgr
   absl::Status PrepareFinderSocket();
   absl::StatusOr<std::string> PrepareChildDir(const std::string& name) const;
   absl::StatusOr<ipc::RouterOptions> OwnRouterOptions() const;
@@ -93,6 +120,12 @@ class RouterManager {
   std::unique_ptr<ipc::XrlRouter> router_;
   std::unique_ptr<Configurator> configurator_;
   std::map<std::string, bool> configured_;
+  // Adopted processes that have their configuration: their first birth pushes nothing.
+  std::set<std::string> skip_birth_;
+  std::map<std::string, ChildRecord> live_;  // a predecessor's processes still running
+  bool pending_delta_ = false;  // apply the file against the saved configuration when ready
+  bool registered_ = false;
+  bool starting_ = true;  // Start() has not added every child yet: nothing to save
   bool ready_ = false;
   bool stopped_ = false;
   std::optional<RunAs> child_user_;  // nullopt: the children run as we do

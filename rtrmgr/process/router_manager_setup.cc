@@ -81,12 +81,17 @@ absl::StatusOr<std::string> RouterManager::PrepareChildDir(const std::string& na
   return dir;
 }
 
+absl::Status RouterManager::PrepareStateDir() const {
+  // Our socket and saved state (mode 0600 files) live in RUNDIR/rtrmgr, which the Finder (of
+  // the children's group) may enter to relay people's calls; nobody else may.
+  const gid_t group = child_user_ ? child_user_->gid : getegid();
+  return OwnDirectory(options_.rundir + "/rtrmgr", geteuid(), group, 0750);
+}
+
 absl::StatusOr<ipc::RouterOptions> RouterManager::OwnRouterOptions() const {
-  // Our socket lives in RUNDIR/rtrmgr, which the Finder (of the children's group) may enter to
-  // relay people's calls; nobody else may.
   const std::string dir = options_.rundir + "/rtrmgr";
   const gid_t group = child_user_ ? child_user_->gid : getegid();
-  RETURN_IF_ERROR(OwnDirectory(dir, geteuid(), group, 0750));
+  RETURN_IF_ERROR(PrepareStateDir());
   ipc::RouterOptions o;
   o.finder_address = finder_address();
   o.listen = {absl::StrCat("unix:", dir, "/rtrmgr.sock")};

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,16 +76,21 @@ absl::StatusOr<int> OpenLogFile(const std::string& path) {
   return fd;
 }
 
-absl::Status Supervisor::Add(std::string name, std::function<absl::StatusOr<LaunchPlan>()> plan,
-                             std::string log_file) {
+Supervisor::Child& Supervisor::NewChild(std::string name,
+                                        std::function<absl::StatusOr<LaunchPlan>()> plan,
+                                        std::string log_file) {
   auto child = std::make_unique<Child>();
   child->name = std::move(name);
   child->plan = std::move(plan);
   child->log_file = std::move(log_file);
   child->timer = std::make_unique<boost::asio::steady_timer>(io_);
-  Child& c = *child;
   children_.push_back(std::move(child));
-  return Spawn(c);
+  return *children_.back();
+}
+
+absl::Status Supervisor::Add(std::string name, std::function<absl::StatusOr<LaunchPlan>()> plan,
+                             std::string log_file) {
+  return Spawn(NewChild(std::move(name), std::move(plan), std::move(log_file)));
 }
 
 std::vector<std::string> Supervisor::ChildEnvironment(const LaunchPlan& plan) {
@@ -131,9 +135,10 @@ namespace {
   if (plan.privileges) {
     if (const char* failed = EnterChildPrivileges(*plan.privileges)) fail(failed);
   }
-  // If the router manager dies without stopping us (SIGKILL), we stop too: nothing is left
-  // running without a supervisor. Set after the user change, which clears it.
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  // A session of its own: a terminal's hang-up or ^C, or a signal to the router manager's
+  // process group, does not reach it; it keeps running when the router manager dies, for a
+  // successor to adopt.
+  setsid();
   execve(argv[0], argv, envp);
   fail("execve");
   _exit(127);  // not reached: fail() exits
@@ -184,6 +189,10 @@ absl::Status Supervisor::Spawn(Child& child) {
   if (pid == 0) ExecChild(*plan, *log, cargv.data(), cenv.data());
   close(*log);
   child.pid = pid;
+  child.adopted = false;
+  child.pidfd.reset();
+  child.program = args[0];
+  child.start_time = ProcessStartTime(pid).value_or(0);
   child.started = std::chrono::steady_clock::now();
   SLUICE_LOG(kInfo) << "started " << child.name << " (pid " << pid << "): " << args[0]
                     << (plan->privileges
@@ -208,60 +217,63 @@ void Supervisor::Reap() {
     const pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid <= 0) return;
     for (auto& c : children_) {
-      if (c->pid != pid) continue;
-      Child& child = *c;
-      child.pid = 0;
-      child.last_exit = ExitText(status);
-      if (stopping_) {
-        SLUICE_LOG(kInfo) << child.name << " (pid " << pid << ") ended: " << child.last_exit;
-      } else {
-        SLUICE_LOG(kWarning) << child.name << " (pid " << pid << ") ended: " << child.last_exit;
-      }
-      if (on_exited) on_exited(child.name, child.last_exit);
-      if (stopping_ || !child.restart) break;
-      const auto ran = std::chrono::steady_clock::now() - child.started;
-      if (ran > std::chrono::seconds(30)) child.backoff = std::chrono::milliseconds(200);
-      const auto wait = child.backoff;
-      child.backoff = std::min(child.backoff * 2, std::chrono::milliseconds(10000));
-      child.timer->expires_after(wait);
-      child.timer->async_wait([this, &child](const boost::system::error_code& error) {
-        if (error || stopping_ || child.pid != 0) return;
-        ++child.restarts;
-        if (absl::Status s = Spawn(child); !s.ok()) {
-          SLUICE_LOG(kError) << s.message();
-        }
-      });
+      if (c->pid != pid || c->adopted) continue;
+      Died(*c, ExitText(status));
       break;
     }
   }
 }
 
-void Supervisor::StopProcess(Child& child, std::chrono::milliseconds grace) {
+void Supervisor::Died(Child& child, const std::string& how) {
+  const pid_t pid = child.pid;
+  child.pid = 0;
+  child.adopted = false;
+  child.pidfd.reset();
+  child.last_exit = how;
+  if (stopping_) {
+    SLUICE_LOG(kInfo) << child.name << " (pid " << pid << ") ended: " << how;
+  } else {
+    SLUICE_LOG(kWarning) << child.name << " (pid " << pid << ") ended: " << how;
+  }
+  if (on_exited) on_exited(child.name, how);
+  if (stopping_ || !child.restart) return;
+  const auto ran = std::chrono::steady_clock::now() - child.started;
+  if (ran > std::chrono::seconds(30)) child.backoff = std::chrono::milliseconds(200);
+  const auto wait = child.backoff;
+  child.backoff = std::min(child.backoff * 2, std::chrono::milliseconds(10000));
+  child.timer->expires_after(wait);
+  child.timer->async_wait([this, &child](const boost::system::error_code& error) {
+    if (error || stopping_ || child.pid != 0) return;
+    ++child.restarts;
+    if (absl::Status s = Spawn(child); !s.ok()) {
+      SLUICE_LOG(kError) << s.message();
+    }
+  });
+}
+
+void Supervisor::StopProcess(Child& child, std::chrono::milliseconds grace, int signal) {
   if (child.pid <= 0) return;
   const pid_t pid = child.pid;
-  kill(pid, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + grace;
+  SignalProcess(child, signal);
   int status = 0;
-  while (true) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno == ECHILD)) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      SLUICE_LOG(kWarning) << child.name << " (pid " << pid << ") ignored SIGTERM: SIGKILL";
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!WaitExit(child, grace, &status)) {
+    SLUICE_LOG(kWarning) << child.name << " (pid " << pid << ") ignored signal " << signal
+                         << ": SIGKILL";
+    SignalProcess(child, SIGKILL);
+    WaitExit(child, std::chrono::milliseconds(5000), &status);
   }
+  child.last_exit = child.adopted ? "stopped" : ExitText(status);
   child.pid = 0;
-  child.last_exit = ExitText(status);
+  child.adopted = false;
+  child.pidfd.reset();
 }
 
-void Supervisor::Restart(const std::string& name, std::chrono::milliseconds grace) {
+void Supervisor::Restart(const std::string& name, std::chrono::milliseconds grace, int signal) {
   for (auto& c : children_) {
     if (c->name != name) continue;
     c->timer->cancel();
-    StopProcess(*c, grace);
+    SLUICE_LOG(kInfo) << "restarting " << name << " (signal " << signal << ")";
+    StopProcess(*c, grace, signal);
     if (on_exited) on_exited(c->name, c->last_exit);
     ++c->restarts;
     if (absl::Status s = Spawn(*c); !s.ok()) {

@@ -7,16 +7,24 @@
 // Finder's lifetime events (DESIGN.md § Processes); the router manager pushes the restarted
 // process's configuration when it registers again.
 //
+// The children outlive the router manager (DESIGN.md § Restarts): each runs in its own session
+// (setsid), so neither a terminal's signals nor the death of the router manager reach it, and a
+// successor adopts it (Adopt): it watches a process it is not the parent of through a pidfd
+// (pidfd_open(2); readable once the process has exited) and restarts it like any child.
+//
 // Log files are opened without following symbolic links and must be regular files owned by
 // the router manager's user; a child whose log is not is not started.
 //
 // Back-off: 0.2 s after the first death, doubling to at most 10 s; back to 0.2 s once a child
-// has run 30 s. Stop() sends SIGTERM in the reverse order of Add() and SIGKILL to what is still
-// running after the grace time.
+// has run 30 s. StopAll() sends SIGTERM in the reverse order of Add() and SIGKILL to what is
+// still running after the grace time; Restart() sends the signal it is given (SIGUSR2: "exit so
+// that a successor takes over; leave your state for it").
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
@@ -30,6 +38,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "rtrmgr/process/privileges.h"
+#include "rtrmgr/process/saved_state.h"
 
 namespace sluice::rtrmgr {
 
@@ -60,6 +69,12 @@ class Supervisor {
     std::chrono::steady_clock::time_point started;
     std::chrono::milliseconds backoff{200};
     std::unique_ptr<boost::asio::steady_timer> timer;
+    // Who the process is (saved_state.h): its program and /proc start time.
+    std::string program;
+    uint64_t start_time = 0;
+    // Adopted: started by a predecessor; not our child, watched through `pidfd`.
+    bool adopted = false;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> pidfd;
   };
 
   explicit Supervisor(boost::asio::io_context& io);
@@ -73,9 +88,20 @@ class Supervisor {
   // (the path in the message).
   absl::Status Add(std::string name, std::function<absl::StatusOr<LaunchPlan>()> plan,
                    std::string log_file);
-  // Stops one child (SIGTERM, SIGKILL after `grace`) and starts it again at once with its
-  // current command line (a changed FEA backend).
-  void Restart(const std::string& name, std::chrono::milliseconds grace);
+  // Adds a child that a predecessor started and that is still running (`record`: checked
+  // again here, after the pidfd is open, so that a recycled pid is never adopted). When the
+  // process is gone it is started as Add() would. Errors: Add()'s.
+  absl::Status Adopt(const ChildRecord& record, std::function<absl::StatusOr<LaunchPlan>()> plan,
+                     std::string log_file);
+  // Stops one child (`signal`, SIGKILL after `grace`) and starts it again at once with its
+  // current command line (a changed FEA backend, bgp threads). SIGUSR2 asks it to leave its
+  // state (routes in the kernel, at the RIB, at the peers) for its successor.
+  void Restart(const std::string& name, std::chrono::milliseconds grace, int signal = SIGUSR2);
+  // Another sign that `name` may have died (the Finder's death event): handles the death now
+  // if its process has exited.
+  void CheckExited(const std::string& name);
+  // Lets go of every adopted child without signalling it: it runs on, unsupervised.
+  void ReleaseAdopted();
   // Stops every child, the last added first, waiting at most `grace` for each before SIGKILL.
   // Blocks; no restarts afterwards.
   void StopAll(std::chrono::milliseconds grace);
@@ -84,13 +110,23 @@ class Supervisor {
   const std::vector<std::unique_ptr<Child>>& children() const { return children_; }
 
  private:
+  Child& NewChild(std::string name, std::function<absl::StatusOr<LaunchPlan>()> plan,
+                  std::string log_file);
   absl::Status Spawn(Child& child);
   // The plan's environment on top of ours, as execve(2) wants it.
   static std::vector<std::string> ChildEnvironment(const LaunchPlan& plan);
   void WaitSignals();
   void Reap();
-  // Stops `child`'s process synchronously (SIGTERM, then SIGKILL after `grace`).
-  void StopProcess(Child& child, std::chrono::milliseconds grace);
+  // After `child` died (`how`: its exit text): report it and start it again after the back-off.
+  void Died(Child& child, const std::string& how);
+  // Waits (on the loop) for the adopted `child`'s pidfd to become readable: its exit.
+  void WatchAdopted(Child& child);
+  // Sends `signal` to `child`'s process (through its pidfd when adopted).
+  void SignalProcess(const Child& child, int signal);
+  // True once `child`'s process has exited, waiting at most `wait` (reaps our own children).
+  bool WaitExit(Child& child, std::chrono::milliseconds wait, int* status);
+  // Stops `child`'s process synchronously (`signal`, then SIGKILL after `grace`).
+  void StopProcess(Child& child, std::chrono::milliseconds grace, int signal = SIGTERM);
 
   boost::asio::io_context& io_;
   boost::asio::signal_set sigchld_;

@@ -11,6 +11,7 @@
 
 #include "bgp/replay/asio.h"
 #include "bgp/replay/feed_encoder.h"
+#include "bgp/replay/held_routes.h"
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_session.h"
 #include "bgp/wire/update_decoder.h"
@@ -376,6 +377,154 @@ TEST(ReplaySessionTest, FlapModeWithdrawsAndAnnouncesAgainAndEndsAnnounced) {
   EXPECT_EQ(sender.stats().flaps, 3u);
   EXPECT_EQ(receiver.stats().prefixes_received, 400u);  // the table, then again after each flap
   EXPECT_EQ(receiver.stats().withdrawals_received, 300u);
+}
+
+// Runs a receiver (listening) and a sender that may reconnect: every connection goes to the
+// receiver when it waits for one, else it is closed.
+void RunReconnecting(asio::io_context& io, const asio::ip::tcp::endpoint& endpoint,
+                     ReplaySession& receiver, ReplaySession& sender) {
+  asio::ip::tcp::acceptor acceptor(io, endpoint);
+  std::function<void()> accept = [&] {
+    acceptor.async_accept([&](const boost::system::error_code& ec, asio::ip::tcp::socket s) {
+      if (ec) return;
+      if (receiver.waiting_for_connection()) receiver.Accept(std::move(s));
+      accept();
+    });
+  };
+  accept();
+  sender.Connect();
+  asio::steady_timer guard(io, std::chrono::seconds(60));
+  guard.async_wait([&](const boost::system::error_code& ec) {
+    if (!ec) {
+      ADD_FAILURE() << "timeout";
+      sender.Stop("timeout");
+      receiver.Stop("timeout");
+    }
+  });
+  int done = 0;
+  sender.on_done = receiver.on_done = [&](ReplaySession*) {
+    if (++done < 2) return;
+    guard.cancel();
+    acceptor.close();
+  };
+  io.run();
+}
+
+// A restart seen from both ends: the sender (--reconnect) loses its connection without a
+// NOTIFICATION, reconnects and sends a different table (its first `drop` routes left out,
+// `add` routes new); the receiver either keeps the routes as a graceful restart helper or, without
+// graceful restart, removes them at the drop.
+struct RestartRun {
+  std::vector<uint64_t> held;  // the receiver's held count at each change
+  SessionStats receiver, sender;
+};
+
+RestartRun RunRestart(bool receiver_graceful_restart, size_t total, size_t drop, size_t add) {
+  AttributeStore store;
+  const std::vector<Route> all = SyntheticTable(total, 6, &store).Table();
+  const std::vector<Route> first(all.begin(), all.end() - ptrdiff_t(add));
+  const std::vector<Route> again(all.begin() + ptrdiff_t(drop), all.end());
+  const std::vector<Route> none;
+  asio::io_context io;
+  const asio::ip::tcp::endpoint endpoint = FreeEndpoint();
+  SessionOptions receiver_options = ReceiverOptions("helper");
+  receiver_options.track_held = true;
+  receiver_options.reconnect = true;  // waits for the next connection either way
+  if (receiver_graceful_restart) receiver_options.graceful_restart = 120;
+  RewriteOptions rw;
+  rw.local_as = 65001;
+  ReplaySession receiver(io, receiver_options, EncoderFor(&store, &none, rw));
+  SessionOptions sender_options = SenderOptions(receiver_options, "restarting", endpoint);
+  sender_options.graceful_restart = 90;
+  sender_options.reconnect = true;
+  ReplaySession sender(io, sender_options, EncoderFor(&store, &first, SenderRewrite()));
+  sender.SetReconnectEncoder(EncoderFor(&store, &again, SenderRewrite()));
+
+  RestartRun run;
+  bool dropped = false;
+  receiver.on_held_change = [&](ReplaySession* r) {
+    const SessionStats& st = r->stats();
+    run.held.push_back(st.prefixes_held);
+    if (!dropped && st.prefixes_held == first.size()) {
+      dropped = true;
+      asio::post(io, [&] { sender.DropConnection(); });
+    } else if (dropped && st.connections == 2 && st.prefixes_held == again.size() &&
+               st.prefixes_stale == 0) {
+      sender.Stop("done");
+      receiver.Stop("done");
+    }
+  };
+  RunReconnecting(io, endpoint, receiver, sender);
+  run.receiver = receiver.stats();
+  run.sender = sender.stats();
+  return run;
+}
+
+TEST(ReplayRestartTest, GracefulRestartHelperKeepsRoutesAndSweepsTheStaleOnes) {
+  const RestartRun run = RunRestart(true, 1000, 100, 50);
+  // The sender reconnected once and sent its new table (900 routes) with End-of-RIB.
+  EXPECT_EQ(run.sender.connections, 2u);
+  EXPECT_EQ(run.sender.drops, 1u);
+  EXPECT_EQ(run.sender.error, "");
+  EXPECT_EQ(run.sender.prefixes_sent, 900u);
+  EXPECT_EQ(run.receiver.connections, 2u);
+  EXPECT_EQ(run.receiver.prefixes_received, 950u + 900u);
+  // Across the drop the receiver held every route until the End-of-RIB swept the 100 that were
+  // not sent again; never a withdrawal.
+  ASSERT_FALSE(run.held.empty());
+  const auto sweep = std::find(run.held.begin(), run.held.end(), 1000u);
+  ASSERT_NE(sweep, run.held.end()) << "the 50 new routes arrived next to the 950 kept";
+  EXPECT_EQ(*std::min_element(std::find(run.held.begin(), run.held.end(), 950u), sweep + 1), 950u);
+  EXPECT_EQ(run.held.back(), 900u);
+  EXPECT_EQ(run.receiver.stale_kept, 950u);
+  EXPECT_EQ(run.receiver.stale_swept, 100u);
+  EXPECT_EQ(run.receiver.flushed, 0u);
+  EXPECT_EQ(run.receiver.withdrawals_received, 0u);
+  EXPECT_TRUE(run.receiver.end_of_rib_received);
+  // The OPEN after the reconnect carried R (and N and F, as the first did).
+  EXPECT_NE(run.receiver.negotiated.find("graceful-restart(restart-time 90 R N ipv4-unicast/F)"),
+            std::string::npos)
+      << run.receiver.negotiated;
+  // Both sides set N, so the deliberate end was a Hard Reset.
+  ASSERT_TRUE(run.sender.notification_sent.has_value());
+  EXPECT_EQ(run.sender.notification_sent->subcode, cease::kHardReset);
+}
+
+TEST(ReplayRestartTest, WithoutGracefulRestartTheDropRemovesTheRoutes) {
+  const RestartRun run = RunRestart(false, 1000, 100, 50);
+  EXPECT_EQ(run.receiver.connections, 2u);
+  EXPECT_EQ(run.receiver.flushed, 950u);
+  EXPECT_EQ(run.receiver.stale_kept, 0u);
+  EXPECT_EQ(run.receiver.stale_swept, 0u);
+  EXPECT_NE(std::find(run.held.begin(), run.held.end(), 0u), run.held.end());
+  EXPECT_EQ(run.held.back(), 900u);
+  EXPECT_EQ(run.receiver.withdrawals_received, 0u);
+  // Without N from the receiver, the sender's end is a plain Cease.
+  ASSERT_TRUE(run.sender.notification_sent.has_value());
+  EXPECT_EQ(run.sender.notification_sent->subcode, cease::kAdministrativeShutdown);
+}
+
+TEST(HeldRoutesTest, StaleMarksSurviveUntilSweptOrAnnounced) {
+  HeldRoutes held;
+  const net::Prefix a = *net::Prefix::Parse("10.0.0.0/24"), b = *net::Prefix::Parse("10.0.1.0/24");
+  const net::Prefix c = *net::Prefix::Parse("2001:db8::/32");
+  EXPECT_TRUE(held.Announce(a));
+  EXPECT_TRUE(held.Announce(b));
+  EXPECT_TRUE(held.Announce(c));
+  EXPECT_FALSE(held.Announce(a));
+  AfiSafiSet v4;
+  v4.Add(kIPv4Unicast);
+  EXPECT_EQ(held.MarkStale(v4), 1u);  // IPv6 not kept
+  EXPECT_EQ(held.size(), 2u);
+  EXPECT_EQ(held.stale(), 2u);
+  EXPECT_FALSE(held.Announce(a));  // again: no longer stale
+  EXPECT_EQ(held.stale(), 1u);
+  EXPECT_EQ(held.Sweep(v4), 1u);  // b
+  EXPECT_EQ(held.size(), 1u);
+  EXPECT_EQ(held.stale(), 0u);
+  EXPECT_TRUE(held.Withdraw(a));
+  EXPECT_FALSE(held.Withdraw(a));
+  EXPECT_EQ(held.size(), 0u);
 }
 
 }  // namespace

@@ -224,7 +224,7 @@ TEST_F(SessionTransportTest, GracefulRestartNegotiationHardResetAndConnectionLos
   ASSERT_TRUE(a_->manager.DisablePeer(Addr("127.0.0.2")).ok());
   ASSERT_TRUE(RunUntil(
       io_, [&] { return !RibB()->established; }, 5));
-  EXPECT_EQ(b_->Status("127.0.0.1").last_notification_received, (Notification{6, 9, {2}}));
+  EXPECT_EQ(b_->Status("127.0.0.1").last_notification_received, (Notification{6, 9, {6, 2}}));
   EXPECT_EQ(RibB()->graceful_downs, 0);
   EXPECT_EQ(RibA()->graceful_downs, 0);
   ASSERT_TRUE(a_->manager.EnablePeer(Addr("127.0.0.2")).ok());
@@ -316,7 +316,7 @@ TEST_F(SessionTransportTest, LocalAsChangeRestartsSessionsWithOtherConfiguration
       io_,
       [&] {
         // RFC 8538 §3: both sides set the N bit, so the Cease travels inside a Hard Reset.
-        return b_->Status("127.0.0.1").last_notification_received == Notification{6, 9, {6}};
+        return b_->Status("127.0.0.1").last_notification_received == Notification{6, 9, {6, 6}};
       },
       5));
   // B expects AS 4200000001: the new OPEN is refused with Bad Peer AS.
@@ -427,7 +427,7 @@ TEST_F(SessionTransportTest, MaxPrefixWarnsOrTearsDownAndRestarts) {
   // Reached; its data (RFC 4486 §4: AFI, SAFI, limit) only with one family, here two.
   EXPECT_EQ(sa.last_notification_received->code, 6);
   EXPECT_EQ(sa.last_notification_received->subcode, 9);
-  EXPECT_EQ(sa.last_notification_received->data, std::vector<uint8_t>{1});
+  EXPECT_EQ(sa.last_notification_received->data, (std::vector<uint8_t>{6, 1}));
   EXPECT_EQ(RibA()->graceful_downs, 0);  // B's routes were flushed, not kept stale
   // B comes back by itself after the restart time.
   ASSERT_TRUE(RunUntil(

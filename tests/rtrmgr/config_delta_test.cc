@@ -225,6 +225,21 @@ TEST(ConfigDelta, BackendChangeRestartsTheFea) {
   EXPECT_EQ(d.ToString(), "fea: restart (backend dummy -> netlink; table 254 -> 100)\n");
 }
 
+// Both are fixed when the process starts: a change restarts the FEA or the RIB.
+TEST(ConfigDelta, RetainOnExitRestartsTheFeaAndRestartTimeTheRib) {
+  const Config base = Parse("fea { backend dummy; }");
+  const ConfigDelta retain = ComputeDelta(base, Parse("fea { backend dummy; retain-on-exit; }"));
+  EXPECT_TRUE(retain.fea.restart);
+  EXPECT_FALSE(retain.rib.restart);
+  EXPECT_EQ(retain.ToString(), "fea: restart (retain-on-exit off -> on)\n");
+  const ConfigDelta rib = ComputeDelta(base, Parse("rib { restart-time 2m; }"));
+  EXPECT_TRUE(rib.rib.restart);
+  EXPECT_FALSE(rib.fea.restart);
+  EXPECT_FALSE(rib.empty());
+  EXPECT_EQ(rib.ToString(), "rib: restart (restart-time 1m -> 2m)\n");
+  EXPECT_TRUE(ComputeDelta(base, Parse("rib { restart-time 60; }")).empty());
+}
+
 TEST(ConfigDelta, StartingAndStoppingBgp) {
   const Config none = Parse("fea { backend dummy; }");
   const Config base = Parse(kBase);

@@ -48,7 +48,9 @@ TEST(ConfigExamples, Everything) {
   EXPECT_TRUE(eth0.mac.has_value());
   EXPECT_FALSE(c->interfaces.at("eth2").enabled);
   EXPECT_EQ(c->fea.table, 100u);
+  EXPECT_TRUE(c->fea.retain_on_exit);
   EXPECT_EQ(c->rib.admin_distances.at("static").distance, 5);
+  EXPECT_EQ(c->rib.restart_time_s, 90u);
   ASSERT_EQ(c->static_routes.routes.size(), 3u);
   const StaticRoute& r = c->static_routes.routes.at(Net("10.0.0.0/8"));
   EXPECT_EQ(r.next_hop, Ip("192.0.2.254"));
@@ -113,7 +115,8 @@ TEST(ConfigRoundTrip, Examples) {
 
 TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
   auto c = ParseConfig(R"(
-    fea { backend netlink; table 1000; }
+    fea { backend netlink; table 1000; retain-on-exit; }
+    rib { restart-time 5m; }
     protocols { bgp {
       local-as 4294967295; bgp-id 1.2.3.4; threads 256;
       damping { half-life 90s; reuse 500; suppress 3000; max-suppress 20m; }

@@ -13,6 +13,7 @@ namespace sluice::rtrmgr {
 namespace {
 
 using ::testing::Contains;
+using ::testing::Not;
 
 std::string Example(const char* name) { return std::string(SLUICE_RTRMGR_EXAMPLES) + "/" + name; }
 
@@ -55,6 +56,18 @@ TEST(Configurator, TheDummyFeaStartsWithTheConfiguredInterfaces) {
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_EQ(Configurator::FeaFlags(*n),
             (std::vector<std::string>{"--backend", "netlink", "--table", "100"}));
+}
+
+TEST(Configurator, RetainOnExitAndTheRibRestartTimeReachTheCommandLines) {
+  auto c =
+      ParseConfig("fea { backend netlink; retain-on-exit; }\nrib { restart-time 2m; }\n", "t.conf");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(Configurator::FeaFlags(*c), Contains("--retain-on-exit"));
+  EXPECT_EQ(Configurator::RibFlags(*c), (std::vector<std::string>{"--restart-time", "120"}));
+  auto d = ParseConfig("fea { backend netlink; }\n", "d.conf");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_THAT(Configurator::FeaFlags(*d), Not(Contains("--retain-on-exit")));
+  EXPECT_TRUE(Configurator::RibFlags(*d).empty());
 }
 
 TEST(Configurator, ThePolicySourceParsesBackToTheSameSetsAndStatements) {
