@@ -209,5 +209,95 @@ TEST_F(GracefulBirdTest, PeerThatDoesNotReturnLosesItsRoutesAfterItsRestartTime)
   EXPECT_NE(sluice_->bgp().Output().find("not back within its restart time"), std::string::npos);
 }
 
+// Sluice as the restarting speaker, with the real RIB: sluice-bgp is SIGKILLed (a crash) or gets
+// SIGUSR2 (the router manager restarting it) and is started again. The RIB keeps BGP's routes
+// (stale, for the restart time sluice-bgp registered), the downstream BIRD keeps them (it helps
+// us: BIRD's default `graceful restart aware`); the new sluice-bgp learns from the RIB that it
+// restarts, sets the R bit, and sends End-of-RIB to BIRD and to the RIB only once the upstream
+// has sent its own. Neither the FIB's count nor BIRD's ever drops. SIGTERM is a deliberate stop:
+// both drop everything at once (deregister_protocol; a Cease BIRD does not hold routes for).
+class GracefulBirdRestartingTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(GracefulBirdRestartingTest, SluiceBgpEndsAndOnlyADeliberateStopIsNoticed) {
+  for (const char* p : {"bird", "birdc"}) {
+    if (!sluice::testing::HaveProgram(p)) {
+      GTEST_SKIP() << p << " is not installed (Debian package bird2)";
+    }
+  }
+  const int port = sluice::testing::FreeTcpPort();
+  SluiceRouter sluice({"--listen", absl::StrCat("127.0.0.1:", port), "--local-as",
+                       absl::StrCat(kSluiceAs), "--bgp-id", "10.255.0.1", "--ipv4-only"});
+  ASSERT_TRUE(sluice.ok()) << sluice.error();
+  if (!sluice.real_rib()) GTEST_SKIP() << "needs sluice-rib (the RIB keeps BGP's routes)";
+  const uint16_t up_port = uint16_t(sluice::testing::FreeTcpPort());
+  const PeerEndpoint down{"127.0.0.4", uint16_t(sluice::testing::FreeTcpPort()), kDownstreamAs,
+                          uint16_t(port), kSluiceAs};
+  auto add_peers = [&] {
+    ASSERT_TRUE(sluice.client().AddPeer(Peer("127.0.0.5", kUpstreamAs, up_port)).ok());
+    ASSERT_TRUE(sluice.client().AddPeer(Peer(down.address, kDownstreamAs, down.port)).ok());
+  };
+  add_peers();
+  std::string error;
+  std::unique_ptr<DaemonPeer> bird_down = StartBird(down, &error);
+  ASSERT_NE(bird_down, nullptr) << error;
+  UpstreamBird up(port, up_port);
+  ASSERT_TRUE(up.Start(kRoutes, false).ok());
+  // The routes BGP gave the FIB (the dummy FEA's table, through the RIB): 198.18.0.0/15.
+  auto fib_count = [&]() -> int64_t {
+    auto fib = sluice.FibPrefixes();
+    if (!fib.ok() || !fib->has_value()) return -1;
+    const net::Prefix within = *net::Prefix::Parse("198.18.0.0/15");
+    int64_t n = 0;
+    for (const net::Prefix& p : **fib) n += within.Contains(p) ? 1 : 0;
+    return n;
+  };
+  ASSERT_TRUE(
+      WaitFor([&] { return fib_count() == kRoutes && bird_down->RouteCount() == kRoutes; }, 60))
+      << fib_count() << " " << bird_down->RouteCount() << sluice.Logs() << bird_down->Logs();
+  const std::string since = bird_down->SessionSince();
+
+  if (GetParam() == SIGTERM) {
+    EXPECT_EQ(sluice.bgp().Stop(10), 0);
+    // Well within the 120 s restart time: the RIB and BIRD were told.
+    EXPECT_TRUE(WaitFor([&] { return fib_count() == 0 && bird_down->RouteCount() == 0; }, 20))
+        << fib_count() << " " << bird_down->RouteCount() << sluice.Logs();
+    return;
+  }
+  ASSERT_TRUE(sluice.RestartBgp(GetParam()).ok()) << sluice.Logs();
+  add_peers();
+  int64_t min_fib = kRoutes, min_down = kRoutes;
+  auto sample = [&] {
+    min_fib = std::min(min_fib, fib_count());
+    min_down = std::min(min_down, bird_down->RouteCount());
+  };
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        sample();
+        return sluice.bgp().Output().find("graceful restart: sending End-of-RIB") !=
+               std::string::npos;
+      },
+      60))
+      << sluice.Logs();
+  EXPECT_NE(sluice.bgp().Output().find("the RIB kept 10 of our routes"), std::string::npos)
+      << sluice.bgp().Output();
+  WaitFor(
+      [&] {
+        sample();
+        return false;
+      },
+      3);
+  EXPECT_EQ(min_fib, kRoutes) << sluice.Logs();
+  EXPECT_EQ(min_down, kRoutes) << bird_down->Logs();
+  EXPECT_EQ(fib_count(), kRoutes);
+  EXPECT_EQ(bird_down->RouteCount(), kRoutes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, GracefulBirdRestartingTest,
+                         ::testing::Values(SIGKILL, SIGUSR2, SIGTERM), [](const auto& info) {
+                           return std::string(info.param == SIGKILL   ? "Sigkill"
+                                              : info.param == SIGUSR2 ? "Sigusr2"
+                                                                      : "Sigterm");
+                         });
+
 }  // namespace
 }  // namespace sluice::bgp::interop
