@@ -124,6 +124,7 @@ absl::StatusOr<std::pair<PeerConfig, RoutingPeerConfig>> PeerFromProto(
   }
   if (r.has_adj_rib_in_limit()) c.adj_rib_in_limit = r.adj_rib_in_limit();
   c.enforce_first_as = r.has_enforce_first_as() ? r.enforce_first_as() : true;
+  c.graceful_restart = r.has_graceful_restart() ? r.graceful_restart() : true;
   if (r.ttl_security() > 254) {
     return Invalid(m, absl::StrFormat("ttl_security %u is over 254 hops", r.ttl_security()));
   }
@@ -153,6 +154,20 @@ absl::StatusOr<std::pair<PeerConfig, RoutingPeerConfig>> PeerFromProto(
   return std::make_pair(std::move(c), std::move(routing));
 }
 
+namespace {
+
+void GracefulToProto(const GracefulRestart& gr, v1::GracefulRestartInfo* out) {
+  out->set_restart_time(gr.restart_time);
+  out->set_restart_state(gr.restart_state);
+  out->set_notification(gr.notification);
+  for (const GracefulRestart::Family& f : gr.families) {
+    out->add_families(FamilyText(f.family));
+    if (f.forwarding_preserved) out->add_forwarding_preserved(FamilyText(f.family));
+  }
+}
+
+}  // namespace
+
 void ToProto(const PeerView& v, v1::PeerInfo* out) {
   const PeerStatus& s = v.session;
   const PeerConfig& c = v.config;
@@ -174,6 +189,17 @@ void ToProto(const PeerView& v, v1::PeerInfo* out) {
   out->set_max_prefix_count(c.max_prefix.count == MaxPrefixCount::kAccepted ? "accepted"
                                                                             : "received");
   out->set_adj_rib_in_limit(c.adj_rib_in_limit);
+  out->set_graceful_restart_configured(c.graceful_restart);
+  if (s.graceful_restart_sent)
+    GracefulToProto(*s.graceful_restart_sent, out->mutable_graceful_restart_sent());
+  if (s.graceful_restart_received) {
+    GracefulToProto(*s.graceful_restart_received, out->mutable_graceful_restart_received());
+  }
+  out->set_graceful_notification(s.graceful_notification);
+  if (v.helper_phase) {
+    out->set_graceful_helper(*v.helper_phase);
+    out->set_graceful_seconds_left(v.helper_seconds_left);
+  }
 
   out->set_state(std::string(FsmStateName(s.state)));
   out->set_uptime_s(s.uptime_s);
@@ -243,6 +269,7 @@ void ToProto(const PeerView& v, v1::PeerInfo* out) {
       pf->set_updates_sent(f.updates_sent);
       pf->set_end_of_rib_received(f.end_of_rib_received);
       pf->set_end_of_rib_sent(f.end_of_rib_sent);
+      pf->set_stale(f.stale);
     }
   }
   out->set_prefixes_received(received);

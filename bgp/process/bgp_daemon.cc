@@ -37,6 +37,14 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
         });
   }
   policy_ = std::make_unique<BgpPolicyBackend>(bgp_.get(), redist_.get());
+  std::function<void()> end_of_rib;
+  if (rib_) end_of_rib = [rib = rib_.get()] { rib->EndOfRib(); };
+  restart_ = std::make_unique<RestartCoordinator>(io, &bgp_->peers(), &bgp_->routing(),
+                                                  &bgp_->end_of_rib_gate(), std::move(end_of_rib));
+  // A new restart time: the RIB keeps our routes that long.
+  bgp_->set_on_restart_time([this](uint16_t restart_time) {
+    if (rib_ && !shut_down_) rib_->RegisterProtocols(restart_time);
+  });
 }
 
 BgpDaemon::~BgpDaemon() { Shutdown(); }
@@ -56,7 +64,9 @@ absl::Status BgpDaemon::Start() {
       if (shut_down_) return;
       if (e.kind == ipc::TargetEvent::kBirth) {
         SLUICE_LOG(kInfo) << "RIB " << e.instance_name << " is up: registering and sending routes";
-        rib_->RegisterProtocols();
+        rib_->RegisterProtocols(bgp_->restart_time(), [this](uint32_t stale_routes) {
+          if (!shut_down_) restart_->OnRibRegistered(stale_routes);
+        });
         bgp_->OnRibBorn();
         redist_->OnRibBorn();
       } else {
@@ -64,6 +74,8 @@ absl::Status BgpDaemon::Start() {
       }
     });
   }
+  // End-of-RIB waits for the RIB's answer (are we restarting?), at most the restart time.
+  restart_->Start(rib_ != nullptr, bgp_->restart_time());
   return router_->Start();
 }
 
@@ -71,7 +83,16 @@ void BgpDaemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   router_->SetStatus(common::v1::SHUTDOWN, "shutting down");
+  if (rib_) rib_->DeregisterProtocols();  // the RIB withdraws our routes now
   bgp_->Shutdown();
+}
+
+void BgpDaemon::ExitForRestart() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  router_->SetStatus(common::v1::SHUTDOWN, "exiting for a restart");
+  if (rib_) rib_->Detach();
+  bgp_->CloseForRestart();
 }
 
 }  // namespace sluice::bgp::process

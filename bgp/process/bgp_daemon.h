@@ -12,6 +12,14 @@
 //   Finder birth of the RIB class ──► RibIpcClient::RegisterProtocols + BgpProcess::OnRibBorn
 //                                     + BgpRedist::OnRibBorn (subscribe again)
 //   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
+//   RIB register_protocol answer (stale routes) ──► RestartCoordinator ──► R bit, End-of-RIB
+//                                     gate, rib/1.0/end_of_rib (restart_coordinator.h)
+//
+// Stops: Shutdown() is deliberate (SIGTERM, SIGINT, common/1.0/shutdown): Hard Reset to peers
+// that negotiated RFC 8538, deregister_protocol at the RIB (it withdraws our routes at once).
+// ExitForRestart() (SIGUSR2: the router manager restarts us) closes the connections without a
+// NOTIFICATION and leaves the RIB alone: peers and the RIB keep our routes, stale, as after a
+// crash, for the new process to refresh.
 //
 // Profiling points: bgp_route_in (a prefix enters BGP), bgp_queued_to_rib, bgp_sent_to_rib.
 // describe_plumbing answers BgpRouting::Describe().
@@ -23,6 +31,7 @@
 #include "bgp/process/bgp_process.h"
 #include "bgp/process/bgp_redist.h"
 #include "bgp/process/policy_service.h"
+#include "bgp/process/restart_coordinator.h"
 #include "bgp/process/rib_ipc_client.h"
 #include "bgp/stages/damping_control.h"
 #include "ipc/xrl_router.h"
@@ -51,8 +60,13 @@ class BgpDaemon {
   // Registers the handlers and the RIB watch, then starts serving and registering.
   // Errors: those of XrlRouter::Handle and Start.
   absl::Status Start();
-  // Status SHUTDOWN; every session ends with Cease / Administrative Shutdown. Idempotent.
+  // Status SHUTDOWN; every session ends with Cease / Administrative Shutdown (a Hard Reset
+  // where RFC 8538 was negotiated); BGP's protocols are deregistered at the RIB. Idempotent.
   void Shutdown();
+  // Status SHUTDOWN; sessions closed without a NOTIFICATION, nothing more sent to the RIB (see
+  // above). Shutdown() does nothing after it.
+  void ExitForRestart();
+  RestartCoordinator& restart() { return *restart_; }
 
   BgpProcess& bgp() { return *bgp_; }
   ipc::XrlRouter& router() { return *router_; }
@@ -72,6 +86,7 @@ class BgpDaemon {
   std::unique_ptr<DampingControl> damping_;  // issue 13: plumbs stages into bgp_'s pipelines
   std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
   std::unique_ptr<BgpPolicyBackend> policy_;
+  std::unique_ptr<RestartCoordinator> restart_;  // uses bgp_ and rib_
   bool shut_down_ = false;
 };
 

@@ -27,12 +27,18 @@ RoutingServices MakeServices(const BgpProcessOptions& o, AttributeStore* store) 
   return s;
 }
 
+PipelineOptions WithGate(PipelineOptions o, EndOfRibGate* gate) {
+  o.peer_out.end_of_rib_gate = gate;
+  return o;
+}
+
 }  // namespace
 
 BgpProcess::BgpProcess(boost::asio::io_context& io, BgpProcessOptions options)
     : options_(options),
       routing_(std::make_unique<BgpRouting>(io, MakeRouterConfig(options_),
-                                            MakeServices(options_, &store_), options_.pipeline)),
+                                            MakeServices(options_, &store_),
+                                            WithGate(options_.pipeline, &gate_))),
       peers_(io, &store_) {
   peers_.set_routing_side(this);
   peers_.SetParseThreads(options_.parse_threads);
@@ -43,6 +49,21 @@ BgpProcess::~BgpProcess() { Shutdown(); }
 void BgpProcess::Shutdown() {
   peers_.Shutdown();
   listeners_.clear();
+}
+
+void BgpProcess::CloseForRestart() {
+  peers_.CloseForRestart();
+  listeners_.clear();
+}
+
+void BgpProcess::SetGracefulRestart(uint16_t restart_time_s, double stale_routes_time_s) {
+  GracefulRestartConfig gr = peers_.graceful_restart();
+  const bool changed = gr.restart_time_s != restart_time_s;
+  gr.restart_time_s = restart_time_s;
+  peers_.SetGracefulRestart(gr);
+  routing_->SetStaleRoutesTime(stale_routes_time_s);
+  stale_routes_time_s_ = stale_routes_time_s;
+  if (changed && on_restart_time_) on_restart_time_(restart_time_s);
 }
 
 // ---- identity ----
@@ -161,6 +182,10 @@ absl::StatusOr<PeerView> BgpProcess::GetPeer(const net::IPAddress& address) cons
   if (PeerSession* s = const_cast<PeerManager&>(peers_).session(address)) v.config = s->config();
   absl::StatusOr<RoutingPeerStatus> r = routing_->Peer(address);
   if (r.ok()) v.routing = *std::move(r);
+  if (const BgpPeer* p = routing_->peer(address); p != nullptr && p->graceful().helping()) {
+    v.helper_phase = p->graceful().waiting_for_peer() ? "restart" : "end-of-rib";
+    v.helper_seconds_left = p->graceful().seconds_left();
+  }
   return v;
 }
 

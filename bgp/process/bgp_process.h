@@ -20,6 +20,7 @@
 // Single-threaded: every call on the event loop's thread.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +59,10 @@ struct PeerView {
   PeerStatus session;
   PeerConfig config;
   std::optional<RoutingPeerStatus> routing;
+  // While we keep the peer's routes stale (RFC 4724 §4.2): "restart" (it is away) or
+  // "end-of-rib" (it is back, sending its table), and the seconds left on that timer.
+  std::optional<std::string> helper_phase;
+  double helper_seconds_left = 0;
 };
 
 // One listening socket.
@@ -134,8 +139,23 @@ class BgpProcess : private RoutingSide {
     routing_->nexthop_cache().OnInvalid(valid_subnet);
   }
 
-  // Every session stopped (Cease / Administrative Shutdown), listeners closed. Idempotent.
+  // Every session stopped (Cease / Administrative Shutdown, in a Hard Reset where RFC 8538 was
+  // negotiated), listeners closed. Idempotent.
   void Shutdown();
+  // An exit for a restart: every connection closed without a NOTIFICATION (GR peers keep our
+  // routes, RFC 4724), listeners closed; nothing is withdrawn.
+  void CloseForRestart();
+
+  // --- Graceful restart (RFC 4724; bgp/1.0/set_graceful_restart) -----------------------------
+  // The restart time we advertise (and register at the RIB with), and how long a restarted peer
+  // has to send End-of-RIB. Defaults 120 s and 360 s.
+  void SetGracefulRestart(uint16_t restart_time_s, double stale_routes_time_s);
+  uint16_t restart_time() const { return peers_.graceful_restart().restart_time_s; }
+  double stale_routes_time() const { return stale_routes_time_s_; }
+  // Called when the restart time changes (the RIB registration carries it).
+  void set_on_restart_time(std::function<void(uint16_t)> fn) { on_restart_time_ = std::move(fn); }
+  // End-of-RIB to peers waits on this while the process restarts (RestartCoordinator).
+  EndOfRibGate& end_of_rib_gate() { return gate_; }
 
   BgpRouting& routing() { return *routing_; }
   PeerManager& peers() { return peers_; }
@@ -151,6 +171,7 @@ class BgpProcess : private RoutingSide {
 
   BgpProcessOptions options_;
   AttributeStore store_;  // every route's attributes: outlives the routing side and sessions
+  EndOfRibGate gate_;     // PeerOut stages hold it: outlives the routing side
   // Peers' filter slots: the routing side's stages hold pointers to them, so they outlive it.
   std::map<net::IPAddress, std::unique_ptr<PeerPolicySlots>> policy_slots_;
   std::unique_ptr<BgpRouting> routing_;
@@ -160,6 +181,8 @@ class BgpProcess : private RoutingSide {
   std::map<net::IPAddress, RoutingPeerConfig> routing_configs_;
   // The routing settings of the peer being added (read by PeerAdded, inside PeerManager::AddPeer).
   std::optional<RoutingPeerConfig> adding_;
+  double stale_routes_time_s_ = 360;
+  std::function<void(uint16_t)> on_restart_time_;
 };
 
 }  // namespace sluice::bgp::process

@@ -178,6 +178,19 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
         RETURN_IF_ERROR(bgp.StopListening(a, uint16_t(r.port())));
         return v1::StopListeningReply();
       }));
+  RETURN_IF_ERROR(router.Handle(
+      kSetGracefulRestart,
+      [&](const v1::SetGracefulRestartRequest& r) -> absl::StatusOr<v1::SetGracefulRestartReply> {
+        const uint32_t restart = r.has_restart_time() ? r.restart_time() : 120;
+        const uint32_t stale = r.has_stale_routes_time() ? r.stale_routes_time() : 360;
+        if (restart > kGrMaxRestartTime) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "set_graceful_restart: restart_time %u is over %u s (RFC 4724: 12 bits)", restart,
+              kGrMaxRestartTime));
+        }
+        bgp.SetGracefulRestart(uint16_t(restart), stale);
+        return v1::SetGracefulRestartReply();
+      }));
   RETURN_IF_ERROR(
       router.Handle(kAddPeer, [&](const v1::AddPeerRequest& r) -> absl::StatusOr<v1::AddPeerReply> {
         ASSIGN_OR_RETURN(auto config, PeerFromProto(r));

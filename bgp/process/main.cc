@@ -57,6 +57,10 @@ The BGP process: BGP-4 sessions and the staged BGP pipeline, configured through 
                         them by hash (the shard stage, issue 9), and the peers' UPDATEs
                         decoded on N more; 1: the serial pipeline on the event loop, no
                         extra thread (default: the number of hardware threads)
+
+Signals: SIGTERM and SIGINT stop for good (Cease, in a Hard Reset where RFC 8538 was
+negotiated, and the RIB withdraws BGP's routes at once); SIGUSR2 exits to be restarted (the
+connections just close and the RIB keeps BGP's routes: graceful restart, RFC 4724).
 )";
 
 struct Flags {
@@ -191,8 +195,8 @@ int Run(const Flags& flags) {
     if (!bound.ok()) Die(absl::StrCat("--listen: ", bound.status().ToString()), 1);
   }
 
-  // Clean shutdown: Cease / Administrative Shutdown to every peer, a moment for the
-  // NOTIFICATIONs to leave, then stop.
+  // Clean shutdown: Cease / Administrative Shutdown (Hard Reset) to every peer, deregistration
+  // at the RIB, a moment for the NOTIFICATIONs and the call to leave, then stop.
   boost::asio::steady_timer stop_timer(io);
   bool stopping = false;
   auto shutdown = [&] {
@@ -203,9 +207,20 @@ int Run(const Flags& flags) {
     stop_timer.async_wait([&](const boost::system::error_code&) { io.stop(); });
   };
   daemon.router().SetShutdownHandler(shutdown);  // common/1.0/shutdown
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR2);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
     if (error) return;
+    if (signal == SIGUSR2) {
+      // An exit to be restarted (the router manager: `threads`, an upgrade): peers and the RIB
+      // keep our routes for the new process (graceful restart), as after a crash.
+      SLUICE_LOG(kInfo) << "signal " << signal << ": exiting for a restart";
+      if (stopping) return;
+      stopping = true;
+      daemon.ExitForRestart();
+      stop_timer.expires_after(std::chrono::milliseconds(50));
+      stop_timer.async_wait([&](const boost::system::error_code&) { io.stop(); });
+      return;
+    }
     SLUICE_LOG(kInfo) << "signal " << signal << ": shutting down";
     shutdown();
   });

@@ -25,6 +25,8 @@ inline const M<v1::ListenRequest, v1::ListenReply> kListen{"bgp/1.0/listen"};
 inline const M<v1::StopListeningRequest, v1::StopListeningReply> kStopListening{
     "bgp/1.0/stop_listening"};
 inline const M<v1::AddPeerRequest, v1::AddPeerReply> kAddPeer{"bgp/1.0/add_peer"};
+inline const M<v1::SetGracefulRestartRequest, v1::SetGracefulRestartReply> kSetGracefulRestart{
+    "bgp/1.0/set_graceful_restart"};
 inline const M<v1::PeerRequest, v1::PeerReply> kRemovePeer{"bgp/1.0/remove_peer"};
 inline const M<v1::PeerRequest, v1::PeerReply> kEnablePeer{"bgp/1.0/enable_peer"};
 inline const M<v1::PeerRequest, v1::PeerReply> kDisablePeer{"bgp/1.0/disable_peer"};
@@ -54,6 +56,9 @@ inline const M<rib_client_v1::RedistRoutesRequest, rib_client_v1::RedistRoutesRe
 // --- rib/1.0 (called) ------------------------------------------------------------------------
 inline const M<rib_v1::RegisterProtocolRequest, rib_v1::RegisterProtocolReply> kRegisterProtocol{
     "rib/1.0/register_protocol"};
+inline const M<rib_v1::DeregisterProtocolRequest, rib_v1::DeregisterProtocolReply>
+    kDeregisterProtocol{"rib/1.0/deregister_protocol"};
+inline const M<rib_v1::EndOfRibRequest, rib_v1::EndOfRibReply> kRibEndOfRib{"rib/1.0/end_of_rib"};
 inline const M<rib_v1::RoutesRequest, rib_v1::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
 inline const M<rib_v1::DeleteRoutesRequest, rib_v1::RoutesReply> kDeleteRoutes{
     "rib/1.0/delete_routes"};

@@ -80,8 +80,8 @@ void RibIpcClient::DeregisterInterest(const net::Prefix& valid_subnet) {
 }
 
 void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) {
-  (void)family;  // the messages carry either family
-  if (batch.empty()) {
+  (void)family;                          // the messages carry either family
+  if (batch.empty() || deregistered_) {  // deregistered: the RIB dropped our routes already
     boost::asio::post(io_, [done = std::move(done)] { done(absl::OkStatus()); });
     return;
   }
@@ -128,17 +128,68 @@ void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> ba
   state->Answer(absl::OkStatus());  // calls' callbacks never run inside Call()
 }
 
-void RibIpcClient::RegisterProtocols() {
+void RibIpcClient::RegisterProtocols(uint32_t restart_time_s,
+                                     std::function<void(uint32_t)> registered) {
+  deregistered_ = false;
+  struct Pending {
+    int answers = 2;
+    uint32_t stale = 0;
+    std::function<void(uint32_t)> registered;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->registered = std::move(registered);
   for (const bool ibgp : {false, true}) {
     rib_v1::RegisterProtocolRequest request;
     request.set_protocol(ProtocolName(ibgp));
     request.set_target(client_name_);
-    router_->Call(rib_target_, kRegisterProtocol, std::move(request),
+    request.set_restart_time(restart_time_s);
+    router_->Call(
+        rib_target_, kRegisterProtocol, std::move(request),
+        [protocol = std::string(ProtocolName(ibgp)), pending,
+         alive = std::weak_ptr<bool>(alive_)](absl::StatusOr<rib_v1::RegisterProtocolReply> r) {
+          if (!r.ok()) {
+            SLUICE_LOG(kWarning) << "RIB: register_protocol " << protocol << ": "
+                                 << r.status().ToString();
+          } else {
+            pending->stale += r->stale_routes();
+          }
+          auto live = alive.lock();
+          if (--pending->answers == 0 && live && *live && pending->registered) {
+            pending->registered(pending->stale);
+          }
+        });
+  }
+}
+
+void RibIpcClient::EndOfRib() {
+  if (deregistered_) return;
+  for (const bool ibgp : {false, true}) {
+    rib_v1::EndOfRibRequest request;
+    request.set_protocol(ProtocolName(ibgp));
+    router_->Call(
+        rib_target_, kRibEndOfRib, std::move(request),
+        [protocol = std::string(ProtocolName(ibgp))](absl::StatusOr<rib_v1::EndOfRibReply> r) {
+          if (!r.ok()) {
+            SLUICE_LOG(kWarning) << "RIB: end_of_rib " << protocol << ": " << r.status().ToString();
+          } else if (r->swept() > 0) {
+            SLUICE_LOG(kInfo) << "RIB: end_of_rib " << protocol << ": " << r->swept()
+                              << " stale routes withdrawn";
+          }
+        });
+  }
+}
+
+void RibIpcClient::DeregisterProtocols() {
+  deregistered_ = true;
+  for (const bool ibgp : {false, true}) {
+    rib_v1::DeregisterProtocolRequest request;
+    request.set_protocol(ProtocolName(ibgp));
+    router_->Call(rib_target_, kDeregisterProtocol, std::move(request),
                   [protocol = std::string(ProtocolName(ibgp))](
-                      absl::StatusOr<rib_v1::RegisterProtocolReply> r) {
+                      absl::StatusOr<rib_v1::DeregisterProtocolReply> r) {
                     if (!r.ok()) {
-                      SLUICE_LOG(kWarning)
-                          << "RIB: register_protocol " << protocol << ": " << r.status().ToString();
+                      SLUICE_LOG(kWarning) << "RIB: deregister_protocol " << protocol << ": "
+                                           << r.status().ToString();
                     }
                   });
   }

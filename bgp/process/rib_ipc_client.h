@@ -13,9 +13,15 @@
 //                             on the router's ordered stream to the RIB, so batches are applied
 //                             in the order sent, several in flight. `done` runs once every
 //                             call of the batch answered: OK, or the first error.
-//   RegisterProtocols()     → rib/1.0/register_protocol for "ebgp" and "ibgp", owned by our
-//                             instance (the RIB drops them when we die). Called on each RIB birth,
-//                             before the re-feed.
+//   RegisterProtocols(t, r) → rib/1.0/register_protocol for "ebgp" and "ibgp", owned by our
+//                             instance, with restart time `t` s: the RIB keeps their routes, stale,
+//                             that long when we die (RFC 4724 applied to the RIB). `r` gets the
+//                             stale routes the RIB still holds from our predecessor (> 0: this
+//                             process is restarting). Called on each RIB birth, before the re-feed.
+//   EndOfRib()              → rib/1.0/end_of_rib for both: every route was re-sent; the RIB
+//                             withdraws what our predecessor left and we did not send again.
+//   DeregisterProtocols()   → rib/1.0/deregister_protocol for both: a deliberate stop; the RIB
+//                             withdraws our routes at once. Route calls after it are dropped.
 //
 // The RIB's callbacks (rib_client/1.0/route_info_invalid) are served by the adapter
 // (bgp_service.h), which hands them to NexthopCache::OnInvalid.
@@ -23,6 +29,7 @@
 // Everything on the router's event loop. Callbacks never outlive the client.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,7 +62,15 @@ class RibIpcClient : public NexthopInterestClient, public RibRouteClient {
   // RibRouteClient.
   void SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) override;
 
-  void RegisterProtocols();
+  // `registered(stale_routes)` runs once both answered (stale routes of both protocols; an error
+  // counts as 0).
+  void RegisterProtocols(uint32_t restart_time_s,
+                         std::function<void(uint32_t stale_routes)> registered = nullptr);
+  void EndOfRib();
+  void DeregisterProtocols();
+  // The process exits for a restart: from now on nothing reaches the RIB (route changes are
+  // dropped, reported done), so that it keeps our routes, stale, for the new process.
+  void Detach() { deregistered_ = true; }
   // rib/1.0/redist_subscribe (subscribe) or redist_unsubscribe for `protocol`'s winning routes of
   // `family`, delivered to our instance's rib_client/1.0/redist_routes (BgpRedist). Errors are
   // logged (the RIB's birth makes the subscriptions again).
@@ -69,6 +84,7 @@ class RibIpcClient : public NexthopInterestClient, public RibRouteClient {
   std::string rib_target_;
   std::string client_name_;
   Counters counters_;
+  bool deregistered_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

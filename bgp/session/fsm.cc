@@ -95,12 +95,14 @@ void Fsm::Stop(SteadyTime now, const Notification& cease, FsmActions* out) {
     Connection& c = conn(side);
     if (c.state == Conn::kNone) continue;
     const bool established = c.state == Conn::kEstablished;
-    if (c.state != Conn::kConnecting) SendNotification(side, cease, out);
+    const bool sent_notification = c.state != Conn::kConnecting;
+    if (sent_notification) SendNotification(side, cease, out);
     out->push_back(Action(FsmAction::Kind::kClose, side));
     c = Connection();
     if (established) {
       FsmAction down = Action(FsmAction::Kind::kDown, side);
       down.reason = reason;
+      if (sent_notification) down.notification = cease;
       out->push_back(std::move(down));
     }
   }
@@ -285,7 +287,7 @@ void Fsm::OnNotification(SteadyTime now, Side side, Bytes message, FsmActions* o
       conn(side).state != Conn::kEstablished;
   Ending ending = Ending::kError;
   if (refused) ending = Alive(Other(side)) ? Ending::kQuiet : Ending::kLost;
-  End(now, side, ending, reason, std::nullopt, out);
+  End(now, side, ending, reason, std::nullopt, out, n);
 }
 
 void Fsm::FsmError(SteadyTime now, Side side, const char* what, FsmActions* out) {
@@ -386,7 +388,8 @@ void Fsm::RestartHold(SteadyTime now, Side side) {
 }
 
 void Fsm::End(SteadyTime now, Side side, Ending ending, const std::string& reason,
-              const std::optional<Notification>& n, FsmActions* out) {
+              const std::optional<Notification>& n, FsmActions* out,
+              const std::optional<Notification>& received) {
   Connection& c = conn(side);
   if (c.state == Conn::kNone) return;
   const bool established = c.state == Conn::kEstablished;
@@ -397,6 +400,12 @@ void Fsm::End(SteadyTime now, Side side, Ending ending, const std::string& reaso
   if (established) {
     FsmAction down = Action(FsmAction::Kind::kDown, side);
     down.reason = reason;
+    if (n) {
+      down.notification = n;
+    } else if (received) {
+      down.notification = received;
+      down.notification_received = true;
+    }
     out->push_back(std::move(down));
   }
   const Side other = Other(side);

@@ -85,6 +85,11 @@ struct FsmAction {
   Side side = Side::kOutgoing;
   std::vector<uint8_t> message;
   std::string reason;
+  // kDown: the NOTIFICATION that ended the session, sent by us or received from the peer
+  // (`notification_received`); none when the TCP connection was lost. RFC 8538 §4 decides from it
+  // whether graceful restart applies.
+  std::optional<Notification> notification;
+  bool notification_received = false;
 };
 using FsmActions = std::vector<FsmAction>;
 
@@ -196,8 +201,10 @@ class Fsm {
   void Send(Side side, std::vector<uint8_t> message, FsmActions* out);
   void SendNotification(Side side, const Notification& n, FsmActions* out);
   // Closes `side` (NOTIFICATION `n` first when given) and decides what follows.
+  // `received`: the peer's NOTIFICATION that ends it, if that is why.
   void End(SteadyTime now, Side side, Ending ending, const std::string& reason,
-           const std::optional<Notification>& n, FsmActions* out);
+           const std::optional<Notification>& n, FsmActions* out,
+           const std::optional<Notification>& received = std::nullopt);
   void GoIdle(SteadyTime now, FsmActions* out);
   void OnOpen(SteadyTime now, Side side, Bytes message, FsmActions* out);
   void OnKeepalive(SteadyTime now, Side side, FsmActions* out);

@@ -27,6 +27,21 @@ struct LocalConfig {
   bool complete() const { return as != 0 && bgp_id.value() != 0; }
 };
 
+// Graceful restart (RFC 4724 §3, RFC 8538 §2) as this speaker offers it, in the OPEN of every
+// session whose peer does not have it disabled (PeerConfig::graceful_restart). Changes apply to
+// OPENs sent from then on.
+struct GracefulRestartConfig {
+  // Restart Time advertised: seconds a peer keeps our routes after our session ends without a
+  // Hard Reset, waiting for us to come back (at most 4095, RFC 4724 §3's 12 bits).
+  uint16_t restart_time_s = 120;
+  // R bit (RFC 4724 §3): this process has restarted and defers its best-path selection until the
+  // peers' End-of-RIB; cleared once it has re-sent its routes.
+  bool restarting = false;
+  // F bit of every family advertised: the routes we sent before a session ended are still
+  // forwarded. False only in a fresh start (the RIB kept nothing of an earlier sluice-bgp).
+  bool forwarding_preserved = true;
+};
+
 // What to do when the peer's accepted prefixes exceed the limit (RFC 4486 §4).
 enum class MaxPrefixAction : uint8_t {
   kWarn,      // log once per crossing and flag it in the peer's status
@@ -92,7 +107,10 @@ struct PeerConfig {
     return s;
   }();
   bool extended_messages = false;  // offer RFC 8654
-  bool enabled = true;             // start the session when the peer is added
+  // Offer graceful restart (RFC 4724, with RFC 8538's N bit) and help the peer restart; false is
+  // `graceful-restart disable;`: neither side keeps the other's routes when the session ends.
+  bool graceful_restart = true;
+  bool enabled = true;  // start the session when the peer is added
   std::string description;
 
   // Errors (InvalidArgument) name the field: no address, AS 0, hold time 1 or 2, a password over

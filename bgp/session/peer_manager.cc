@@ -153,6 +153,7 @@ absl::Status PeerManager::AddPeer(const PeerConfig& config) {
   peers_.emplace(config.address, std::move(session));
   if (config.gtsm_hops > 0) UpdateListenerTtl();
   s->set_parse_pool(parse_pool_.get());
+  s->SetGracefulRestart(graceful_);
   if (routing_) s->set_listener(routing_->PeerAdded(config, s));
   if (config.enabled) s->Start();
   return absl::OkStatus();
@@ -219,6 +220,24 @@ SessionSender* PeerManager::sender(const net::IPAddress& address) { return sessi
 PeerSession* PeerManager::session(const net::IPAddress& address) {
   auto it = peers_.find(address);
   return it == peers_.end() ? nullptr : it->second.get();
+}
+
+void PeerManager::SetGracefulRestart(const GracefulRestartConfig& gr) {
+  graceful_ = gr;
+  for (auto& [address, peer] : peers_) peer->SetGracefulRestart(graceful_);
+}
+
+void PeerManager::CloseForRestart() {
+  while (!peers_.empty()) {
+    std::unique_ptr<PeerSession> session = std::move(peers_.begin()->second);
+    const net::IPAddress address = peers_.begin()->first;
+    peers_.erase(peers_.begin());
+    session->set_listener(nullptr);  // our side exits: nothing to withdraw
+    if (routing_) routing_->PeerRemoved(address);
+    session.reset();  // closes its connections without a NOTIFICATION
+  }
+  for (auto& a : acceptors_) a->Close();
+  acceptors_.clear();
 }
 
 void PeerManager::Shutdown() {

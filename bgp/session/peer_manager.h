@@ -64,6 +64,11 @@ class PeerManager {
   absl::Status SetBgpIdentifier(net::IPv4Address id);
   const LocalConfig& local() const { return local_; }
 
+  // Graceful restart as every session offers it (R and F bits, restart time): OPENs sent from now
+  // on carry it; peers with PeerConfig::graceful_restart false offer none.
+  void SetGracefulRestart(const GracefulRestartConfig& gr);
+  const GracefulRestartConfig& graceful_restart() const { return graceful_; }
+
   // Accepts BGP connections on `address`:`port` (0: a free port). Returns the port bound.
   // Errors: AlreadyExists, or Unavailable when the address cannot be bound.
   absl::StatusOr<uint16_t> Listen(const net::IPAddress& address, uint16_t port);
@@ -91,8 +96,13 @@ class PeerManager {
   // The peer's session, for tests and the process's wiring; null when unknown.
   PeerSession* session(const net::IPAddress& address);
 
-  // Every peer stopped with Cease / Administrative Shutdown and removed; listeners closed.
+  // Every peer stopped with Cease / Administrative Shutdown (Cease / Hard Reset where both sides
+  // set RFC 8538's N bit: the peers drop our routes) and removed; listeners closed.
   void Shutdown();
+  // The process exits to be started again (a restart, an upgrade): every connection is closed
+  // without a NOTIFICATION, as a crash would, so that peers with graceful restart keep our routes
+  // (RFC 4724 §4.2); the peers are removed and listeners closed.
+  void CloseForRestart();
 
   // PBTS (issue 9): every peer's UPDATEs are decoded on a pool of `threads` threads (off the
   // event loop; PeerSession::set_parse_pool), 0 (the default): on the event loop. Applies to the
@@ -111,6 +121,7 @@ class PeerManager {
   AttributeStore* store_;
   RoutingSide* routing_ = nullptr;
   LocalConfig local_;
+  GracefulRestartConfig graceful_;
   std::map<net::IPAddress, std::unique_ptr<PeerSession>> peers_;
   std::vector<std::shared_ptr<Acceptor>> acceptors_;
   std::vector<std::unique_ptr<PeerSession>> retired_;

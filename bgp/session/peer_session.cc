@@ -52,7 +52,39 @@ FsmSettings PeerSession::MakeSettings() const {
   }
   s.capabilities.route_refresh = true;
   s.capabilities.extended_message = config_.extended_messages;
+  if (config_.graceful_restart) {
+    GracefulRestart gr;
+    gr.restart_state = graceful_.restarting;
+    gr.notification = true;
+    gr.restart_time = std::min<uint16_t>(graceful_.restart_time_s, kGrMaxRestartTime);
+    for (const AfiSafi& f : s.capabilities.multiprotocol) {
+      gr.families.push_back({f, graceful_.forwarding_preserved});
+    }
+    s.capabilities.graceful_restart = std::move(gr);
+  }
   return s;
+}
+
+void PeerSession::SetGracefulRestart(const GracefulRestartConfig& gr) {
+  graceful_ = gr;
+  fsm_.set_settings(MakeSettings());
+}
+
+Notification PeerSession::Deliberate(Notification cease) const {
+  if (!established_ || !graceful_notification_) return cease;
+  // RFC 8538 §3: the data is the NOTIFICATION it stands for: code, subcode, data.
+  Notification hard{uint8_t(ErrorCode::kCease), cease::kHardReset, {cease.code, cease.subcode}};
+  hard.data.insert(hard.data.end(), cease.data.begin(), cease.data.end());
+  return hard;
+}
+
+bool PeerSession::EndsGracefully(const FsmAction& down) const {
+  if (!info_.graceful_restart) return false;  // not both sides: RFC 4724 §4.2 does not apply
+  if (!down.notification) return true;        // the TCP connection was lost
+  // RFC 8538 §4: with the N bit on both sides, any NOTIFICATION but Cease / Hard Reset.
+  const Notification& n = *down.notification;
+  const bool hard_reset = n.code == uint8_t(ErrorCode::kCease) && n.subcode == cease::kHardReset;
+  return graceful_notification_ && !hard_reset;
 }
 
 ConnectionOptions PeerSession::MakeOptions() const {
@@ -73,13 +105,13 @@ void PeerSession::Start() {
 void PeerSession::Stop(uint8_t cease_subcode) {
   enabled_ = false;
   Run(ResetCause::kAdministrative,
-      [&](FsmActions* out) { fsm_.Stop(Clock::now(), Cease(cease_subcode), out); });
+      [&](FsmActions* out) { fsm_.Stop(Clock::now(), Deliberate(Cease(cease_subcode)), out); });
 }
 
 void PeerSession::Reset(uint8_t cease_subcode) {
   if (!enabled_) return;
   Run(ResetCause::kAdministrative, [&](FsmActions* out) {
-    fsm_.Stop(Clock::now(), Cease(cease_subcode), out);
+    fsm_.Stop(Clock::now(), Deliberate(Cease(cease_subcode)), out);
     fsm_.Start(Clock::now(), out);
   });
 }
@@ -202,6 +234,13 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
       info_.hold_time_s = n.hold_time;
       info_.route_refresh = n.route_refresh;
       info_.remote_address = config_.address;
+      graceful_sent_ = fsm_.LocalOpen().capabilities.graceful_restart;
+      graceful_received_ = n.peer_graceful_restart;
+      if (graceful_sent_ && n.peer_graceful_restart) {
+        info_.graceful_restart = n.peer_graceful_restart;
+      }
+      graceful_notification_ = info_.graceful_restart && info_.graceful_restart->notification &&
+                               graceful_sent_->notification;
       if (conns_[side]) {
         conns_[side]->set_max_message_size(params.max_message_size());
         info_.local_address = FromAsio(conns_[side]->local_endpoint().address());
@@ -222,8 +261,14 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
       counters_.prefixes_received = 0;
       counters_.prefixes_accepted = 0;
       counters_.prefixes_advertised = 0;
-      SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " down: " << a.reason;
-      if (listener_) listener_->OnSessionDown(a.reason);
+      if (EndsGracefully(a)) {
+        SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " down: " << a.reason
+                          << " (graceful restart: its routes stay, stale)";
+        if (listener_) listener_->OnSessionDownGraceful(a.reason);
+      } else {
+        SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " down: " << a.reason;
+        if (listener_) listener_->OnSessionDown(a.reason);
+      }
       return;
   }
 }
@@ -478,6 +523,7 @@ void PeerSession::TearDownForLimit(ResetCause cause, size_t limit, const std::st
                                    std::optional<double> restart_after_s) {
   // RFC 4486 §4 Data: AFI, SAFI and the limit, when the session carries one family.
   Notification n = Cease(cease::kMaxPrefixes);
+  const bool hard = established_ && graceful_notification_;
   int families = 0;
   AfiSafi only;
   for (int i = 0; i < AfiSafi::kCount; ++i) {
@@ -492,6 +538,7 @@ void PeerSession::TearDownForLimit(ResetCause cause, size_t limit, const std::st
     n.data[2] = uint8_t(only.safi);
     StoreU32(n.data.data() + 3, uint32_t(std::min<size_t>(limit, UINT32_MAX)));
   }
+  if (hard) n = Deliberate(n);  // the peer's routes go: it must not keep ours either
   // Not from inside the listener's OnUpdate: the teardown (and OnSessionDown) runs next on the
   // loop; UPDATEs still being handled meanwhile are dropped.
   teardown_pending_ = true;
@@ -575,6 +622,9 @@ PeerStatus PeerSession::Status() const {
     s.families = info_.params.families;
     s.four_octet_as = info_.params.four_octet_as;
     s.route_refresh = info_.route_refresh;
+    s.graceful_restart_sent = graceful_sent_;
+    s.graceful_restart_received = graceful_received_;
+    s.graceful_notification = graceful_notification_;
   }
   s.counters = counters_;
   s.counters.collisions = fsm_.collisions();

@@ -84,6 +84,9 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   // A new local AS or BGP Identifier: restarts a running session with Cease / Other Configuration
   // Change (RFC 4486 subcode 6).
   void SetLocal(const LocalConfig& local);
+  // Graceful restart as we offer it (the R and F bits, our restart time): used by the OPENs sent
+  // from now on.
+  void SetGracefulRestart(const GracefulRestartConfig& gr);
   // A connection from the peer's address reached one of our listeners.
   void Accept(boost::asio::ip::tcp::socket socket);
 
@@ -146,11 +149,18 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void CountIn(uint8_t type);
   void CountOut(uint8_t type);
   FsmSettings MakeSettings() const;
+  // The NOTIFICATION for a deliberate end of the session (stop, reset, a prefix limit): `cease`
+  // itself, or Cease / Hard Reset carrying its code, subcode and data when both sides set the N bit
+  // (RFC 8538 §3, §5), so that the peer does not keep our routes.
+  Notification Deliberate(Notification cease) const;
+  // RFC 4724 §4.2 with RFC 8538 §4: whether the session that just ended lets the peer restart.
+  bool EndsGracefully(const FsmAction& down) const;
   ConnectionOptions MakeOptions() const;
 
   boost::asio::io_context& io_;
   PeerConfig config_;
   LocalConfig local_;
+  GracefulRestartConfig graceful_;
   AttributeStore* store_;
   SessionListener* listener_ = nullptr;
   Fsm fsm_;
@@ -167,7 +177,10 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
 
   std::optional<Side> established_;
   Clock::time_point established_at_;
-  EstablishedInfo info_;                    // of the current or last session
+  EstablishedInfo info_;                // of the current or last session
+  bool graceful_notification_ = false;  // this session: both sides set the N bit
+  // This session's Graceful Restart capabilities: ours as sent, the peer's as received.
+  std::optional<GracefulRestart> graceful_sent_, graceful_received_;
   std::shared_ptr<UpdateDecoder> decoder_;  // shared with parse jobs in flight
   UpdateMessage update_;
   boost::asio::thread_pool* parse_pool_ = nullptr;

@@ -78,6 +78,10 @@ struct PeerStatus {
   AfiSafiSet families;            // negotiated
   bool four_octet_as = false;
   bool route_refresh = false;
+  // Graceful restart (RFC 4724): the capability we sent and the one the peer sent in the current
+  // (or last) session; `graceful_notification`: both set the N bit (RFC 8538).
+  std::optional<GracefulRestart> graceful_restart_sent, graceful_restart_received;
+  bool graceful_notification = false;
   PeerCounters counters;
   std::string last_error;
   std::optional<Notification> last_notification_sent, last_notification_received;

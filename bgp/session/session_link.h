@@ -12,10 +12,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bgp/wire/constants.h"
+#include "bgp/wire/open_message.h"
 #include "bgp/wire/session_params.h"
 #include "bgp/wire/update_message.h"
 #include "net/ip_address.h"
@@ -31,6 +33,9 @@ struct EstablishedInfo {
   net::IPAddress local_address;    // our transport address on this session (next-hop-self)
   int hold_time_s = 0;             // negotiated hold time, seconds (0 = no keepalives)
   bool route_refresh = false;      // RFC 2918 negotiated
+  // RFC 4724: the peer's Graceful Restart capability, when both sides sent one (we help it
+  // restart, and it keeps our routes when we do); nullopt otherwise.
+  std::optional<GracefulRestart> graceful_restart;
 };
 
 // Implemented by the routing side, one per peer; called by the session.
@@ -51,6 +56,12 @@ class SessionListener {
   // The session left Established (NOTIFICATION sent or received, hold timer expired, TCP
   // closed, administratively stopped). Every route learned from the peer must go.
   virtual void OnSessionDown(const std::string& reason) = 0;
+  // The session left Established in a way that lets the peer restart (RFC 4724 §4.2: TCP lost,
+  // or, with RFC 8538's N bit on both sides, a NOTIFICATION other than Cease / Hard Reset), and
+  // the session carried the peer's capability (EstablishedInfo::graceful_restart). The routes
+  // learned from it may stay, stale, until it comes back and sends End-of-RIB, or its restart time
+  // passes. A listener that does not help restarting peers treats it as OnSessionDown.
+  virtual void OnSessionDownGraceful(const std::string& reason) { OnSessionDown(reason); }
   // The send backlog drained: the routing side may send more.
   virtual void OnWritable() = 0;
 };

@@ -4,10 +4,27 @@
 #include "net/log.h"
 
 namespace sluice::bgp {
+namespace {
 
-BgpPeer::BgpPeer(PeerSettings settings, AfiSafiSet families, SessionSender* sender,
-                 std::array<FamilyRouting*, 2> pipelines, PeerSourceRegistry* sources)
-    : settings_(std::move(settings)), sender_(sender), pipelines_(pipelines), sources_(sources) {
+bool Lists(const GracefulRestart& gr, AfiSafi family) {
+  for (const GracefulRestart::Family& f : gr.families) {
+    if (f.family == family) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+BgpPeer::BgpPeer(boost::asio::io_context& io, PeerSettings settings, AfiSafiSet families,
+                 SessionSender* sender, std::array<FamilyRouting*, 2> pipelines,
+                 PeerSourceRegistry* sources)
+    : settings_(std::move(settings)),
+      sender_(sender),
+      pipelines_(pipelines),
+      sources_(sources),
+      helper_(io, settings_.name, [this](int slot) {
+        if (pipelines_[slot] != nullptr) pipelines_[slot]->SweepStale(settings_.peer_id);
+      }) {
   families_[0].configured = families.Has(kIPv4Unicast) && pipelines_[0] != nullptr;
   families_[1].configured = families.Has(kIPv6Unicast) && pipelines_[1] != nullptr;
 }
@@ -29,6 +46,8 @@ void BgpPeer::OnEstablished(const EstablishedInfo& info) {
   source.ibgp = settings_.ibgp;
   source.rr_client = settings_.rr_client;
   const PeerSource* src = sources_->Intern(source);
+  // RFC 4724 §4.2: what the peer did not preserve goes now; the rest waits for its End-of-RIB.
+  helper_.Established(info.graceful_restart, info.params.families);
   for (int slot = 0; slot < 2; ++slot) {
     const AfiSafi f = slot == 0 ? kIPv4Unicast : kIPv6Unicast;
     FamilyState& st = families_[slot];
@@ -48,7 +67,9 @@ void BgpPeer::OnUpdate(UpdateMessage& update) {
   }
   if (update.end_of_rib) {
     if (update.end_of_rib->safi == Safi::kUnicast) {
-      families_[Slot(*update.end_of_rib)].end_of_rib_received = true;
+      const int slot = Slot(*update.end_of_rib);
+      families_[slot].end_of_rib_received = true;
+      helper_.EndOfRib(slot);  // RFC 4724 §4.2: what is still stale goes
     }
     return;
   }
@@ -118,18 +139,44 @@ void BgpPeer::OnRouteRefresh(AfiSafi family) {
   if (p != nullptr && families_[Slot(family)].up) p->RouteRefresh(settings_.peer_id);
 }
 
-void BgpPeer::FamilyDown(int slot) {
+void BgpPeer::FamilyDown(int slot, bool keep_stale) {
   if (!families_[slot].up) return;
   families_[slot].up = false;
   in_[slot] = nullptr;
-  pipelines_[slot]->PeerDown(settings_.peer_id);
+  if (keep_stale) {
+    pipelines_[slot]->PeerDownGraceful(settings_.peer_id);
+  } else {
+    pipelines_[slot]->PeerDown(settings_.peer_id);
+  }
 }
 
 void BgpPeer::OnSessionDown(const std::string& reason) {
+  helper_.Clear();  // the pipelines sweep whatever was stale
+  Down(reason);
+}
+
+void BgpPeer::Down(const std::string& reason) {
   if (!established_) return;
   established_ = false;
   down_reason_ = reason;
   for (int slot = 0; slot < 2; ++slot) FamilyDown(slot);
+}
+
+void BgpPeer::OnSessionDownGraceful(const std::string& reason) {
+  if (!established_) return;
+  if (!info_.graceful_restart) return OnSessionDown(reason);
+  const GracefulRestart& gr = *info_.graceful_restart;
+  established_ = false;
+  down_reason_ = reason;
+  std::array<bool, 2> stale{false, false};
+  for (int slot = 0; slot < 2; ++slot) {
+    const AfiSafi f = slot == 0 ? kIPv4Unicast : kIPv6Unicast;
+    // RFC 4724 §4.2: the families of the peer's capability keep their routes; the others go.
+    // A family disabled by RFC 7606 has no routes left to keep.
+    stale[slot] = families_[slot].up && !families_[slot].disabled && Lists(gr, f);
+    FamilyDown(slot, stale[slot]);
+  }
+  helper_.SessionDown(stale, gr.restart_time);
 }
 
 void BgpPeer::OnWritable() {

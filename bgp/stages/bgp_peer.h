@@ -9,6 +9,10 @@
 //                   the received and accepted prefix counts go back to the session
 //   OnRouteRefresh  PeerOut re-announces everything the peer has (RFC 2918)
 //   OnSessionDown   every family goes down: background deletion, output branch removed
+//   OnSessionDownGraceful  RFC 4724 §4.2: the families the peer's capability lists keep their
+//                   routes, stale (GracefulHelper: swept at the peer's End-of-RIB, when it comes
+//                   back without the F bit, or when its restart time or the stale-routes time
+//                   passes); the others go as above
 //   OnWritable      PeerOut lets the fanout send again
 //
 // Made by BgpRouting::AddPeer; lives until RemovePeer.
@@ -21,6 +25,7 @@
 #include "bgp/session/session_link.h"
 #include "bgp/stages/family_pipeline.h"
 #include "bgp/stages/family_routing.h"
+#include "bgp/stages/graceful_helper.h"
 
 namespace sluice::bgp {
 
@@ -38,15 +43,23 @@ class BgpPeer : public SessionListener {
 
   // `pipelines[i]`: the pipeline of AfiSafi index 0 (IPv4 unicast) and 2 (IPv6 unicast); null
   // when the family is not run by the router.
-  BgpPeer(PeerSettings settings, AfiSafiSet families, SessionSender* sender,
-          std::array<FamilyRouting*, 2> pipelines, PeerSourceRegistry* sources);
+  // `io`: the event loop (graceful restart timers).
+  BgpPeer(boost::asio::io_context& io, PeerSettings settings, AfiSafiSet families,
+          SessionSender* sender, std::array<FamilyRouting*, 2> pipelines,
+          PeerSourceRegistry* sources);
   ~BgpPeer() override;
 
   void OnEstablished(const EstablishedInfo& info) override;
   void OnUpdate(UpdateMessage& update) override;
   void OnRouteRefresh(AfiSafi family) override;
   void OnSessionDown(const std::string& reason) override;
+  void OnSessionDownGraceful(const std::string& reason) override;
   void OnWritable() override;
+
+  // Graceful restart, receiving speaker (RFC 4724 §4.2): which families hold stale routes and
+  // for how long.
+  const GracefulHelper& graceful() const { return helper_; }
+  GracefulHelper& graceful() { return helper_; }
 
   // Tells the session the peer's received and accepted counts (as OnUpdate does), while
   // Established: for a sharded routing side, whose counts settle after OnUpdate returned.
@@ -72,7 +85,8 @@ class BgpPeer : public SessionListener {
   FamilyRouting* PipelineFor(const AfiSafi& f) {
     return f.safi == Safi::kUnicast ? pipelines_[Slot(f)] : nullptr;
   }
-  void FamilyDown(int slot);
+  void FamilyDown(int slot, bool keep_stale = false);
+  void Down(const std::string& reason);
   // RFC 7606 AFI/SAFI disable of the families in `disabled`.
   void DisableInputs(AfiSafiSet disabled, const std::string& reason);
 
@@ -86,6 +100,7 @@ class BgpPeer : public SessionListener {
   EstablishedInfo info_;
   absl::Time since_;
   std::string down_reason_;
+  GracefulHelper helper_;
 };
 
 }  // namespace sluice::bgp

@@ -136,7 +136,8 @@ absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const RoutingPeerConfig& co
     const AfiSafi f = i == 0 ? kIPv4Unicast : kIPv6Unicast;
     if (pipes[i] != nullptr && config.families.Has(f)) pipes[i]->AddPeer(settings);
   }
-  auto peer = std::make_unique<BgpPeer>(settings, config.families, sender, pipes, &sources_);
+  auto peer = std::make_unique<BgpPeer>(io(), settings, config.families, sender, pipes, &sources_);
+  peer->graceful().set_stale_routes_time(config_.stale_routes_time_s);
   BgpPeer* raw = peer.get();
   peers_.emplace(config.address, std::move(peer));
   peers_by_id_[id] = raw;
@@ -215,6 +216,7 @@ RoutingPeerStatus MakeStatus(BgpPeer& p, std::array<FamilyRouting*, 2> pipes) {
     f.advertised = c.advertised;
     f.updates_sent = c.updates_sent;
     f.end_of_rib_sent = c.end_of_rib_sent;
+    f.stale = c.stale;
     s.families.push_back(f);
   }
   return s;
@@ -267,6 +269,18 @@ void BgpRouting::OnRibBorn() {
   for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->RibBorn();
   }
+}
+
+bool BgpRouting::RibSynced() {
+  for (FamilyRouting* pipe : families_) {
+    if (pipe != nullptr && !pipe->RibSynced()) return false;
+  }
+  return true;
+}
+
+void BgpRouting::SetStaleRoutesTime(double seconds) {
+  config_.stale_routes_time_s = seconds;
+  for (auto& [address, p] : peers_) p->graceful().set_stale_routes_time(seconds);
 }
 
 std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {

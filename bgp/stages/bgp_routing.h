@@ -56,6 +56,10 @@ struct RouterConfig {
   // With threads 1: run the shard stage anyway, on one worker thread (benchmarks: what the
   // hand-over between the event loop and the shards costs, apart from spreading the work).
   bool shard_single_thread = false;
+  // RFC 4724 §4.2 helper: seconds a restarted peer has, once Established again, to send
+  // End-of-RIB before its routes still stale are withdrawn (`graceful-restart {
+  // stale-routes-time }`).
+  double stale_routes_time_s = 360;
   // The number of hardware threads (at least 1).
   static int DefaultThreads();
 };
@@ -111,6 +115,7 @@ struct RoutingPeerStatus {
     uint64_t updates_sent = 0;
     bool end_of_rib_received = false;
     bool end_of_rib_sent = false;
+    size_t stale = 0;  // routes kept from an earlier session for a restarting peer (RFC 4724)
   };
   std::vector<Family> families;
 };
@@ -158,7 +163,14 @@ class BgpRouting {
   // --- RIB -----------------------------------------------------------------------------------
   // A RIB instance was born (again): nexthops are asked again and every route is re-sent.
   void OnRibBorn();
+  // Every family's RIB branch has handed the RIB every route (FamilyRouting::RibSynced).
+  bool RibSynced();
   NexthopCache& nexthop_cache() { return *nexthops_; }
+
+  // --- Graceful restart, helper (RFC 4724 §4.2) ---------------------------------------------
+  // Seconds a restarted peer has to send End-of-RIB (RouterConfig::stale_routes_time_s), for
+  // every peer from now on.
+  void SetStaleRoutesTime(double seconds);
 
   // --- Reading -------------------------------------------------------------------------------
   // One page of routes. Errors: NotFound for an unknown peer, InvalidArgument for a query that

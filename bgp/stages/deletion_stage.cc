@@ -24,10 +24,15 @@ DeletionStage::DeletionStage(std::string name, stage::Plumber* plumber, RouteTab
 DeletionStage::~DeletionStage() = default;
 
 std::string DeletionStage::Status() const {
-  return absl::StrCat("remaining=", table_->size(), " deleted=", deleted_);
+  return absl::StrCat(started_ ? "" : "held (stale) ", "remaining=", table_->size(),
+                      " deleted=", deleted_);
 }
 
-void DeletionStage::Start() { task_.Start(); }
+void DeletionStage::Start() {
+  if (started_) return;
+  started_ = true;
+  task_.Start();
+}
 
 void DeletionStage::add_route(const BgpRoute& route, BgpStage* caller) {
   if (!finished_) {
@@ -35,6 +40,11 @@ void DeletionStage::add_route(const BgpRoute& route, BgpStage* caller) {
     if (it != table_->end()) {
       BgpRoute old_route = Make(it.key(), *it);
       table_->erase(it);
+      if (!started_) {
+        // A stale route replaced by its restarted peer: never withdrawn.
+        BgpLinearStage::replace_route(old_route, route, caller);
+        return;
+      }
       ++deleted_;
       if (downstream_ != nullptr) downstream_->delete_route(old_route, this);
     }

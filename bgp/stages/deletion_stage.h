@@ -15,6 +15,12 @@
 // Several flaps make several Deletion stages in a row (newest nearest PeerIn); a prefix is held
 // by at most one of them. When its table is empty the stage unplumbs itself (Plumber::SpliceOut)
 // and is destroyed after the current event.
+//
+// Held (RFC 4724 §4.2, graceful restart, the receiving speaker): a stage made for a peer that may
+// come back keeps its routes — stale — and withdraws nothing until Start(): downstream keeps
+// seeing them, lookups answer them. An add_route from upstream for a prefix a held stage still
+// holds becomes one replace_route (stale route → new route), so the restarted peer's routes take
+// over without a withdrawal. Start() (the peer's End-of-RIB, a timer, a flush) sweeps what is left.
 
 #include <functional>
 #include <memory>
@@ -38,7 +44,9 @@ class DeletionStage : public BgpLinearStage {
   std::string_view kind() const override { return "Deletion"; }
   std::string Status() const override;
 
+  // Starts the background deletion (once; later calls do nothing). Until then the stage is held.
   void Start();
+  bool started() const { return started_; }
   size_t remaining() const { return table_->size(); }
 
   void add_route(const BgpRoute& route, BgpStage* caller) override;
@@ -61,6 +69,7 @@ class DeletionStage : public BgpLinearStage {
   std::function<void()> on_done_;
   size_t deleted_ = 0;
   bool finished_ = false;
+  bool started_ = false;
   stage::BackgroundTask task_;
 };
 

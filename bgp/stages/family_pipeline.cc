@@ -203,18 +203,22 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
                                                   o.reader, &loc_rib_),
                     &ignored, name);
   } else {
-    o.out =
-        Append(&tail,
-               plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
-                                       afi_safi(), o.reader, &loc_rib_, options_.peer_out),
-               &ignored, name);
+    o.out = Append(&tail,
+                   plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender,
+                                           info.params, afi_safi(), o.reader, &loc_rib_,
+                                           PeerOut::For(options_.peer_out, info)),
+                   &ignored, name);
     o.tail = o.out;
   }
   b.output = o;
   dump->Start();
 }
 
-void FamilyPipeline::PeerDown(uint32_t peer_id) {
+void FamilyPipeline::PeerDown(uint32_t peer_id) { Down(peer_id, PeerIn::Down::kDelete); }
+
+void FamilyPipeline::PeerDownGraceful(uint32_t peer_id) { Down(peer_id, PeerIn::Down::kKeepStale); }
+
+void FamilyPipeline::Down(uint32_t peer_id, PeerIn::Down how) {
   auto it = branches_.find(peer_id);
   if (it == branches_.end()) return;
   Branch& b = it->second;
@@ -222,11 +226,19 @@ void FamilyPipeline::PeerDown(uint32_t peer_id) {
     RemoveOutputChain(b.output->reader);
     b.output.reset();
   }
-  b.in->SessionDown();
+  if (how == PeerIn::Down::kDelete) b.in->SweepStale();
+  b.in->SessionDown(how);
+}
+
+void FamilyPipeline::SweepStale(uint32_t peer_id) {
+  if (PeerIn* in = peer_in(peer_id)) in->SweepStale();
 }
 
 void FamilyPipeline::InputDown(uint32_t peer_id) {
-  if (PeerIn* in = peer_in(peer_id)) in->SessionDown();
+  if (PeerIn* in = peer_in(peer_id)) {
+    in->SweepStale();
+    in->SessionDown();
+  }
 }
 
 bool FamilyPipeline::PeerIsUp(uint32_t peer_id) const {
@@ -257,6 +269,7 @@ void FamilyPipeline::RemovePeer(uint32_t peer_id) {
   auto it = branches_.find(peer_id);
   if (it == branches_.end()) return;
   if (it->second.output) PeerDown(peer_id);
+  it->second.in->SweepStale();
   it->second.removing = true;
   if (it->second.in->deletions_running() == 0) FinishRemoval(peer_id);
 }
@@ -334,6 +347,7 @@ PeerCounts FamilyPipeline::Counts(uint32_t peer_id) {
   PeerCounts c;
   c.received = received(peer_id);
   c.accepted = accepted(peer_id);
+  if (PeerIn* in = peer_in(peer_id)) c.stale = in->stale();
   if (PeerOut* out = peer_out(peer_id)) {
     c.advertised = out->counters().advertised;
     c.updates_sent = out->counters().updates;
@@ -361,8 +375,18 @@ void FamilyPipeline::BuildRibBranch() {
   ++rib_generation_;
   const std::string name = rib_generation_ == 1 ? "rib" : absl::StrCat("rib#", rib_generation_);
   rib_reader_ = fanout_->AddReader(plumber_, Name("FanoutReader", name));
-  auto* dump = plumber_->Make<DumpStage>(Name("Dump", name), plumber_, &loc_rib_, rib_reader_,
-                                         nullptr, options_.dump_slice);
+  rib_dump_done_ = false;
+  std::weak_ptr<FamilyPipeline*> weak = self_;
+  const int generation = rib_generation_;
+  auto* dump = plumber_->Make<DumpStage>(
+      Name("Dump", name), plumber_, &loc_rib_, rib_reader_,
+      [weak, generation] {
+        auto self = weak.lock();
+        if (self && *self != nullptr && (*self)->rib_generation_ == generation) {
+          (*self)->rib_dump_done_ = true;
+        }
+      },
+      options_.dump_slice);
   stage::Plumber::Plumb<BgpRoute>(rib_reader_, dump);
   BgpStage* tail = dump;
   std::vector<stage::StageBase*> ignored;
@@ -378,6 +402,12 @@ void FamilyPipeline::BuildRibBranch() {
     rib_tail_ = rib_out_;
   }
   dump->Start();
+}
+
+bool FamilyPipeline::RibSynced() {
+  if (rib_reader_ == nullptr) return true;
+  if (!rib_dump_done_ || !rib_reader_->ready()) return false;
+  return rib_out_ == nullptr || rib_out_->waiting() == 0;
 }
 
 void FamilyPipeline::RibBorn() {

@@ -123,6 +123,8 @@ class FamilyPipeline : public FamilyRouting {
   // The session left Established: its routes are deleted in the background, its output branch
   // goes away.
   void PeerDown(uint32_t peer_id) override;
+  void PeerDownGraceful(uint32_t peer_id) override;
+  void SweepStale(uint32_t peer_id) override;
   void InputDown(uint32_t peer_id) override;
   bool PeerIsUp(uint32_t peer_id) const;
   // The Adj-RIB-In of the peer: where its UPDATEs go (Announce/Withdraw/Push).
@@ -147,6 +149,7 @@ class FamilyPipeline : public FamilyRouting {
   // --- RIB -----------------------------------------------------------------------------------
   // A new RIB instance: rebuilds the RIB branch, which sends every route again.
   void RibBorn() override;
+  bool RibSynced() override;
   RibOut* rib_out() { return rib_out_; }  // null without a RIB, or with other tails
   BranchTail* rib_tail() { return rib_tail_; }
 
@@ -202,6 +205,7 @@ class FamilyPipeline : public FamilyRouting {
   bool HasRib() const;
   void BuildRibBranch();
   void FinishRemoval(uint32_t peer_id);
+  void Down(uint32_t peer_id, PeerIn::Down how);
   std::string Name(const std::string& kind, const std::string& peer) const;
 
   net::Family family_;
@@ -220,6 +224,7 @@ class FamilyPipeline : public FamilyRouting {
   RibOut* rib_out_ = nullptr;
   BranchTail* rib_tail_ = nullptr;
   int rib_generation_ = 0;
+  bool rib_dump_done_ = false;  // the current RIB branch's Dump finished
   std::map<uint32_t, Branch> branches_;
   // Table sets of removed branches, kept until their stages are destroyed.
   std::vector<std::unique_ptr<RouteTableSet>> retired_tables_;

@@ -64,6 +64,7 @@ struct PeerCounts {
   size_t advertised = 0;  // in the Adj-RIB-Out
   uint64_t updates_sent = 0;
   bool end_of_rib_sent = false;
+  size_t stale = 0;  // routes of an earlier session kept for a restarting peer (RFC 4724)
 };
 
 class FamilyRouting {
@@ -82,6 +83,13 @@ class FamilyRouting {
   virtual void PeerUp(uint32_t peer_id, const PeerSource* source, SessionSender* sender,
                       const EstablishedInfo& info) = 0;
   virtual void PeerDown(uint32_t peer_id) = 0;
+  // The session left Established in a way that lets the peer restart (RFC 4724 §4.2, RFC 8538):
+  // its output branch goes, but its routes stay everywhere, stale, until SweepStale. A PeerDown,
+  // InputDown or RemovePeer later sweeps them too.
+  virtual void PeerDownGraceful(uint32_t peer_id) = 0;
+  // The stale routes of the peer in this family are withdrawn now (in the background): its
+  // End-of-RIB came, a timer expired, or it came back without keeping its forwarding state.
+  virtual void SweepStale(uint32_t peer_id) = 0;
   // RFC 7606 AFI/SAFI disable (RFC 4760 §7): the peer's routes of this family go (in the
   // background) and its input takes nothing more until the next PeerUp; what we send the peer is
   // not affected.
@@ -100,6 +108,10 @@ class FamilyRouting {
   // --- Originated routes, the RIB ------------------------------------------------------------
   virtual RouteInput* local_input() = 0;
   virtual void RibBorn() = 0;
+  // The RIB has been handed every route of this family: the RIB branch's dump is done and nothing
+  // waits in the branch (true without a RIB branch). What follows on the RIB's ordered stream
+  // (rib/1.0/end_of_rib) comes after those routes.
+  virtual bool RibSynced() = 0;
 
   // --- Reading -------------------------------------------------------------------------------
   // One page of `query` (its family is this one's); `peer_id` names the peer of an Adj-RIB view.

@@ -23,6 +23,7 @@ PeerIn::~PeerIn() { *self_ = nullptr; }
 
 std::string PeerIn::Status() const {
   std::string s = absl::StrCat("routes=", table_->size());
+  if (!held_.empty()) absl::StrAppend(&s, " stale=", stale());
   if (source_ == nullptr) s += " down";
   return s;
 }
@@ -75,7 +76,7 @@ std::optional<BgpRoute> PeerIn::lookup_route(const net::Prefix& prefix) const {
   return Make(prefix, *stored);
 }
 
-DeletionStage* PeerIn::SessionDown() {
+DeletionStage* PeerIn::SessionDown(Down how) {
   const PeerSource* source = source_;
   source_ = nullptr;
   if (table_->empty()) return nullptr;
@@ -96,8 +97,24 @@ DeletionStage* PeerIn::SessionDown() {
         if (in->options_.on_deletion_done) in->options_.on_deletion_done();
       });
   stage::Plumber::InsertAfter<BgpRoute>(this, deletion);
-  deletion->Start();
+  if (how == Down::kKeepStale) {
+    held_.push_back(deletion);
+  } else {
+    deletion->Start();
+  }
   return deletion;
+}
+
+void PeerIn::SweepStale() {
+  std::vector<DeletionStage*> held = std::move(held_);
+  held_.clear();
+  for (DeletionStage* d : held) d->Start();
+}
+
+size_t PeerIn::stale() const {
+  size_t n = 0;
+  for (const DeletionStage* d : held_) n += d->remaining();
+  return n;
 }
 
 }  // namespace sluice::bgp

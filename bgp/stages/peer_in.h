@@ -11,6 +11,8 @@
 // SessionDown (XORP §5.1.2): the table is handed to a new DeletionStage plumbed right after this
 // stage, which withdraws the routes in background slices; PeerIn starts again with an empty
 // table at once, so the peer may come back while the old routes are still being deleted.
+// SessionDown(kKeepStale) (RFC 4724 §4.2, graceful restart): the Deletion stage is held — the
+// routes stay, stale, until SweepStale() (End-of-RIB, a timer, a flush) starts it.
 //
 // Profiling point "bgp_route_in": each announced or withdrawn prefix, as it enters BGP.
 
@@ -18,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/family_routing.h"
@@ -58,9 +61,17 @@ class PeerIn : public BgpLinearStage, public RouteInput {
   bool Withdraw(const net::Prefix& prefix) override;
   // End of a batch: pushes downstream.
   void Push() override;
+  enum class Down : uint8_t {
+    kDelete,     // the routes are withdrawn in the background, now
+    kKeepStale,  // RFC 4724 §4.2: the routes stay, stale, until SweepStale()
+  };
   // Hands the table to a new Deletion stage (when it holds routes) and starts empty. Returns
   // the Deletion stage, or nullptr when there was nothing to delete.
-  DeletionStage* SessionDown();
+  DeletionStage* SessionDown(Down how = Down::kDelete);
+  // Starts every held Deletion stage: the stale routes left are withdrawn in the background.
+  void SweepStale();
+  // Stale routes still held (routes of earlier sessions kept by SessionDown(kKeepStale)).
+  size_t stale() const;
 
   // Adj-RIB-In access (streams, counters).
   RouteTable& table() { return *table_; }
@@ -87,6 +98,7 @@ class PeerIn : public BgpLinearStage, public RouteInput {
   std::unique_ptr<RouteTable> table_;
   int deletions_started_ = 0;
   int deletions_running_ = 0;
+  std::vector<DeletionStage*> held_;  // not started yet: they cannot finish, so stay valid
   // Deletion stages hold this to report back; reset when PeerIn goes away first.
   std::shared_ptr<PeerIn*> self_;
 };

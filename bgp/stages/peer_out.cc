@@ -265,6 +265,16 @@ void PeerOut::OnWritable() {
 }
 
 void PeerOut::EndOfRib() {
+  if (options_.end_of_rib_gate != nullptr && !options_.end_of_rib_gate->open()) {
+    options_.end_of_rib_gate->WhenOpen([alive = std::weak_ptr<bool>(alive_), this] {
+      if (!alive.expired()) SendEndOfRib();
+    });
+    return;
+  }
+  SendEndOfRib();
+}
+
+void PeerOut::SendEndOfRib() {
   Flush();
   std::vector<uint8_t> out;
   encoder_.EndOfRib(family_, &out);

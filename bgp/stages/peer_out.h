@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/branch_tail.h"
+#include "bgp/stages/end_of_rib_gate.h"
 #include "bgp/stages/prefix_walk.h"
 #include "bgp/stages/send_budget.h"
 #include "bgp/wire/update_encoder.h"
@@ -46,6 +48,9 @@ class PeerOut : public BranchTail {
     // When set, the high water is this PeerOut's share of a budget all peers share (it
     // outlives the PeerOut); `high_water` is then unused.
     SendBudget* budget = nullptr;
+    // While this speaker restarts, End-of-RIB waits for the gate (RFC 4724 §4.1); null: sent
+    // as soon as the dump ends. Outlives the PeerOut.
+    EndOfRibGate* end_of_rib_gate = nullptr;
   };
   struct Counters {
     uint64_t advertised = 0;  // prefixes the peer has from us now
@@ -84,6 +89,17 @@ class PeerOut : public BranchTail {
 
   // Sends End-of-RIB for the family (after flushing what is pending).
   void EndOfRib() override;
+  // Whether End-of-RIB went out (false while the restart gate holds it back).
+  bool end_of_rib_sent() const { return counters_.end_of_rib_sent; }
+  // Options for a PeerOut towards the peer of session `info`: a restarting peer (R bit) gets
+  // End-of-RIB without waiting for our own restart (RFC 4724 §4.2: two restarting speakers must
+  // not wait for each other).
+  static Options For(Options options, const EstablishedInfo& info) {
+    if (info.graceful_restart && info.graceful_restart->restart_state) {
+      options.end_of_rib_gate = nullptr;
+    }
+    return options;
+  }
   // Re-announces everything the peer has from us (RFC 2918), in the background.
   void Refresh() override;
   // The session's backlog drained.
@@ -96,6 +112,7 @@ class PeerOut : public BranchTail {
   bool blocked() const { return blocked_; }
 
  private:
+  void SendEndOfRib();
   struct Op {
     net::Prefix prefix;
     AttrRef from;  // what the peer has (null: nothing)
@@ -117,6 +134,7 @@ class PeerOut : public BranchTail {
   AfiSafi family_;
   FlowControl* reader_;
   Options options_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the gate's callback
   UpdateEncoder encoder_;
   Counters counters_;
   bool blocked_ = false;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 
@@ -315,7 +316,7 @@ class ShardedRouting::Family : public FamilyRouting {
     st.out = owner_->services_.plumber->Make<PeerOut>(
         Name(slot_, "PeerOut", st.settings.name), owner_->services_.plumber->io(), sender,
         info.params, AfiSafi{AfiOf(family()), Safi::kUnicast}, control.get(), &kNoPrefixes,
-        owner_->options_.peer_out);
+        PeerOut::For(owner_->options_.peer_out, info));
     Consumer* c = owner_->AddConsumer(st.branch, st.out, st.out, owner_->threads());
     if (!owner_->store_ids_.empty()) {
       st.out->SetReleaser(
@@ -332,7 +333,10 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->runner_->Flush();
   }
 
-  void PeerDown(uint32_t peer_id) override {
+  void PeerDown(uint32_t peer_id) override { Down(peer_id, false); }
+  void PeerDownGraceful(uint32_t peer_id) override { Down(peer_id, true); }
+
+  void Down(uint32_t peer_id, bool graceful) {
     auto it = peers_.find(peer_id);
     if (it == peers_.end() || !it->second.up) return;
     PeerState& st = it->second;
@@ -340,9 +344,23 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->RemoveConsumer(st.branch);
     st.out = nullptr;
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+    owner_->runner_->CommandAll([slot, peer_id, graceful](Worker& w, int) {
       w.PushPeer(peer_id);
-      w.pipes[slot]->PeerDown(peer_id);
+      if (graceful) {
+        w.pipes[slot]->PeerDownGraceful(peer_id);
+      } else {
+        w.pipes[slot]->PeerDown(peer_id);
+      }
+      w.Publish(slot, peer_id);
+    });
+    owner_->runner_->Flush();
+  }
+
+  void SweepStale(uint32_t peer_id) override {
+    if (!peers_.contains(peer_id)) return;
+    const int slot = slot_;
+    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+      w.pipes[slot]->SweepStale(peer_id);
       w.Publish(slot, peer_id);
     });
     owner_->runner_->Flush();
@@ -395,12 +413,13 @@ class ShardedRouting::Family : public FamilyRouting {
     if (it == peers_.end()) return c;
     const int slot = slot_;
     const auto per_shard = owner_->runner_->QueryAll([slot, peer_id](Worker& w, int) {
-      return std::make_pair(w.pipes[slot]->Counts(peer_id).received,
-                            w.pipes[slot]->accepted(peer_id));
+      const PeerCounts pc = w.pipes[slot]->Counts(peer_id);
+      return std::make_tuple(pc.received, pc.accepted, pc.stale);
     });
-    for (const auto& [received, accepted] : per_shard) {
+    for (const auto& [received, accepted, stale] : per_shard) {
       c.received += received;
       c.accepted += accepted;
+      c.stale += stale;
     }
     if (const PeerOut* out = it->second.out) {
       c.advertised = out->counters().advertised;
@@ -425,6 +444,18 @@ class ShardedRouting::Family : public FamilyRouting {
     owner_->runner_->Flush();
   }
   RibOut* rib_out() { return rib_out_; }
+
+  // Every shard's RIB branch dumped and caught up, and the loop's RibOut empty. (Changes in the
+  // hand-over from a shard to the loop at this moment are not seen: callers poll.)
+  bool RibSynced() override {
+    if (rib_out_ == nullptr) return true;
+    const int slot = slot_;
+    for (bool synced :
+         owner_->runner_->QueryAll([slot](Worker&w, int) { return w.pipes[slot]->RibSynced(); })) {
+      if (!synced) return false;
+    }
+    return rib_out_->waiting() == 0;
+  }
 
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& q, uint32_t peer_id) override {
     const int slot = slot_;

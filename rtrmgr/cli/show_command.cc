@@ -70,6 +70,36 @@ std::string InputProblems(const bgp::v1::PeerInfo& p) {
   return absl::StrJoin(parts, "; ");
 }
 
+// One side's Graceful Restart capability: "restart-time 120 R N F(ipv4 ipv6)"; "none".
+std::string GracefulText(bool has, const bgp::v1::GracefulRestartInfo& g) {
+  if (!has) return "none";
+  std::string s = absl::StrCat("restart-time ", g.restart_time());
+  if (g.restart_state()) s += " R";
+  if (g.notification()) s += " N";
+  if (g.forwarding_preserved_size() > 0) {
+    absl::StrAppend(&s, " F(", absl::StrJoin(g.forwarding_preserved(), " "), ")");
+  }
+  return s;
+}
+
+// The line under a peer's row about graceful restart (RFC 4724, RFC 8538): what each side
+// offered on the current or last session, and the stale routes kept while the peer restarts.
+std::string GracefulRestartLine(const bgp::v1::PeerInfo& p) {
+  if (!p.graceful_restart_configured()) return "graceful restart disabled";
+  std::string s = absl::StrCat(
+      "graceful restart: sent ",
+      GracefulText(p.has_graceful_restart_sent(), p.graceful_restart_sent()), "; received ",
+      GracefulText(p.has_graceful_restart_received(), p.graceful_restart_received()));
+  if (!p.graceful_helper().empty()) {
+    uint64_t stale = 0;
+    for (const bgp::v1::PeerFamily& f : p.family_counts()) stale += f.stale();
+    absl::StrAppendFormat(
+        &s, "; stale, %u routes, %.0f s left (%s)", stale, p.graceful_seconds_left(),
+        p.graceful_helper() == "restart" ? "peer restarting" : "waiting for End-of-RIB");
+  }
+  return s;
+}
+
 int ShowBgpPeers(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
   auto r = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
@@ -90,6 +120,7 @@ int ShowBgpPeers(Context& c, bool json) {
     if (std::string problems = InputProblems(p); !problems.empty()) {
       *c.out << "    " << problems << "\n";
     }
+    *c.out << "    " << GracefulRestartLine(p) << "\n";
   }
   return kOk;
 }

@@ -1,4 +1,6 @@
-// protocols { bgp { local-as N; bgp-id A; threads N; damping { ... } peer ADDRESS { ... } } }
+// protocols { bgp { local-as N; bgp-id A; threads N; damping { ... }
+//                   graceful-restart { restart-time S; stale-routes-time S; }
+//                   peer ADDRESS { ... graceful-restart disable; } } }
 #include <cmath>
 #include <set>
 
@@ -25,6 +27,32 @@ std::optional<uint32_t> ReadAsNumber(const ConfigValue& v, std::string_view what
 }
 
 namespace {
+
+// graceful-restart { restart-time 120; stale-routes-time 360; } (RFC 4724 §3: the restart time
+// has 12 bits).
+void BuildGracefulRestart(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags) {
+  if (!ExpectBlock(n, 0, "graceful-restart { restart-time 120; stale-routes-time 360; }", diags)) {
+    return;
+  }
+  BlockReader("graceful-restart", diags)
+      .Once("restart-time",
+            [&](const ConfigNode& s) {
+              const ConfigValue* v = ExpectOne(s, "restart-time SECONDS;", diags);
+              if (!v) return;
+              if (auto t = ReadNumber(*v, 0, 4095, "restart-time (RFC 4724: 12 bits)", diags)) {
+                bgp->gr_restart_time = static_cast<uint32_t>(*t);
+              }
+            })
+      .Once("stale-routes-time",
+            [&](const ConfigNode& s) {
+              const ConfigValue* v = ExpectOne(s, "stale-routes-time SECONDS;", diags);
+              if (!v) return;
+              if (auto t = ReadNumber(*v, 1, 86400, "stale-routes-time", diags)) {
+                bgp->gr_stale_routes_time = static_cast<uint32_t>(*t);
+              }
+            })
+      .Read(n.children);
+}
 
 void BuildDamping(const ConfigNode& n, DampingConfig* damping, Diagnostics* diags) {
   if (!ExpectBlock(n, 0, "damping { half-life 15m; reuse 750; suppress 6000; max-suppress 1h; }",
@@ -323,6 +351,20 @@ void BuildPeer(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags) {
               }
             })
       .Once("damping", [&](const ConfigNode& s) { flag(s, &peer.damping); })
+      .Once("graceful-restart",
+            [&](const ConfigNode& s) {
+              // RFC 4724: only the peer's opt-out; the timers are the bgp block's.
+              const ConfigValue* v = one(s, "graceful-restart disable;");
+              if (!v) return;
+              if (v->text != "disable") {
+                diags->Add(v->loc,
+                           "graceful-restart takes 'disable' in a peer (the timers are "
+                           "set in bgp { graceful-restart { ... } })");
+                bad = true;
+                return;
+              }
+              p.graceful_restart = false;
+            })
       .Once("disable",
             [&](const ConfigNode& s) {
               bool disabled = false;
@@ -382,6 +424,7 @@ void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags) {
               }
             })
       .Once("damping", [&](const ConfigNode& s) { BuildDamping(s, &bgp->damping, diags); })
+      .Once("graceful-restart", [&](const ConfigNode& s) { BuildGracefulRestart(s, bgp, diags); })
       .Many("listen", [&](const ConfigNode& s) { ReadListen(s, bgp, diags); })
       .Many("peer", [&](const ConfigNode& s) { BuildPeer(s, bgp, diags); })
       .Read(node.children);

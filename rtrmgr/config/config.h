@@ -165,6 +165,11 @@ struct BgpConfig {
   net::IPv4Address bgp_id;
   uint32_t threads = 0;   // shard stage workers, 1..256; 0 (unset): the hardware threads
   DampingConfig damping;  // parameters for the peers with `damping;`
+  // graceful-restart { restart-time 120; stale-routes-time 360; } (RFC 4724; seconds): the
+  // restart time we advertise (and the RIB keeps our routes for), and how long a restarted peer
+  // has to send End-of-RIB. A peer's `graceful-restart disable;` is its session's switch.
+  uint32_t gr_restart_time = 120;
+  uint32_t gr_stale_routes_time = 360;
   // Listening sockets, in file order; none: port 179 on 0.0.0.0 and ::.
   std::vector<BgpListen> listen;
   std::map<net::IPAddress, BgpPeer> peers;

@@ -296,6 +296,9 @@ const std::vector<PeerField>& PeerFields() {
        [](const BgpPeer& p) { return Flag(p.session.route_reflector_client); },
        &PeerDelta::refilter_export},
       {"damping", [](const BgpPeer& p) { return Flag(p.damping); }, &PeerDelta::replumb_damping},
+      // The capability is in the OPEN: a new session offers it (or not).
+      {"graceful-restart", [](const BgpPeer& p) { return Flag(p.session.graceful_restart); },
+       &PeerDelta::reset},
       {"disable", [](const BgpPeer& p) { return Flag(!p.session.enabled); }, nullptr},
   };
   return kFields;
@@ -368,6 +371,12 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
          return b.threads == 0 ? std::string("default") : absl::StrCat(b.threads);
        }},
       {"damping", [](const BgpConfig& b) { return b.enabled ? DampingText(b.damping) : ""; }},
+      {"graceful-restart",
+       [](const BgpConfig& b) {
+         if (!b.enabled) return std::string();
+         return absl::StrCat("restart-time ", b.gr_restart_time, " stale-routes-time ",
+                             b.gr_stale_routes_time);
+       }},
   };
   const BgpConfig& a = ca.bgp;
   const BgpConfig& b = cb.bgp;
@@ -380,6 +389,7 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
       if (f.keyword == "local-as" || f.keyword == "bgp-id") d.identity_changed = true;
       if (f.keyword == "threads") d.threads_changed = true;
       if (f.keyword == "damping") d.damping_changed = true;
+      if (f.keyword == "graceful-restart") d.graceful_restart_changed = true;
     }
   }
   for (const BgpListen& l : b.listen) {

@@ -106,7 +106,8 @@ struct BgpDelta {
   bool identity_changed = false;  // local-as or bgp-id; every remaining peer is reset
   bool threads_changed = false;
   bool damping_changed = false;
-  std::vector<FieldChange> fields;  // local-as, bgp-id, threads, damping
+  bool graceful_restart_changed = false;  // bgp/1.0/set_graceful_restart again
+  std::vector<FieldChange> fields;        // local-as, bgp-id, threads, damping
   std::vector<BgpListen> listen_added, listen_removed;
   std::vector<PeerDelta> peers;  // in address order
   // Protocols whose routes BGP should receive from the RIB: those named by `from { protocol

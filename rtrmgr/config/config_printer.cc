@@ -137,6 +137,7 @@ void PrintPeer(const BgpPeer& peer, const PrintOptions& options, Writer* w) {
   if (!p.enforce_first_as) w->Statement("enforce-first-as off");
   if (p.gtsm_hops != 0) w->Statement(absl::StrCat("ttl-security ", p.gtsm_hops));
   if (peer.damping) w->Statement("damping");
+  if (!p.graceful_restart) w->Statement("graceful-restart disable");
   if (!p.enabled) w->Statement("disable");
   if (!p.description.empty()) w->Statement("description " + QuoteString(p.description));
   w->Close();
@@ -148,6 +149,13 @@ void PrintBgp(const BgpConfig& bgp, const PrintOptions& options, Writer* w) {
   w->Statement(absl::StrCat("local-as ", bgp.local_as));
   w->Statement("bgp-id " + bgp.bgp_id.ToString());
   if (bgp.threads != BgpConfig().threads) w->Statement(absl::StrCat("threads ", bgp.threads));
+  if (bgp.gr_restart_time != BgpConfig().gr_restart_time ||
+      bgp.gr_stale_routes_time != BgpConfig().gr_stale_routes_time) {
+    w->Open("graceful-restart");
+    w->Statement(absl::StrCat("restart-time ", bgp.gr_restart_time));
+    w->Statement(absl::StrCat("stale-routes-time ", bgp.gr_stale_routes_time));
+    w->Close();
+  }
   if (!(bgp.damping == DampingConfig())) {
     w->Open("damping");
     w->Statement("half-life " + FormatDuration(bgp.damping.half_life_s));

@@ -243,6 +243,13 @@ void Configurator::SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bg
   Batch::Call(batch, router_, "bgp", bgp::process::kSetBgpId, id, "bgp bgp-id");
 }
 
+void Configurator::GracefulRestart(std::shared_ptr<Batch> batch, const BgpConfig& bgp) {
+  bgp_v1::SetGracefulRestartRequest r;
+  r.set_restart_time(bgp.gr_restart_time);
+  r.set_stale_routes_time(bgp.gr_stale_routes_time);
+  Batch::Call(batch, router_, "bgp", bgp::process::kSetGracefulRestart, r, "bgp graceful-restart");
+}
+
 void Configurator::Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop) {
   if (stop) {
     bgp_v1::StopListeningRequest r;
@@ -277,6 +284,7 @@ void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
                                                                               : "received");
   r.set_adj_rib_in_limit(static_cast<uint32_t>(s.adj_rib_in_limit));
   r.set_enforce_first_as(s.enforce_first_as);
+  r.set_graceful_restart(s.graceful_restart);
   r.set_ttl_security(static_cast<uint32_t>(s.gtsm_hops));
   r.set_description(s.description);
   r.set_enabled(s.enabled);
@@ -385,6 +393,7 @@ void Configurator::ConfigureBgp(const Config& config, Done done) {
   auto batch = std::make_shared<Batch>(std::move(done));
   if (!config.bgp.enabled) return;
   SetIdentity(batch, config.bgp);
+  GracefulRestart(batch, config.bgp);
   if (config.bgp.listen.empty()) {
     Listen(batch, BgpListen{net::IPAddress(net::IPv4Address()), 179, {}}, false);
     Listen(batch, BgpListen{net::IPAddress(net::IPv6Address()), 179, {}}, false);
@@ -448,6 +457,7 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
   for (const BgpListen& l : b.listen_removed) Listen(batch, l, true);
   for (const BgpListen& l : b.listen_added) Listen(batch, l, false);
   if (b.damping_changed) Damping(batch, next.bgp.damping);
+  if (b.started || b.graceful_restart_changed) GracefulRestart(batch, next.bgp);
   {
     // The redistribution banks whose chain or policies changed, and those no longer used.
     const auto chains_before = RedistChains(before);

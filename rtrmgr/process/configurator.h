@@ -91,6 +91,8 @@ class Configurator {
   void Damping(std::shared_ptr<Batch> batch, const DampingConfig& damping);
   void PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address, bool enabled);
   void SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bgp);
+  // bgp/1.0/set_graceful_restart: the restart and stale-routes times.
+  void GracefulRestart(std::shared_ptr<Batch> batch, const BgpConfig& bgp);
   void Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop);
 
   ipc::XrlRouter& router_;

@@ -267,6 +267,40 @@ TEST_F(FsmTest, PeersNotificationClosesWithoutReplyAndBacksOff) {
   EXPECT_EQ(Summary(Tick(seconds(1))), "connect");
 }
 
+// The end of an Established session says which NOTIFICATION ended it, and whose: what RFC 8538
+// §4 decides graceful restart from.
+TEST_F(FsmTest, DownSaysWhichNotificationEndedTheSession) {
+  auto down = [](const FsmActions& actions) {
+    for (const FsmAction& a : actions) {
+      if (a.kind == Kind::kDown) return a;
+    }
+    ADD_FAILURE() << "no down in " << Summary(actions);
+    FsmAction none;
+    none.kind = Kind::kDown;
+    return none;
+  };
+  Establish();
+  std::vector<uint8_t> wire;
+  AppendNotification(Notification{6, 9, {6, 2}}, &wire);
+  FsmAction d = down(Msg(Side::kOutgoing, wire));
+  EXPECT_EQ(d.notification, (Notification{6, 9, {6, 2}}));
+  EXPECT_TRUE(d.notification_received);
+
+  Tick(seconds(30));  // past the idle hold: connects again by itself
+  Do([&](FsmActions* o) { fsm_.Stop(now_, Notification{6, 2, {}}, o); });
+  Establish();
+  d = down(Tick(seconds(9)));  // hold timer: we send 4/0
+  EXPECT_EQ(d.notification, (Notification{4, 0, {}}));
+  EXPECT_FALSE(d.notification_received);
+
+  Do([&](FsmActions* o) { fsm_.Stop(now_, Notification{6, 2, {}}, o); });
+  Establish();
+  d = down(Do([&](FsmActions* o) {
+    fsm_.ConnectionClosed(now_, Side::kOutgoing, "the peer closed the connection", o);
+  }));
+  EXPECT_FALSE(d.notification.has_value());  // TCP lost: no NOTIFICATION at all
+}
+
 TEST_F(FsmTest, ConnectionRejectedByThePeerIsNoFailure) {
   Do([&](FsmActions* o) { fsm_.Start(now_, o); });
   Do([&](FsmActions* o) { fsm_.ConnectSucceeded(now_, o); });

@@ -56,6 +56,10 @@ class AdjRibIn : public SessionListener {
     last_down_reason = reason;
     if (sender_) sender_->ReportPrefixCount(0, 0);
   }
+  void OnSessionDownGraceful(const std::string& reason) override {
+    ++graceful_downs;
+    OnSessionDown(reason);
+  }
   void OnWritable() override { ++writables; }
 
   bool Has(const std::string& prefix) {
@@ -81,6 +85,7 @@ class AdjRibIn : public SessionListener {
   bool established = false;
   int established_count = 0;
   int downs = 0;
+  int graceful_downs = 0;  // of `downs`: ends that let the peer restart (RFC 4724)
   int updates = 0;
   int route_refreshes = 0;
   int writables = 0;

@@ -155,8 +155,11 @@ TEST_F(SessionTransportTest, EstablishesOverIPv6) {
   EXPECT_TRUE(RibB()->info().remote_address.is_v6());
 }
 
+// Without graceful restart (RFC 4486 subcodes as they are).
 TEST_F(SessionTransportTest, DisableEnableResetAndRemoveSendTheirCeaseSubcodes) {
-  Pair("127.0.0.1", "127.0.0.2");
+  Pair("127.0.0.1", "127.0.0.2", [](PeerConfig& to_b, PeerConfig&) {
+    to_b.graceful_restart = false;  // A offers no graceful restart: no N bit either
+  });
   ASSERT_TRUE(RunUntil(
       io_, [&] { return BothUp(); }, 10));
   ASSERT_TRUE(SenderA()->SendMessages(
@@ -193,6 +196,62 @@ TEST_F(SessionTransportTest, DisableEnableResetAndRemoveSendTheirCeaseSubcodes) 
       io_, [&] { return !RibB()->established; }, 5));
   EXPECT_EQ(b_->Status("127.0.0.1").last_notification_received, (Notification{6, 3, {}}));
   EXPECT_EQ(a_->manager.RemovePeer(Addr("127.0.0.2")).code(), absl::StatusCode::kNotFound);
+}
+
+// RFC 4724 + RFC 8538 on both sides: the capability is exchanged; deliberate ends are Hard
+// Resets (the peer flushes our routes), a lost connection lets the peer restart.
+TEST_F(SessionTransportTest, GracefulRestartNegotiationHardResetAndConnectionLoss) {
+  GracefulRestartConfig gr;
+  gr.restart_time_s = 77;
+  Pair("127.0.0.1", "127.0.0.2");
+  a_->manager.SetGracefulRestart(gr);  // before the loop runs: before any OPEN
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return BothUp(); }, 10));
+  const PeerStatus sb = b_->Status("127.0.0.1");
+  ASSERT_TRUE(sb.graceful_restart_received.has_value());
+  EXPECT_EQ(sb.graceful_restart_received->restart_time, 77);
+  EXPECT_TRUE(sb.graceful_restart_received->notification);
+  EXPECT_FALSE(sb.graceful_restart_received->restart_state);
+  ASSERT_EQ(sb.graceful_restart_received->families.size(), 2u);
+  EXPECT_TRUE(sb.graceful_restart_received->families[0].forwarding_preserved);
+  ASSERT_TRUE(sb.graceful_restart_sent.has_value());
+  EXPECT_EQ(sb.graceful_restart_sent->restart_time, 120);  // the default
+  EXPECT_TRUE(sb.graceful_notification);
+  ASSERT_TRUE(RibB()->info().graceful_restart.has_value());
+  const int downs = RibB()->downs;
+
+  // Disable: Hard Reset wrapping Administrative Shutdown; B flushes.
+  ASSERT_TRUE(a_->manager.DisablePeer(Addr("127.0.0.2")).ok());
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return !RibB()->established; }, 5));
+  EXPECT_EQ(b_->Status("127.0.0.1").last_notification_received, (Notification{6, 9, {6, 2}}));
+  EXPECT_EQ(RibB()->graceful_downs, 0);
+  EXPECT_EQ(RibA()->graceful_downs, 0);
+  ASSERT_TRUE(a_->manager.EnablePeer(Addr("127.0.0.2")).ok());
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return BothUp(); }, 10));
+
+  // A exits for a restart: the connection just closes; B keeps A's routes (graceful end).
+  a_->manager.CloseForRestart();
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return !RibB()->established; }, 5));
+  EXPECT_EQ(RibB()->graceful_downs, 1);
+  EXPECT_EQ(RibB()->downs, downs + 2);
+}
+
+// `graceful-restart disable` on one side: no capability from it, so neither side helps.
+TEST_F(SessionTransportTest, GracefulRestartDisabledOnOneSideIsNotNegotiated) {
+  Pair("127.0.0.1", "127.0.0.2",
+       [](PeerConfig& to_b, PeerConfig&) { to_b.graceful_restart = false; });
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return BothUp(); }, 10));
+  EXPECT_FALSE(b_->Status("127.0.0.1").graceful_restart_received.has_value());
+  EXPECT_FALSE(RibB()->info().graceful_restart.has_value());
+  EXPECT_FALSE(RibA()->info().graceful_restart.has_value());  // A sent none: no help from B
+  a_->manager.CloseForRestart();
+  ASSERT_TRUE(RunUntil(
+      io_, [&] { return !RibB()->established; }, 5));
+  EXPECT_EQ(RibB()->graceful_downs, 0);
 }
 
 TEST_F(SessionTransportTest, AFaultInOneSessionResetsItAloneAndTheLoopGoesOn) {
@@ -256,7 +315,8 @@ TEST_F(SessionTransportTest, LocalAsChangeRestartsSessionsWithOtherConfiguration
   ASSERT_TRUE(RunUntil(
       io_,
       [&] {
-        return b_->Status("127.0.0.1").last_notification_received == Notification{6, 6, {}};
+        // RFC 8538 §3: both sides set the N bit, so the Cease travels inside a Hard Reset.
+        return b_->Status("127.0.0.1").last_notification_received == Notification{6, 9, {6, 6}};
       },
       5));
   // B expects AS 4200000001: the new OPEN is refused with Bad Peer AS.
@@ -363,10 +423,12 @@ TEST_F(SessionTransportTest, MaxPrefixWarnsOrTearsDownAndRestarts) {
       io_, [&] { return RibA()->downs == 1; }, 5));
   const PeerStatus sa = a_->Status("127.0.0.2");
   ASSERT_TRUE(sa.last_notification_received.has_value());
+  // Hard Reset (RFC 8538 §3, both sides set the N bit) wrapping Maximum Number of Prefixes
+  // Reached; its data (RFC 4486 §4: AFI, SAFI, limit) only with one family, here two.
   EXPECT_EQ(sa.last_notification_received->code, 6);
-  EXPECT_EQ(sa.last_notification_received->subcode, 1);
-  // Data (RFC 4486 §4): AFI 1, SAFI 1... only with one family; here two were negotiated.
-  EXPECT_TRUE(sa.last_notification_received->data.empty());
+  EXPECT_EQ(sa.last_notification_received->subcode, 9);
+  EXPECT_EQ(sa.last_notification_received->data, (std::vector<uint8_t>{6, 1}));
+  EXPECT_EQ(RibA()->graceful_downs, 0);  // B's routes were flushed, not kept stale
   // B comes back by itself after the restart time.
   ASSERT_TRUE(RunUntil(
       io_, [&] { return BothUp(); }, 10));

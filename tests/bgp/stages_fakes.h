@@ -131,8 +131,11 @@ class FakeRib : public RibRouteClient {
           for (const RibRouteChange& c : batch) {
             if (c.op == RibRouteChange::Op::kAdd) {
               routes[c.prefix] = c;
-            } else if (!routes.erase(c.prefix)) {
-              errors.push_back("delete of " + c.prefix.ToString() + " not in the RIB");
+            } else {
+              deleted.push_back(c.prefix);
+              if (!routes.erase(c.prefix)) {
+                errors.push_back("delete of " + c.prefix.ToString() + " not in the RIB");
+              }
             }
           }
           done(absl::OkStatus());
@@ -146,6 +149,7 @@ class FakeRib : public RibRouteClient {
   bool fail = false;
   size_t batches = 0, max_batch = 0, in_flight = 0, max_in_flight = 0;
   std::map<net::Prefix, RibRouteChange> routes;
+  std::vector<net::Prefix> deleted;  // every delete applied, in order
   std::vector<std::string> errors;
 
  private:

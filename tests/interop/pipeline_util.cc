@@ -163,6 +163,7 @@ SluiceRouter::SluiceRouter(const std::vector<std::string>& bgp_flags, bool with_
                                    finder_address(), "--instance", "bgp"};
   if (!with_rib) argv.push_back("--no-rib");
   argv.insert(argv.end(), bgp_flags.begin(), bgp_flags.end());
+  bgp_argv_ = argv;
   bgp_ = std::make_unique<ChildProcess>(argv, dir_->Path("bgp.out"));
   if (!WaitFor([&] { return bgp_->Output().find("ready bgp") != std::string::npos; }, 20)) {
     error_ = "sluice-bgp did not start: " + bgp_->Output();
@@ -209,6 +210,31 @@ absl::Status SluiceRouter::RestartRib() {
     return absl::DeadlineExceededError("the Finder still lists the killed sluice-rib");
   }
   return StartRib();
+}
+
+absl::Status SluiceRouter::RestartBgp(int signal) {
+  if (!bgp_) return absl::FailedPreconditionError("no sluice-bgp to restart");
+  if (signal == SIGKILL) {
+    bgp_->Kill();
+  } else {
+    kill(bgp_->pid(), signal);
+    if (bgp_->Wait(10) < 0) return absl::DeadlineExceededError("sluice-bgp did not exit");
+  }
+  if (!WaitFor(
+          [&] {
+            auto t = Cli({"targets"});
+            return t.ok() && t->find("bgp (class bgp)") == std::string::npos;
+          },
+          20)) {
+    return absl::DeadlineExceededError("the Finder still lists the old sluice-bgp");
+  }
+  const std::string out = dir_->Path(absl::StrCat("bgp", ++bgp_runs_, ".out"));
+  bgp_ = std::make_unique<ChildProcess>(bgp_argv_, out);
+  if (!WaitFor([&] { return bgp_->Output().find("ready bgp") != std::string::npos; }, 20)) {
+    return absl::UnavailableError("sluice-bgp did not start again: " + bgp_->Output());
+  }
+  client_ = std::make_unique<BgpClient>(finder_address());  // nothing cached of the old one
+  return absl::OkStatus();
 }
 
 SluiceRouter::~SluiceRouter() {

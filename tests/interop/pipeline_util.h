@@ -86,6 +86,10 @@ class SluiceRouter {
   // Real processes only: kills sluice-rib (SIGKILL, no goodbye), waits until the Finder has
   // dropped it, and starts a new one (with the static route to 127.0.0.0/8 again).
   absl::Status RestartRib();
+  // Ends sluice-bgp with `signal` (SIGKILL: a crash; SIGUSR2: an exit for a restart), waits until
+  // the Finder has dropped it, and starts a new one with the same flags. Its peers are gone: add
+  // them again (as the router manager would), through a new client().
+  absl::Status RestartBgp(int signal);
   // The prefixes the RIB holds from BGP (protocol ebgp), and what the FIB holds (real
   // processes only; the fake RIB has no FIB: nullopt).
   absl::StatusOr<std::set<net::Prefix>> RibPrefixes();
@@ -106,6 +110,8 @@ class SluiceRouter {
   std::unique_ptr<sluice::testing::ChildProcess> finder_, fea_, rib_, bgp_;
   std::unique_ptr<bgp::testing::FakeRibThread> fake_rib_;
   std::unique_ptr<BgpClient> client_;
+  std::vector<std::string> bgp_argv_;
+  int bgp_runs_ = 1;
 };
 
 // A BGP daemon peering with Sluice over IPv4 on loopback.

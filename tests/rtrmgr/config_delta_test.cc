@@ -107,6 +107,12 @@ const DeltaCase kCases[] = {
      "bgp: peer 127.0.0.2 changed: local identity changed => reset the session\n"
      "bgp: peer 127.0.0.3 changed: local identity changed => reset the session\n"},
     {"threads", "bgp-id 192.0.2.1;", "bgp-id 192.0.2.1; threads 4;", "bgp: threads default -> 4\n"},
+    {"graceful restart timers: no session restarts", "bgp-id 192.0.2.1;",
+     "bgp-id 192.0.2.1; graceful-restart { restart-time 60; }",
+     "bgp: graceful-restart restart-time 120 stale-routes-time 360 -> restart-time 60 "
+     "stale-routes-time 360\n"},
+    {"graceful-restart disable: reset", "as 65002;", "as 65002; graceful-restart disable;",
+     "bgp: peer 127.0.0.3 changed: graceful-restart on -> off => reset the session\n"},
     {"damping parameters", "bgp-id 192.0.2.1;", "bgp-id 192.0.2.1; damping { half-life 10m; }",
      "bgp: damping half-life 15m reuse 750 suppress 6000 max-suppress 1h -> half-life 10m reuse "
      "750 suppress 6000 max-suppress 1h\n"

@@ -47,7 +47,13 @@ const ErrorCase kCases[] = {
      "t.conf:1:70: unknown keyword 'remote-as' in peer 127.0.0.2 (expected one of: as, local-ip, "
      "port, passive, md5-password, hold-time, import, export, route-reflector-client, "
      "next-hop-self, max-prefix, adj-rib-in-limit, enforce-first-as, ttl-security, damping, "
-     "disable, description)"},
+     "graceful-restart, disable, description)"},
+    {"graceful-restart in a peer takes only disable",
+     BGP "peer 127.0.0.2 { as 2; graceful-restart 120; } } }",
+     "t.conf:1:87: graceful-restart takes 'disable' in a peer (the timers are set in bgp { "
+     "graceful-restart { ... } })"},
+    {"restart time over 12 bits", BGP "graceful-restart { restart-time 4096; } } }",
+     "t.conf:1:79: restart-time (RFC 4724: 12 bits) 4096 is out of range 0..4095"},
     // ---- bad values
     {"AS 0", "protocols { bgp { local-as 0; bgp-id 1.1.1.1; } }",
      "t.conf:1:28: local AS 0 is out of range 1..4294967295"},

@@ -120,10 +120,12 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
     protocols { bgp {
       local-as 4294967295; bgp-id 1.2.3.4; threads 256;
       damping { half-life 90s; reuse 500; suppress 3000; max-suppress 20m; }
+      graceful-restart { restart-time 4095; stale-routes-time 30; }
       listen 0.0.0.0; listen :: port 1179;
       peer 2001:db8::2 {
         as 1; local-ip 2001:db8::1; hold-time 0; md5-password "a \"quoted\" \\ key";
         max-prefix 10 accepted restart 0; adj-rib-in-limit 0; enforce-first-as off;
+        graceful-restart disable;
         description "tab	and # not a comment";
       }
     } }
@@ -137,6 +139,9 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
   EXPECT_EQ(p.max_prefix.restart_after_s, 0);
   EXPECT_EQ(p.adj_rib_in_limit, 0u);
   EXPECT_FALSE(p.enforce_first_as);
+  EXPECT_FALSE(p.graceful_restart);
+  EXPECT_EQ(c->bgp.gr_restart_time, 4095u);
+  EXPECT_EQ(c->bgp.gr_stale_routes_time, 30u);
   EXPECT_EQ(c->bgp.damping.half_life_s, 90u);
   EXPECT_EQ(c->bgp.damping.max_suppress_s, 1200u);
   EXPECT_FALSE(c->finder.default_allow);
