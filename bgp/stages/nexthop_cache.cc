@@ -16,6 +16,7 @@ std::optional<NexthopAnswer> NexthopCache::Lookup(const net::IPAddress& nexthop)
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (const Entry* e = entries_.longest_match_value(nexthop)) return e->answer;
+    if (const Entry* e = previous_.longest_match_value(nexthop)) return e->answer;
     if (!pending_.insert(nexthop).second) return std::nullopt;
     ++registrations_;
   }
@@ -54,6 +55,7 @@ void NexthopCache::OnAnswer(const net::IPAddress& nexthop, absl::StatusOr<Nextho
     } else if (!pending_.erase(nexthop)) {
       return;  // not asked (any more): e.g. a RIB restart
     }
+    if (pending_.empty()) previous_.clear();  // every used nexthop has the new RIB's answer
   }
   if (ask_again) {
     Register(nexthop);
@@ -130,6 +132,12 @@ void NexthopCache::OnInvalid(const net::Prefix& valid_subnet) {
       gone.push_back(it.key());
     }
     for (const net::Prefix& p : gone) entries_.erase(p);
+    std::vector<net::Prefix> old;
+    for (auto it = previous_.begin(); it != previous_.end(); ++it) {
+      if (valid_subnet.Contains(it.key()) || it.key().Contains(valid_subnet))
+        old.push_back(it.key());
+    }
+    for (const net::Prefix& p : old) previous_.erase(p);
     for (const net::IPAddress& a : pending_) {
       if (valid_subnet.Contains(a)) stale_.insert(a);
     }
@@ -138,15 +146,26 @@ void NexthopCache::OnInvalid(const net::Prefix& valid_subnet) {
 }
 
 void NexthopCache::OnRibBorn() {
-  std::vector<net::Prefix> gone;
+  if (client_ == nullptr) return;  // every nexthop resolves; nothing to ask
+  std::vector<net::IPAddress> ask;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) gone.push_back(it.key());
+    // The old answers stand in until the new RIB's come; answers to the old RIB still out are
+    // dropped (not pending any more), and every used nexthop is asked again.
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      previous_.insert_or_assign(it.key(), *it);
+    }
     entries_.clear();
     pending_.clear();
     stale_.clear();
+    for (const auto& [address, count] : uses_) {
+      pending_.insert(address);
+      ask.push_back(address);
+      ++registrations_;
+    }
+    if (ask.empty()) previous_.clear();
   }
-  for (const net::Prefix& p : gone) Notify(p);
+  for (const net::IPAddress& a : ask) Register(a);
 }
 
 size_t NexthopCache::cached_subnets() const {

@@ -70,7 +70,8 @@ class NexthopCache {
 
   // From the RIB: the answer for `valid_subnet` no longer holds.
   void OnInvalid(const net::Prefix& valid_subnet);
-  // A new RIB instance: every answer is asked again (keeping the old ones meanwhile).
+  // A new RIB instance: every used nexthop is asked again; the old answers keep answering
+  // Lookup until the new RIB's have all come (a restarted RIB must not make routes flap).
   void OnRibBorn();
 
   size_t cached_subnets() const;
@@ -90,6 +91,8 @@ class NexthopCache {
   NexthopInterestClient* client_;
   mutable std::mutex mu_;
   net::PrefixMap<Entry> entries_;
+  // The previous RIB's answers, after OnRibBorn until every question to the new one is answered.
+  net::PrefixMap<Entry> previous_;
   absl::flat_hash_set<net::IPAddress> pending_;
   // Pending registrations inside a subnet invalidated before their answer came: the answer may
   // predate the change, so it is dropped and the address asked again.

@@ -54,5 +54,39 @@ TEST(NexthopCacheThreads, LookupsFromManyThreadsWhileAnswersArrive) {
   EXPECT_GE(answered.load(), 10000u);
 }
 
+// A new RIB (a RIB restart): every used nexthop is asked again, and the old answers keep
+// answering until the new ones come, so the routes using them do not flap.
+TEST(NexthopCache, ARibRestartKeepsTheOldAnswersUntilTheNewOnesCome) {
+  boost::asio::io_context io;
+  testing::FakeInterest interest(io);
+  interest.routes[net::Prefix::Parse("10.0.0.0/8").value()] = 7;
+  NexthopCache cache(io, &interest);
+  const net::IPAddress nh(net::IPv4Address(0x0a000001));
+  cache.Use(nh);
+  EXPECT_FALSE(cache.Lookup(nh).has_value());
+  io.poll();
+  io.restart();
+  ASSERT_TRUE(cache.Lookup(nh).has_value());
+  const int asked = interest.registrations;
+
+  interest.hold = true;  // the new RIB answers later
+  interest.routes[net::Prefix::Parse("10.0.0.0/8").value()] = 9;
+  cache.OnRibBorn();
+  io.poll();
+  io.restart();
+  EXPECT_EQ(interest.registrations, asked + 1) << "asked the new RIB again";
+  std::optional<NexthopAnswer> meanwhile = cache.Lookup(nh);
+  ASSERT_TRUE(meanwhile.has_value()) << "the old answer stands in";
+  EXPECT_TRUE(meanwhile->resolvable);
+  EXPECT_EQ(meanwhile->metric, 7u);
+
+  interest.Release();
+  io.poll();
+  io.restart();
+  std::optional<NexthopAnswer> now = cache.Lookup(nh);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(now->metric, 9u) << "the new RIB's answer";
+}
+
 }  // namespace
 }  // namespace sluice::bgp
