@@ -134,6 +134,23 @@ void FeaOutStage::SendReady() {
     });
   }
   MaybeFullPushDone();
+  RunWhenSent();
+}
+
+void FeaOutStage::WhenSent(std::function<void()> fn) {
+  CloseBatch();
+  when_sent_.emplace_back(next_sequence_ - 1, std::move(fn));
+  SendReady();
+}
+
+void FeaOutStage::RunWhenSent() {
+  std::vector<std::function<void()>> due;
+  std::erase_if(when_sent_, [&](auto& w) {
+    if (w.first > last_sent_) return false;
+    due.push_back(std::move(w.second));
+    return true;
+  });
+  for (auto& fn : due) fn();
 }
 
 void FeaOutStage::MaybeFullPushDone() {
@@ -168,6 +185,7 @@ void FeaOutStage::FeaBorn() {
   in_flight_ = 0;
   next_sequence_ = 1;
   last_sent_ = 0;
+  when_sent_.clear();
   full_push_pending_ = false;
   resyncing_ = true;
   resync_paused_ = false;
@@ -186,6 +204,7 @@ void FeaOutStage::FeaDied() {
   resync_paused_ = false;
   resync_cursor_.reset();
   full_push_pending_ = false;
+  when_sent_.clear();
   resync_.Cancel();
 }
 

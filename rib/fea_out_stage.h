@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,10 @@ class FeaOutStage : public RibLinearStage {
 
   void FeaBorn();
   void FeaDied();
+  // Calls `fn` once every change queued so far has been handed to the FibClient (so that a call
+  // the client makes after `fn` follows them on its ordered stream); dropped if the FEA is born
+  // again or dies first.
+  void WhenSent(std::function<void()> fn);
   bool fea_up() const { return fea_up_; }
   bool resync_running() const { return resyncing_; }
   // Nothing queued, in flight or being re-sent.
@@ -106,6 +111,8 @@ class FeaOutStage : public RibLinearStage {
   bool full_push_pending_ = false;
   uint64_t full_push_last_ = 0;
   uint64_t last_sent_ = 0;  // sequence of the last batch handed to the client
+  std::vector<std::pair<uint64_t, std::function<void()>>> when_sent_;  // (batch, fn)
+  void RunWhenSent();
   stage::BackgroundTask resync_;
 
   Stats stats_;

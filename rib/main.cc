@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
   // End-of-RIB (rib/1.0 end_of_rib, connected routes synced) -> the FEA's sweep gate.
   flags.rib.on_end_of_rib = [&](std::string_view protocol) { fib_client.EndOfRib(protocol); };
   rib::Rib rib(io, &fib_client, flags.rib);
+  fib_client.SetFlush([&rib](std::function<void()> fn) { rib.WhenSettled(std::move(fn)); });
   // FEA fea_ifmgr_client/1.0/interface_events -> the Rib's connected routes.
   rib::XrlInterfaceSource interfaces(router);
   rib.AttachInterfaceSource(&interfaces);

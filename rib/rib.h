@@ -170,6 +170,13 @@ class Rib {
   void FeaBorn();
   // The FEA died: nothing is sent until it is born again.
   void FeaDied();
+  // Calls `fn` once every route change queued so far, in both families, has been handed to the
+  // FibClient (FeaOutStage::WhenSent); dropped if the FEA is born again or dies first.
+  void WhenFeaSent(std::function<void()> fn);
+  // Calls `fn` once no EGP route waits for a re-resolution walk (routes held for an
+  // unresolvable nexthop that a new IGP route resolves) and everything queued is handed to the
+  // FibClient: what the RIB has been given is then on its way to the FEA.
+  void WhenSettled(std::function<void()> fn);
 
   // --- Interfaces --------------------------------------------------------------------------------
   // Where interface events go (the FEA adapter, or a test, calls these).

@@ -1,6 +1,7 @@
 // Rib: what happens to a protocol's routes when its component dies, restarts or stops
 // (DESIGN.md § Restarts).
 #include <boost/asio/post.hpp>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
@@ -65,6 +66,26 @@ size_t Rib::SweepStale(const std::string& protocol) {
   auto it = protocols_.find(protocol);
   if (it == protocols_.end()) return 0;
   return v4_->SweepStale(it->second.name) + v6_->SweepStale(it->second.name);
+}
+
+void Rib::WhenFeaSent(std::function<void()> fn) {
+  auto left = std::make_shared<int>(2);
+  auto one = [left, fn = std::move(fn)] {
+    if (--*left == 0) fn();
+  };
+  v4_->fea_out()->WhenSent(one);
+  v6_->fea_out()->WhenSent(one);
+}
+
+void Rib::WhenSettled(std::function<void()> fn) {
+  if (!v4_->ext_int()->rewalk_running() && !v6_->ext_int()->rewalk_running()) {
+    return WhenFeaSent(std::move(fn));
+  }
+  auto timer =
+      std::make_shared<boost::asio::steady_timer>(plumber_.io(), std::chrono::milliseconds(20));
+  timer->async_wait([this, timer, fn = std::move(fn)](const boost::system::error_code& error) {
+    if (!error) WhenSettled(std::move(fn));
+  });
 }
 
 }  // namespace sluice::rib

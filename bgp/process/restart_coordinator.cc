@@ -1,6 +1,7 @@
 #include "bgp/process/restart_coordinator.h"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
@@ -118,7 +119,13 @@ void RestartCoordinator::Finish(const char* why) {
 void RestartCoordinator::RibEndOfRibWhenSynced() {
   if (!rib_end_of_rib_) return;
   if (routing_->RibSynced()) {
-    rib_end_of_rib_();
+    // Routes a shard handed to the loop just before it said "synced" are still in the loop's
+    // queue: check again behind them before saying end-of-RIB.
+    boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+      if (alive.expired()) return;
+      if (routing_->RibSynced()) return rib_end_of_rib_();
+      RibEndOfRibWhenSynced();
+    });
     return;
   }
   rib_poll_.expires_after(kPollInterval);

@@ -90,6 +90,13 @@ void XrlFibClient::FullPushDone(net::Family family) {
 void XrlFibClient::MaybeComplete() {
   if (!done_[0] || !done_[1] || !started_ || !gate_.open() || fea_.empty()) return;
   done_[0] = done_[1] = false;  // once per generation
+  if (!flush_) return Complete();
+  flush_([this, generation = generation_] {
+    if (generation == generation_) Complete();
+  });
+}
+
+void XrlFibClient::Complete() {
   router_.Call(fea_, kCompleteFullPush, pb::CompleteFullPushRequest(),
                [this, generation = generation_,
                 fea = fea_](absl::StatusOr<pb::CompleteFullPushReply> reply) {

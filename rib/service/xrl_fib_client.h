@@ -32,6 +32,9 @@ class XrlFibClient : public FibClient {
   XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router,
                std::chrono::seconds restart_time = std::chrono::seconds(60),
                std::vector<std::string> unknown_origin = {});
+  // complete_full_push waits until `flush(fn)` calls fn: every FIB change the RIB has queued
+  // by then has been sent (Rib::WhenSettled), so the sweep follows them on the ordered stream.
+  void SetFlush(std::function<void(std::function<void()>)> flush) { flush_ = std::move(flush); }
   // rib/1.0 end_of_rib (and "connected" when the interfaces are synced): for the gate.
   void EndOfRib(std::string_view protocol) { gate_.EndOfRib(protocol); }
 
@@ -63,6 +66,8 @@ class XrlFibClient : public FibClient {
   bool started_ = false;           // start_full_push answered in this generation
   // Sends complete_full_push once the push is done, started and the gate open.
   void MaybeComplete();
+  void Complete();
+  std::function<void(std::function<void()>)> flush_;
   FullPushGate gate_;
   Stats stats_;
 };

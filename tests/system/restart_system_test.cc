@@ -199,7 +199,7 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
     ++extras;
     const std::vector<std::string> deleted = monitor.Deletions();
     EXPECT_EQ(deleted.size(), gone) << (deleted.empty() ? "" : deleted.front()) << "\n"
-                                    << r.Logs("fea") << r.Logs("rib");
+                                    << r.Logs("fea") << r.Logs("rib") << r.Logs("bgp");
   };
   for (const char* name : {"finder", "rib", "fea", "static_routes", "rtrmgr"}) {
     recover(name, false);
