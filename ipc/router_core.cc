@@ -143,7 +143,6 @@ absl::Status RouterCore::Start() {
   work_.emplace(io_.get_executor());
   if (!status_set_) status_ = common::v1::READY;
   retry_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
-  grace_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
   wait_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
   wait_timer_->expires_after(std::chrono::milliseconds(options_.finder_wait_ms));
   wait_timer_->async_wait([loop = loop_, this](const boost::system::error_code& error) {
@@ -166,7 +165,6 @@ void RouterCore::Shutdown() {
   loop_->Close();
   if (!inproc_endpoint_.empty()) RemoveInprocRouter(inproc_endpoint_);
   if (retry_timer_) retry_timer_->cancel();
-  if (grace_timer_) grace_timer_->cancel();
   if (wait_timer_) wait_timer_->cancel();
   if (session_ != nullptr) session_->Cancel();
   retired_.push_back(std::move(session_));
@@ -183,7 +181,6 @@ void RouterCore::Shutdown() {
   retired_.clear();
   server_.reset();
   retry_timer_.reset();
-  grace_timer_.reset();
   wait_timer_.reset();
   work_.reset();
 }

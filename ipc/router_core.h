@@ -116,9 +116,6 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
     bool resyncing = false;                 // after a Finder reconnect
     bool synced = false;                    // the Finder answered the watch once
     absl::flat_hash_set<std::string> seen;  // births since the resync began
-    // After a resync: live instances the new Finder did not know yet, declared dead only if
-    // they have not registered again when the grace period ends.
-    absl::flat_hash_set<std::string> unconfirmed;
   };
 
   // router_core.cc
@@ -199,9 +196,6 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
   // While started: io_context::run() does not return while calls are inside gRPC.
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::unique_ptr<boost::asio::steady_timer> retry_timer_;
-  // Runs while some watch has unconfirmed instances (router_finder.cc, OnSynced).
-  std::unique_ptr<boost::asio::steady_timer> grace_timer_;
-  void ConfirmGone();
   std::unique_ptr<boost::asio::steady_timer> wait_timer_;
   int retry_delay_ms_ = 50;
   std::vector<std::pair<std::string, std::string>> keys_;  // as last registered

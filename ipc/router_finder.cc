@@ -22,10 +22,6 @@ namespace {
 namespace fv1 = finder::v1;
 
 constexpr int kMaxRetryMs = 500;
-// After the Finder restarted, how long an instance it does not know (yet) has to register again
-// before watchers hear of its death: every live component reconnects within a few retries, and
-// a restart of the Finder alone must not look like the death of everyone else.
-constexpr int kResyncGraceMs = 5000;
 
 // Appends `file` and its dependencies, dependencies first, each once.
 void AddFile(const google::protobuf::FileDescriptor* file, std::set<std::string>* seen,
@@ -337,7 +333,6 @@ void RouterCore::OnLifetime(const fv1::LifetimeEvent& event) {
   const std::string& instance = event.instance_name();
   if (event.kind() == fv1::LifetimeEvent::BIRTH) {
     if (watch.resyncing) watch.seen.insert(instance);
-    watch.unconfirmed.erase(instance);
     auto live = watch.live.find(instance);
     if (live != watch.live.end() && live->second.first == event.incarnation()) return;  // known
     bool restarted = live != watch.live.end();
@@ -347,7 +342,6 @@ void RouterCore::OnLifetime(const fv1::LifetimeEvent& event) {
     return;
   }
   if (event.kind() == fv1::LifetimeEvent::DEATH && watch.live.erase(instance) > 0) {
-    watch.unconfirmed.erase(instance);
     fn(TargetEvent{TargetEvent::kDeath, event.class_name(), instance});
   }
 }
@@ -365,31 +359,17 @@ void RouterCore::OnSynced(uint64_t watch_id) {
     return;
   }
   if (!watch.resyncing) return;
-  // What the new Finder does not know yet may still be re-registering: wait before saying dead.
+  std::vector<TargetEvent> gone;
   for (const auto& [instance, life] : watch.live) {
-    if (!watch.seen.contains(instance)) watch.unconfirmed.insert(instance);
+    if (!watch.seen.contains(instance)) {
+      gone.push_back(TargetEvent{TargetEvent::kDeath, life.second, instance});
+    }
   }
+  for (const TargetEvent& event : gone) watch.live.erase(event.instance_name);
   watch.resyncing = false;
   watch.seen.clear();
-  if (watch.unconfirmed.empty()) return;
-  grace_timer_->expires_after(std::chrono::milliseconds(kResyncGraceMs));
-  grace_timer_->async_wait([loop = loop_, this](const boost::system::error_code& error) {
-    if (!error && loop->open() && !shut_down_) ConfirmGone();
-  });
-}
-
-void RouterCore::ConfirmGone() {
-  std::vector<std::pair<std::function<void(const TargetEvent&)>, TargetEvent>> gone;
-  for (auto& [id, watch] : watches_) {
-    for (const std::string& instance : watch.unconfirmed) {
-      auto live = watch.live.find(instance);
-      if (live == watch.live.end()) continue;
-      gone.emplace_back(watch.fn, TargetEvent{TargetEvent::kDeath, live->second.second, instance});
-      watch.live.erase(live);
-    }
-    watch.unconfirmed.clear();
-  }
-  for (auto& [fn, event] : gone) fn(event);
+  std::function<void(const TargetEvent&)> fn = watch.fn;
+  for (const TargetEvent& event : gone) fn(event);
 }
 
 }  // namespace sluice::ipc::internal
