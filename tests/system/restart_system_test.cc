@@ -35,7 +35,7 @@ constexpr int kStatics = 10;
 constexpr int kDrop = 5;    // routes the upstream leaves out after it reconnects
 constexpr int kExtra = 10;  // routes the upstream holds back, one per SIGUSR2
 
-std::string Config() {
+std::string Config(int threads = 2) {
   std::string statics;
   for (int i = 0; i < kStatics; ++i) {
     absl::StrAppend(&statics, "        route 192.0.", i, ".0/24 { next-hop 10.1.0.2; }\n");
@@ -48,6 +48,8 @@ protocols {
 )",
                       statics, R"(    }
     bgp {
+        threads )",
+                      threads, R"(;
         local-as 4200000001;
         bgp-id 10.255.0.1;
         listen 127.0.0.1 port )",
@@ -206,6 +208,31 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
     if (HasFailure()) break;
   }
   if (!HasFailure()) recover("bgp", true);
+
+  // A `threads` change through `configure load` restarts sluice-bgp (SIGUSR2: no NOTIFICATION,
+  // its routes stay at the RIB): the kernel and the downstream do not notice either. The
+  // upstream reconnects once more, without the extra route announced since.
+  if (!HasFailure()) {
+    std::cout << "configure load: bgp threads 2 -> 1\n";
+    const int bgp_pid = r.ChildPid("bgp");
+    const std::string next = r.WriteConfig("next.conf", Config(1));
+    CommandResult load = r.Sluice({"configure", "load", next});
+    ASSERT_EQ(load.exit_code, 0) << load.out << load.err;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          int now = r.ChildPid("bgp");
+          return now > 0 && now != bgp_pid;
+        },
+        60))
+        << r.Logs("rtrmgr");
+    expected -= 1;  // the extra route announced after the last reconnect
+    EXPECT_TRUE(Eventually([&] { return KernelCount() == expected; }, 180))
+        << "kernel " << KernelCount() << " want " << expected << "\n"
+        << r.Logs("bgp");
+    EXPECT_TRUE(NewRouteArrives(r, *upstream)) << r.Logs("bgp");
+    ++expected;
+    EXPECT_EQ(monitor.Deletions().size(), kDrop + extras);
+  }
 
   downstream->Signal(SIGTERM);
   ASSERT_TRUE(downstream->Wait(10000).has_value());
