@@ -133,7 +133,7 @@ class Registry {
   SessionId next_session_ = 1;
   uint64_t next_order_ = 1;
   absl::flat_hash_map<SessionId, Session> sessions_;
-  std::map<std::string, Component> components_;  // by instance name
+  std::map<std::string, Component> components_;                     // by instance name
   absl::flat_hash_map<std::string, std::string> instance_classes_;  // first holder's class
 };
 
