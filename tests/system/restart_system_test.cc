@@ -104,7 +104,7 @@ class RestartTest : public ::testing::Test {
 
   size_t KernelCount() { return KernelPrefixes(kTable, kProto).size(); }
   // Announces the upstream's next held-back route and waits for it in the kernel.
-  bool NewRouteArrives(RtrmgrProcess& r, ChildProcess& upstream) {
+  bool NewRouteArrives(ChildProcess& upstream) {
     const size_t before = KernelCount();
     upstream.Signal(SIGUSR2);
     auto start = std::chrono::steady_clock::now();
@@ -113,7 +113,6 @@ class RestartTest : public ::testing::Test {
                   std::chrono::steady_clock::now() - start)
                   .count();
     std::cout << "  a new upstream route reached the kernel in " << ms << " ms\n";
-    (void)r;
     return arrived;
   }
 };
@@ -159,7 +158,7 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
   size_t expected = want;
   size_t extras = 0;  // announced so far: not in the upstream's table after it reconnects
   // The monitor sees the kernel's events as they happen.
-  ASSERT_TRUE(NewRouteArrives(r, *upstream));
+  ASSERT_TRUE(NewRouteArrives(*upstream));
   ++expected;
   ++extras;
   ASSERT_TRUE(Eventually([&] { return monitor.Events(false).size() == 1; }, 10))
@@ -196,7 +195,7 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
     EXPECT_TRUE(Eventually([&] { return KernelCount() == expected; }, 180))
         << "kernel " << KernelCount() << " want " << expected << "\n"
         << r.Logs("bgp") << r.Logs("rib");
-    EXPECT_TRUE(NewRouteArrives(r, *upstream)) << r.Logs("bgp");
+    EXPECT_TRUE(NewRouteArrives(*upstream)) << r.Logs("bgp");
     ++expected;
     ++extras;
     const std::vector<std::string> deleted = monitor.Deletions();
@@ -229,7 +228,7 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
     EXPECT_TRUE(Eventually([&] { return KernelCount() == expected; }, 180))
         << "kernel " << KernelCount() << " want " << expected << "\n"
         << r.Logs("bgp");
-    EXPECT_TRUE(NewRouteArrives(r, *upstream)) << r.Logs("bgp");
+    EXPECT_TRUE(NewRouteArrives(*upstream)) << r.Logs("bgp");
     ++expected;
     EXPECT_EQ(monitor.Deletions().size(), kDrop + extras);
   }
