@@ -97,6 +97,9 @@ void ChildProcess::ReadLoop(int fd) {
     changed_.notify_all();
   }
   close(fd);
+  std::lock_guard lock(mu_);
+  output_closed_ = true;
+  changed_.notify_all();
 }
 
 ChildProcess::~ChildProcess() {
@@ -130,6 +133,8 @@ std::optional<int> ChildProcess::Wait(int ms) {
     pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {
       status_ = ExitCode(status);
+      std::unique_lock lock(mu_);
+      changed_.wait_for(lock, std::chrono::seconds(2), [&] { return output_closed_; });
       return status_;
     }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;

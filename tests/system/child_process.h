@@ -36,7 +36,9 @@ class ChildProcess {
   bool WaitForOutput(const std::string& text, int ms);
   std::string Output();
   void Signal(int signal);
-  // The exit status (or 128 + signal), or nullopt if still running after `ms`.
+  // The exit status (or 128 + signal), or nullopt if still running after `ms`. Once it returns a
+  // status, Output() holds everything the process wrote (up to 2 s more for the pipe to drain,
+  // should a process it started still hold it open).
   std::optional<int> Wait(int ms);
 
  private:
@@ -49,6 +51,7 @@ class ChildProcess {
   std::mutex mu_;
   std::condition_variable changed_;
   std::string output_;
+  bool output_closed_ = false;  // the reader saw end of file
 };
 
 struct CommandResult {
