@@ -23,4 +23,11 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build sluice-mainjob sluice-rtrmgr sluice sluice-finder sluice-fea sluice-rib \
   sluice-bgp sluice-replay >&2
+# As root, the router manager runs its processes as user sluice when it exists; a checkout that
+# user cannot reach (under mktemp -d or /root) runs them as root instead.
+if [ "$(id -u)" -eq 0 ] && getent passwd sluice >/dev/null &&
+  ! runuser -u sluice -- test -x "$PWD" 2>/dev/null; then
+  echo "note: user sluice cannot search $PWD: the control plane's processes run as root" >&2
+  args=(--user root "${args[@]}")
+fi
 exec ./build/rtrmgr/mainjob/sluice-mainjob --config rtrmgr/examples/main-job.conf "${args[@]}"

@@ -1,6 +1,7 @@
-// sluice-mainjob: the README's main job (issue 11 item 4), run by ./run.sh.
+// sluice-mainjob: the README's main job, run by ./run.sh.
 //
-//   sluice-mainjob [--once] [--config FILE] [--synthetic N] [--timeout S] [CAPTURE.mrt[.gz|.bz2]]
+//   sluice-mainjob [--once] [--config FILE] [--synthetic N] [--timeout S] [--user NAME]
+//                  [CAPTURE.mrt[.gz|.bz2]]
 //
 // Starts the control plane (sluice-rtrmgr with FILE, default rtrmgr/examples/main-job.conf: the
 // dummy FEA), a sluice-replay upstream peer feeding CAPTURE (a synthetic full table of N
@@ -10,6 +11,8 @@
 // memory per process, and every prefix not accepted with the reason); then keeps running for
 // `sluice show ...` until SIGINT/SIGTERM, or exits with --once (status 0 when the RIB, the FIB
 // and the downstream peer hold exactly the accepted prefixes).
+//
+// --user NAME is handed to sluice-rtrmgr: the user its processes run as when started as root.
 //
 // The peers come from the configuration: the first peer (in address order) is the upstream, the
 // second the downstream; they connect to the first `listen` address of the bgp block.
@@ -61,6 +64,7 @@ struct Options {
   std::string capture;
   uint64_t synthetic = 800000;
   double timeout_s = 900;
+  std::string user;  // sluice-rtrmgr --user; empty: its default
 };
 
 std::string Count(uint64_t n) {
@@ -217,9 +221,10 @@ int Run(const Options& o) {
   const std::string finder = "unix:" + rundir + "/finder.sock";
 
   // The control plane.
-  const pid_t rtrmgr =
-      Spawn({bin + "/rtrmgr/process/sluice-rtrmgr", "--config", o.config, "--rundir", rundir},
-            rundir + "/rtrmgr.out", rundir + "/rtrmgr.log");
+  std::vector<std::string> rtrmgr_argv = {bin + "/rtrmgr/process/sluice-rtrmgr", "--config",
+                                          o.config, "--rundir", rundir};
+  if (!o.user.empty()) rtrmgr_argv.insert(rtrmgr_argv.end(), {"--user", o.user});
+  const pid_t rtrmgr = Spawn(rtrmgr_argv, rundir + "/rtrmgr.out", rundir + "/rtrmgr.log");
   const auto start = Clock::now();
   while (ReadFile(rundir + "/rtrmgr.out").find("ready") == std::string::npos) {
     if (g_stop || !Running(rtrmgr) || Clock::now() - start > std::chrono::seconds(60)) {
@@ -490,9 +495,11 @@ int main(int argc, char** argv) {
       o.synthetic = std::stoull(value());
     } else if (arg == "--timeout") {
       o.timeout_s = std::stod(value());
+    } else if (arg == "--user") {
+      o.user = value();
     } else if (arg == "--help" || arg == "-h" || (!arg.empty() && arg[0] == '-')) {
       std::cerr << "usage: sluice-mainjob [--once] [--config FILE] [--synthetic N] [--timeout S] "
-                   "[CAPTURE]\n";
+                   "[--user NAME] [CAPTURE]\n";
       return 2;
     } else {
       o.capture = arg;

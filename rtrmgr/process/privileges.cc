@@ -4,6 +4,7 @@
 #include <linux/securebits.h>
 #include <pwd.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,34 @@ absl::StatusOr<std::optional<RunAs>> ChildUser(const std::string& wanted) {
   }
   if (!root) return std::nullopt;
   return RunAs{name, result->pw_uid, result->pw_gid};
+}
+
+absl::Status CheckUserCanExecute(const RunAs& user, const std::string& path) {
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError(absl::StrFormat("fork: %s", std::strerror(errno)));
+  if (pid == 0) {  // system calls only: the parent may have threads
+    if (setgroups(1, &user.gid) != 0 || setresgid(user.gid, user.gid, user.gid) != 0 ||
+        setresuid(user.uid, user.uid, user.uid) != 0) {
+      _exit(255);
+    }
+    _exit(access(path.c_str(), X_OK) == 0 ? 0 : errno);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      return absl::InternalError(absl::StrFormat("waitpid: %s", std::strerror(errno)));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) {
+    return absl::InternalError(
+        absl::StrFormat("cannot become user %s to check %s", user.name, path));
+  }
+  const int error = WEXITSTATUS(status);
+  if (error == 0) return absl::OkStatus();
+  const std::string message = absl::StrFormat(
+      "user %s cannot execute %s: %s (every directory above it must be searchable "
+      "by %s; or choose another user with --user or `user NAME;`)",
+      user.name, path, std::strerror(error), user.name);
+  return error == ENOENT ? absl::NotFoundError(message) : absl::PermissionDeniedError(message);
 }
 
 const char* EnterChildPrivileges(const ChildPrivileges& privileges) {

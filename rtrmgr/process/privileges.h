@@ -35,6 +35,11 @@ struct RunAs {
 // Errors: NotFound (no such user), PermissionDenied (another user without being root).
 absl::StatusOr<std::optional<RunAs>> ChildUser(const std::string& wanted);
 
+// OK when `user` can execute `path`: every directory above it searchable and the file executable
+// by that user (checked in a short-lived child that becomes the user). Errors: PermissionDenied
+// or NotFound naming the user, the path and what to change; Internal when the check cannot run.
+absl::Status CheckUserCanExecute(const RunAs& user, const std::string& path);
+
 struct ChildPrivileges {
   RunAs user;
   std::vector<cap_value_t> capabilities;

@@ -137,6 +137,11 @@ absl::Status RouterManager::Start() {
     SLUICE_LOG(kWarning) << "no user \"sluice\": the processes run as root with every "
                             "capability (create it: adduser --system --group sluice)";
   }
+  if (child_user_) {
+    for (const char* name : {"finder", "fea", "rib", "bgp", Configurator::kStaticTarget}) {
+      RETURN_IF_ERROR(CheckUserCanExecute(*child_user_, ProcessArgv(name).front()));
+    }
+  }
   RETURN_IF_ERROR(PrepareRunDir());
   RETURN_IF_ERROR(PrepareStateDir());
   ASSIGN_OR_RETURN(master_key_, LoadOrCreateMasterKey(options_.rundir + "/master.key"));

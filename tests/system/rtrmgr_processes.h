@@ -31,7 +31,8 @@ class RtrmgrProcess {
   std::string finder() const { return "unix:" + rundir_ + "/finder.sock"; }
   // Writes RUNDIR/name and returns its path.
   std::string WriteConfig(const std::string& name, const std::string& text);
-  // Starts sluice-rtrmgr --config PATH; true once it printed "ready" (within `ms`).
+  // Starts sluice-rtrmgr --config PATH; true once it printed "ready" (within `ms`). Its processes
+  // run as `sluice` when we are root, or as root when ServiceUserCannotReachBuild().
   bool Start(const std::string& path, int ms = 60000);
   ChildProcess* process() { return rtrmgr_.get(); }
   // SIGTERM and the exit status (nullopt: still running after `ms`).
@@ -55,6 +56,12 @@ class RtrmgrProcess {
   std::unique_ptr<ChildProcess> rtrmgr_;
   std::unique_ptr<rtrmgr::cli::SyncClient> client_;
 };
+
+// True when we are root, user `sluice` exists and cannot execute the build's programs (a
+// checkout under a directory it cannot search, such as a mktemp -d folder or /root). The router
+// manager would refuse to start its processes as `sluice` then; RtrmgrProcess starts it with
+// --user root instead and says so, and tests of the privilege model skip.
+bool ServiceUserCannotReachBuild();
 
 // Polls `done` every 50 ms until it holds or `seconds` pass.
 bool Eventually(const std::function<bool()>& done, double seconds = 30);
