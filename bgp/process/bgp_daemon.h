@@ -83,7 +83,7 @@ class BgpDaemon {
   stage::Profiler profiler_;
   std::unique_ptr<RibIpcClient> rib_;
   std::unique_ptr<BgpProcess> bgp_;
-  std::unique_ptr<DampingControl> damping_;  // issue 13: plumbs stages into bgp_'s pipelines
+  std::unique_ptr<DampingControl> damping_;  // plumbs damping stages into bgp_'s pipelines
   std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
   std::unique_ptr<BgpPolicyBackend> policy_;
   std::unique_ptr<RestartCoordinator> restart_;  // uses bgp_ and rib_

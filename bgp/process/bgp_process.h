@@ -46,7 +46,7 @@ struct BgpProcessOptions {
   PipelineOptions pipeline;
   bool ipv4 = true;
   bool ipv6 = true;
-  // The shard stage's worker threads (issue 9; RouterConfig::threads): 1 is the serial pipeline.
+  // The shard stage's worker threads (RouterConfig::threads): 1 is the serial pipeline.
   int threads = 1;
   // PBTS: threads decoding the peers' UPDATEs off the event loop (PeerManager::SetParseThreads);
   // 0: on the event loop.

@@ -1,7 +1,7 @@
 #pragma once
 // BgpRedist: routes of other protocols redistributed from the RIB into BGP through a policy
-// (policy_backend/1.0 bank "redist:PROTOCOL"; issue 10 item 2; XORP NSDI'05 §8.3, the export
-// of RIB routes to BGP).
+// (policy_backend/1.0 bank "redist:PROTOCOL"; XORP NSDI'05 §8.3, the export of RIB routes to
+// BGP).
 //
 // Configure(protocol, filter) subscribes to the RIB's winning routes of `protocol` (both
 // families, rib/1.0/redist_subscribe; the RIB answers with rib_client/1.0/redist_routes,

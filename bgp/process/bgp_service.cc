@@ -260,7 +260,7 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
               "set_peer_", import ? "import" : "export",
               "_policy: a policy name alone cannot be installed; send the policy text with "
               "policy_backend/1.0/configure?filter:txt=",
-              import ? "import" : "export", ":ADDRESS (issue 10)"));
+              import ? "import" : "export", ":ADDRESS"));
         }));
   }
   RETURN_IF_ERROR(router.Handle(

@@ -1,5 +1,5 @@
 #pragma once
-// The damping methods of bgp/1.0 (issue 13): set_damping, get_damping, set_peer_damping and
+// The damping methods of bgp/1.0: set_damping, get_damping, set_peer_damping and
 // list_damped (`show bgp damping`), handed to a DampingControl (bgp/stages/damping_control.h).
 // Like bgp_service.h a thin adapter: handlers run on the event loop and keep no state.
 

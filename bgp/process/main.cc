@@ -54,7 +54,7 @@ The BGP process: BGP-4 sessions and the staged BGP pipeline, configured through 
                         each peer's share is this over the number of peers, at least 256 KiB
                         and at most --send-buffer-kb
   --threads N           route processing on N worker threads, the prefixes shared among
-                        them by hash (the shard stage, issue 9), and the peers' UPDATEs
+                        them by hash (the shard stage), and the peers' UPDATEs
                         decoded on N more; 1: the serial pipeline on the event loop, no
                         extra thread (default: the number of hardware threads)
 

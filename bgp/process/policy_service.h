@@ -1,6 +1,5 @@
 #pragma once
-// BgpPolicyBackend: sluice-bgp's policy_backend/1.0 (ipc/proto/policy_backend.proto; issue 10
-// item 3). Banks:
+// BgpPolicyBackend: sluice-bgp's policy_backend/1.0 (ipc/proto/policy_backend.proto). Banks:
 //   import:ADDRESS   the peer's ImportFilter (bgp/stages/import_filter.h), through its
 //                    FilterSlot (BgpProcess::PolicySlots)
 //   export:ADDRESS   the peer's ExportFilter (bgp/stages/export_filter.h), likewise

@@ -1,5 +1,5 @@
 #pragma once
-// RibIpcClient: BGP's side of the RIB process over rib/1.0 (issue 8 items 4 and 9) — the
+// RibIpcClient: BGP's side of the RIB process over rib/1.0 — the
 // NexthopInterestClient and RibRouteClient of bgp/stages/rib_client.h, as XRL calls.
 //
 //   RegisterInterest(nh)    → rib/1.0/register_interest(client = our instance, address = nh);

@@ -3,7 +3,7 @@
 // cuts the byte stream into messages (MessageFramer) and hands them to its owner, and writes what
 // the owner queues. It knows nothing of BGP states.
 //
-// Keepalives never starve (issue 7, item 3):
+// Keepalives never starve:
 //  - Reading: at most kSliceMessages messages or kSliceTime of handling per event, then the rest
 //    is handled in a handler posted to the event loop, so that timers (KEEPALIVE, hold) and other
 //    peers run in between, however slow the owner is. Nothing more is read from the socket while

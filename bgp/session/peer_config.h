@@ -1,5 +1,5 @@
 #pragma once
-// What a BGP peering is configured with (issue 7, item 2): the peer's address, port and AS, our
+// What a BGP peering is configured with: the peer's address, port and AS, our
 // side of the connection, timers, TCP protections (RFC 2385 MD5, RFC 5082 GTSM), the max-prefix
 // limit and the options the routing side reads (next-hop-self, route-reflector client). And the
 // speaker's own AS and BGP Identifier (LocalConfig).

@@ -1,7 +1,7 @@
 #pragma once
-// PeerManager: the BGP process's peers and listeners — the C++ API behind `bgp/1.0` (issue 7,
-// item 2): the speaker's AS and BGP Identifier; add, remove, enable and disable peers; list them
-// with their state and counters. The RPC adapter only translates.
+// PeerManager: the BGP process's peers and listeners — the C++ API behind `bgp/1.0`: the
+// speaker's AS and BGP Identifier; add, remove, enable and disable peers; list them with their
+// state and counters. The RPC adapter only translates.
 //
 // Wiring with the routing side (bgp/stages): the process gives the manager a RoutingSide before
 // adding peers. For each peer added the manager calls RoutingSide::PeerAdded(config, sender): the
@@ -104,7 +104,7 @@ class PeerManager {
   // (RFC 4724 §4.2); the peers are removed and listeners closed.
   void CloseForRestart();
 
-  // PBTS (issue 9): every peer's UPDATEs are decoded on a pool of `threads` threads (off the
+  // PBTS: every peer's UPDATEs are decoded on a pool of `threads` threads (off the
   // event loop; PeerSession::set_parse_pool), 0 (the default): on the event loop. Applies to the
   // peers' next sessions; call before adding peers.
   void SetParseThreads(int threads);

@@ -19,7 +19,7 @@
 //
 // Made and owned by PeerManager, which also hands it the connections its listeners accept from
 // the peer's address. Single-threaded: every call on the event loop's thread — except UPDATE
-// parsing when a parse pool is set (PBTS, issue 9): each UPDATE is then decoded on the pool, in
+// parsing when a parse pool is set (PBTS): each UPDATE is then decoded on the pool, in
 // order on a strand of this session, and handed to the listener back on the event loop in the
 // order received; UPDATEs decoded for a session that has gone down since are dropped. At most
 // kMaxParsing UPDATEs wait for the pool; beyond that the event loop waits for it.

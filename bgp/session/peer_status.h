@@ -1,5 +1,5 @@
 #pragma once
-// PeerStatus: what the peer list shows about one peer (issue 7, item 2) — its configuration key,
+// PeerStatus: what the peer list shows about one peer — its configuration key,
 // FSM state, negotiated parameters, counters, uptime and last error.
 
 #include <array>

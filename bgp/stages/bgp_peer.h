@@ -1,5 +1,5 @@
 #pragma once
-// BgpPeer: the routing side of one peer (issue 8), the SessionListener of its session
+// BgpPeer: the routing side of one peer, the SessionListener of its session
 // (bgp/session/session_link.h). It turns session events into pipeline calls:
 //
 //   OnEstablished   the peer's families come up in each FamilyPipeline (output branch, dump)

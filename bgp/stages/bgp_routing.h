@@ -1,6 +1,6 @@
 #pragma once
 // BgpRouting: the routing side of the BGP process — what sluice-bgp's main and its RPC adapter
-// (bgp/1.0) call (issue 8). It owns the Plumber, the NexthopCache, one FamilyPipeline per
+// (bgp/1.0) call. It owns the Plumber, the NexthopCache, one FamilyPipeline per
 // address family (IPv4 and IPv6 unicast) and one BgpPeer per configured peer, applies the local
 // AS and BGP Identifier, and answers what `show bgp routes`, `show bgp peers` and
 // `show plumbing` need.
@@ -48,7 +48,7 @@ struct RouterConfig {
   DecisionOptions decision;            // always-compare-med, default LOCAL_PREF
   bool ipv4 = true;                    // run IPv4 unicast
   bool ipv6 = true;                    // run IPv6 unicast
-  // `bgp { threads N; }` (issue 9): route processing spread over N worker threads by prefix
+  // `bgp { threads N; }`: route processing spread over N worker threads by prefix
   // (ShardedRouting, shard_pipeline.h); 1 is the serial pipeline, on the event loop, with no
   // extra thread; 0 means DefaultThreads(). The configuration's default is DefaultThreads(); this
   // struct keeps 1 so that code filling it field by field gets the serial pipeline.

@@ -1,6 +1,6 @@
 #pragma once
 // BranchTail: the last stage of a fanout branch. In the serial pipeline that is PeerOut (a peer's
-// UPDATEs) or RibOut (the RIB); in a shard of issue 9's shard stage it is a stage that hands the
+// UPDATEs) or RibOut (the RIB); in a shard of the shard stage it is a stage that hands the
 // branch's changes to the event loop, where the shards' outputs meet (shard_pipeline.h).
 // FamilyPipeline drives a peer's tail through these calls whatever it is.
 

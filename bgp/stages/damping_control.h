@@ -1,6 +1,6 @@
 #pragma once
 // DampingControl: plumbs and unplumbs DampingStages (damping_stage.h) in a BgpRouting's
-// pipelines — the only place that knows the damping stage exists (issue 13). Nothing else in
+// pipelines — the only place that knows the damping stage exists. Nothing else in
 // bgp/stages changes: a stage is inserted with Plumber::InsertAfter(import_filter(peer), stage),
 // and a peer's removal retires whatever was plumbed in its branch (FamilyPipeline::FinishRemoval).
 //
@@ -10,7 +10,7 @@
 //   no `damping;` any more     → Disable(X): suppressed routes are released, the stages go
 //   `show bgp damping`         → List()
 //
-// Threads (issue 9): with `bgp { threads N; }` (N > 1) every shard owns a copy of the pipeline
+// Threads: with `bgp { threads N; }` (N > 1) every shard owns a copy of the pipeline
 // for its share of the prefixes, so a damped peer has one DampingStage per family in every shard,
 // each living on its shard's thread with its timer on that shard's event loop, and damping only
 // the prefixes of its shard — which is all a prefix's figure of merit needs (RFC 2439 §4.2 is per

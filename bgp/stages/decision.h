@@ -1,6 +1,6 @@
 #pragma once
 // Decision: the Loc-RIB's choice among the routes of every peer for each prefix (RFC 4271
-// §9.1.2; XORP NSDI'05 §5.1 DecisionTable; issue 8 item 5).
+// §9.1.2; XORP NSDI'05 §5.1 DecisionTable).
 //
 // A merge point: one parent per peer branch (a NexthopResolver, or the PeerIn of originated
 // routes) and one downstream stage (the Fanout). Decision stores nothing (XORP): when a change

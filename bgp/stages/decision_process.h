@@ -1,6 +1,6 @@
 #pragma once
 // The BGP decision process over a set of candidate routes for one prefix (RFC 4271 §9.1.2,
-// with RFC 4456 §9 for route reflection; issue 8 item 5). Pure functions, so that every
+// with RFC 4456 §9 for route reflection). Pure functions, so that every
 // tie-break can be tested on its own (tests/bgp/stages_decision_test.cc).
 //
 // SelectBest applies the steps in order, each keeping only the routes that are best by it

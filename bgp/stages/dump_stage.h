@@ -1,7 +1,7 @@
 #pragma once
 // DumpStage: sends the whole Loc-RIB to a branch that just started — a peer that reached
 // Established, or a RIB that was born again — while new changes keep flowing (XORP NSDI'05
-// §5.1.2 DumpTable; issue 8 items 8–10).
+// §5.1.2 DumpTable).
 //
 // Plumbed right after the branch's FanoutReader. A background walk goes over every prefix of the
 // Loc-RIB in order (the union of every peer branch's tables) and sends add_route for the route

@@ -1,6 +1,6 @@
 #pragma once
-// ExportFilter: what one peer gets of the Loc-RIB (issue 8 item 7; XORP NSDI'05 §5.1 the
-// outbound filter tables). Plumbed in the peer's fanout branch, before PeerOut; the rules are in
+// ExportFilter: what one peer gets of the Loc-RIB (XORP NSDI'05 §5.1 the outbound filter
+// tables). Plumbed in the peer's fanout branch, before PeerOut; the rules are in
 // export_rules.h (split horizon, route reflection, AS prepend, nexthop, LOCAL_PREF, NO_EXPORT,
 // RFC 8212, the export policy).
 //

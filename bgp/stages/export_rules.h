@@ -1,6 +1,6 @@
 #pragma once
 // What a route becomes when it is advertised to one peer (RFC 4271 §5.1, §9.1.3, §9.2; RFC 4456;
-// RFC 1997; RFC 8212; issue 8 item 7). Used by ExportFilter; pure apart from interning.
+// RFC 1997; RFC 8212). Used by ExportFilter; pure apart from interning.
 //
 // Order of the checks and changes:
 //   1. never back to the peer it came from;

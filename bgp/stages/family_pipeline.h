@@ -77,7 +77,7 @@ struct PipelineOptions {
   size_t dump_slice = 1000;         // prefixes per dump slice
   PeerOut::Options peer_out;
   RibOut::Options rib_out;
-  // The shard stage (RouterConfig::threads > 1, issue 9): routes per hand-over batch, and routes
+  // The shard stage (RouterConfig::threads > 1): routes per hand-over batch, and routes
   // handed to one shard and not yet processed above which the event loop waits for it.
   size_t shard_batch = 1024;
   size_t shard_backlog = 65536;
@@ -91,7 +91,7 @@ struct PipelineServices {
   RibRouteClient* rib = nullptr;        // null: no RIB branch
   stage::Profiler* profiler = nullptr;  // null: no profiling points
   // Null: branches end in PeerOut and RibOut. Otherwise the factory makes their tails (a shard's
-  // copy of the pipeline, issue 9); the RIB branch exists when it says so.
+  // copy of the pipeline, shard_pipeline.h); the RIB branch exists when it says so.
   BranchTailFactory* tails = nullptr;
 };
 

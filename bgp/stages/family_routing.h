@@ -1,6 +1,6 @@
 #pragma once
 // FamilyRouting: one address family's routing as BgpPeer and BgpRouting drive it — the serial
-// FamilyPipeline (family_pipeline.h), or the ShardedPipeline of issue 9 (shard_pipeline.h: the
+// FamilyPipeline (family_pipeline.h), or the sharded one (ShardedRouting, shard_pipeline.h: the
 // same stages, one copy per worker thread, each for its share of the prefixes). Both give the same
 // routes and the same UPDATEs. Everything here is called on the event loop.
 //

@@ -1,7 +1,7 @@
 #pragma once
 // Fanout: the Loc-RIB's changes to every downstream branch — one per established peer
 // (ExportFilter → PeerOut) and one for the RIB (RibOut) — through one change queue with a reader
-// per branch (XORP NSDI'05 §5.1 FanoutTable; issue 8 item 6).
+// per branch (XORP NSDI'05 §5.1 FanoutTable).
 //
 //   Decision → Fanout ─┬→ FanoutReader(P1) → [Dump] → ExportFilter(P1) → PeerOut(P1)
 //                      ├→ FanoutReader(P2) → ...

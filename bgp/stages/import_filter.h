@@ -1,6 +1,6 @@
 #pragma once
 // ImportFilter: what a peer's routes must pass before they compete in the decision process
-// (RFC 4271 §9.1.1, §9.1.2; XORP NSDI'05 §5.1 filter tables; issue 8 item 3).
+// (RFC 4271 §9.1.1, §9.1.2; XORP NSDI'05 §5.1 filter tables).
 //
 // Checks, in order, on each route from upstream (PeerIn, through any Deletion stages):
 //   1. AS_PATH loop: the local AS anywhere in the path (sets and confederation segments too) →
@@ -19,7 +19,7 @@
 // push): the old configuration stays in force and a background walk over the branch's prefixes
 // moves them one by one to the new one, sending the differences downstream (add, delete or
 // replace); prefixes the walk has passed follow the new configuration, the others the old one.
-// A change that comes during a walk starts another walk after it (issue 10 item 3).
+// A change that comes during a walk starts another walk after it.
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // NexthopCache: the answers of the RIB about BGP nexthops, cached by valid subnet (XORP NSDI'05
-// §5.2.1; issue 8 item 4). One per process, shared by every NexthopResolver stage of every family
-// — and, with the shard stage of issue 9, read by every shard: Lookup is thread-safe and the
+// §5.2.1). One per process, shared by every NexthopResolver stage of every family — and, with
+// the shard stage (shard_pipeline.h), read by every shard: Lookup is thread-safe and the
 // cache is a separate object from the stages (longest-prefix match cannot be sharded by prefix
 // hash).
 //

@@ -1,7 +1,7 @@
 #pragma once
 // NexthopResolver: finds out whether each route's nexthop is reachable and at what IGP cost,
 // for the decision process (RFC 4271 §9.1.2 "unresolvable nexthops", §9.1.2.2 e; XORP NSDI'05
-// §5.1.1 NhLookupTable, §5.2.1; issue 8 item 4). One per peer branch, in front of Decision.
+// §5.1.1 NhLookupTable, §5.2.1). One per peer branch, in front of Decision.
 //
 // Answers come from the shared NexthopCache (interest registration with the RIB, cached by
 // valid subnet). Per nexthop the stage keeps one small record (routes using it, the answer its

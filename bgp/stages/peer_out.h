@@ -1,6 +1,6 @@
 #pragma once
 // PeerOut: the Adj-RIB-Out of one peer for one family, and what turns route changes into
-// UPDATE messages (RFC 4271 §3.2, §9.2; issue 8 item 8).
+// UPDATE messages (RFC 4271 §3.2, §9.2).
 //
 // It stores no routes. The stream it receives is consistent (every delete matches an add it
 // got, a replace carries the route it replaces), so it knows, for each change, what the peer
@@ -75,7 +75,7 @@ class PeerOut : public BranchTail {
   void replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
                      BgpStage* caller) override;
   void push(BgpStage* caller) override { Flush(); }
-  // The same changes with the references handed over (the shard stage's delivery, issue 9): the
+  // The same changes with the references handed over (the shard stage's delivery): the
   // sets' reference counts, last touched on a shard's thread, are not touched again per change.
   void AddOwned(const net::Prefix& prefix, AttrRef to);
   void DeleteOwned(const net::Prefix& prefix, AttrRef from);

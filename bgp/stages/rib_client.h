@@ -11,7 +11,7 @@
 // subnet, the RIB invalidates it (the adapter calls NexthopCache::OnInvalid), and BGP asks
 // again.
 //
-// RibRouteClient — BGP's winning routes into the RIB (issue 8 item 9): batches of adds and
+// RibRouteClient — BGP's winning routes into the RIB: batches of adds and
 // deletes, several batches in flight, delivered and applied in order. A failed batch means the
 // RIB is gone; when a RIB is born again (Finder birth event), the adapter calls
 // BgpRouting::OnRibBorn() and BGP re-sends every route.

@@ -1,6 +1,6 @@
 #pragma once
-// RibOut: the Loc-RIB into the RIB process, as protocol "ebgp" or "ibgp" (issue 8 item 9; XORP
-// NSDI'05 §5.1 RibIpcHandler). The tail of the RIB's fanout branch.
+// RibOut: the Loc-RIB into the RIB process, as protocol "ebgp" or "ibgp" (XORP NSDI'05 §5.1
+// RibIpcHandler). The tail of the RIB's fanout branch.
 //
 // Changes are queued in order and sent through RibRouteClient in batches of up to `batch`
 // changes, with up to `window` batches in flight (pipelined; the client keeps them in order).

@@ -1,6 +1,6 @@
 #pragma once
-// ShardedRouting: the BGP pipeline spread over N worker threads (issue 9; DESIGN.md § The shard
-// stage; Juniper's RIB sharding with update threads). `bgp { threads N; }` with N > 1.
+// ShardedRouting: the BGP pipeline spread over N worker threads (DESIGN.md § The shard stage;
+// Juniper's RIB sharding with update threads). `bgp { threads N; }` with N > 1.
 //
 //   event loop                                  shard i (worker thread i, its own loop)
 //   BgpPeer ─UPDATE─▶ RouteInput ─ShardIn─▶      FamilyPipeline copy, for the prefixes with

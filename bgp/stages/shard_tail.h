@@ -1,5 +1,5 @@
 #pragma once
-// What crosses threads in the sharded BGP pipeline (issue 9, shard_pipeline.h), and the stage at
+// What crosses threads in the sharded BGP pipeline (shard_pipeline.h), and the stage at
 // the end of a shard's output branches.
 //
 //   ShardIn    event loop → shard: one NLRI of one peer's UPDATE (announce or withdraw), for the

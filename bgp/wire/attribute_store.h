@@ -43,7 +43,7 @@ bool EqualAcrossStores(const AttrEntry* a, const AttrEntry* b);
 // constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs are equal
 // exactly when their attribute sets are equal, so comparing and hashing handles is comparing and
 // hashing sets: from one store that is comparing pointers; handles from two stores (the shard
-// stage gives each shard its own, issue 9) compare the sets when the pointers differ.
+// stage gives each shard its own) compare the sets when the pointers differ.
 class AttrRef {
  public:
   AttrRef() = default;
