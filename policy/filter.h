@@ -1,8 +1,8 @@
 #pragma once
 // Filter: what a BGP or RIB filter stage holds — one compiled, immutable filter bank (a chain of
 // policy statements with a default verdict) — and FilterSlot, the place a stage keeps its
-// current filter so that a new policy replaces the old one atomically (XORP NSDI'05 §8.3; the
-// policy_backend RPC of issue 10 item 3 will call FilterSlot::Configure).
+// current filter so that a new policy replaces the old one atomically (XORP NSDI'05 §8.3;
+// sluice-bgp's policy_backend/1.0 adapter, bgp/process/policy_service.h, fills the slots).
 //
 // A stage uses it like this:
 //
@@ -20,8 +20,8 @@
 //   }
 //
 // Take the shared_ptr once per batch (Get() locks a mutex and copies a shared_ptr, tens of
-// nanoseconds), not once per route. A stage that must re-filter its routes after a change (the
-// background dynamic stage of issue 10 item 3) compares the Filter pointers it used.
+// nanoseconds), not once per route. A stage that must re-filter its routes after a change (in
+// a background walk, as ImportFilter does) compares the Filter pointers it used.
 
 #include <atomic>
 #include <cstdint>

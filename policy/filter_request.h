@@ -1,7 +1,7 @@
 #pragma once
 // FilterRequest: what a policy_backend/1.0 `configure` call carries (ipc/proto/policy_backend
 // .proto), kept free of the wire types so every process's adapter compiles it the same way
-// (issue 10 item 3; XORP's policy_backend).
+// (XORP's policy_backend).
 
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
-// OriginPolicy: policy on static and connected routes as they enter the RIB (issue 10 item 2;
-// XORP NSDI'05 §8.3, the RIB's policy on origin tables; policy_backend/1.0 bank
-// "origin:static" / "origin:connected", served by rib/service/policy_service.h).
+// OriginPolicy: policy on static and connected routes as they enter the RIB (XORP NSDI'05
+// §8.3, the RIB's policy on origin tables; policy_backend/1.0 bank "origin:static" /
+// "origin:connected", served by rib/service/policy_service.h).
 //
 // The Rib hands every route of "static" or "connected" here before its origin stage sees it
 // (Route), and every delete (Forget). The route as the protocol gave it is kept (these tables

@@ -1,5 +1,5 @@
 #pragma once
-// ShardRunner: the engine of the shard stage (DESIGN.md § The shard stage; issue 9). It runs N
+// ShardRunner: the engine of the shard stage (DESIGN.md § The shard stage). It runs N
 // shards — each a sub-network of stages built by a factory and owned by one worker thread with its
 // own event loop and Plumber — and carries work to them and results back in batches.
 //

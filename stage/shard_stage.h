@@ -1,6 +1,6 @@
 #pragma once
 // ShardStage: a stage like any other whose downstream is N copies of a sub-network, one per
-// worker thread (DESIGN.md § The shard stage; issue 9). A route goes to shard ShardOf(prefix, N),
+// worker thread (DESIGN.md § The shard stage). A route goes to shard ShardOf(prefix, N),
 // so every route of one prefix is handled by one shard and no shard needs a lock on another's
 // state; the shards' outputs meet again on the event loop and go on downstream.
 //

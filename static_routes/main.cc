@@ -1,4 +1,4 @@
-// sluice-static: static routes as a process of their own (issue 13; XORP's static_routes), a
+// sluice-static: static routes as a process of their own (XORP's static_routes), a
 // client of the RIB's public interface (rib/1.0) only. Flags, a config file and signals here;
 // StaticRoutes (static_routes.h) decides, XrlRibClient / ServeStatic (static_xrl.h) talk.
 //

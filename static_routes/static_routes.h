@@ -1,5 +1,5 @@
 #pragma once
-// StaticRoutes: the core of sluice-static (issue 13; XORP's static_routes). It holds the
+// StaticRoutes: the core of sluice-static (XORP's static_routes). It holds the
 // configured static routes and decides which of them the RIB should have; it talks to the RIB
 // only through two small interfaces, which the process implements with rib/1.0 calls
 // (static_xrl.h) and tests with fakes.

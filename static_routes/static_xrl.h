@@ -1,5 +1,5 @@
 #pragma once
-// The IPC side of sluice-static (issue 13): the RIB reached through rib/1.0 only, and the
+// The IPC side of sluice-static: the RIB reached through rib/1.0 only, and the
 // methods it serves. Nothing here keeps routing state; StaticRoutes (static_routes.h) does.
 //
 //   XrlRibClient: RibSink       → rib/1.0 add_route4/6 (adds or replaces), delete_route4/6,

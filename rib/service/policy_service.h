@@ -1,6 +1,6 @@
 #pragma once
-// RibPolicyService: sluice-rib's policy_backend/1.0 (ipc/proto/policy_backend.proto; issue 10
-// item 3). Banks: "origin:static" and "origin:connected" — the policy on routes of those
+// RibPolicyService: sluice-rib's policy_backend/1.0 (ipc/proto/policy_backend.proto).
+// Banks: "origin:static" and "origin:connected" — the policy on routes of those
 // protocols as they enter the RIB (rib/origin_policy.h). configure compiles in full first
 // (policy/filter_request.h, with what a RIB route offers: OriginPolicy::Options()); a bad policy
 // is refused with "FILE:LINE:COL: ..." and the running one stays. On success the filter is

@@ -1,5 +1,5 @@
 #pragma once
-// The router manager's configuration as typed values (issue 11 item 1): what each process is
+// The router manager's configuration as typed values: what each process is
 // configured with once a file has been parsed and validated (config_loader.h). Every value has
 // been checked (types, ranges, families, duplicates, references), so a process adapter can push
 // it as it is.
@@ -99,7 +99,7 @@ struct RibConfig {
   friend bool operator==(const RibConfig&, const RibConfig&) = default;
 };
 
-// ---- protocols { static { route PREFIX { ... } } } — sluice-static (issue 13).
+// ---- protocols { static { route PREFIX { ... } } } — sluice-static.
 
 struct StaticRoute {
   net::Prefix prefix;                      // no host bits

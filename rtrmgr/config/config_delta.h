@@ -1,6 +1,6 @@
 #pragma once
-// The change from the running configuration to a new one, per process (issue 11 item 1: a
-// changed file is applied as a delta — only what changed is touched). The router manager
+// The change from the running configuration to a new one, per process (a changed file is
+// applied as a delta — only what changed is touched). The router manager
 // computes it after the new file has validated (a bad file never gets this far, so the running
 // configuration stays as it was), shows it (`sluice configure load FILE`), and applies it
 // through each process's XRLs.

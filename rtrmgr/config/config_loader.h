@@ -1,5 +1,5 @@
 #pragma once
-// Reading a configuration file (issue 11 item 1): parse, build the typed model, validate it as
+// Reading a configuration file: parse, build the typed model, validate it as
 // a whole. Nothing is returned unless the whole file is right, so a caller that acts only on a
 // returned Config never starts anything from a bad file and never replaces a running
 // configuration with one (compute the change with config_delta.h).

@@ -1,6 +1,6 @@
 #pragma once
 // Configurator: turns the router manager's configuration model (rtrmgr/config/config.h) into
-// XRLs on the processes (issue 11 item 1), for a process that has just registered with the
+// XRLs on the processes, for a process that has just registered with the
 // Finder (its whole part of the configuration) and for a changed file (ConfigDelta: only what
 // changed). Calls go through the router manager's XrlRouter, ordered per target; `done` runs on
 // the loop once every call of the push has answered, with one line per refused call.

@@ -1,4 +1,4 @@
-// sluice-rtrmgr: the router manager (DESIGN.md § Processes; issue 11). Wiring only: the work is
+// sluice-rtrmgr: the router manager (DESIGN.md § Processes). Wiring only: the work is
 // in router_manager.h (start, configure, supervise, reload), configurator.h (config → XRLs),
 // supervisor.h (child processes) and rtrmgr/config/ (the language).
 //

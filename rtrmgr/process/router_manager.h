@@ -1,5 +1,5 @@
 #pragma once
-// RouterManager: sluice-rtrmgr's core (issue 11 item 1; XORP's rtrmgr). From one validated
+// RouterManager: sluice-rtrmgr's core (XORP's rtrmgr). From one validated
 // configuration file it starts sluice-finder, sluice-fea, sluice-rib, sluice-bgp and (when
 // static routes are configured) sluice-static as child processes (Supervisor), pushes each its part
 // of the configuration through XRLs when it registers with the Finder (Configurator; again after
