@@ -1,6 +1,6 @@
 // The BGP pipeline on the PCH full table, in one process: 1 upstream eBGP peer → 1 downstream
-// eBGP peer (issue 8's benchmark, without sockets). Timed: decoding every UPDATE as the session
-// would, the whole pipeline (PeerIn, ImportFilter, NexthopResolver, Decision, Fanout,
+// eBGP peer (bgp_process_convergence without sockets). Timed: decoding every UPDATE as the
+// session would, the whole pipeline (PeerIn, ImportFilter, NexthopResolver, Decision, Fanout,
 // ExportFilter, PeerOut) and encoding the UPDATEs sent downstream, until the event loop is idle.
 // Not timed: reading the capture into memory. Between two UPDATEs the event loop runs what is
 // ready (as it would between two reads of a session): background slices, RIB acknowledgements.
@@ -15,16 +15,16 @@
 // --upstreams N: N upstream eBGP peers each send the whole table, peer k with its own AS
 // prepended k times (so every prefix has N paths; peer 0's shortest path wins), their UPDATEs
 // interleaved one by one; the messages are re-encoded before timing, decoded in the timed loop.
-// --threads N: RouterConfig::threads (issue 9's shard stage; 1, the default, is the serial
+// --threads N: RouterConfig::threads (the shard stage; 1, the default, is the serial
 // pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
 // --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
 // --shard-batch N, --shard-backlog N: PipelineOptions::shard_batch (items per hand-over) and
 // shard_backlog (items a shard may have waiting before the loop waits), for tuning.
 // --policy heavy: every upstream's import policy is a 1,000-entry prefix list (every 577th prefix
-// of the table, orlonger), an AS-path regular expression and a community match (issue 9's
-// benchmark); the default is no policy. --print-policy prints that policy's text (policy-statement
-// "import") and exits: bench/convergence gives it to sluice-bgp for end-to-end runs.
+// of the table, orlonger), an AS-path regular expression and a community match; the default is
+// no policy. --print-policy prints that policy's text (policy-statement "import") and exits:
+// bench/convergence gives it to sluice-bgp for end-to-end runs.
 // Prints each run and the medians: seconds, prefixes/s, UPDATEs sent, and bytes per route —
 // the growth of the heap in use (mallinfo2: uordblks + hblkhd) from before the routing side is
 // built to the end of the load, with everything alive, divided by the routes in the Adj-RIB-In.
@@ -286,8 +286,8 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
   return r;
 }
 
-// Issue 9's heavy import policy: a 1,000-entry prefix list (every n-th prefix the capture
-// announces, orlonger), an AS-path regular expression and a community match, each term
+// The heavy import policy (--policy heavy): a 1,000-entry prefix list (every n-th prefix the
+// capture announces, orlonger), an AS-path regular expression and a community match, each term
 // modifying the routes it matches; everything else accepted.
 std::string HeavyImportPolicyText(const Capture& c) {
   SessionParams params;

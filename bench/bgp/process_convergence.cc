@@ -1,4 +1,4 @@
-// Issue 8 benchmark with real processes: the PCH full table through a device under test (DUT),
+// The BGP pipeline with real processes: the PCH full table through a device under test (DUT),
 // one upstream and one downstream peer, timed from the first UPDATE the DUT receives to the last
 // UPDATE it sends downstream; the DUT's peak RSS, CPU seconds and bytes per route.
 //

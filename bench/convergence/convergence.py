@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Convergence benchmark: each BGP daemon as the device under test, side by side (issue 12).
+"""Convergence benchmark: each BGP daemon as the device under test, side by side.
 
     sluice-replay upstream(s) ──► device ──► sluice-replay --receive-only (the monitor)
 
@@ -330,8 +330,8 @@ class Sluice(Device):
                 raise RuntimeError(f"add_peer {addr}: {out}")
         if ctx.sluice_import_policy:
             # The same import policy on every upstream (policy-statement "import"), as the
-            # router manager would send it (issue 9's heavy policy: bgp_pipeline_bench
-            # --print-policy).
+            # router manager would send it (the heavy policy that bgp_pipeline_bench
+            # --print-policy prints).
             with open(ctx.sluice_import_policy) as f:
                 source = urllib.parse.quote(f.read(), safe="")
             for addr, _ in topo.upstreams:

@@ -1,4 +1,4 @@
-// trie_bench: net::RouteTrie over a full IPv4 table (issue 2's benchmark).
+// trie_bench: net::RouteTrie over a full IPv4 table.
 //
 // Loads the 577,706 prefixes of the PCH 2015-10-23 full table ($SLUICE_DATA_DIR/mrt/, extracted
 // with bgpdump -m and cached in the build tree) or, without the data, a synthetic table of the

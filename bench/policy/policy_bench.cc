@@ -1,4 +1,4 @@
-// Policy evaluations per second (issue 10's benchmark): a realistic 10-term import policy — a
+// Policy evaluations per second: a realistic 10-term import policy — a
 // bogon prefix-list, a 1,000-entry customer prefix-list, community lists, AS-path regular
 // expressions and length, origin, and attribute changes — run on every route of the PCH full
 // table, one thread. Target: at least 5,000,000 evaluations per second.

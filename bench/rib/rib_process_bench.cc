@@ -1,4 +1,4 @@
-// rib_process_bench: the RIB process end to end (issue 5's benchmark) — real processes: a
+// rib_process_bench: the RIB process end to end — real processes: a
 // Finder, sluice-fea (dummy backend) and sluice-rib started by this program in a private
 // SLUICE_RUNDIR, and this program as the protocol, sending the 577,706 prefixes of the PCH
 // capture as ebgp routes (nexthop 192.0.2.2, resolvable through the FEA's eth0 192.0.2.1/24)

@@ -1,4 +1,4 @@
-// route_path_bench: issue 11's benchmark — with a full table loaded, the path of a single new
+// route_path_bench: with a full table loaded, the path of a single new
 // route from BGP to the FEA measured with the profiling points (XORP NSDI'05 §8.1, Figs. 10-12):
 // average, SD, median, min and max at each point, in milliseconds after the route entered BGP.
 //
