@@ -1,7 +1,7 @@
-// policy_backend/1.0 in sluice-bgp without IPC (bgp/process/policy_service.h, bgp_redist.h;
-// issue 10): two BgpProcesses on loopback, A (AS 65001, 127.0.0.1) originating routes to B
-// (AS 65002, 127.0.0.2). Import policy at B, export policy at A, redistribution at A; a bad
-// policy refused with its line and column while the running one keeps filtering.
+// policy_backend/1.0 in sluice-bgp without IPC (bgp/process/policy_service.h, bgp_redist.h):
+// two BgpProcesses on loopback, A (AS 65001, 127.0.0.1) originating routes to B (AS 65002,
+// 127.0.0.2). Import policy at B, export policy at A, redistribution at A; a bad policy refused
+// with its line and column while the running one keeps filtering.
 #include <gtest/gtest.h>
 
 #include <map>

@@ -135,7 +135,7 @@ TEST_F(ProcessServiceTest, IdentityListenersAndPeerConfiguration) {
   r = Call(kAddPeer, bad);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("address is required"));
 
-  // Every issue 7 setting goes through and shows in get_peer.
+  // Every PeerConfig setting goes through and shows in get_peer.
   add.set_port(1179);
   ipc::ToProto(Addr("127.0.0.1"), add.mutable_local_address());
   add.set_hold_time(30);

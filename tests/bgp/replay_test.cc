@@ -292,7 +292,7 @@ TEST(ReplaySessionTest, ReceiverTracksHeldPrefixesAndSenderWithdrawsOnDemand) {
   EXPECT_GE(receiver.stats().held_changed_mono, sender.stats().withdraw_started_mono);
 }
 
-// --extra (issue 11's route-path benchmark, "same peer"): routes held back from the table go one
+// --extra (route_path_bench's "same peer" samples): routes held back from the table go one
 // UPDATE each when asked, never before the table is written, in the same session.
 TEST(ReplaySessionTest, ExtraRoutesGoOneAtATimeAfterTheTable) {
   AttributeStore store;
@@ -352,7 +352,7 @@ TEST(ReplaySessionTest, ExtraRoutesGoOneAtATimeAfterTheTable) {
   EXPECT_EQ(sender.stats().error, "");
 }
 
-// Flap mode (issue 13, route flap damping tests): the table, then three cycles of withdraw
+// Flap mode (for the route flap damping tests): the table, then three cycles of withdraw
 // everything / announce everything again, ending announced.
 TEST(ReplaySessionTest, FlapModeWithdrawsAndAnnouncesAgainAndEndsAnnounced) {
   AttributeStore store;

@@ -1,4 +1,4 @@
-// PBTS (issue 9): with PeerManager::SetParseThreads, UPDATEs are decoded off the event loop and
+// PBTS: with PeerManager::SetParseThreads, UPDATEs are decoded off the event loop and
 // still reach the routing side in the order the peer sent them. Two speakers on loopback; A sends
 // thousands of UPDATEs that announce and withdraw the same prefixes over and over, so that any
 // reordering would leave B with a different Adj-RIB-In than the one A's sequence implies. Then

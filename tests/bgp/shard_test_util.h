@@ -1,5 +1,5 @@
 #pragma once
-// A router for the shard stage's equivalence tests (issue 9): BgpRouting with `threads` worker
+// A router for the shard stage's equivalence tests: BgpRouting with `threads` worker
 // threads (1: the serial pipeline), peers on FakeSessions (each keeps what its remote peer was
 // sent, decoded), a FakeRib, and digests of what a user can read: the Loc-RIB, each peer's
 // Adj-RIB-Out (as `show` reads it and as the peer received it), the RIB's routes and the UPDATE

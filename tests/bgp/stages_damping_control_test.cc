@@ -1,8 +1,8 @@
-// DampingControl on a whole BgpRouting (issue 13): damping is plumbed only for the peers that have
+// DampingControl on a whole BgpRouting: damping is plumbed only for the peers that have
 // it, between ImportFilter and NexthopResolver; a flapping prefix stops reaching a downstream
 // peer and comes back after the reuse time; disabling releases suppressed routes and takes the
 // stage out; a removed peer takes its stages with it; show bgp damping lists what is damped.
-// Every test runs with the serial pipeline (1 thread) and sharded (2 threads, issue 9): the same
+// Every test runs with the serial pipeline (1 thread) and sharded (2 threads): the same
 // routes reach the downstream peer and the same prefixes are listed. Label tsan: the sharded runs
 // plumb, read and fire the stages on the shards' threads.
 #include <gtest/gtest.h>

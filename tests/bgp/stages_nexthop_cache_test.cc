@@ -1,4 +1,4 @@
-// NexthopCache is read by every shard of issue 9's shard stage: lookups, uses and releases from
+// NexthopCache is read by every shard of the shard stage: lookups, uses and releases from
 // several threads at once while the event loop applies answers and invalidations (run under
 // ThreadSanitizer in CI).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// End to end in one process with real bytes (issue 8): the PCH full-table capture's UPDATEs,
+// End to end in one process with real bytes: the PCH full-table capture's UPDATEs,
 // decoded as an eBGP session would, go through the whole pipeline to a downstream eBGP peer;
 // what PeerOut sent is decoded again and must hold exactly the accepted prefixes, each with the
 // AS path prepended once and our nexthop, in a number of UPDATE messages close to the number of

@@ -1,5 +1,5 @@
 // PeerIn (the Adj-RIB-In) and the dynamic Deletion stage (XORP NSDI'05 §5.1.2): golden traces,
-// and the flap test of issue 8 — a peer flaps 5 times while 100,000 routes are being deleted in
+// and the flap test — a peer flaps 5 times while 100,000 routes are being deleted in
 // the background, with CacheStage checking what downstream sees.
 #include <gtest/gtest.h>
 
@@ -95,7 +95,7 @@ TEST_F(PeerInTest, DeletionStageWithdrawsInSlicesAndYieldsToNewRoutes) {
   EXPECT_GOLDEN(cap->Text(), "tests/bgp/golden/deletion.trace");
 }
 
-// Issue 8 acceptance: flap a peer 5 times during the background deletion of 100,000 routes.
+// Flap a peer 5 times during the background deletion of 100,000 routes.
 TEST_F(PeerInTest, FiveFlapsDuringTheDeletionOf100kRoutes) {
   PeerIn* in = MakePeerIn(SliceOf(5000));
   auto* after_in = Cache("after PeerIn");

@@ -201,9 +201,9 @@ TEST_F(RoutingTest, RemovedPeerTakesItsRoutesAndStagesAway) {
   EXPECT_EQ(routing_->plumber().size(), stages - 9) << routing_->Describe();
 }
 
-// Issue 13 will plumb a DampingStage between ImportFilter and NexthopResolver without touching
-// other stages: a stand-in linear stage plumbed there sees every route, and goes away with the
-// peer.
+// A stage such as the DampingStage plumbs in between ImportFilter and NexthopResolver without
+// touching other stages: a stand-in linear stage plumbed there sees every route, and goes away
+// with the peer.
 TEST_F(RoutingTest, AStageCanBePlumbedAfterTheImportFilter) {
   FamilyPipeline* v4 = routing_->pipeline(net::Family::kIPv4);
   const uint32_t id = routing_->peer(A("192.0.2.2"))->settings().peer_id;

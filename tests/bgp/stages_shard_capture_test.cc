@@ -1,4 +1,4 @@
-// Issue 9's acceptance on real captures: the PCH full table (one eBGP peer sending 577,706
+// The shard stage on real captures: the PCH full table (one eBGP peer sending 577,706
 // prefixes, one downstream eBGP peer) and the RIS 76-peer capture (each collector peer its own
 // session, with the capture's session resets) through BgpRouting with 1, 2, 4 and 8 threads give
 // an identical Loc-RIB, an identical Adj-RIB-Out per peer (as `show` reads it and as the peer
@@ -151,7 +151,7 @@ void ExpectEquivalent(const std::vector<Event>& events, bool downstream, const c
                                         static_cast<int>(serial.downstream_updates));
         ::testing::Test::RecordProperty("updates_4_threads",
                                         static_cast<int>(sharded.downstream_updates));
-        // Issue 9: the UPDATEs sent downstream with 4 threads within 2% of the serial count (the
+        // The UPDATEs sent downstream with 4 threads within 2% of the serial count (the
         // shards' outputs meet in one push per turn of the loop; a shard yields between input
         // batches so its dump walk keeps up, as on the serial pipeline's loop).
         EXPECT_NEAR(double(sharded.downstream_updates), double(serial.downstream_updates),

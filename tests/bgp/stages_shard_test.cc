@@ -1,4 +1,4 @@
-// The sharded BGP pipeline (issue 9) against the serial one on a made-up workload that touches
+// The sharded BGP pipeline against the serial one on a made-up workload that touches
 // every path through the shard stage: several eBGP and iBGP peers of both families announcing and
 // withdrawing in UPDATEs of mixed sizes, a session going down and up again (background deletion,
 // a new output branch with its dump and End-of-RIB), ROUTE-REFRESH, a peer whose session backs up

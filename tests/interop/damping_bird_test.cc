@@ -1,4 +1,4 @@
-// Issue 13 with real processes: route flap damping between a flapping upstream and BIRD.
+// Route flap damping with real processes, between a flapping upstream and BIRD.
 //
 //   sluice-replay 127.0.0.3 AS4200000002 ──► sluice-bgp 127.0.0.1 AS4200000001 ──► BIRD 127.0.0.4
 //   100 synthetic prefixes, one flap every 10 s   damping on the upstream peer      AS4200000004

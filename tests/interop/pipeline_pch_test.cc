@@ -1,6 +1,7 @@
-// Issue 8 with real processes: sluice-replay feeds the PCH full table into Sluice (sluice-finder,
-// sluice-bgp, and the RIB — sluice-rib with sluice-fea's dummy FIB once built, else the fake RIB
-// of tests/bgp/process_fake_rib.h in this process), which has a BIRD 2 and a GoBGP downstream.
+// The BGP pipeline with real processes: sluice-replay feeds the PCH full table into Sluice
+// (sluice-finder, sluice-bgp, and the RIB — sluice-rib with sluice-fea's dummy FIB once built,
+// else the fake RIB of tests/bgp/process_fake_rib.h in this process), which has a BIRD 2 and a
+// GoBGP downstream.
 //
 //   sluice-replay 127.0.0.3 AS4200000002 ──► sluice-bgp 127.0.0.1 AS4200000001 ─┬─► BIRD 127.0.0.4
 //   AS65000 (own AS prepended, NEXT_HOP self)                                          └─► GoBGP

@@ -1,4 +1,4 @@
-// Issue 10 with real processes and BIRD 2 on both sides of Sluice (sluice-finder, sluice-bgp,
+// Policy with real processes and BIRD 2 on both sides of Sluice (sluice-finder, sluice-bgp,
 // sluice-rib + sluice-fea with the dummy FIB, or the fake RIB when those are not built):
 //
 //   BIRD up 127.0.0.3 AS65010 ──► sluice-bgp 127.0.0.1 AS65001 ──► BIRD down 127.0.0.4 AS65020

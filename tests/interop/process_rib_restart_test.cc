@@ -1,4 +1,4 @@
-// Issue 8 item 9 with real processes: sluice-bgp re-feeds a RIB that is born again.
+// With real processes: sluice-bgp re-feeds a RIB that is born again.
 //
 //   sluice-replay 127.0.0.3 (20,000 synthetic prefixes) ──► sluice-bgp ──► sluice-rib ──►
 //   sluice-fea

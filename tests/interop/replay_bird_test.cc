@@ -1,4 +1,4 @@
-// Interop: sluice-replay feeds the PCH full table to a real BIRD 2 on loopback (issue 6).
+// Interop: sluice-replay feeds the PCH full table to a real BIRD 2 on loopback.
 //
 // BIRD runs from the Debian package with a private config, control socket and port in a temp
 // folder (../shared/INTEROP.md: multihop 2, an "igp table" with a static default route via lo so

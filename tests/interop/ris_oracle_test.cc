@@ -1,4 +1,4 @@
-// Issue 11's acceptance point on the RIS 76-peer capture: sluice-replay --all-peers replays every
+// The Loc-RIB on the RIS 76-peer capture against an oracle: sluice-replay --all-peers replays every
 // peer of ris-2018-12-18-updates-76peers (61 of its 76 peers sent UPDATEs; the other 15 only
 // changed session state and get a session that announces nothing) as its own eBGP session (IPv4 and
 // IPv6 unicast over one IPv4 loopback session each) into real processes (sluice-finder, sluice-bgp,

@@ -1,4 +1,4 @@
-// Interop with BIRD 2 (Debian bird2): the issue 7 scenario over IPv4 and IPv6 with 4-octet ASes
+// Interop with BIRD 2 (Debian bird2): the session scenario over IPv4 and IPv6 with 4-octet ASes
 // (session_daemon_util.h), and TCP MD5 (RFC 2385) with the right and a wrong password.
 //
 // BIRD on loopback (../shared/INTEROP.md): `multihop 2` (127/8 is not "directly connected"), an

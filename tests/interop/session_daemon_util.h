@@ -1,5 +1,5 @@
 #pragma once
-// The acceptance scenario of issue 7 against one real BGP daemon, shared by the per-daemon tests
+// The session scenario against one real BGP daemon, shared by the per-daemon tests
 // (session_<daemon>_test.cc). Sluice's side is a PeerManager listening on 127.0.0.1 and ::1 with
 // an AdjRibIn per peer; the daemon peers with it twice, over IPv4 (from its own 127.0.0.x address)
 // and over IPv6 (::1), with 4-octet ASes on both sides:

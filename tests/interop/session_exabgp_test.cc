@@ -1,4 +1,4 @@
-// Interop with ExaBGP 4.2 (Debian exabgp): the issue 7 scenario over IPv4 and IPv6 with 4-octet
+// Interop with ExaBGP 4.2 (Debian exabgp): the session scenario over IPv4 and IPv6 with 4-octet
 // ASes (session_daemon_util.h).
 //
 // ExaBGP listens per neighbor on its local address (`listen PORT`) and connects to Sluice's port

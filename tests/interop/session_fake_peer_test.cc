@@ -1,4 +1,4 @@
-// Bad input from a fake peer (issue 7 acceptance): a test-made TCP server that our session
+// Bad input from a fake peer: a test-made TCP server that our session
 // connects to sends garbage, a wrong BGP version, an unacceptable hold time, the wrong AS, a bad
 // header, an UPDATE before Established, a malformed UPDATE — and each time gets the right
 // NOTIFICATION (code, subcode and data read off the wire), and the session comes back with a

@@ -1,4 +1,4 @@
-// Interop with FRR 8.4 bgpd (Debian frr), run alone: the issue 7 scenario over IPv4 and IPv6 with
+// Interop with FRR 8.4 bgpd (Debian frr), run alone: the session scenario over IPv4 and IPv6 with
 // 4-octet ASes (session_daemon_util.h).
 //
 // bgpd on loopback (../shared/INTEROP.md): `bgpd -Z -S -f CONF -i PIDFILE --vty_socket DIR -p PORT

@@ -1,4 +1,4 @@
-// Interop with GoBGP 3.10 (Debian gobgpd): the issue 7 scenario over IPv4 and IPv6 with 4-octet
+// Interop with GoBGP 3.10 (Debian gobgpd): the session scenario over IPv4 and IPv6 with 4-octet
 // ASes (session_daemon_util.h).
 //
 // gobgpd reads a TOML config (listening port and addresses, one neighbor per family with eBGP

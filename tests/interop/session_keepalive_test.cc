@@ -1,5 +1,5 @@
-// Keepalives never starve (issue 7, item 3): sluice-replay sends the PCH full table (577,703
-// final prefixes) over a session with hold time 9 s to a PeerManager whose routing side is
+// Keepalives never starve (bgp/session/connection.h): sluice-replay sends the PCH full table
+// (577,703 final prefixes) over a session with hold time 9 s to a PeerManager whose routing side is
 // deliberately slow — busy for 40 µs per prefix, so that processing the table takes far longer
 // than the hold time. The session must stay Established throughout: our KEEPALIVEs go out every
 // 3 s while the table is being read and processed in slices, and every UPDATE processed restarts

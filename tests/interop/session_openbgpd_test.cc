@@ -1,4 +1,4 @@
-// Interop with OpenBGPD 7.7 (Debian openbgpd): the issue 7 scenario over IPv4 and IPv6 with
+// Interop with OpenBGPD 7.7 (Debian openbgpd): the session scenario over IPv4 and IPv6 with
 // 4-octet ASes (session_daemon_util.h).
 //
 // OpenBGPD on loopback (../shared/INTEROP.md): run in the foreground (`bgpd -d -f CONF`) as root

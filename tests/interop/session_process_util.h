@@ -1,5 +1,5 @@
 #pragma once
-// Issue 7's daemon scenario (session_daemon_util.h) with Sluice as real processes: sluice-finder
+// The daemon session scenario (session_daemon_util.h) with Sluice as real processes: sluice-finder
 // and sluice-bgp (--no-rib) as children, peers configured and everything checked through
 // bgp/1.0 — add_peer, get_peer (state, counters) and list_routes of the peer's Adj-RIB-In —
 // as an operator or sluice-rtrmgr would. The same Daemon implementations plug in.

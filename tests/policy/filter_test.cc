@@ -68,8 +68,7 @@ TEST(Filter, DefaultFilterGivesTheDefaultVerdict) {
   EXPECT_FALSE(Filter::Default(Verdict::kReject)->Run(rw).accepted());
 }
 
-// Acceptance (issue 10): a bad policy is refused with line and column, and the running policy
-// stays unchanged.
+// A bad policy is refused with line and column, and the running policy stays unchanged.
 TEST(FilterSlot, BadPolicyLeavesTheRunningOneInPlace) {
   FilterSlot slot(Filter::Default(Verdict::kAccept));
   auto good = ParsePolicy("policy-statement in { term t { then { reject; } } }",

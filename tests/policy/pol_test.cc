@@ -76,8 +76,8 @@ INSTANTIATE_TEST_SUITE_P(Pol, PolTestCase, testing::ValuesIn(AllCases()), CaseNa
 
 TEST(PolFiles, ThereAreSome) { EXPECT_GE(PolFiles().size(), 3u); }
 
-// Acceptance (issue 10): the .pol tests cover every match and every action — checked by
-// tracing which instructions each test executed.
+// The .pol tests cover every match and every action — checked by tracing which instructions
+// each test executed.
 TEST(PolFiles, ExecuteEveryMatchAndAction) {
   std::vector<bool> matches(kMatchKindCount), actions(kActionKindCount);
   std::set<PrefixModifier> modifiers;

@@ -1,4 +1,4 @@
-// Policy on static and connected routes as they enter the RIB (rib/origin_policy.h; issue 10):
+// Policy on static and connected routes as they enter the RIB (rib/origin_policy.h):
 // tags set and routes rejected by policy, a new policy re-applied to the routes already there in
 // the background, a bad policy never installed.
 #include <gtest/gtest.h>

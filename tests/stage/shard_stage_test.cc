@@ -1,4 +1,4 @@
-// The shard stage (issue 9): routes spread over N worker threads by prefix hash give the same
+// The shard stage: routes spread over N worker threads by prefix hash give the same
 // result downstream as the serial sub-network, keep the consistency rules, come back one push per
 // upstream batch, and answer lookups; the runner keeps commands in order with routes and answers
 // queries. Labelled tsan: the ThreadSanitizer build runs these.

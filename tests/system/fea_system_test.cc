@@ -1,4 +1,4 @@
-// Issue 4 with real processes against the Linux kernel, in a private network namespace this
+// The netlink FEA with real processes against the Linux kernel, in a private network namespace this
 // test process makes before anything else (root; every test skips with the reason otherwise):
 // sluice-finder, sluice-fea --backend netlink --table 100, sluice-rib, the sluice CLI, and a
 // watcher component in the test process. What is asserted is what an operator sees: `sluice

@@ -1,4 +1,4 @@
-// Issue 3 with real processes: sluice-finder, sluice-test-component and the sluice CLI, each
+// The IPC layer with real processes: sluice-finder, sluice-test-component and the sluice CLI, each
 // test in a private SLUICE_RUNDIR.
 
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Issue 5 with real processes: sluice-finder, sluice-fea (dummy backend), sluice-rib, a protocol
+// The RIB with real processes: sluice-finder, sluice-fea (dummy backend), sluice-rib, a protocol
 // component (sluice-rib-test-client) and the sluice CLI, each test in a private SLUICE_RUNDIR.
 // What is asserted is what an operator sees through `sluice call`: the FEA's FIB
 // (fea_fib/1.0/list_routes), the RIB's winners, process status and exit codes.

@@ -1,5 +1,5 @@
-// Issue 11, the netlink variant: sluice-rtrmgr with `fea { backend netlink; table 100; }` in a
-// private network namespace (root; skipped otherwise). A sluice-replay upstream feeds a
+// The router manager against the kernel: sluice-rtrmgr with `fea { backend netlink; table 100; }`
+// in a private network namespace (root; skipped otherwise). A sluice-replay upstream feeds a
 // synthetic table with a nexthop on a veth subnet; the kernel table then holds exactly the RIB's
 // winners (connected routes stay the kernel's own); SIGTERM to the router manager takes every
 // Sluice route out of the kernel.

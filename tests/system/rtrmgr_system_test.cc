@@ -1,4 +1,4 @@
-// Issue 11 with real processes: sluice-rtrmgr starts sluice-finder, sluice-fea (dummy),
+// The router manager with real processes: sluice-rtrmgr starts sluice-finder, sluice-fea (dummy),
 // sluice-rib, sluice-bgp and sluice-static (the static routes) from a configuration file,
 // configures them, restarts a crashed one, applies changed files as deltas (SIGHUP and `sluice
 // configure load`), refuses bad files with FILE:LINE:COL (starting nothing, or changing nothing),

@@ -1,4 +1,4 @@
-// Issue 13 with real processes: sluice-finder, sluice-fea (dummy backend), sluice-rib and
+// sluice-static with real processes: sluice-finder, sluice-fea (dummy backend), sluice-rib and
 // sluice-static, driven and read through the `sluice` CLI. sluice-static's routes reach the RIB
 // and the FIB; a tracked route is withdrawn while the RIB cannot resolve its nexthop and returns
 // when it can. kill -9 sluice-static leaves its routes in the RIB and the FIB, stale (DESIGN.md
