@@ -251,8 +251,11 @@ class SessionReactor final : public grpc::ServerBidiReactor<v1::SessionRequest, 
         return;
       }
       case v1::SessionRequest::kResolve: {
+        std::optional<v1::ResolveReply> reply =
+            impl.registry_.ResolveOrDefer(link.id, request.resolve());
+        if (!reply) return;  // answered once the target re-registers (recovery grace)
         v1::SessionEvent event;
-        *event.mutable_resolved() = impl.registry_.Resolve(link.id, request.resolve());
+        *event.mutable_resolved() = *std::move(reply);
         link.Send(std::move(event));
         return;
       }

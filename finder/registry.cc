@@ -170,6 +170,7 @@ void Registry::Ready(SessionId id) {
   visible.mutable_visible();
   session->second.sink->Send(std::move(visible));
   Notify(it->second, v1::LifetimeEvent::BIRTH);
+  if (!deferred_resolves_.empty()) AnswerDeferredResolves(false);
 }
 
 Registry::Component* Registry::FindTarget(const std::string& name) {
@@ -236,6 +237,33 @@ v1::ResolveReply Registry::Resolve(SessionId id, const v1::ResolveRequest& reque
     key->set_key(ipc::CallerKey(target->keys.at(path), caller_id));
   }
   return reply;
+}
+
+std::optional<v1::ResolveReply> Registry::ResolveOrDefer(SessionId id,
+                                                         const v1::ResolveRequest& request) {
+  auto session = sessions_.find(id);
+  if (in_grace_ && session != sessions_.end() && !session->second.instance.empty() &&
+      FindTarget(request.target()) == nullptr) {
+    deferred_resolves_.emplace_back(id, request);
+    return std::nullopt;
+  }
+  return Resolve(id, request);
+}
+
+void Registry::AnswerDeferredResolves(bool all) {
+  std::vector<std::pair<SessionId, v1::ResolveRequest>> waiting;
+  waiting.swap(deferred_resolves_);
+  for (auto& [id, request] : waiting) {
+    auto session = sessions_.find(id);
+    if (session == sessions_.end()) continue;  // gone meanwhile
+    if (!all && FindTarget(request.target()) == nullptr) {
+      deferred_resolves_.emplace_back(id, std::move(request));
+      continue;
+    }
+    v1::SessionEvent event;
+    *event.mutable_resolved() = Resolve(id, request);
+    session->second.sink->Send(std::move(event));
+  }
 }
 
 v1::ResolveReply Registry::ResolveForPerson(uint64_t id, const Component& target,
@@ -346,6 +374,7 @@ void Registry::EndGrace() {
     it->second.sink->Send(std::move(synced));
   }
   pending_synced_.clear();
+  AnswerDeferredResolves(true);
 }
 
 void Registry::Notify(const Component& component, v1::LifetimeEvent::Kind kind) {

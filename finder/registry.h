@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,13 +60,18 @@ class Registry {
   void Ready(SessionId id);
   // Resolves for the session's component; remembers the resolver for invalidation.
   v1::ResolveReply Resolve(SessionId id, const v1::ResolveRequest& request);
+  // Resolve, except that while the Finder is in its recovery grace a target that has not
+  // re-registered yet is no error: the answer is held back (nullopt) and sent to the session's
+  // sink as `resolved` once the target is ready, or when the grace ends (then NotFound). So a
+  // call made just after a Finder restart waits for its target instead of failing.
+  std::optional<v1::ResolveReply> ResolveOrDefer(SessionId id, const v1::ResolveRequest& request);
   // Sends `birth` for every live match now, then `synced` (after the grace period).
   void Watch(SessionId id, const v1::WatchRequest& request);
   void Unwatch(SessionId id, uint64_t watch_id);
   // The session's stream closed: its component (if any) is deregistered; watchers get `death`,
   // resolvers `invalidate`.
   void Close(SessionId id);
-  // Sends the held-back `synced` events.
+  // Sends the held-back `synced` events and answers the held-back resolves.
   void EndGrace();
 
   // Where to send a person's call of gRPC path `method` ("/sluice.rib.v1.Rib/ListRoutes") to
@@ -123,6 +129,8 @@ class Registry {
   v1::ResolveReply ResolveForPerson(uint64_t id, const Component& target,
                                     const v1::ServiceInfo& service) const;
   void Notify(const Component& component, v1::LifetimeEvent::Kind kind);
+  // Answers the held-back resolves whose target is ready now (all of them with `all`).
+  void AnswerDeferredResolves(bool all);
   static bool WatchMatches(const WatchSpec& watch, const v1::Registration& registration);
 
   AccessList access_list_;
@@ -130,6 +138,7 @@ class Registry {
   std::function<std::string()> random_key_;
   bool in_grace_;
   std::vector<std::pair<SessionId, uint64_t>> pending_synced_;
+  std::vector<std::pair<SessionId, v1::ResolveRequest>> deferred_resolves_;
   SessionId next_session_ = 1;
   uint64_t next_order_ = 1;
   absl::flat_hash_map<SessionId, Session> sessions_;

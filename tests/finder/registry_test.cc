@@ -223,6 +223,47 @@ TEST_F(RegistryTest, InvisibleUntilReady) {
   EXPECT_EQ(watcher_sink.Lifetimes(), (std::vector<std::string>{"synced", "birth rib"}));
 }
 
+// Just after a Finder restart, a process may resolve a target that has not re-registered yet:
+// the answer waits for the target (or for the grace to end) instead of failing the call.
+TEST(RegistryGraceTest, AResolveDuringTheGraceWaitsForItsTarget) {
+  int keys = 0;
+  Registry registry(
+      AccessList(), [&] { return std::string(15, 'k') + static_cast<char>('a' + keys++); },
+      /*in_grace=*/true);
+  Recorder bgp_sink, rib_sink;
+  auto answers = [&] {  // the resolve answers bgp received
+    std::vector<v1::ResolveReply> out;
+    for (const auto& e : bgp_sink.events) {
+      if (e.has_resolved()) out.push_back(e.resolved());
+    }
+    return out;
+  };
+  SessionId bgp = registry.Open(&bgp_sink);
+  ASSERT_TRUE(Join(registry, bgp, Component("bgp", "bgp")).ok());
+  EXPECT_FALSE(registry.ResolveOrDefer(bgp, Resolve("rib", 7)).has_value());
+  EXPECT_FALSE(registry.ResolveOrDefer(bgp, Resolve("fea", 8)).has_value());
+  EXPECT_TRUE(answers().empty());
+
+  SessionId rib = registry.Open(&rib_sink);
+  ASSERT_TRUE(registry.Register(rib, Component("rib", "rib")).ok());
+  EXPECT_TRUE(answers().empty());  // registered, not ready: still waiting
+  registry.Ready(rib);
+  ASSERT_EQ(answers().size(), 1u);
+  EXPECT_EQ(answers()[0].id(), 7u);
+  EXPECT_EQ(answers()[0].code(), 0);
+  EXPECT_EQ(answers()[0].instance_name(), "rib");
+
+  // A target that never comes back: NotFound when the grace ends.
+  registry.EndGrace();
+  ASSERT_EQ(answers().size(), 2u);
+  EXPECT_EQ(answers()[1].id(), 8u);
+  EXPECT_EQ(answers()[1].code(), static_cast<int>(absl::StatusCode::kNotFound));
+  // After the grace, an unknown target fails at once.
+  auto now = registry.ResolveOrDefer(bgp, Resolve("fea", 9));
+  ASSERT_TRUE(now.has_value());
+  EXPECT_EQ(now->code(), static_cast<int>(absl::StatusCode::kNotFound));
+}
+
 TEST_F(RegistryTest, ListTargetsAndDescriptors) {
   Recorder sink;
   SessionId a = registry_.Open(&sink);
