@@ -42,10 +42,8 @@ absl::Status Rib::ProtocolStale(std::string_view protocol, std::chrono::seconds 
 absl::StatusOr<size_t> Rib::EndOfRib(std::string_view protocol) {
   RETURN_IF_ERROR(ValidateProtocolName(protocol));
   size_t swept = SweepStale(std::string(protocol));
-  if (swept > 0) {
-    SLUICE_LOG(kInfo) << "protocol " << protocol << ": end-of-RIB; withdrawing " << swept
-                      << " stale routes not re-sent";
-  }
+  SLUICE_LOG(kInfo) << "protocol " << protocol << ": end-of-RIB; withdrawing " << swept
+                    << " stale routes not re-sent";
   if (options_.on_end_of_rib) options_.on_end_of_rib(protocol);
   return swept;
 }
