@@ -19,7 +19,6 @@
 // FEA programs the kernel (table 100) and the point fea_route_in_kernel (the kernel accepted the
 // change) is measured too. Not a test: it prints numbers.
 
-#include <sched.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -351,20 +350,6 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
   return 0;
 }
 
-// --netlink: a private network namespace (lo up, a veth pair whose subnet holds the nexthop).
-bool EnterNamespace() {
-  if (unshare(CLONE_NEWNET) != 0) {
-    std::cerr << "--netlink: unshare(CLONE_NEWNET) failed (needs root): " << std::strerror(errno)
-              << "\n";
-    return false;
-  }
-  const int rc = std::system(
-      "ip link set lo up && ip link add v0 type veth peer name v1 && "
-      "ip addr add 10.1.0.1/24 dev v0 && ip link set v0 up && ip link set v1 up");
-  if (rc != 0) std::cerr << "--netlink: setting up the namespace failed\n";
-  return rc == 0;
-}
-
 }  // namespace
 }  // namespace sluice::rtrmgr::mainjob
 
@@ -393,6 +378,6 @@ int main(int argc, char** argv) {
     if (arg == "--halves") halves = argv[i + 1];
     ++i;
   }
-  if (netlink && !sluice::rtrmgr::mainjob::EnterNamespace()) return 1;
+  if (netlink && !sluice::rtrmgr::mainjob::EnterPrivateNetworkNamespace()) return 1;
   return sluice::rtrmgr::mainjob::Run(prefixes, samples, halves, netlink);
 }

@@ -2,12 +2,16 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -87,6 +91,18 @@ std::string Tail(const std::string& path, size_t lines) {
     if (pos == std::string::npos) return text;
   }
   return text.substr(pos + 1);
+}
+
+bool EnterPrivateNetworkNamespace() {
+  if (unshare(CLONE_NEWNET) != 0) {
+    std::cerr << "unshare(CLONE_NEWNET) failed (needs root): " << std::strerror(errno) << "\n";
+    return false;
+  }
+  const int rc = std::system(
+      "ip link set lo up && ip link add v0 type veth peer name v1 && "
+      "ip addr add 10.1.0.1/24 dev v0 && ip link set v0 up && ip link set v1 up");
+  if (rc != 0) std::cerr << "setting up the private network namespace failed\n";
+  return rc == 0;
 }
 
 }  // namespace sluice::rtrmgr::mainjob

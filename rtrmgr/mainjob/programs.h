@@ -24,4 +24,10 @@ std::string ReadFile(const std::string& path);
 // The last `lines` lines of a file.
 std::string Tail(const std::string& path, size_t lines);
 
+// Root only, before any thread starts: moves this process (and the children it starts later)
+// into a private network namespace of its own (unshare -n) with lo up and a veth pair v0/v1,
+// v0 holding 10.1.0.1/24 (so 10.1.0.2 is a usable nexthop). The machine's own namespace and
+// kernel FIB are never touched. False, with the reason on stderr, when it cannot.
+bool EnterPrivateNetworkNamespace();
+
 }  // namespace sluice::rtrmgr::mainjob
