@@ -203,11 +203,11 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
                                                   o.reader, &loc_rib_),
                     &ignored, name);
   } else {
-    o.out = Append(&tail,
-                   plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender,
-                                           info.params, afi_safi(), o.reader, &loc_rib_,
-                                           PeerOut::For(options_.peer_out, info)),
-                   &ignored, name);
+    o.out =
+        Append(&tail,
+               plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
+                                       afi_safi(), o.reader, &loc_rib_, options_.peer_out),
+               &ignored, name);
     o.tail = o.out;
   }
   b.output = o;

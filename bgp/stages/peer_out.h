@@ -91,15 +91,6 @@ class PeerOut : public BranchTail {
   void EndOfRib() override;
   // Whether End-of-RIB went out (false while the restart gate holds it back).
   bool end_of_rib_sent() const { return counters_.end_of_rib_sent; }
-  // Options for a PeerOut towards the peer of session `info`: a restarting peer (R bit) gets
-  // End-of-RIB without waiting for our own restart (RFC 4724 §4.2: two restarting speakers must
-  // not wait for each other).
-  static Options For(Options options, const EstablishedInfo& info) {
-    if (info.graceful_restart && info.graceful_restart->restart_state) {
-      options.end_of_rib_gate = nullptr;
-    }
-    return options;
-  }
   // Re-announces everything the peer has from us (RFC 2918), in the background.
   void Refresh() override;
   // The session's backlog drained.

@@ -316,7 +316,7 @@ class ShardedRouting::Family : public FamilyRouting {
     st.out = owner_->services_.plumber->Make<PeerOut>(
         Name(slot_, "PeerOut", st.settings.name), owner_->services_.plumber->io(), sender,
         info.params, AfiSafi{AfiOf(family()), Safi::kUnicast}, control.get(), &kNoPrefixes,
-        PeerOut::For(owner_->options_.peer_out, info));
+        owner_->options_.peer_out);
     Consumer* c = owner_->AddConsumer(st.branch, st.out, st.out, owner_->threads());
     if (!owner_->store_ids_.empty()) {
       st.out->SetReleaser(
