@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ipc/types_convert.h"
+#include "tests/interop/frr_peer.h"
 #include "tests/interop/pipeline_util.h"
 
 namespace sluice::bgp::interop {
@@ -216,14 +217,26 @@ TEST_F(GracefulBirdTest, PeerThatDoesNotReturnLosesItsRoutesAfterItsRestartTime)
 // restarts, sets the R bit, and sends End-of-RIB to BIRD and to the RIB only once the upstream
 // has sent its own. Neither the FIB's count nor BIRD's ever drops. SIGTERM is a deliberate stop:
 // both drop everything at once (deregister_protocol; a Cease BIRD does not hold routes for).
-class GracefulBirdRestartingTest : public ::testing::TestWithParam<int> {};
+// The same with FRR bgpd as the downstream helper (FRR's default graceful restart mode:
+// helper): GracefulFrrRestartingTest. FRR sets the R bit itself for its first restart time after
+// it starts, so this also covers a peer that restarts too: it must get our End-of-RIB only after
+// our routes, or it sweeps them.
+class GracefulBirdRestartingTest : public ::testing::TestWithParam<int> {
+ protected:
+  void Run(bool frr_downstream);
+};
+class GracefulFrrRestartingTest : public GracefulBirdRestartingTest {};
 
-TEST_P(GracefulBirdRestartingTest, SluiceBgpEndsAndOnlyADeliberateStopIsNoticed) {
+TEST_P(GracefulBirdRestartingTest, SluiceBgpEndsAndOnlyADeliberateStopIsNoticed) { Run(false); }
+TEST_P(GracefulFrrRestartingTest, SluiceBgpEndsAndOnlyADeliberateStopIsNoticed) { Run(true); }
+
+void GracefulBirdRestartingTest::Run(bool frr_downstream) {
   for (const char* p : {"bird", "birdc"}) {
     if (!sluice::testing::HaveProgram(p)) {
       GTEST_SKIP() << p << " is not installed (Debian package bird2)";
     }
   }
+  if (frr_downstream && !FrrSkipReason().empty()) GTEST_SKIP() << FrrSkipReason();
   const int port = sluice::testing::FreeTcpPort();
   SluiceRouter sluice({"--listen", absl::StrCat("127.0.0.1:", port), "--local-as",
                        absl::StrCat(kSluiceAs), "--bgp-id", "10.255.0.1", "--ipv4-only"});
@@ -238,7 +251,8 @@ TEST_P(GracefulBirdRestartingTest, SluiceBgpEndsAndOnlyADeliberateStopIsNoticed)
   };
   add_peers();
   std::string error;
-  std::unique_ptr<DaemonPeer> bird_down = StartBird(down, &error);
+  std::unique_ptr<DaemonPeer> bird_down =
+      frr_downstream ? StartFrr(down, &error) : StartBird(down, &error);
   ASSERT_NE(bird_down, nullptr) << error;
   UpstreamBird up(port, up_port);
   ASSERT_TRUE(up.Start(kRoutes, false).ok());
@@ -287,17 +301,18 @@ TEST_P(GracefulBirdRestartingTest, SluiceBgpEndsAndOnlyADeliberateStopIsNoticed)
       },
       3);
   EXPECT_EQ(min_fib, kRoutes) << sluice.Logs();
-  EXPECT_EQ(min_down, kRoutes) << bird_down->Logs();
+  EXPECT_EQ(min_down, kRoutes) << bird_down->Logs() << sluice.Logs();
   EXPECT_EQ(fib_count(), kRoutes);
   EXPECT_EQ(bird_down->RouteCount(), kRoutes);
 }
 
+std::string SignalName(const ::testing::TestParamInfo<int>& info) {
+  return info.param == SIGKILL ? "Sigkill" : info.param == SIGUSR2 ? "Sigusr2" : "Sigterm";
+}
 INSTANTIATE_TEST_SUITE_P(Signals, GracefulBirdRestartingTest,
-                         ::testing::Values(SIGKILL, SIGUSR2, SIGTERM), [](const auto& info) {
-                           return std::string(info.param == SIGKILL   ? "Sigkill"
-                                              : info.param == SIGUSR2 ? "Sigusr2"
-                                                                      : "Sigterm");
-                         });
+                         ::testing::Values(SIGKILL, SIGUSR2, SIGTERM), SignalName);
+INSTANTIATE_TEST_SUITE_P(Signals, GracefulFrrRestartingTest,
+                         ::testing::Values(SIGKILL, SIGUSR2, SIGTERM), SignalName);
 
 }  // namespace
 }  // namespace sluice::bgp::interop
