@@ -29,6 +29,7 @@ RoutingServices MakeServices(const BgpProcessOptions& o, AttributeStore* store) 
 
 PipelineOptions WithGate(PipelineOptions o, EndOfRibGate* gate) {
   o.peer_out.end_of_rib_gate = gate;
+  o.rib_out.gate = gate;
   return o;
 }
 

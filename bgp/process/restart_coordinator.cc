@@ -82,10 +82,10 @@ bool RestartCoordinator::PeersDone() const {
     BgpPeer* p = routing_->peer(s.address);
     if (p == nullptr || !p->established()) return false;
     if (!p->info().graceful_restart) continue;  // no End-of-RIB promised
-    // A peer restarting too (R bit) is not waited for (RFC 4724 §4.1): its End-of-RIB may wait
-    // for ours. It still gets ours only once the gate opens, after our routes: an early one
-    // would make it sweep the routes it keeps for us.
-    if (p->info().graceful_restart->restart_state) continue;
+    // A peer restarting too (R bit) is waited for as well, although RFC 4724 §4.1 lets us skip
+    // it: a peer whose session merely dropped may set it (sluice-replay --reconnect does), and
+    // the RIB's sweep must not run before its table is back. Two restarting speakers that both
+    // wait are released by the deferral time.
     for (int slot = 0; slot < 2; ++slot) {
       const BgpPeer::FamilyState& f = p->family(slot);
       if (f.up && !f.disabled && !f.end_of_rib_received) return false;

@@ -8,9 +8,9 @@
 // register_protocol (stale routes > 0). Then:
 //   - its OPENs carry the R bit (PeerManager::SetGracefulRestart);
 //   - End-of-RIB to each peer waits (EndOfRibGate) until every enabled peer is Established and,
-//     when graceful restart was negotiated with it and it is not restarting itself (R bit), has
-//     sent End-of-RIB for each of its families — or until the selection-deferral time (the
-//     restart time) passes; routes themselves flow;
+//     when graceful restart was negotiated with it, has sent End-of-RIB for each of its families
+//     (a peer with the R bit too) — or until the selection-deferral time (the restart time)
+//     passes; until then nothing leaves the Loc-RIB (selection deferral, end_of_rib_gate.h);
 //   - then the gate opens (End-of-RIB to every peer), the R bit goes, and once the RIB branch has
 //     handed the RIB every route, rib/1.0/end_of_rib: the RIB withdraws what was not re-sent.
 // A fresh start (no stale routes) opens the gate at once and still calls end_of_rib after the

@@ -41,6 +41,12 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
                    .paused = [this] { when_writable_.push_back(refresh_.Resumer()); },
                }) {
   if (options_.budget != nullptr) options_.budget->Add(sender_);
+  if (options_.end_of_rib_gate != nullptr) {
+    gate_observer_ = options_.end_of_rib_gate->Observe([this](bool open) {
+      gated_ = !open;
+      ApplyBlocked();
+    });
+  }
 }
 
 PeerOut::~PeerOut() {
@@ -252,13 +258,17 @@ void PeerOut::Send(std::vector<uint8_t> messages, int count) {
 void PeerOut::CheckBacklog() {
   if (blocked_ || sender_->send_backlog() <= high_water()) return;
   blocked_ = true;
-  if (reader_ != nullptr) reader_->SetBlocked(true);
+  ApplyBlocked();
+}
+
+void PeerOut::ApplyBlocked() {
+  if (reader_ != nullptr) reader_->SetBlocked(blocked_ || gated_);
 }
 
 void PeerOut::OnWritable() {
   if (!blocked_ || sender_->send_backlog() > high_water()) return;
   blocked_ = false;
-  if (reader_ != nullptr) reader_->SetBlocked(false);
+  ApplyBlocked();
   std::vector<std::function<void()>> callbacks;
   callbacks.swap(when_writable_);
   for (auto& cb : callbacks) cb();

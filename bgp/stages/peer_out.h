@@ -48,8 +48,8 @@ class PeerOut : public BranchTail {
     // When set, the high water is this PeerOut's share of a budget all peers share (it
     // outlives the PeerOut); `high_water` is then unused.
     SendBudget* budget = nullptr;
-    // While this speaker restarts, End-of-RIB waits for the gate (RFC 4724 §4.1); null: sent
-    // as soon as the dump ends. Outlives the PeerOut.
+    // While this speaker restarts, the peer gets nothing — routes nor End-of-RIB — until the
+    // gate opens (selection deferral, RFC 4724 §4.1); null: no deferral. Outlives the PeerOut.
     EndOfRibGate* end_of_rib_gate = nullptr;
   };
   struct Counters {
@@ -119,6 +119,8 @@ class PeerOut : public BranchTail {
   void ReleaseScratch();
   void ReleaseRefs();
   void CheckBacklog();
+  // Blocks the reader while the backlog is high or the restart gate is closed.
+  void ApplyBlocked();
   size_t high_water() const;
 
   SessionSender* sender_;
@@ -128,7 +130,9 @@ class PeerOut : public BranchTail {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the gate's callback
   UpdateEncoder encoder_;
   Counters counters_;
-  bool blocked_ = false;
+  bool blocked_ = false;  // the send backlog is above the high water
+  bool gated_ = false;    // the restart gate is closed
+  EndOfRibGate::Observer gate_observer_;
   std::vector<std::function<void()>> when_writable_;
   // The batch: ops in the order prefixes first changed.
   std::vector<Op> ops_;

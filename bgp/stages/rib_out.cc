@@ -17,6 +17,12 @@ RibOut::RibOut(std::string name, RibRouteClient* client, net::Family family, Flo
     queued_point_ = profiler->Point("bgp_queued_to_rib");
     sent_point_ = profiler->Point("bgp_sent_to_rib");
   }
+  if (options_.gate != nullptr) {
+    gate_observer_ = options_.gate->Observe([this](bool open) {
+      gated_ = !open;
+      UpdateBlocked();
+    });
+  }
 }
 
 RibOut::~RibOut() { *self_ = nullptr; }
@@ -107,7 +113,8 @@ void RibOut::OnDone(size_t changes, absl::Status status) {
 }
 
 void RibOut::UpdateBlocked() {
-  const bool block = !counters_.failed && queue_.size() >= options_.batch * options_.window;
+  const bool block =
+      gated_ || (!counters_.failed && queue_.size() >= options_.batch * options_.window);
   if (block == blocked_) return;
   blocked_ = block;
   if (reader_ != nullptr) reader_->SetBlocked(block);

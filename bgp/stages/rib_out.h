@@ -9,6 +9,10 @@
 // (the RIB's routes die with it) and stays idle; when a RIB is born again the pipeline replaces
 // this branch by a new RibOut after a Dump stage, which sends every route again.
 //
+// While this speaker restarts (`Options::gate` closed: selection deferral, end_of_rib_gate.h) it
+// keeps its reader blocked: the RIB, which holds our previous routes as stale, gets each prefix
+// once the selection is final.
+//
 // Routes originated by this router are not sent (they come from the RIB in the first place).
 // Profiling points: "bgp_queued_to_rib" when a change is queued, "bgp_sent_to_rib" when its
 // batch is handed to the client.
@@ -20,6 +24,7 @@
 
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/branch_tail.h"
+#include "bgp/stages/end_of_rib_gate.h"
 #include "bgp/stages/rib_client.h"
 #include "stage/profile.h"
 
@@ -28,8 +33,9 @@ namespace sluice::bgp {
 class RibOut : public BranchTail {
  public:
   struct Options {
-    size_t batch = 1000;  // changes per batch
-    size_t window = 4;    // batches in flight
+    size_t batch = 1000;           // changes per batch
+    size_t window = 4;             // batches in flight
+    EndOfRibGate* gate = nullptr;  // selection deferral; outlives the RibOut
   };
   struct Counters {
     uint64_t queued = 0;  // changes queued (events)
@@ -70,7 +76,9 @@ class RibOut : public BranchTail {
   stage::ProfilePoint* sent_point_ = nullptr;
   std::deque<RibRouteChange> queue_;
   size_t in_flight_ = 0;
-  bool blocked_ = false;
+  bool blocked_ = false;  // reader blocked: the queue is full, or the gate is closed
+  bool gated_ = false;
+  EndOfRibGate::Observer gate_observer_;
   Counters counters_;
   std::shared_ptr<RibOut*> self_;
 };

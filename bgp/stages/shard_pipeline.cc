@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
 namespace sluice::bgp {
@@ -66,6 +67,9 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
   std::array<std::unique_ptr<FamilyPipeline>, 2> pipes;
   absl::flat_hash_map<uint32_t, PeerEntry> peers;
   absl::flat_hash_map<uint32_t, ShardTail*> tails;
+  // Branches blocked before this shard made their tail (a PeerOut born while the restart gate
+  // is closed blocks at once): the tail starts blocked.
+  absl::flat_hash_set<uint32_t> blocked_early;
   uint32_t next_branch = 0;  // the branch id of the next tail made
   std::vector<Touched> touched;
 
@@ -89,6 +93,7 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
     auto* tail = plumber->Make<ShardTail>(name, plumber->io(), this, branch, reader, loc_rib,
                                           [this, branch] { tails.erase(branch); });
     tails[branch] = tail;
+    if (blocked_early.erase(branch) > 0) tail->SetBlocked(true);
     return tail;
   }
 
@@ -157,7 +162,13 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
 
   void SetBlocked(uint32_t branch, bool blocked) {
     auto it = tails.find(branch);
-    if (it != tails.end()) it->second->SetBlocked(blocked);
+    if (it != tails.end()) {
+      it->second->SetBlocked(blocked);
+    } else if (blocked) {
+      blocked_early.insert(branch);
+    } else {
+      blocked_early.erase(branch);
+    }
   }
 };
 

@@ -33,6 +33,7 @@ class GracefulTest : public testing::StagesTest, public ::testing::WithParamInte
     po.consistency_checks = GetParam() == 1;
     po.deletion_slice = 2;
     po.peer_out.end_of_rib_gate = &gate_;
+    po.rib_out.gate = &gate_;
     routing_ =
         std::make_unique<BgpRouting>(io_, rc, RoutingServices{nullptr, rib_.get(), &store_}, po);
     SessionParams params;
@@ -283,15 +284,18 @@ TEST_P(GracefulTest, FamilyOutsideTheCapabilityIsNotKept) {
   EXPECT_TRUE(rib_->routes.contains(P("203.0.113.0/24")));
 }
 
-// Restarting speaker (RFC 4724 §4.1): while the gate is closed, a new peer gets our routes but
-// not End-of-RIB — a peer that restarts itself (R bit) neither: an early End-of-RIB would make it
-// sweep the routes it keeps for us (FRR sets the R bit for its first restart time after it
-// starts); opening the gate sends the held ones.
-TEST_P(GracefulTest, EndOfRibWaitsForTheRestartGate) {
+// Restarting speaker (RFC 4724 §4.1): while the gate is closed, selection is deferred — no
+// change leaves the Loc-RIB, neither to the RIB nor to any peer, and no End-of-RIB goes out; a
+// peer that restarts itself (R bit) is no exception: an early End-of-RIB would make it sweep the
+// routes it keeps for us (FRR sets the R bit for its first restart time after it starts). When
+// the gate opens, every peer and the RIB get the final routes, then End-of-RIB.
+TEST_P(GracefulTest, SelectionWaitsForTheRestartGate) {
   UpEstablished(Gr(true, true));
   Announce({"203.0.113.0/24"}, a4_);
   routing_->Settle();
+  ASSERT_TRUE(rib_->routes.contains(P("203.0.113.0/24")));
   gate_.Close();
+  Announce({"192.0.2.0/24"}, a4_);
   SessionParams params;
   params.families.Add(kIPv6Unicast);
   auto late = std::make_unique<testing::FakeSession>(&store_, params);
@@ -311,13 +315,17 @@ TEST_P(GracefulTest, EndOfRibWaitsForTheRestartGate) {
   r.restart_state = true;
   Establish(restarting_l, "198.51.100.4", 65004, "198.51.100.1", r);
   routing_->Settle();
-  EXPECT_EQ(late->held.size(), 1u);  // routes flow
-  EXPECT_EQ(late->end_of_ribs, 0u);  // End-of-RIB waits
-  EXPECT_EQ(restarting->held.size(), 1u);
+  EXPECT_FALSE(rib_->routes.contains(P("192.0.2.0/24")));  // the RIB waits
+  EXPECT_EQ(late->held.size(), 0u);                        // so do the peers
+  EXPECT_EQ(late->end_of_ribs, 0u);
+  EXPECT_EQ(restarting->held.size(), 0u);
   EXPECT_EQ(restarting->end_of_ribs, 0u);
   gate_.Open();
   routing_->Settle();
+  EXPECT_TRUE(rib_->routes.contains(P("192.0.2.0/24")));
+  EXPECT_EQ(late->held.size(), 2u);
   EXPECT_EQ(late->end_of_ribs, 2u);
+  EXPECT_EQ(restarting->held.size(), 2u);
   EXPECT_EQ(restarting->end_of_ribs, 2u);
   ASSERT_TRUE(routing_->RemovePeer(A("198.51.100.3")).ok());
   ASSERT_TRUE(routing_->RemovePeer(A("198.51.100.4")).ok());

@@ -156,10 +156,12 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
       << r.Logs("bgp") << r.Logs("rib") << r.Logs("fea");
   RouteMonitor monitor;
   size_t expected = want;
+  size_t announced = kPrefixes;  // BGP routes the upstream has announced, over all its sessions
   size_t extras = 0;  // announced so far: not in the upstream's table after it reconnects
   // The monitor sees the kernel's events as they happen.
   ASSERT_TRUE(NewRouteArrives(*upstream));
   ++expected;
+  ++announced;
   ++extras;
   ASSERT_TRUE(Eventually([&] { return monitor.Events(false).size() == 1; }, 10))
       << "ip monitor saw no route added";
@@ -197,6 +199,7 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
         << r.Logs("bgp") << r.Logs("rib");
     EXPECT_TRUE(NewRouteArrives(*upstream)) << r.Logs("bgp");
     ++expected;
+    ++announced;
     ++extras;
     const std::vector<std::string> deleted = monitor.Deletions();
     EXPECT_EQ(deleted.size(), gone) << (deleted.empty() ? "" : deleted.front()) << "\n"
@@ -230,6 +233,7 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
         << r.Logs("bgp");
     EXPECT_TRUE(NewRouteArrives(*upstream)) << r.Logs("bgp");
     ++expected;
+    ++announced;
     EXPECT_EQ(monitor.Deletions().size(), kDrop + extras);
   }
 
@@ -240,6 +244,11 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
   // graceful restart helper), and swept the ones we no longer have at our End-of-RIB.
   EXPECT_EQ(JsonNumber(summary, "withdrawals_received"), 0) << summary;
   EXPECT_EQ(JsonNumber(summary, "flushed"), 0) << summary;
+  // And it swept only the routes that left for good: a premature End-of-RIB from the restarted
+  // sluice-bgp would have swept everything it had not re-sent yet.
+  EXPECT_EQ(JsonNumber(summary, "stale_swept"),
+            static_cast<long>(announced - (expected - kStatics)))
+      << summary;
   EXPECT_EQ(JsonNumber(summary, "prefixes_held"), static_cast<long>(expected - kStatics))
       << summary;
   upstream->Signal(SIGTERM);
