@@ -61,7 +61,10 @@ std::shared_ptr<Connection> Connection::Connect(asio::io_context& io, Connection
                                                 const tcp::endpoint& remote,
                                                 const ConnectionOptions& options) {
   auto c = std::make_shared<Connection>(io, owner);
-  if (options.send_hold_time) c->send_hold_.set_duration(*options.send_hold_time);
+  if (options.send_hold_time) {
+    c->send_hold_.set_duration(*options.send_hold_time);
+    c->send_hold_chosen_ = true;
+  }
   c->StartConnect(remote, options);
   return c;
 }
@@ -70,7 +73,10 @@ std::shared_ptr<Connection> Connection::Accepted(asio::io_context& io, Connectio
                                                  tcp::socket socket,
                                                  const ConnectionOptions& options) {
   auto c = std::make_shared<Connection>(io, owner);
-  if (options.send_hold_time) c->send_hold_.set_duration(*options.send_hold_time);
+  if (options.send_hold_time) {
+    c->send_hold_.set_duration(*options.send_hold_time);
+    c->send_hold_chosen_ = true;
+  }
   c->socket_ = std::move(socket);
   // The error_code overloads throughout: a connection the peer already reset (or a socket that
   // is not open) is a failed connection, not an exception.

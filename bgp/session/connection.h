@@ -109,6 +109,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // After the OPEN exchange (RFC 8654 extended messages: 65535).
   void set_max_message_size(size_t size) { framer_.set_max_message_size(size); }
   void set_send_hold_time(SendHoldTimer::Clock::duration d) { send_hold_.set_duration(d); }
+  // After the OPEN exchange: the send hold time becomes SendHoldTimer::For(hold_time_s) (RFC 9687
+  // §3), unless ConnectionOptions::send_hold_time chose one.
+  void NegotiatedHoldTime(uint16_t hold_time_s) {
+    if (!send_hold_chosen_) send_hold_.set_duration(SendHoldTimer::For(hold_time_s));
+  }
   const boost::asio::ip::tcp::endpoint& local_endpoint() const { return local_; }
   const boost::asio::ip::tcp::endpoint& remote_endpoint() const { return remote_; }
   bool closed() const { return closing_; }
@@ -133,6 +138,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer linger_timer_;
   SendHoldTimer send_hold_;
+  bool send_hold_chosen_ = false;  // ConnectionOptions::send_hold_time was given
   boost::asio::steady_timer send_hold_timer_;
   bool send_hold_armed_ = false;
   ConnectionOwner* owner_;

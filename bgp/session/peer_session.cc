@@ -243,6 +243,7 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
                                graceful_sent_->notification;
       if (conns_[side]) {
         conns_[side]->set_max_message_size(params.max_message_size());
+        conns_[side]->NegotiatedHoldTime(uint16_t(n.hold_time));
         info_.local_address = FromAsio(conns_[side]->local_endpoint().address());
         local_port_ = conns_[side]->local_endpoint().port();
         remote_port_ = conns_[side]->remote_endpoint().port();
