@@ -1,11 +1,22 @@
 # Small helpers so that each folder's CMakeLists.txt stays a list of what it builds.
 #
 #   sluice_library(NAME SRCS a.cc b.cc DEPS x y)         static library sluice_NAME, includes rooted at repo
-#   sluice_executable(NAME SRCS main.cc DEPS x)           a program
+#   sluice_executable(NAME SRCS main.cc DEPS x [INSTALL bin|sbin|daemon])
+#                                                         a program; INSTALL: where `cmake
+#                                                         --install` and the package put it
 #   sluice_test(NAME SRCS t.cc DEPS x LABEL unit [TIMEOUT s] [ARGS ...])  a GoogleTest binary under ctest
 #   sluice_benchmark(NAME SRCS b.cc DEPS x)               a Google Benchmark binary (not run by ctest)
 #   sluice_fuzzer(NAME SRCS f.cc DEPS x)                  a libFuzzer target (only when SLUICE_FUZZ=ON)
 include(SluiceWarnings)
+include(GNUInstallDirs)
+
+# Installed layout (relative to the prefix): people's programs in bin, the router manager in
+# sbin, the daemons it starts in lib/sluice (Debian's place for a package's private programs;
+# not CMAKE_INSTALL_LIBDIR, which may be a multiarch directory). sluice-rtrmgr finds the
+# daemons from its own location (rtrmgr/process/program_dir.h).
+set(SLUICE_INSTALL_BINDIR ${CMAKE_INSTALL_BINDIR})
+set(SLUICE_INSTALL_SBINDIR ${CMAKE_INSTALL_SBINDIR})
+set(SLUICE_INSTALL_DAEMONDIR lib/sluice)
 
 function(sluice_library name)
   cmake_parse_arguments(A "" "" "SRCS;DEPS" ${ARGN})
@@ -16,10 +27,19 @@ function(sluice_library name)
 endfunction()
 
 function(sluice_executable name)
-  cmake_parse_arguments(A "" "" "SRCS;DEPS" ${ARGN})
+  cmake_parse_arguments(A "" "INSTALL" "SRCS;DEPS" ${ARGN})
   add_executable(${name} ${A_SRCS})
   target_link_libraries(${name} PRIVATE ${A_DEPS})
   sluice_warnings(${name})
+  if(A_INSTALL STREQUAL "bin")
+    install(TARGETS ${name} RUNTIME DESTINATION ${SLUICE_INSTALL_BINDIR})
+  elseif(A_INSTALL STREQUAL "sbin")
+    install(TARGETS ${name} RUNTIME DESTINATION ${SLUICE_INSTALL_SBINDIR})
+  elseif(A_INSTALL STREQUAL "daemon")
+    install(TARGETS ${name} RUNTIME DESTINATION ${SLUICE_INSTALL_DAEMONDIR})
+  elseif(A_INSTALL)
+    message(FATAL_ERROR "sluice_executable(${name}): INSTALL is bin, sbin or daemon")
+  endif()
 endfunction()
 
 # LABEL is one or more of: unit, system, interop (the normal build runs these), plus asan or

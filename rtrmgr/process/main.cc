@@ -10,21 +10,22 @@
 //              Finder there. It must belong to us and be writable by nobody else.
 //   --user     started as root, run the processes as this user (default: the configuration's
 //              `user NAME;`, else "sluice" when it exists)
-//   --bin-dir  where the programs are built (finder/sluice-finder, fea/sluice-fea, ...); default
-//              the build tree this program is in
+//   --bin-dir  where the programs are: an installed directory (sluice-finder, sluice-fea, ...)
+//              or a build tree (finder/sluice-finder, ...). Default: PREFIX/lib/sluice when this
+//              program is PREFIX/sbin/sluice-rtrmgr and the daemons are there, else the build
+//              tree this program is in (program_dir.h)
 //   --check    validate the file, print it back in canonical form, and exit
 //
-// Prints "ready" on stdout once every process has taken its configuration. SIGHUP re-reads the
-// file and applies the change; SIGTERM/SIGINT stop every process (BGP first) and exit 0. A file
+// Prints "ready" on stdout once every process has taken its configuration, and tells systemd
+// (READY=1 on $NOTIFY_SOCKET, service_notify.h). SIGHUP re-reads the file and applies the change
+// (RELOADING=1, then READY=1); SIGTERM/SIGINT stop every process (BGP first; STOPPING=1) and
+// exit 0. A file
 // with errors exits 1 before anything starts, with one "FILE:LINE:COL: message" per error on
 // stderr; a bad option exits 2.
 //
 // If the router manager dies otherwise (SIGKILL, a crash), its processes keep running; started
 // again with the same run directory, it takes them over (router_manager.h) instead of starting
 // copies, and a file with errors then leaves the saved configuration running.
-
-#include <limits.h>
-#include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -39,7 +40,9 @@
 #include "net/log.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
+#include "rtrmgr/process/program_dir.h"
 #include "rtrmgr/process/router_manager.h"
+#include "rtrmgr/process/service_notify.h"
 
 namespace {
 
@@ -48,20 +51,6 @@ int Usage(const std::string& error) {
             << "usage: sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--user NAME]\n"
             << "                     [--check]\n";
   return 2;
-}
-
-// The build tree: this program is BUILD/rtrmgr/process/sluice-rtrmgr.
-std::string DefaultBinDir() {
-  char path[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (n <= 0) return ".";
-  std::string exe(path, static_cast<size_t>(n));
-  for (int i = 0; i < 3; ++i) {
-    const size_t slash = exe.rfind('/');
-    if (slash == std::string::npos) return ".";
-    exe.resize(slash);
-  }
-  return exe;
 }
 
 }  // namespace
@@ -77,7 +66,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   rtrmgr::RouterManagerOptions options;
   options.rundir = ipc::RunDir();
-  options.bin_dir = DefaultBinDir();
+  options.bin_dir = rtrmgr::DefaultProgramDir();
   bool check = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -120,7 +109,10 @@ int main(int argc, char** argv) {
 
   boost::asio::io_context io;
   rtrmgr::RouterManager manager(io, options);
-  manager.on_ready = [] { std::cout << "ready" << std::endl; };
+  manager.on_ready = [] {
+    std::cout << "ready" << std::endl;
+    rtrmgr::NotifyReady();
+  };
   if (absl::Status s = manager.Start(); !s.ok()) {
     std::cerr << (s.code() == absl::StatusCode::kInvalidArgument ? "" : "sluice-rtrmgr: ")
               << s.message() << "\n";
@@ -131,12 +123,14 @@ int main(int argc, char** argv) {
   std::function<void()> wait_hup = [&] {
     hup.async_wait([&](const boost::system::error_code& error, int) {
       if (error) return;
+      rtrmgr::NotifyReloading();
       manager.Reload("", false,
                      [](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
                        if (delta.ok()) {
                          SLUICE_LOG(kInfo) << "SIGHUP: applied:\n" << *delta;
                        }
                        for (const std::string& w : warnings) SLUICE_LOG(kWarning) << w;
+                       rtrmgr::NotifyReady();
                      });
       wait_hup();
     });
@@ -145,10 +139,12 @@ int main(int argc, char** argv) {
   boost::asio::signal_set term(io, SIGTERM, SIGINT);
   term.async_wait([&](const boost::system::error_code& error, int) {
     if (error) return;
+    rtrmgr::NotifyStopping();
     manager.Shutdown();
     io.stop();
   });
   ipc::RunLoop(io);
+  rtrmgr::NotifyStopping();  // also after common/1.0 shutdown, which stopped the loop itself
   manager.Shutdown();
   return 0;
 }

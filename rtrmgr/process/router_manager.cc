@@ -16,6 +16,7 @@
 #include "net/status_macros.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/credentials.h"
+#include "rtrmgr/process/program_dir.h"
 
 namespace sluice::rtrmgr {
 
@@ -37,7 +38,7 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
   const std::string& bin = options_.bin_dir;
   if (name == "finder") {
     // The Unix socket is ours (descriptor 3); the master key comes through descriptor 4.
-    std::vector<std::string> argv = {bin + "/finder/sluice-finder",
+    std::vector<std::string> argv = {ProgramPath(bin, "sluice-finder"),
                                      "--listen-fd",
                                      "3",
                                      "--master-key-fd",
@@ -59,23 +60,23 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
     return argv;
   }
   if (name == "fea") {
-    std::vector<std::string> argv = {bin + "/fea/sluice-fea", "--finder", finder_address(),
+    std::vector<std::string> argv = {ProgramPath(bin, "sluice-fea"), "--finder", finder_address(),
                                      "--instance", "fea"};
     for (std::string& f : Configurator::FeaFlags(running_)) argv.push_back(std::move(f));
     return argv;
   }
   if (name == Configurator::kStaticTarget) {
     // End-of-RIB only once the router manager has pushed the configuration (synced).
-    return {bin + "/static_routes/sluice-static", "--finder",       finder_address(), "--instance",
-            Configurator::kStaticTarget,          "--wait-for-sync"};
+    return {ProgramPath(bin, "sluice-static"), "--finder",       finder_address(), "--instance",
+            Configurator::kStaticTarget,       "--wait-for-sync"};
   }
   if (name == "rib") {
-    std::vector<std::string> argv = {bin + "/rib/sluice-rib", "--finder", finder_address(),
+    std::vector<std::string> argv = {ProgramPath(bin, "sluice-rib"), "--finder", finder_address(),
                                      "--instance", "rib"};
     for (std::string& f : Configurator::RibFlags(running_)) argv.push_back(std::move(f));
     return argv;
   }
-  std::vector<std::string> argv = {bin + "/bgp/process/sluice-bgp", "--finder", finder_address(),
+  std::vector<std::string> argv = {ProgramPath(bin, "sluice-bgp"), "--finder", finder_address(),
                                    "--instance", options_.bgp_instance};
   if (running_.bgp.threads != 0) {  // else sluice-bgp's default: the hardware threads
     argv.push_back("--threads");

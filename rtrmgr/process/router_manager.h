@@ -58,7 +58,7 @@ inline constexpr char kCliGroup[] = "sluice-ops";
 struct RouterManagerOptions {
   std::string config_file;
   std::string rundir;   // sockets, logs (NAME.log), finder.acl, master.key
-  std::string bin_dir;  // the build tree: finder/sluice-finder, fea/sluice-fea, ...
+  std::string bin_dir;  // the programs, installed or a build tree (program_dir.h)
   std::string bgp_instance = "bgp";
   std::string user;  // --user: overrides the configuration's `user NAME;`
 };
