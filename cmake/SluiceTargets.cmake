@@ -40,6 +40,9 @@ function(sluice_executable name)
   elseif(A_INSTALL)
     message(FATAL_ERROR "sluice_executable(${name}): INSTALL is bin, sbin or daemon")
   endif()
+  if(A_INSTALL)
+    set_property(GLOBAL APPEND PROPERTY SLUICE_INSTALLED_PROGRAMS ${name})
+  endif()
 endfunction()
 
 # LABEL is one or more of: unit, system, interop (the normal build runs these), plus asan or

@@ -88,6 +88,18 @@ TEST(ConfigExamples, Everything) {
   EXPECT_EQ(c->finder.access.at("bgp").resolve[1].ToString(), "fea/fea_ifmgr/1.0");
 }
 
+// The package's /etc/sluice/sluice.conf: an idle router on the kernel's FIB, no protocol.
+TEST(ConfigExamples, ShippedConfigurationIsAnIdleRouterOnNetlink) {
+  auto c = LoadConfigFile(Example("sluice.conf"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->fea.backend, FeaBackend::kNetlink);
+  EXPECT_FALSE(c->fea.retain_on_exit);
+  EXPECT_FALSE(c->bgp.enabled);
+  EXPECT_TRUE(c->static_routes.routes.empty());
+  EXPECT_TRUE(c->interfaces.empty());
+  EXPECT_EQ(c->user, "sluice");
+}
+
 TEST(ConfigExamples, EmptyFileIsTheDefaultConfiguration) {
   auto c = ParseConfig("# nothing\n", "empty.conf");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -105,7 +117,7 @@ void ExpectRoundTrip(const Config& c) {
 }
 
 TEST(ConfigRoundTrip, Examples) {
-  for (const char* name : {"main-job.conf", "everything.conf"}) {
+  for (const char* name : {"main-job.conf", "everything.conf", "sluice.conf"}) {
     SCOPED_TRACE(name);
     auto c = LoadConfigFile(Example(name));
     ASSERT_TRUE(c.ok()) << c.status();
