@@ -3,11 +3,13 @@
 #   sluice_install_deps peers     BGP daemons and tools used as real peers and oracles
 #   sluice_ensure_accounts        (root) the system user and groups an installed Sluice has:
 #                                 user sluice (its processes), groups sluice-ops (who may use the
-#                                 CLI, and operators) and sluice-admin
+#                                 CLI, and operators) and sluice-admin (as debian/sysusers.conf)
+# dpkg-dev: dpkg-shlibdeps, with which CPack writes the package's Depends; systemd:
+# systemd-analyze, which the package test verifies the unit with.
 SLUICE_BUILD_PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev ccache pkg-config
   libboost-dev libabsl-dev libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libbz2-dev libmnl-dev libssl-dev
-  libcap-dev libsystemd-dev iproute2 openssl python3)
+  libcap-dev libsystemd-dev iproute2 openssl python3 dpkg-dev systemd)
 SLUICE_PEER_PKGS=(bird2 frr gobgpd openbgpd exabgp bgpdump gnuplot-nox)
 
 sluice_install_deps() {
