@@ -15,7 +15,7 @@ namespace {
 
 void Notify(const std::string& state) {
   // 0: not configured (NOTIFY_SOCKET unset), > 0: sent. The variable stays set, so that later
-  // states reach the service manager too; children ignore it.
+  // states reach the service manager too; the children do not inherit it (supervisor.cc).
   const int r = sd_notify(0, state.c_str());
   if (r < 0) {
     SLUICE_LOG(kWarning) << "cannot notify the service manager (" << state

@@ -98,6 +98,8 @@ std::vector<std::string> Supervisor::ChildEnvironment(const LaunchPlan& plan) {
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry = *e;
     const std::string name = entry.substr(0, entry.find('='));
+    // The service manager's channel is the router manager's alone (service_notify.h).
+    if (name == "NOTIFY_SOCKET") continue;
     bool replaced = false;
     for (const std::string& add : plan.env) {
       replaced = replaced || add.substr(0, add.find('=')) == name;

@@ -113,7 +113,7 @@ class Supervisor {
   Child& NewChild(std::string name, std::function<absl::StatusOr<LaunchPlan>()> plan,
                   std::string log_file);
   absl::Status Spawn(Child& child);
-  // The plan's environment on top of ours, as execve(2) wants it.
+  // The plan's environment on top of ours (less NOTIFY_SOCKET), as execve(2) wants it.
   static std::vector<std::string> ChildEnvironment(const LaunchPlan& plan);
   void WaitSignals();
   void Reap();

@@ -251,13 +251,18 @@ TEST_F(PackageTest, InstalledRouterRunsTheMainJobAndNotifiesReady) {
   ASSERT_TRUE(router.Start(conf, {"NOTIFY_SOCKET=" + notify.path()})) << router.Log("rtrmgr");
   EXPECT_TRUE(notify.WaitFor("READY=1", 10000)) << "received: " << notify.Received();
 
-  // Every process runs from the package, none from the build tree.
+  // Every process runs from the package, none from the build tree; only the router manager
+  // speaks to the service manager.
   const std::map<std::string, int> shown = ShownProcesses(router.rundir());
   ASSERT_EQ(shown.size(), 4u) << "sluice show processes gave " << shown.size() << " processes";
   for (const auto& [name, pid] : shown) {
     std::error_code ec;
     EXPECT_EQ(fs::read_symlink(absl::StrCat("/proc/", pid, "/exe"), ec).string(),
               std::string(kDaemonDir) + "/" + name);
+    std::ifstream environ(absl::StrCat("/proc/", pid, "/environ"));
+    const std::string env((std::istreambuf_iterator<char>(environ)), {});
+    EXPECT_THAT(env, HasSubstr("PATH=")) << name;
+    EXPECT_THAT(env, ::testing::Not(HasSubstr("NOTIFY_SOCKET="))) << name;
   }
 
   // The upstream peer's table reaches the FIB (the synthetic table's 127.0.0.0/8 loses to the
