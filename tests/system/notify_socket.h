@@ -26,6 +26,8 @@ class NotifySocket {
   bool WaitFor(const std::string& line, int ms);
   // Every message so far, one per line group, separated by "|".
   const std::string& Received() const { return received_; }
+  // Forgets the messages so far: WaitFor then waits for a new one.
+  void Forget() { received_.clear(); }
 
  private:
   bool Seen(const std::string& line) const;

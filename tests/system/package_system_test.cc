@@ -289,6 +289,12 @@ TEST_F(PackageTest, InstalledRouterRunsTheMainJobAndNotifiesReady) {
   upstream->Signal(SIGTERM);
   upstream->Wait(10000);
 
+  // The unit's ExecReload: SIGHUP. systemd waits for READY=1 after RELOADING=1.
+  notify.Forget();
+  router.process()->Signal(SIGHUP);
+  EXPECT_TRUE(notify.WaitFor("RELOADING=1", 10000)) << "received: " << notify.Received();
+  EXPECT_TRUE(notify.WaitFor("READY=1", 30000)) << "received: " << notify.Received();
+
   router.process()->Signal(SIGTERM);
   EXPECT_EQ(router.process()->Wait(30000), 0);
   EXPECT_TRUE(notify.WaitFor("STOPPING=1", 10000)) << "received: " << notify.Received();
