@@ -11,14 +11,14 @@ const std::vector<Command>& Commands() {
       {"targets", "targets", "list registered components, their endpoints and methods", RunTargets},
       {"show",
        "show bgp peers | bgp routes [PREFIX] [peer ADDR] [in|out] | route [ipv4|ipv6] [PREFIX] "
-       "| fib | interfaces | plumbing PROCESS | processes  [--json]",
+       "| fib | interfaces | plumbing PROCESS | processes | configuration  [--json]",
        "operational views: tables for people, --json for scripts", RunShow},
       {"profile", "profile list | enable|disable|get|clear POINT [on PROCESS] [--json]",
        "profiling points (route entering BGP, sent to the RIB, arriving at the FEA, ...)",
        RunProfile},
       {"configure", "configure load FILE [--check]",
        "apply a configuration file to the running router as a delta (--check: show the delta "
-       "only); a file with errors changes nothing",
+       "only); a file with errors, or one a process refuses, changes nothing",
        RunConfigure},
   };
   return commands;

@@ -32,6 +32,8 @@ inline const M<fea_ifmgr::v1::ListInterfacesRequest, fea_ifmgr::v1::ListInterfac
     kListInterfaces{"fea_ifmgr/1.0/list_interfaces"};
 inline const M<rtrmgr::v1::GetStatusRequest, rtrmgr::v1::GetStatusReply> kRtrmgrStatus{
     "rtrmgr/1.0/get_status"};
+inline const M<rtrmgr::v1::GetConfigRequest, rtrmgr::v1::GetConfigReply> kRtrmgrGetConfig{
+    "rtrmgr/1.0/get_config"};
 inline const M<rtrmgr::v1::LoadConfigRequest, rtrmgr::v1::LoadConfigReply> kRtrmgrLoadConfig{
     "rtrmgr/1.0/load_config"};
 // profile/1.0 (ipc/profile_methods.h), by the names the CLI and bench/ use.

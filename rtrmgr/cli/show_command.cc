@@ -347,6 +347,15 @@ int ShowProcesses(Context& c, bool json) {
   return kOk;
 }
 
+// The configuration the processes run, as the router manager prints it.
+int ShowConfiguration(Context& c, bool json) {
+  SyncClient client(c.finder_address, c.timeout_ms);
+  auto r = client.Call("rtrmgr", kRtrmgrGetConfig, rtrmgr::v1::GetConfigRequest());
+  if (!r.ok()) return Fail(c, "configuration", r.status());
+  *c.out << (json ? Json(*r) + "\n" : r->text());
+  return kOk;
+}
+
 }  // namespace
 
 int RunShow(const std::vector<std::string>& all_args, Context& context) {
@@ -363,7 +372,7 @@ int RunShow(const std::vector<std::string>& all_args, Context& context) {
     *context.err << "usage: sluice show bgp peers | bgp routes [PREFIX] [peer ADDR] [in|out] | "
                     "bgp damping [peer ADDR] [suppressed] | "
                     "route [ipv4|ipv6] [PREFIX] | fib | interfaces | plumbing PROCESS | "
-                    "processes  [--json]\n";
+                    "processes | configuration  [--json]\n";
     return kUsage;
   };
   if (args.empty()) return usage();
@@ -381,6 +390,7 @@ int RunShow(const std::vector<std::string>& all_args, Context& context) {
   if (args[0] == "interfaces" && rest.empty()) return ShowInterfaces(context, json);
   if (args[0] == "plumbing" && rest.size() == 1) return ShowPlumbing(rest[0], context, json);
   if (args[0] == "processes" && rest.empty()) return ShowProcesses(context, json);
+  if (args[0] == "configuration" && rest.empty()) return ShowConfiguration(context, json);
   return usage();
 }
 

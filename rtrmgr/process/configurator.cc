@@ -63,6 +63,12 @@ uint32_t DefaultAdminDistance(const std::string& protocol) {
   return 250;
 }
 
+// The program behind a component class, as an operator knows it.
+std::string ProcessName(const std::string& target) {
+  if (target == Configurator::kStaticTarget) return "sluice-static";
+  return "sluice-" + target;
+}
+
 bool HasPolicies(const BgpPeer& peer) {
   return !peer.import_policies.empty() || !peer.export_policies.empty();
 }
@@ -86,12 +92,14 @@ class Configurator::Batch {
   template <typename Req, typename Reply>
   static void Call(std::shared_ptr<Batch> self, ipc::XrlRouter& router, const std::string& target,
                    const M<Req, Reply>& method, Req request, std::string what) {
-    router.Call(target, method, std::move(request),
-                [self, what = std::move(what)](absl::StatusOr<Reply> reply) {
-                  if (!reply.ok()) {
-                    self->errors_.push_back(absl::StrCat(what, ": ", reply.status().ToString()));
-                  }
-                });
+    router.Call(
+        target, method, std::move(request),
+        [self, process = ProcessName(target), what = std::move(what)](absl::StatusOr<Reply> reply) {
+          if (!reply.ok()) {
+            self->errors_.push_back(
+                absl::StrCat(process, " refused ", what, ": ", reply.status().message()));
+          }
+        });
   }
   void Error(std::string text) { errors_.push_back(std::move(text)); }
 

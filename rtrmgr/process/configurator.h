@@ -3,7 +3,8 @@
 // XRLs on the processes, for a process that has just registered with the
 // Finder (its whole part of the configuration) and for a changed file (ConfigDelta: only what
 // changed). Calls go through the router manager's XrlRouter, ordered per target; `done` runs on
-// the loop once every call of the push has answered, with one line per refused call.
+// the loop once every call of the push has answered, with one line per refused call
+// ("sluice-bgp refused bgp listen 192.0.2.1 port 1179: ...").
 //
 // What goes where:
 //   fea   (dummy backend) interfaces: the FEA starts with them as --interface flags, so a

@@ -124,14 +124,16 @@ int main(int argc, char** argv) {
     hup.async_wait([&](const boost::system::error_code& error, int) {
       if (error) return;
       rtrmgr::NotifyReloading();
-      manager.Reload("", false,
-                     [](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
-                       if (delta.ok()) {
-                         SLUICE_LOG(kInfo) << "SIGHUP: applied:\n" << *delta;
-                       }
-                       for (const std::string& w : warnings) SLUICE_LOG(kWarning) << w;
-                       rtrmgr::NotifyReady();
-                     });
+      manager.Reload(
+          "", false, [](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+            if (delta.ok()) {
+              SLUICE_LOG(kInfo) << "SIGHUP: applied:\n" << *delta;
+            } else {
+              SLUICE_LOG(kWarning) << "SIGHUP: not applied: " << delta.status().message();
+            }
+            for (const std::string& w : warnings) SLUICE_LOG(kWarning) << w;
+            rtrmgr::NotifyReady();
+          });
       wait_hup();
     });
   };

@@ -241,6 +241,8 @@ void RouterManager::CheckReady() {
     Reload("", false, [this](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
       if (delta.ok()) {
         SLUICE_LOG(kInfo) << "applied the file's changes:\n" << *delta;
+      } else {
+        SLUICE_LOG(kWarning) << "the file's changes were not applied: " << delta.status().message();
       }
       for (const std::string& w : warnings) SLUICE_LOG(kWarning) << w;
       CheckReady();

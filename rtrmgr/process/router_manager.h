@@ -71,12 +71,17 @@ class RouterManager {
   // Reads and validates the file, then starts the processes. Errors: the file's (nothing was
   // started), or a program that cannot be run.
   absl::Status Start();
-  // Reads `file` (empty: the current file again) and applies the change. `done` gets the
-  // delta's text and the changes a process refused, or the file's errors (nothing changed).
-  void Reload(
-      const std::string& file, bool dry_run,
-      std::function<void(absl::StatusOr<std::string> delta, std::vector<std::string> warnings)>
-          done);
+  using ReloadDone =
+      std::function<void(absl::StatusOr<std::string> delta, std::vector<std::string> warnings)>;
+  // Reads `file` (empty: the current file again) and applies the change, all or nothing: the
+  // delta goes to the processes; if any refuses its part, the reverse delta (the running
+  // configuration's values for what changed) goes to them all, and the running configuration
+  // and RUNDIR/rtrmgr/running.conf stay as they were. `done` gets the delta's text and
+  // warnings (what takes effect only at the next start), or an error: the file's errors
+  // (InvalidArgument), each refusal naming its process (FailedPrecondition), or Unavailable
+  // while another change is being applied. Nothing changed on an error. `dry_run`: only the
+  // delta's text.
+  void Reload(const std::string& file, bool dry_run, ReloadDone done);
   // Stops every process (BGP first, the Finder last). Blocks up to a few seconds per process.
   void Shutdown();
 
@@ -104,6 +109,15 @@ class RouterManager {
   absl::Status StartOrAdopt(const std::string& name);
   void SaveChildren();
   void SaveRunning();
+  // All-or-nothing application of a new configuration (router_manager_reload.cc): Commit sends
+  // the delta, RollBack the reverse delta after a refusal, TakeEffect makes `next` the running
+  // configuration and does what the router manager does itself (restarts, the access list,
+  // starting sluice-static). ProcessesPart: the part of `delta` the live processes are told.
+  void Commit(Config next, std::string path, ReloadDone done);
+  void RollBack(const Config& refused, std::vector<std::string> refusals, ReloadDone done);
+  std::vector<std::string> TakeEffect(Config next, const std::string& path,
+                                      const ConfigDelta& delta);
+  ConfigDelta ProcessesPart(ConfigDelta delta, const Config& next) const;
   // Security set-up before anything starts (router_manager_setup.cc).
   absl::Status PrepareRunDir();
   absl::Status PrepareStateDir() const;  // RUNDIR/rtrmgr
@@ -123,6 +137,7 @@ class RouterManager {
   // Adopted processes that have their configuration: their first birth pushes nothing.
   std::set<std::string> skip_birth_;
   std::map<std::string, ChildRecord> live_;  // a predecessor's processes still running
+  bool applying_ = false;                    // a Commit is waiting for the processes' answers
   bool pending_delta_ = false;  // apply the file against the saved configuration when ready
   bool registered_ = false;
   bool starting_ = true;  // Start() has not added every child yet: nothing to save

@@ -1,8 +1,11 @@
 // RouterManager::Reload: a changed file applied as a delta (SIGHUP, `sluice configure load`,
-// and a successor's first look at a file changed while no router manager ran).
+// and a successor's first look at a file changed while no router manager ran), all or nothing:
+// when a process refuses its part, what the others took is rolled back.
 
 #include <signal.h>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "net/log.h"
 #include "rtrmgr/config/config_delta.h"
 #include "rtrmgr/config/config_loader.h"
@@ -10,9 +13,7 @@
 
 namespace sluice::rtrmgr {
 
-void RouterManager::Reload(
-    const std::string& file, bool dry_run,
-    std::function<void(absl::StatusOr<std::string>, std::vector<std::string>)> done) {
+void RouterManager::Reload(const std::string& file, bool dry_run, ReloadDone done) {
   const std::string path = file.empty() ? options_.config_file : file;
   absl::StatusOr<Config> next = LoadConfigFile(path);
   if (!next.ok()) {
@@ -22,28 +23,84 @@ void RouterManager::Reload(
     done(next.status(), {});
     return;
   }
-  ConfigDelta delta = ComputeDelta(running_, *next);
-  std::string text = delta.ToString();
   if (dry_run) {
-    done(text, {});
+    done(ComputeDelta(running_, *next).ToString(), {});
     return;
   }
+  Commit(*std::move(next), path, std::move(done));
+}
+
+ConfigDelta RouterManager::ProcessesPart(ConfigDelta delta, const Config& next) const {
+  // The first static routes: sluice-static starts, and gets every route when it registers.
+  if (!next.static_routes.routes.empty() && !configured_.count(Configurator::kStaticTarget)) {
+    delta.static_routes.clear();
+  }
+  // A bgp block that comes takes effect at the next start: no sluice-bgp to tell.
+  if (!configured_.count("bgp")) delta.bgp = BgpDelta();
+  return delta;
+}
+
+void RouterManager::Commit(Config next, std::string path, ReloadDone done) {
+  if (applying_) {
+    done(absl::UnavailableError("another configuration change is being applied; try again"), {});
+    return;
+  }
+  applying_ = true;
+  ConfigDelta delta = ComputeDelta(running_, next);
+  SLUICE_LOG(kInfo) << "applying " << path << ":\n" << delta.ToString();
+  auto shared = std::make_shared<Config>(std::move(next));
+  configurator_->ApplyDelta(ProcessesPart(delta, *shared), running_, *shared,
+                            [this, shared, path = std::move(path), delta,
+                             done = std::move(done)](std::vector<std::string> refusals) mutable {
+                              if (!refusals.empty()) {
+                                RollBack(*shared, std::move(refusals), std::move(done));
+                                return;
+                              }
+                              std::vector<std::string> warnings =
+                                  TakeEffect(std::move(*shared), path, delta);
+                              applying_ = false;
+                              done(delta.ToString(), std::move(warnings));
+                            });
+}
+
+void RouterManager::RollBack(const Config& refused, std::vector<std::string> refusals,
+                             ReloadDone done) {
+  for (const std::string& r : refusals) SLUICE_LOG(kWarning) << r;
+  SLUICE_LOG(kWarning) << "rolling back to the running configuration";
+  // The reverse delta: the running configuration's values for everything that changed. A part
+  // that was refused is "undone" too; its process refuses that as well, which changes nothing.
+  ConfigDelta reverse = ProcessesPart(ComputeDelta(refused, running_), running_);
+  configurator_->ApplyDelta(
+      reverse, refused, running_,
+      [this, refusals = std::move(refusals),
+       done = std::move(done)](std::vector<std::string> errors) mutable {
+        for (const std::string& e : errors) SLUICE_LOG(kInfo) << "while rolling back: " << e;
+        applying_ = false;
+        done(absl::FailedPreconditionError(absl::StrCat(
+                 absl::StrJoin(refusals, "\n"),
+                 "\nthe other processes were rolled back; the running configuration stays")),
+             {});
+      });
+}
+
+std::vector<std::string> RouterManager::TakeEffect(Config next, const std::string& path,
+                                                   const ConfigDelta& delta) {
   std::vector<std::string> warnings;
-  if (next->bgp.enabled != running_.bgp.enabled) {
+  if (next.bgp.enabled != running_.bgp.enabled) {
     warnings.push_back("a bgp block that comes or goes takes effect at the next start");
   }
   const FinderConfig& was = running_.finder;
-  const FinderConfig& will = next->finder;
+  const FinderConfig& will = next.finder;
   if (will.operator_group != was.operator_group || will.admin_group != was.admin_group ||
       will.listen != was.listen || will.tls != was.tls || will.insecure != was.insecure ||
-      next->user != running_.user) {
+      next.user != running_.user) {
     warnings.push_back(
         "user, the Finder's groups, listen, tls and insecure take effect at the next start");
   }
   options_.config_file = path;
-  Config before = std::move(running_);
-  running_ = *std::move(next);
-  SLUICE_LOG(kInfo) << "applying " << path << ":\n" << text;
+  running_ = std::move(next);
+  // Saved once applied: a successor that finds the old one applies the delta again.
+  SaveRunning();
   if (!delta.finder.empty()) {
     if (absl::Status s = WriteAccessList(running_); !s.ok()) {
       warnings.push_back(std::string(s.message()));
@@ -64,21 +121,12 @@ void RouterManager::Reload(
     supervisor_.Restart(name, std::chrono::milliseconds(5000), SIGUSR2);
   }
   if (!running_.static_routes.routes.empty() && !configured_.count(Configurator::kStaticTarget)) {
-    // The first static routes: sluice-static starts, and gets every route when it registers.
     configured_[Configurator::kStaticTarget] = false;
     if (absl::Status s = StartChild(Configurator::kStaticTarget); !s.ok()) {
       warnings.push_back(std::string(s.message()));
     }
-    delta.static_routes.clear();
   }
-  configurator_->ApplyDelta(
-      delta, before, running_,
-      [this, text, warnings, done = std::move(done)](std::vector<std::string> errors) mutable {
-        // Saved once applied: a successor that finds the old one applies the delta again.
-        SaveRunning();
-        for (std::string& e : errors) warnings.push_back(std::move(e));
-        done(text, std::move(warnings));
-      });
+  return warnings;
 }
 
 }  // namespace sluice::rtrmgr
