@@ -16,9 +16,10 @@ const std::vector<Command>& Commands() {
       {"profile", "profile list | enable|disable|get|clear POINT [on PROCESS] [--json]",
        "profiling points (route entering BGP, sent to the RIB, arriving at the FEA, ...)",
        RunProfile},
-      {"configure", "configure load FILE [--check]",
-       "apply a configuration file to the running router as a delta (--check: show the delta "
-       "only); a file with errors, or one a process refuses, changes nothing",
+      {"configure", "configure load FILE [--check | --confirm MINUTES] | confirm | rollback [N]",
+       "apply a configuration file to the running router as a delta, all or nothing (--check: "
+       "show the delta only; --confirm: roll back unless `configure confirm` follows); "
+       "rollback N: the configuration committed N loads ago",
        RunConfigure},
   };
   return commands;

@@ -112,26 +112,4 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
   return kOk;
 }
 
-int RunConfigure(const std::vector<std::string>& args, Context& c) {
-  const bool check = args.size() == 3 && args[0] == "load" && args[2] == "--check";
-  if (!(args.size() == 2 && args[0] == "load") && !check) {
-    *c.err << "usage: sluice configure load FILE [--check]\n";
-    return kUsage;
-  }
-  rtrmgr::v1::LoadConfigRequest q;
-  char resolved[4096];
-  q.set_file(realpath(args[1].c_str(), resolved) != nullptr ? resolved : args[1]);
-  q.set_dry_run(check);
-  SyncClient client(c.finder_address, std::max(c.timeout_ms, 30000));
-  auto r = client.Call("rtrmgr", kRtrmgrLoadConfig, q);
-  if (!r.ok()) {
-    *c.err << r.status().message() << "\n";
-    *c.err << "sluice configure: " << args[1] << " not loaded; the running configuration stays\n";
-    return kFailed;
-  }
-  *c.out << r->delta() << (r->delta().empty() || r->delta().back() == '\n' ? "" : "\n");
-  for (const std::string& w : r->warnings()) *c.err << "warning: " << w << "\n";
-  return kOk;
-}
-
 }  // namespace sluice::rtrmgr::cli

@@ -36,6 +36,10 @@ inline const M<rtrmgr::v1::GetConfigRequest, rtrmgr::v1::GetConfigReply> kRtrmgr
     "rtrmgr/1.0/get_config"};
 inline const M<rtrmgr::v1::LoadConfigRequest, rtrmgr::v1::LoadConfigReply> kRtrmgrLoadConfig{
     "rtrmgr/1.0/load_config"};
+inline const M<rtrmgr::v1::ConfirmConfigRequest, rtrmgr::v1::ConfirmConfigReply>
+    kRtrmgrConfirmConfig{"rtrmgr/1.0/confirm_config"};
+inline const M<rtrmgr::v1::RollbackConfigRequest, rtrmgr::v1::LoadConfigReply>
+    kRtrmgrRollbackConfig{"rtrmgr/1.0/rollback_config"};
 // profile/1.0 (ipc/profile_methods.h), by the names the CLI and bench/ use.
 inline const auto& kProfileList = ipc::kProfileListPoints;
 inline const auto& kProfileEnable = ipc::kProfileEnable;

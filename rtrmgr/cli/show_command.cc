@@ -337,6 +337,11 @@ int ShowProcesses(Context& c, bool json) {
     return kOk;
   }
   *c.out << "configuration: " << r->config_file() << "\n";
+  if (r->confirm_remaining_ms() > 0) {
+    *c.out << absl::StrFormat(
+        "unconfirmed: rolls back in %.0f s unless `sluice configure confirm` follows\n",
+        r->confirm_remaining_ms() / 1000.0);
+  }
   *c.out << absl::StrFormat("%-14s %8s %8s %-10s %10s %10s  %s\n", "process", "pid", "restarts",
                             "configured", "RSS MB", "peak MB", "last exit");
   for (const auto& p : r->children()) {

@@ -262,19 +262,22 @@ absl::Status RouterManager::RegisterService() {
           return;
         }
         auto responder = std::make_shared<ipc::Responder<v1::LoadConfigReply>>(std::move(out));
-        Reload(r.file(), r.dry_run(),
-               [responder](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
-                 if (!delta.ok()) {
-                   responder->Fail(delta.status());
-                   return;
-                 }
-                 v1::LoadConfigReply reply;
-                 reply.set_delta(*delta);
-                 for (std::string& w : warnings) reply.add_warnings(std::move(w));
-                 responder->Send(std::move(reply));
-               });
+        Reload(
+            r.file(), r.dry_run(),
+            [responder](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+              if (!delta.ok()) {
+                responder->Fail(delta.status());
+                return;
+              }
+              v1::LoadConfigReply reply;
+              reply.set_delta(*delta);
+              for (std::string& w : warnings) reply.add_warnings(std::move(w));
+              responder->Send(std::move(reply));
+            },
+            std::chrono::milliseconds(r.confirm_ms()));
       });
   if (!s.ok()) return s;
+  if (s = RegisterCommitService(); !s.ok()) return s;
   s = router_->Handle(kGetConfig, [this](const v1::GetConfigRequest&) {
     v1::GetConfigReply reply;
     reply.set_file(options_.config_file);
@@ -286,6 +289,7 @@ absl::Status RouterManager::RegisterService() {
     v1::GetStatusReply reply;
     reply.set_config_file(options_.config_file);
     reply.set_rss_kb(ProcessMemoryKb(getpid(), "VmRSS"));
+    reply.set_confirm_remaining_ms(ConfirmRemaining().count());
     for (const auto& c : supervisor_.children()) {
       v1::ChildInfo* info = reply.add_children();
       info->set_name(c->name);

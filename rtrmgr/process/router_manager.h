@@ -34,6 +34,8 @@
 // user and only the capabilities it needs (rtrmgr/process/privileges.h).
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -80,8 +82,15 @@ class RouterManager {
   // warnings (what takes effect only at the next start), or an error: the file's errors
   // (InvalidArgument), each refusal naming its process (FailedPrecondition), or Unavailable
   // while another change is being applied. Nothing changed on an error. `dry_run`: only the
-  // delta's text.
-  void Reload(const std::string& file, bool dry_run, ReloadDone done);
+  // delta's text. `confirm` > 0: once applied, the configuration before this load comes back
+  // after `confirm` (itself a load, all or nothing) unless ConfirmPending() is called first; a
+  // load without `confirm` confirms a pending one.
+  void Reload(const std::string& file, bool dry_run, ReloadDone done,
+              std::chrono::milliseconds confirm = std::chrono::milliseconds(0));
+  // Keeps what a load with `confirm` applied. Errors: FailedPrecondition when nothing waits.
+  absl::Status ConfirmPending();
+  // Time left before an unconfirmed load is rolled back; zero when none waits.
+  std::chrono::milliseconds ConfirmRemaining() const;
   // Stops every process (BGP first, the Finder last). Blocks up to a few seconds per process.
   void Shutdown();
 
@@ -113,7 +122,12 @@ class RouterManager {
   // the delta, RollBack the reverse delta after a refusal, TakeEffect makes `next` the running
   // configuration and does what the router manager does itself (restarts, the access list,
   // starting sluice-static). ProcessesPart: the part of `delta` the live processes are told.
-  void Commit(Config next, std::string path, ReloadDone done);
+  void Commit(Config next, std::string path, std::chrono::milliseconds confirm, ReloadDone done);
+  // Commit confirmed (router_manager_confirm.cc): remembers `before` (unless an earlier
+  // unconfirmed load already did) and arms the timer; ConfirmExpired loads `before` again.
+  void AwaitConfirm(Config before, std::string file, std::chrono::milliseconds within);
+  void ConfirmExpired();
+  absl::Status RegisterCommitService();
   void RollBack(const Config& refused, std::vector<std::string> refusals, ReloadDone done);
   std::vector<std::string> TakeEffect(Config next, const std::string& path,
                                       const ConfigDelta& delta);
@@ -137,7 +151,15 @@ class RouterManager {
   // Adopted processes that have their configuration: their first birth pushes nothing.
   std::set<std::string> skip_birth_;
   std::map<std::string, ChildRecord> live_;  // a predecessor's processes still running
-  bool applying_ = false;                    // a Commit is waiting for the processes' answers
+  // The configuration an unconfirmed load replaced, and when it comes back.
+  struct PendingConfirm {
+    Config before;
+    std::string file;
+    std::chrono::steady_clock::time_point deadline;
+  };
+  std::optional<PendingConfirm> confirm_;
+  std::unique_ptr<boost::asio::steady_timer> confirm_timer_;
+  bool applying_ = false;       // a Commit is waiting for the processes' answers
   bool pending_delta_ = false;  // apply the file against the saved configuration when ready
   bool registered_ = false;
   bool starting_ = true;  // Start() has not added every child yet: nothing to save

@@ -13,7 +13,8 @@
 
 namespace sluice::rtrmgr {
 
-void RouterManager::Reload(const std::string& file, bool dry_run, ReloadDone done) {
+void RouterManager::Reload(const std::string& file, bool dry_run, ReloadDone done,
+                           std::chrono::milliseconds confirm) {
   const std::string path = file.empty() ? options_.config_file : file;
   absl::StatusOr<Config> next = LoadConfigFile(path);
   if (!next.ok()) {
@@ -27,7 +28,7 @@ void RouterManager::Reload(const std::string& file, bool dry_run, ReloadDone don
     done(ComputeDelta(running_, *next).ToString(), {});
     return;
   }
-  Commit(*std::move(next), path, std::move(done));
+  Commit(*std::move(next), path, confirm, std::move(done));
 }
 
 ConfigDelta RouterManager::ProcessesPart(ConfigDelta delta, const Config& next) const {
@@ -40,7 +41,8 @@ ConfigDelta RouterManager::ProcessesPart(ConfigDelta delta, const Config& next) 
   return delta;
 }
 
-void RouterManager::Commit(Config next, std::string path, ReloadDone done) {
+void RouterManager::Commit(Config next, std::string path, std::chrono::milliseconds confirm,
+                           ReloadDone done) {
   if (applying_) {
     done(absl::UnavailableError("another configuration change is being applied; try again"), {});
     return;
@@ -49,18 +51,25 @@ void RouterManager::Commit(Config next, std::string path, ReloadDone done) {
   ConfigDelta delta = ComputeDelta(running_, next);
   SLUICE_LOG(kInfo) << "applying " << path << ":\n" << delta.ToString();
   auto shared = std::make_shared<Config>(std::move(next));
-  configurator_->ApplyDelta(ProcessesPart(delta, *shared), running_, *shared,
-                            [this, shared, path = std::move(path), delta,
-                             done = std::move(done)](std::vector<std::string> refusals) mutable {
-                              if (!refusals.empty()) {
-                                RollBack(*shared, std::move(refusals), std::move(done));
-                                return;
-                              }
-                              std::vector<std::string> warnings =
-                                  TakeEffect(std::move(*shared), path, delta);
-                              applying_ = false;
-                              done(delta.ToString(), std::move(warnings));
-                            });
+  auto applied = [this, shared, path = std::move(path), delta, confirm,
+                  done = std::move(done)](std::vector<std::string> refusals) mutable {
+    if (!refusals.empty()) {
+      RollBack(*shared, std::move(refusals), std::move(done));
+      return;
+    }
+    Config before = running_;
+    std::string before_file = options_.config_file;
+    std::vector<std::string> warnings = TakeEffect(std::move(*shared), path, delta);
+    if (confirm.count() > 0) {
+      AwaitConfirm(std::move(before), std::move(before_file), confirm);
+    } else if (confirm_) {
+      SLUICE_LOG(kInfo) << "a load without a confirmation time confirms the pending one";
+      (void)ConfirmPending();
+    }
+    applying_ = false;
+    done(delta.ToString(), std::move(warnings));
+  };
+  configurator_->ApplyDelta(ProcessesPart(delta, *shared), running_, *shared, std::move(applied));
 }
 
 void RouterManager::RollBack(const Config& refused, std::vector<std::string> refusals,

@@ -2,7 +2,9 @@
 // all or nothing. A file that passes the parser but that a process refuses (here a BGP listen
 // socket sluice-bgp cannot bind: the port is taken) exits 1 naming the refusal, and every
 // process keeps the old configuration: the static route sluice-static took is taken back, the
-// peer sluice-bgp added is removed, and `sluice show configuration` is unchanged.
+// peer sluice-bgp added is removed, and `sluice show configuration` is unchanged. A load with
+// `--confirm MINUTES` (fractional minutes keep the tests short) is rolled back unless `sluice
+// configure confirm` follows.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -134,6 +136,53 @@ TEST_F(ConfigCommit, ARefusedDeltaChangesNoProcessAndExitsOne) {
   rib = r_.RibPrefixes("static");
   ASSERT_TRUE(rib);
   EXPECT_EQ(*rib, std::set<net::Prefix>{P("198.51.100.0/24")});
+}
+
+TEST_F(ConfigCommit, AnUnconfirmedLoadIsRolledBack) {
+  const std::string before = Shown();
+  const std::string next =
+      r_.WriteConfig("next.conf", Config(port_, "192.0.2.0/24", absl::StrCat(kPeer2, kPeer3)));
+  // 0.02 minutes: 1.2 seconds.
+  CommandResult loaded = r_.Sluice({"configure", "load", next, "--confirm", "0.02"});
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  EXPECT_THAT(loaded.err, HasSubstr("unless `sluice configure confirm` follows"));
+  // Exit 0: every process took the new peer.
+  EXPECT_THAT(loaded.out, HasSubstr("peer 127.0.0.3 added"));
+  ASSERT_TRUE(Eventually([&] { return Peers().find("127.0.0.3") == std::string::npos; }))
+      << Peers();
+  EXPECT_THAT(Peers(), HasSubstr("127.0.0.2"));
+  ASSERT_TRUE(Eventually([&] { return Shown() == before; })) << Shown();
+  EXPECT_THAT(r_.Sluice({"show", "processes"}).out, Not(HasSubstr("unconfirmed")));
+  // Nothing waits any more.
+  CommandResult late = r_.Sluice({"configure", "confirm"});
+  EXPECT_EQ(late.exit_code, 1);
+  EXPECT_THAT(late.err, HasSubstr("no configuration is waiting for confirmation"));
+}
+
+TEST_F(ConfigCommit, AConfirmedLoadStays) {
+  const std::string next =
+      r_.WriteConfig("next.conf", Config(port_, "192.0.2.0/24", absl::StrCat(kPeer2, kPeer3)));
+  CommandResult loaded = r_.Sluice({"configure", "load", next, "--confirm", "10"});
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  EXPECT_THAT(r_.Sluice({"show", "processes"}).out, HasSubstr("unconfirmed: rolls back in"));
+  EXPECT_THAT(Peers(), HasSubstr("127.0.0.3"));
+  CommandResult confirmed = r_.Sluice({"configure", "confirm"});
+  EXPECT_EQ(confirmed.exit_code, 0) << confirmed.err;
+  EXPECT_THAT(r_.Sluice({"show", "processes"}).out, Not(HasSubstr("unconfirmed")));
+  EXPECT_THAT(Peers(), HasSubstr("127.0.0.3"));
+  EXPECT_THAT(Shown(), HasSubstr("127.0.0.3"));
+}
+
+TEST_F(ConfigCommit, BadConfirmTimesAreRefusedBeforeAnythingChanges) {
+  const std::string before = Shown();
+  const std::string next =
+      r_.WriteConfig("next.conf", Config(port_, "192.0.2.0/24", absl::StrCat(kPeer2, kPeer3)));
+  for (const char* minutes : {"0", "-1", "soon", "100000"}) {
+    CommandResult bad = r_.Sluice({"configure", "load", next, "--confirm", minutes});
+    EXPECT_EQ(bad.exit_code, 2) << minutes;
+    EXPECT_THAT(bad.err, HasSubstr("want minutes")) << minutes;
+  }
+  EXPECT_EQ(Shown(), before);
 }
 
 }  // namespace

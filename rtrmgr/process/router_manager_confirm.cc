@@ -1,0 +1,84 @@
+// Commit confirmed: a load with a confirmation time is rolled back unless `sluice configure
+// confirm` arrives in time (rtrmgr/1.0/confirm_config).
+
+#include "absl/strings/str_cat.h"
+#include "ipc/proto/rtrmgr.pb.h"
+#include "net/log.h"
+#include "rtrmgr/process/router_manager.h"
+
+namespace sluice::rtrmgr {
+
+namespace {
+
+namespace v1 = ::sluice::rtrmgr::v1;
+const ipc::Method<v1::ConfirmConfigRequest, v1::ConfirmConfigReply> kConfirmConfig{
+    "rtrmgr/1.0/confirm_config"};
+// While another change is being applied, the expired rollback waits this long and tries again.
+constexpr std::chrono::seconds kBusyRetry(1);
+
+}  // namespace
+
+void RouterManager::AwaitConfirm(Config before, std::string file,
+                                 std::chrono::milliseconds within) {
+  // Several unconfirmed loads in a row: the rollback goes back to before the first.
+  if (!confirm_) confirm_ = PendingConfirm{std::move(before), std::move(file), {}};
+  confirm_->deadline = std::chrono::steady_clock::now() + within;
+  SLUICE_LOG(kInfo) << "unconfirmed: rolls back to " << confirm_->file << " in " << within.count()
+                    << " ms unless confirmed";
+  confirm_timer_ = std::make_unique<boost::asio::steady_timer>(io_, within);
+  confirm_timer_->async_wait([this](const boost::system::error_code& error) {
+    if (!error) ConfirmExpired();
+  });
+}
+
+void RouterManager::ConfirmExpired() {
+  if (!confirm_ || stopped_) return;
+  if (applying_) {
+    confirm_timer_ = std::make_unique<boost::asio::steady_timer>(io_, kBusyRetry);
+    confirm_timer_->async_wait([this](const boost::system::error_code& error) {
+      if (!error) ConfirmExpired();
+    });
+    return;
+  }
+  PendingConfirm pending = std::move(*confirm_);
+  confirm_.reset();
+  confirm_timer_.reset();
+  SLUICE_LOG(kWarning) << "not confirmed in time: rolling back to " << pending.file;
+  Commit(std::move(pending.before), pending.file, std::chrono::milliseconds(0),
+         [](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+           if (delta.ok()) {
+             SLUICE_LOG(kInfo) << "rolled back:\n" << *delta;
+           } else {
+             SLUICE_LOG(kError) << "the rollback was refused; the unconfirmed configuration stays: "
+                                << delta.status().message();
+           }
+           for (const std::string& w : warnings) SLUICE_LOG(kWarning) << w;
+         });
+}
+
+absl::Status RouterManager::ConfirmPending() {
+  if (!confirm_) {
+    return absl::FailedPreconditionError("no configuration is waiting for confirmation");
+  }
+  confirm_.reset();
+  confirm_timer_.reset();
+  SLUICE_LOG(kInfo) << "configuration confirmed";
+  return absl::OkStatus();
+}
+
+std::chrono::milliseconds RouterManager::ConfirmRemaining() const {
+  if (!confirm_) return std::chrono::milliseconds(0);
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      confirm_->deadline - std::chrono::steady_clock::now());
+  return std::max(left, std::chrono::milliseconds(1));
+}
+
+absl::Status RouterManager::RegisterCommitService() {
+  return router_->Handle(kConfirmConfig, [this](const v1::ConfirmConfigRequest&) {
+    absl::Status s = ConfirmPending();
+    if (!s.ok()) return absl::StatusOr<v1::ConfirmConfigReply>(s);
+    return absl::StatusOr<v1::ConfirmConfigReply>(v1::ConfirmConfigReply());
+  });
+}
+
+}  // namespace sluice::rtrmgr
