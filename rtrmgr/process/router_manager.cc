@@ -30,7 +30,11 @@ const ipc::Method<v1::GetStatusRequest, v1::GetStatusReply> kGetStatus{"rtrmgr/1
 }  // namespace
 
 RouterManager::RouterManager(boost::asio::io_context& io, RouterManagerOptions options)
-    : io_(io), options_(std::move(options)), supervisor_(io) {}
+    : io_(io),
+      options_(std::move(options)),
+      archive_(options_.archive_dir.empty() ? DefaultArchiveDir(options_.rundir)
+                                            : options_.archive_dir),
+      supervisor_(io) {}
 
 RouterManager::~RouterManager() { Shutdown(); }
 
@@ -250,6 +254,7 @@ void RouterManager::CheckReady() {
     return;
   }
   ready_ = true;
+  ArchiveRunning();
   router_->SetStatus(common::v1::READY);
   if (on_ready) on_ready();
 }

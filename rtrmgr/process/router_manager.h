@@ -47,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "ipc/xrl_router.h"
 #include "rtrmgr/config/config.h"
+#include "rtrmgr/process/config_archive.h"
 #include "rtrmgr/process/configurator.h"
 #include "rtrmgr/process/privileges.h"
 #include "rtrmgr/process/saved_state.h"
@@ -63,6 +64,8 @@ struct RouterManagerOptions {
   std::string bin_dir;  // the programs, installed or a build tree (program_dir.h)
   std::string bgp_instance = "bgp";
   std::string user;  // --user: overrides the configuration's `user NAME;`
+  // The last 20 committed configurations (config_archive.h); "" for DefaultArchiveDir(rundir).
+  std::string archive_dir;
 };
 
 class RouterManager {
@@ -91,6 +94,10 @@ class RouterManager {
   absl::Status ConfirmPending();
   // Time left before an unconfirmed load is rolled back; zero when none waits.
   std::chrono::milliseconds ConfirmRemaining() const;
+  // Applies the configuration committed `n` commits ago (1: the one before the running one)
+  // from the archive, all or nothing as Reload; the configuration file stays the one a SIGHUP
+  // re-reads. Errors: NotFound when the archive has no entry `n`, and Reload's.
+  void Rollback(size_t n, ReloadDone done);
   // Stops every process (BGP first, the Finder last). Blocks up to a few seconds per process.
   void Shutdown();
 
@@ -127,6 +134,8 @@ class RouterManager {
   // unconfirmed load already did) and arms the timer; ConfirmExpired loads `before` again.
   void AwaitConfirm(Config before, std::string file, std::chrono::milliseconds within);
   void ConfirmExpired();
+  // Adds the running configuration to the archive (a warning when it cannot be written).
+  void ArchiveRunning();
   absl::Status RegisterCommitService();
   void RollBack(const Config& refused, std::vector<std::string> refusals, ReloadDone done);
   std::vector<std::string> TakeEffect(Config next, const std::string& path,
@@ -143,6 +152,7 @@ class RouterManager {
 
   boost::asio::io_context& io_;
   RouterManagerOptions options_;
+  ConfigArchive archive_;
   Config running_;
   Supervisor supervisor_;
   std::unique_ptr<ipc::XrlRouter> router_;

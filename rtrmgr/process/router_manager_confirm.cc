@@ -1,9 +1,12 @@
 // Commit confirmed: a load with a confirmation time is rolled back unless `sluice configure
-// confirm` arrives in time (rtrmgr/1.0/confirm_config).
+// confirm` arrives in time (rtrmgr/1.0/confirm_config). Rollback: the archive of committed
+// configurations (rtrmgr/1.0/rollback_config).
 
 #include "absl/strings/str_cat.h"
 #include "ipc/proto/rtrmgr.pb.h"
 #include "net/log.h"
+#include "rtrmgr/config/config_loader.h"
+#include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/router_manager.h"
 
 namespace sluice::rtrmgr {
@@ -13,6 +16,8 @@ namespace {
 namespace v1 = ::sluice::rtrmgr::v1;
 const ipc::Method<v1::ConfirmConfigRequest, v1::ConfirmConfigReply> kConfirmConfig{
     "rtrmgr/1.0/confirm_config"};
+const ipc::Method<v1::RollbackConfigRequest, v1::LoadConfigReply> kRollbackConfig{
+    "rtrmgr/1.0/rollback_config"};
 // While another change is being applied, the expired rollback waits this long and tries again.
 constexpr std::chrono::seconds kBusyRetry(1);
 
@@ -73,11 +78,64 @@ std::chrono::milliseconds RouterManager::ConfirmRemaining() const {
   return std::max(left, std::chrono::milliseconds(1));
 }
 
+void RouterManager::ArchiveRunning() {
+  if (absl::Status s = archive_.Add(PrintConfig(running_)); !s.ok()) {
+    SLUICE_LOG(kWarning) << "configuration archive: " << s.message();
+  }
+}
+
+void RouterManager::Rollback(size_t n, ReloadDone done) {
+  absl::StatusOr<std::string> path = archive_.Path(n);
+  if (!path.ok()) {
+    done(path.status(), {});
+    return;
+  }
+  absl::StatusOr<Config> config = LoadConfigFile(*path);
+  if (!config.ok()) {
+    done(absl::DataLossError(absl::StrCat("archived configuration ", *path, " is unreadable:\n",
+                                          config.status().message())),
+         {});
+    return;
+  }
+  SLUICE_LOG(kInfo) << "rollback " << n << ": " << *path;
+  const std::string file = options_.config_file;
+  Commit(*std::move(config), file, std::chrono::milliseconds(0),
+         [file, done = std::move(done)](absl::StatusOr<std::string> delta,
+                                        std::vector<std::string> warnings) {
+           if (delta.ok()) {
+             warnings.push_back(absl::StrCat("the rollback is not in ", file,
+                                             ": a SIGHUP or a load of it applies the file again"));
+           }
+           done(std::move(delta), std::move(warnings));
+         });
+}
+
 absl::Status RouterManager::RegisterCommitService() {
-  return router_->Handle(kConfirmConfig, [this](const v1::ConfirmConfigRequest&) {
-    absl::Status s = ConfirmPending();
-    if (!s.ok()) return absl::StatusOr<v1::ConfirmConfigReply>(s);
+  absl::Status s = router_->Handle(kConfirmConfig, [this](const v1::ConfirmConfigRequest&) {
+    absl::Status confirmed = ConfirmPending();
+    if (!confirmed.ok()) return absl::StatusOr<v1::ConfirmConfigReply>(confirmed);
     return absl::StatusOr<v1::ConfirmConfigReply>(v1::ConfirmConfigReply());
+  });
+  if (!s.ok()) return s;
+  return router_->HandleAsync(kRollbackConfig, [this](const v1::RollbackConfigRequest& r,
+                                                      ipc::Responder<v1::LoadConfigReply> out) {
+    if (r.n() == 0 || r.n() >= ConfigArchive::kKeep) {
+      out.Fail(absl::InvalidArgumentError(
+          absl::StrCat("n: want 1 to ", ConfigArchive::kKeep - 1, " commits back")));
+      return;
+    }
+    auto responder = std::make_shared<ipc::Responder<v1::LoadConfigReply>>(std::move(out));
+    Rollback(r.n(),
+             [responder](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+               if (!delta.ok()) {
+                 responder->Fail(delta.status());
+                 return;
+               }
+               v1::LoadConfigReply reply;
+               reply.set_delta(*delta);
+               for (std::string& w : warnings) reply.add_warnings(std::move(w));
+               responder->Send(std::move(reply));
+             });
   });
 }
 

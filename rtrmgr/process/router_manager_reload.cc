@@ -110,6 +110,7 @@ std::vector<std::string> RouterManager::TakeEffect(Config next, const std::strin
   running_ = std::move(next);
   // Saved once applied: a successor that finds the old one applies the delta again.
   SaveRunning();
+  ArchiveRunning();
   if (!delta.finder.empty()) {
     if (absl::Status s = WriteAccessList(running_); !s.ok()) {
       warnings.push_back(std::string(s.message()));

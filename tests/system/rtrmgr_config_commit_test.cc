@@ -4,7 +4,7 @@
 // process keeps the old configuration: the static route sluice-static took is taken back, the
 // peer sluice-bgp added is removed, and `sluice show configuration` is unchanged. A load with
 // `--confirm MINUTES` (fractional minutes keep the tests short) is rolled back unless `sluice
-// configure confirm` follows.
+// configure confirm` follows. `sluice configure rollback N` applies an archived configuration.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -183,6 +184,40 @@ TEST_F(ConfigCommit, BadConfirmTimesAreRefusedBeforeAnythingChanges) {
     EXPECT_THAT(bad.err, HasSubstr("want minutes")) << minutes;
   }
   EXPECT_EQ(Shown(), before);
+}
+
+TEST_F(ConfigCommit, RollbackOneReturnsThePreviousConfiguration) {
+  const std::string before = Shown();
+  const std::string next =
+      r_.WriteConfig("next.conf", Config(port_, "198.51.100.0/24", absl::StrCat(kPeer2, kPeer3)));
+  ASSERT_EQ(r_.Sluice({"configure", "load", next}).exit_code, 0);
+  ASSERT_THAT(Peers(), HasSubstr("127.0.0.3"));
+  const std::string after = Shown();
+
+  CommandResult back = r_.Sluice({"configure", "rollback", "1"});
+  EXPECT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_THAT(back.out, HasSubstr("peer 127.0.0.3 removed"));
+  EXPECT_THAT(back.err, HasSubstr("the rollback is not in"));
+  EXPECT_EQ(Shown(), before);
+  EXPECT_THAT(Peers(), Not(HasSubstr("127.0.0.3")));
+  auto rib = r_.RibPrefixes("static");
+  ASSERT_TRUE(rib);
+  EXPECT_EQ(*rib, std::set<net::Prefix>{P("192.0.2.0/24")});
+  EXPECT_TRUE(std::filesystem::is_directory(r_.rundir() + "/rtrmgr/archive"));
+
+  // The rollback is a commit of its own: rollback 1 again returns the loaded file's.
+  EXPECT_EQ(r_.Sluice({"configure", "rollback"}).exit_code, 0);
+  EXPECT_EQ(Shown(), after);
+
+  // The archive holds the start, the load and the two rollbacks. Past its end, or past 19: an
+  // error, and nothing changes.
+  for (const char* n : {"7", "20"}) {
+    CommandResult missing = r_.Sluice({"configure", "rollback", n});
+    EXPECT_EQ(missing.exit_code, 1) << n;
+    EXPECT_THAT(missing.err, HasSubstr("running configuration stays")) << n;
+  }
+  EXPECT_THAT(r_.Sluice({"configure", "rollback", "7"}).err, HasSubstr("holds 4 configurations"));
+  EXPECT_EQ(Shown(), after);
 }
 
 }  // namespace
