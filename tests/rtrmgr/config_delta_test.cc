@@ -273,5 +273,53 @@ TEST(ConfigDelta, RedistributedProtocols) {
   EXPECT_TRUE(RedistributedProtocols(Parse(kBase)).empty());
 }
 
+Change Opposite(Change c) {
+  if (c == Change::kAdded) return Change::kRemoved;
+  if (c == Change::kRemoved) return Change::kAdded;
+  return Change::kChanged;
+}
+
+// The rollback of a refused load sends ComputeDelta(next, running): for every change the load
+// made, it must make the opposite one, back to the running configuration's values.
+TEST(ConfigDelta, TheReverseDeltaUndoesEachChange) {
+  const Config a = Parse(kBase);
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"listen 127.0.0.1 port 10179;", "listen 127.0.0.1 port 10179; listen ::1 port 10179;"},
+      {"peer 127.0.0.3 { as 65002;", "peer 127.0.0.4 { as 65004;"},
+      {"peer 127.0.0.3 { as 65002;", "peer 127.0.0.3 { as 65003;"},
+      {"route 10.0.0.0/8 { next-hop 192.0.2.254; }", "route 10.0.0.0/8 { next-hop 192.0.2.9; }"},
+      {"route 172.16.0.0/12 { interface eth0; }", "route 203.0.113.0/24 { interface eth1; }"},
+      {"static 5;", "static 7; ebgp 30;"},
+  };
+  for (const auto& [from, to] : edits) {
+    SCOPED_TRACE(to);
+    const Config b = Edit(from, to);
+    const ConfigDelta forward = ComputeDelta(a, b);
+    const ConfigDelta reverse = ComputeDelta(b, a);
+    ASSERT_FALSE(forward.empty());
+    EXPECT_EQ(reverse.bgp.listen_added, forward.bgp.listen_removed);
+    EXPECT_EQ(reverse.bgp.listen_removed, forward.bgp.listen_added);
+    ASSERT_EQ(reverse.bgp.peers.size(), forward.bgp.peers.size());
+    for (size_t i = 0; i < forward.bgp.peers.size(); ++i) {
+      const PeerDelta& f = forward.bgp.peers[i];
+      const PeerDelta& r = reverse.bgp.peers[i];
+      EXPECT_EQ(r.address, f.address);
+      EXPECT_EQ(r.change, Opposite(f.change));
+      EXPECT_EQ(r.before, f.after);
+      EXPECT_EQ(r.after, f.before);
+      EXPECT_EQ(r.reset, f.reset);
+    }
+    ASSERT_EQ(reverse.static_routes.size(), forward.static_routes.size());
+    for (size_t i = 0; i < forward.static_routes.size(); ++i) {
+      EXPECT_EQ(reverse.static_routes[i].change, Opposite(forward.static_routes[i].change));
+      EXPECT_EQ(reverse.static_routes[i].after, forward.static_routes[i].before);
+    }
+    ASSERT_EQ(reverse.admin_distances.size(), forward.admin_distances.size());
+    for (size_t i = 0; i < forward.admin_distances.size(); ++i) {
+      EXPECT_EQ(reverse.admin_distances[i].after, forward.admin_distances[i].before);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::rtrmgr
