@@ -18,10 +18,10 @@
 //
 // Prints "ready" on stdout once every process has taken its configuration, and tells systemd
 // (READY=1 on $NOTIFY_SOCKET, service_notify.h). SIGHUP re-reads the file and applies the change
-// (RELOADING=1, then READY=1); SIGTERM/SIGINT stop every process (BGP first; STOPPING=1) and
-// exit 0. A file
-// with errors exits 1 before anything starts, with one "FILE:LINE:COL: message" per error on
-// stderr; a bad option exits 2.
+// all or nothing (a change a process refuses is rolled back; RELOADING=1, then READY=1);
+// SIGTERM/SIGINT stop every process (BGP first; STOPPING=1) and exit 0. A file with errors exits 1
+// before anything starts, with one "FILE:LINE:COL: message" per error on stderr; a bad option
+// exits 2.
 //
 // If the router manager dies otherwise (SIGKILL, a crash), its processes keep running; started
 // again with the same run directory, it takes them over (router_manager.h) instead of starting

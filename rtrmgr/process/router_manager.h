@@ -4,7 +4,9 @@
 // static routes are configured) sluice-static as child processes (Supervisor), pushes each its part
 // of the configuration through XRLs when it registers with the Finder (Configurator; again after
 // every restart), applies a changed file as a delta (SIGHUP, or rtrmgr/1.0/load_config from `sluice
-// configure load FILE`), and stops everything on Shutdown() (SIGTERM in main).
+// configure load FILE`) all or nothing, with an optional confirmation time, keeps the last 20
+// committed configurations for `sluice configure rollback N` (config_archive.h), and stops
+// everything on Shutdown() (SIGTERM in main).
 //
 // A file with errors is refused before anything happens: Start() fails with every
 // "FILE:LINE:COL: message", and a reload with errors leaves the running configuration as it was.
@@ -140,7 +142,7 @@ class RouterManager {
   void RollBack(const Config& refused, std::vector<std::string> refusals, ReloadDone done);
   std::vector<std::string> TakeEffect(Config next, const std::string& path,
                                       const ConfigDelta& delta);
-  ConfigDelta ProcessesPart(ConfigDelta delta, const Config& next) const;
+  ConfigDelta ProcessesPart(ConfigDelta delta) const;
   // Security set-up before anything starts (router_manager_setup.cc).
   absl::Status PrepareRunDir();
   absl::Status PrepareStateDir() const;  // RUNDIR/rtrmgr

@@ -31,11 +31,10 @@ void RouterManager::Reload(const std::string& file, bool dry_run, ReloadDone don
   Commit(*std::move(next), path, confirm, std::move(done));
 }
 
-ConfigDelta RouterManager::ProcessesPart(ConfigDelta delta, const Config& next) const {
-  // The first static routes: sluice-static starts, and gets every route when it registers.
-  if (!next.static_routes.routes.empty() && !configured_.count(Configurator::kStaticTarget)) {
-    delta.static_routes.clear();
-  }
+ConfigDelta RouterManager::ProcessesPart(ConfigDelta delta) const {
+  // No sluice-static yet: the first static routes start it (TakeEffect), and it gets every
+  // route when it registers.
+  if (!configured_.count(Configurator::kStaticTarget)) delta.static_routes.clear();
   // A bgp block that comes takes effect at the next start: no sluice-bgp to tell.
   if (!configured_.count("bgp")) delta.bgp = BgpDelta();
   return delta;
@@ -69,7 +68,7 @@ void RouterManager::Commit(Config next, std::string path, std::chrono::milliseco
     applying_ = false;
     done(delta.ToString(), std::move(warnings));
   };
-  configurator_->ApplyDelta(ProcessesPart(delta, *shared), running_, *shared, std::move(applied));
+  configurator_->ApplyDelta(ProcessesPart(delta), running_, *shared, std::move(applied));
 }
 
 void RouterManager::RollBack(const Config& refused, std::vector<std::string> refusals,
@@ -77,8 +76,9 @@ void RouterManager::RollBack(const Config& refused, std::vector<std::string> ref
   for (const std::string& r : refusals) SLUICE_LOG(kWarning) << r;
   SLUICE_LOG(kWarning) << "rolling back to the running configuration";
   // The reverse delta: the running configuration's values for everything that changed. A part
-  // that was refused is "undone" too; its process refuses that as well, which changes nothing.
-  ConfigDelta reverse = ProcessesPart(ComputeDelta(refused, running_), running_);
+  // that was refused is "undone" too; where there is nothing to undo its process refuses that
+  // as well (logged below), which changes nothing.
+  ConfigDelta reverse = ProcessesPart(ComputeDelta(refused, running_));
   configurator_->ApplyDelta(
       reverse, refused, running_,
       [this, refusals = std::move(refusals),
