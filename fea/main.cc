@@ -51,6 +51,7 @@
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
+#include "net/version.h"
 #include "stage/profile.h"
 
 namespace {
@@ -66,6 +67,7 @@ bool ParseNumber(std::string_view text, int64_t min, int64_t max, int64_t* out) 
 }
 
 struct Flags {
+  bool version = false;  // --version: print the version and exit
   ipc::RouterOptions router;
   std::string instance = "fea";
   std::string backend = "dummy";
@@ -109,7 +111,8 @@ int Usage(const std::string& error) {
             << "                  [--backend dummy|netlink] [--table N] [--routes-per-send N]\n"
             << "                  [--transaction-timeout-ms N] [--stale-timeout-ms N] "
                "[--retain-on-exit]\n"
-            << "                  [--interface NAME[=ADDRESS/LENGTH[,...]]]...\n";
+            << "                  [--interface NAME[=ADDRESS/LENGTH[,...]]]...\n"
+            << "       sluice-fea --version\n";
   return 2;
 }
 
@@ -118,6 +121,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return Usage("the FEA: interfaces and the FIB");
+    if (arg == "--version") {
+      flags->version = true;
+      return 0;
+    }
     if (arg == "--retain-on-exit") {
       flags->retain_on_exit = true;
       continue;
@@ -181,6 +188,10 @@ int main(int argc, char** argv) {
   }
   Flags flags;
   if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
+  if (flags.version) {
+    net::PrintVersion("sluice-fea");
+    return 0;
+  }
 
   boost::asio::io_context io;
   stage::Profiler& profiler = stage::Profiler::Default();

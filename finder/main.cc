@@ -40,6 +40,7 @@
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "net/log.h"
+#include "net/version.h"
 
 namespace {
 
@@ -64,7 +65,8 @@ int Usage(const std::string& error) {
             << "                     [--operator-group NAME]\n"
             << "                     [--admin-group NAME] [--acl FILE]\n"
             << "                     [--allow 'CALLER TARGET INTERFACE']... [--deny ...]...\n"
-            << "                     [--grace-ms N]\n";
+            << "                     [--grace-ms N]\n"
+            << "       sluice-finder --version\n";
   return 2;
 }
 
@@ -150,6 +152,9 @@ int main(int argc, char** argv) {
       flags.rules.emplace_back(arg == "--allow", v);
     } else if (arg == "--grace-ms" && (v = value())) {
       flags.grace_ms = std::atoi(v);
+    } else if (arg == "--version") {
+      sluice::net::PrintVersion("sluice-finder");
+      return 0;
     } else if (arg == "--help" || arg == "-h") {
       return Usage("the Finder: registry, resolution and lifetime events of Sluice components");
     } else {

@@ -38,6 +38,7 @@
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
+#include "net/version.h"
 #include "rib/rib.h"
 #include "rib/service/fea_watcher.h"
 #include "rib/service/policy_service.h"
@@ -52,6 +53,7 @@ namespace {
 using namespace sluice;
 
 struct Flags {
+  bool version = false;  // --version: print the version and exit
   ipc::RouterOptions router;
   std::string instance = "rib";
   std::string fea;
@@ -65,7 +67,8 @@ int Usage(const std::string& error) {
             << "usage: sluice-rib [--finder ADDR] [--instance NAME] [--listen EP]... "
                "[--fea INSTANCE]\n"
             << "                  [--fea-batch-size N] [--fea-max-in-flight N]\n"
-            << "                  [--restart-time SECONDS] [--expect-protocols P,P...]\n";
+            << "                  [--restart-time SECONDS] [--expect-protocols P,P...]\n"
+            << "       sluice-rib --version\n";
   return 2;
 }
 
@@ -81,6 +84,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return Usage("the RIB: routes of every protocol");
+    if (arg == "--version") {
+      flags->version = true;
+      return 0;
+    }
     if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
     const std::string value = argv[++i];
     int64_t n = 0;
@@ -122,6 +129,10 @@ int main(int argc, char** argv) {
   }
   Flags flags;
   if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
+  if (flags.version) {
+    net::PrintVersion("sluice-rib");
+    return 0;
+  }
 
   boost::asio::io_context io;
   stage::Profiler& profiler = stage::Profiler::Default();

@@ -36,6 +36,7 @@
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
+#include "net/version.h"
 #include "static_routes/static_routes.h"
 #include "static_routes/static_xrl.h"
 
@@ -56,6 +57,7 @@ Static routes, handed to the RIB as protocol "static" (admin distance 1).
   --restart-time N    seconds the RIB keeps our routes if we die (default 60; 0: none)
   --wait-for-sync     end-of-RIB only after static_routes/1.0/synced (the router manager
                       calls it once it has pushed the configuration)
+  --version           print the version and exit
 Also configurable at run time through static_routes/1.0 (add_route, delete_route, list_routes).
 )";
 
@@ -94,6 +96,10 @@ int ParseFlags(int argc, char** argv, Flags* flags) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
+      return 1;
+    }
+    if (arg == "--version") {
+      net::PrintVersion("sluice-static");
       return 1;
     }
     if (arg == "--wait-for-sync") {

@@ -3,6 +3,7 @@
 //
 //   sluice-mrtdump FILE             lines as bgpdump -m prints them
 //   sluice-mrtdump --summary FILE   record counts, UPDATE error counts, truncation
+//   sluice-mrtdump --version        the version
 
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include "bgp/mrt/bgpdump_format.h"
 #include "bgp/mrt/mrt_reader.h"
+#include "net/version.h"
 
 int main(int argc, char** argv) {
   using namespace sluice::bgp;
@@ -19,15 +21,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--summary") == 0) {
       summary = true;
+    } else if (std::strcmp(argv[i], "--version") == 0) {
+      sluice::net::PrintVersion("sluice-mrtdump");
+      return 0;
     } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: sluice-mrtdump [--summary] FILE\n");
+      std::fprintf(stderr, "usage: sluice-mrtdump [--summary] FILE | --version\n");
       return 2;
     } else {
       path = argv[i];
     }
   }
   if (path == nullptr) {
-    std::fprintf(stderr, "usage: sluice-mrtdump [--summary] FILE\n");
+    std::fprintf(stderr, "usage: sluice-mrtdump [--summary] FILE | --version\n");
     return 2;
   }
   auto reader = mrt::MrtReader::Open(path);

@@ -28,6 +28,7 @@
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "net/log.h"
+#include "net/version.h"
 
 namespace sluice::bgp::process {
 namespace {
@@ -57,6 +58,7 @@ The BGP process: BGP-4 sessions and the staged BGP pipeline, configured through 
                         them by hash (the shard stage), and the peers' UPDATEs
                         decoded on N more; 1: the serial pipeline on the event loop, no
                         extra thread (default: the number of hardware threads)
+  --version             print the version and exit
 
 Signals: SIGTERM and SIGINT stop for good (Cease, in a Hard Reset where RFC 8538 was
 negotiated, and the RIB withdraws BGP's routes at once); SIGUSR2 exits to be restarted (the
@@ -161,6 +163,9 @@ Flags ParseFlags(int argc, char** argv) {
       }
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--version") {
+      net::PrintVersion("sluice-bgp");
       std::exit(0);
     } else {
       Die("unknown argument " + arg);

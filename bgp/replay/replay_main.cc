@@ -25,6 +25,7 @@
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_session.h"
 #include "net/log.h"
+#include "net/version.h"
 
 namespace sluice::bgp::replay {
 namespace {
@@ -109,6 +110,7 @@ End:
   --linger [SECONDS]      stay up after sending (until SIGINT/SIGTERM without SECONDS)
   --json                  summary (and a "sent" event per session) as JSON lines on stdout
   --quiet                 no progress lines
+  --version               print the version and exit
 )";
 
 struct Options {
@@ -217,6 +219,9 @@ Options ParseOptions(int argc, char** argv) {
     };
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--version") {
+      net::PrintVersion("sluice-replay");
       std::exit(0);
     } else if (a == "--connect") {
       o.connect = ParseEndpoint(next());

@@ -15,6 +15,7 @@
 
 #include "ipc/rundir.h"
 #include "net/log.h"
+#include "net/version.h"
 #include "rtrmgr/cli/command.h"
 
 namespace {
@@ -23,6 +24,7 @@ using sluice::rtrmgr::cli::Commands;
 
 int Help(std::ostream& out, int code) {
   out << "usage: sluice [--finder unix:/PATH|tcp:127.0.0.1:PORT] [--timeout MS] COMMAND [ARGS]\n"
+      << "       sluice --version\n"
       << "commands:\n";
   for (const auto& command : Commands()) {
     out << "  " << command.usage << "\n      " << command.summary << "\n";
@@ -55,6 +57,9 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--help" || arg == "-h" || arg == "help") {
       return Help(std::cout, sluice::rtrmgr::cli::kOk);
+    } else if (arg == "--version") {
+      sluice::net::PrintVersion("sluice");
+      return sluice::rtrmgr::cli::kOk;
     } else if (!arg.empty() && arg[0] == '-') {
       std::cerr << "sluice: unknown option " << arg << "\n";
       return Help(std::cerr, sluice::rtrmgr::cli::kUsage);

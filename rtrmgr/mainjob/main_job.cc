@@ -44,6 +44,7 @@
 #include "absl/strings/str_format.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
+#include "net/version.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/mainjob/expected_table.h"
@@ -497,9 +498,13 @@ int main(int argc, char** argv) {
       o.timeout_s = std::stod(value());
     } else if (arg == "--user") {
       o.user = value();
+    } else if (arg == "--version") {
+      sluice::net::PrintVersion("sluice-mainjob");
+      return 0;
     } else if (arg == "--help" || arg == "-h" || (!arg.empty() && arg[0] == '-')) {
       std::cerr << "usage: sluice-mainjob [--once] [--config FILE] [--synthetic N] [--timeout S] "
-                   "[--user NAME] [CAPTURE]\n";
+                   "[--user NAME] [CAPTURE]\n"
+                   "       sluice-mainjob --version\n";
       return 2;
     } else {
       o.capture = arg;

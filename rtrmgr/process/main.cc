@@ -38,6 +38,7 @@
 #include "ipc/run_loop.h"
 #include "ipc/rundir.h"
 #include "net/log.h"
+#include "net/version.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/program_dir.h"
@@ -49,7 +50,8 @@ namespace {
 int Usage(const std::string& error) {
   std::cerr << "sluice-rtrmgr: " << error << "\n"
             << "usage: sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--user NAME]\n"
-            << "                     [--check]\n";
+            << "                     [--check]\n"
+            << "       sluice-rtrmgr --version\n";
   return 2;
 }
 
@@ -75,6 +77,10 @@ int main(int argc, char** argv) {
       continue;
     }
     if (arg == "--help" || arg == "-h") return Usage("the router manager");
+    if (arg == "--version") {
+      net::PrintVersion("sluice-rtrmgr");
+      return 0;
+    }
     if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
     const std::string value = argv[++i];
     if (arg == "--config") {
