@@ -76,7 +76,6 @@ double Probe(Router& r) {
   const size_t mark = r.monitor->Mark();
   const auto start = std::chrono::steady_clock::now();
   kill(r.upstream, SIGUSR2);
-  ++r.probes;
   ++r.probes_since_reconnect;
   while (r.monitor->Additions(mark, r.table) == 0) {
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) return -1;

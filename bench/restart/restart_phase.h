@@ -25,8 +25,7 @@ struct Router {
   unsigned table = 100;        // the FEA's kernel table
   KernelMonitor* monitor = nullptr;
   rtrmgr::cli::SyncClient* client = nullptr;
-  int probes = 0;                  // routes announced by SIGUSR2 so far
-  int probes_since_reconnect = 0;  // of those, announced since the upstream last reconnected
+  int probes_since_reconnect = 0;  // routes announced by SIGUSR2 since the upstream reconnected
 };
 
 struct PhaseResult {

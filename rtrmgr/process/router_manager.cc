@@ -266,20 +266,8 @@ absl::Status RouterManager::RegisterService() {
           out.Fail(absl::InvalidArgumentError("file: want the configuration file's path"));
           return;
         }
-        auto responder = std::make_shared<ipc::Responder<v1::LoadConfigReply>>(std::move(out));
-        Reload(
-            r.file(), r.dry_run(),
-            [responder](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
-              if (!delta.ok()) {
-                responder->Fail(delta.status());
-                return;
-              }
-              v1::LoadConfigReply reply;
-              reply.set_delta(*delta);
-              for (std::string& w : warnings) reply.add_warnings(std::move(w));
-              responder->Send(std::move(reply));
-            },
-            std::chrono::milliseconds(r.confirm_ms()));
+        Reload(r.file(), r.dry_run(), ReplyWithDelta(std::move(out)),
+               std::chrono::milliseconds(r.confirm_ms()));
       });
   if (!s.ok()) return s;
   if (s = RegisterCommitService(); !s.ok()) return s;

@@ -47,6 +47,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ipc/proto/rtrmgr.pb.h"
 #include "ipc/xrl_router.h"
 #include "rtrmgr/config/config.h"
 #include "rtrmgr/process/config_archive.h"
@@ -100,6 +101,8 @@ class RouterManager {
   // from the archive, all or nothing as Reload; the configuration file stays the one a SIGHUP
   // re-reads. Errors: NotFound when the archive has no entry `n`, and Reload's.
   void Rollback(size_t n, ReloadDone done);
+  // The answer to load_config and rollback_config: the delta and warnings, or the error.
+  static ReloadDone ReplyWithDelta(ipc::Responder<v1::LoadConfigReply> out);
   // Stops every process (BGP first, the Finder last). Blocks up to a few seconds per process.
   void Shutdown();
 

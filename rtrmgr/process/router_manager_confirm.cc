@@ -124,19 +124,22 @@ absl::Status RouterManager::RegisterCommitService() {
           absl::StrCat("n: want 1 to ", ConfigArchive::kKeep - 1, " commits back")));
       return;
     }
-    auto responder = std::make_shared<ipc::Responder<v1::LoadConfigReply>>(std::move(out));
-    Rollback(r.n(),
-             [responder](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
-               if (!delta.ok()) {
-                 responder->Fail(delta.status());
-                 return;
-               }
-               v1::LoadConfigReply reply;
-               reply.set_delta(*delta);
-               for (std::string& w : warnings) reply.add_warnings(std::move(w));
-               responder->Send(std::move(reply));
-             });
+    Rollback(r.n(), ReplyWithDelta(std::move(out)));
   });
+}
+
+RouterManager::ReloadDone RouterManager::ReplyWithDelta(ipc::Responder<v1::LoadConfigReply> out) {
+  auto responder = std::make_shared<ipc::Responder<v1::LoadConfigReply>>(std::move(out));
+  return [responder](absl::StatusOr<std::string> delta, std::vector<std::string> warnings) {
+    if (!delta.ok()) {
+      responder->Fail(delta.status());
+      return;
+    }
+    v1::LoadConfigReply reply;
+    reply.set_delta(*delta);
+    for (std::string& w : warnings) reply.add_warnings(std::move(w));
+    responder->Send(std::move(reply));
+  };
 }
 
 }  // namespace sluice::rtrmgr
