@@ -55,7 +55,7 @@ int RunCall(const std::vector<std::string>& args, Context& context) {
     if (args[i] == "-f" && i + 1 < args.size()) {
       file = args[++i];
     } else if (args[i] == "-h" || args[i] == "--help") {
-      *context.out << "usage: sluice call 'XRL'...  |  sluice call -f FILE\n";
+      *context.out << Usage(*FindCommand("call"));
       return kOk;
     } else if (!args[i].empty() && args[i][0] == '-') {
       *context.err << "sluice call: unknown option " << args[i] << "\n";
@@ -65,7 +65,7 @@ int RunCall(const std::vector<std::string>& args, Context& context) {
     }
   }
   if (file.has_value() == !xrls.empty()) {
-    *context.err << "usage: sluice call 'XRL'...  |  sluice call -f FILE\n";
+    *context.err << Usage(*FindCommand("call"));
     return kUsage;
   }
   XrlClient client(context.finder_address, context.timeout_ms);

@@ -1,7 +1,15 @@
 #pragma once
 // The `sluice` CLI's subcommands. Each is a function over its arguments and a context; main.cc
 // dispatches on the first word. To add one (e.g. `sluice show bgp peers`), write a Run function
-// in its own file and add a row to Commands() in commands.cc.
+// in its own file and add a row to Commands() in commands.cc, with its forms.
+//
+// A form is one line of syntax, the grammar that `sluice help`, the interactive shell's tab
+// completion and `?` help are all generated from:
+//   word          a keyword, typed as is ("show", "bgp", "peers", "--json")
+//   WORD          a value the user supplies (ADDR, PREFIX, FILE, N, ...)
+//   [ ... ]       optional
+//   { a | b }     exactly one of the alternatives; inside [ ], [ a | b ] is at most one
+// Tokens are separated by spaces, brackets and braces included: "show route [ ipv4 | ipv6 ]".
 
 #include <iosfwd>
 #include <string>
@@ -22,14 +30,24 @@ inline constexpr int kOk = 0;
 inline constexpr int kFailed = 1;  // a call or lookup failed
 inline constexpr int kUsage = 2;   // bad command line
 
+struct Form {
+  const char* syntax;  // "show bgp neighbor ADDR [ received-routes | advertised-routes ]"
+  const char* help;    // one line: what it prints or does
+};
+
 struct Command {
-  const char* name;     // "call"
-  const char* usage;    // "call [-f FILE | 'XRL'...]"
-  const char* summary;  // one line for `sluice help`
+  const char* name;         // "show": the first word of every form
+  const char* summary;      // one line for `sluice help`
+  std::vector<Form> forms;  // every way to call it
   int (*run)(const std::vector<std::string>& args, Context& context);
 };
 
 const std::vector<Command>& Commands();
+
+// "usage: sluice FORM\n       sluice FORM\n..." for one command, to print on a usage error.
+std::string Usage(const Command& command);
+// The command named `name`; nullptr if none.
+const Command* FindCommand(const std::string& name);
 
 // The subcommands.
 int RunCall(const std::vector<std::string>& args, Context& context);

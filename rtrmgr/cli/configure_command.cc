@@ -23,8 +23,6 @@ namespace sluice::rtrmgr::cli {
 
 namespace {
 
-constexpr char kUsageText[] =
-    "usage: sluice configure load FILE [--check | --confirm MINUTES] | confirm | rollback [N]\n";
 // The longest --confirm: one day.
 constexpr double kMaxConfirmMinutes = 24 * 60;
 
@@ -54,7 +52,7 @@ int Load(const std::vector<std::string>& args, Context& c) {
     }
     q.set_confirm_ms(std::max<uint64_t>(1, static_cast<uint64_t>(minutes * 60000)));
   } else if (args.size() != 2) {
-    *c.err << kUsageText;
+    *c.err << Usage(*FindCommand("configure"));
     return kUsage;
   }
   char resolved[4096];
@@ -98,7 +96,7 @@ int RunConfigure(const std::vector<std::string>& args, Context& c) {
   if (args.size() >= 2 && args[0] == "load") return Load(args, c);
   if (args.size() == 1 && args[0] == "confirm") return Confirm(c);
   if (!args.empty() && args[0] == "rollback") return Rollback(args, c);
-  *c.err << kUsageText;
+  *c.err << Usage(*FindCommand("configure"));
   return kUsage;
 }
 

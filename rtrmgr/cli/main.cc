@@ -5,14 +5,17 @@
 //   sluice call 'finder://rib/common/1.0/get_status'
 //   sluice call -f calls.txt
 //   sluice targets
+//   sluice show --help
 //
-// Exit status: 0 success, 1 a call failed (the error is printed), 2 bad command line.
+// Exit status: 0 success (and --help, --version), 1 a call failed (the error is printed), 2 bad
+// command line.
 
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
 #include "ipc/rundir.h"
 #include "net/log.h"
 #include "net/version.h"
@@ -20,19 +23,51 @@
 
 namespace {
 
-using sluice::rtrmgr::cli::Commands;
+namespace cli = sluice::rtrmgr::cli;
 
-int Help(std::ostream& out, int code) {
-  out << "usage: sluice [--finder unix:/PATH|tcp:127.0.0.1:PORT] [--timeout MS] COMMAND [ARGS]\n"
-      << "       sluice --version\n"
-      << "commands:\n";
-  for (const auto& command : Commands()) {
-    out << "  " << command.usage << "\n      " << command.summary << "\n";
+std::string CommandList() {
+  std::string out = "Commands:\n";
+  for (const cli::Command& command : cli::Commands()) {
+    absl::StrAppend(&out, "  ", command.name, "  ", command.summary, "\n");
+    for (const cli::Form& form : command.forms) {
+      absl::StrAppend(&out, "      sluice ", form.syntax, "\n");
+    }
   }
-  out << "The Finder defaults to $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock "
-         "($SLUICE_RUNDIR defaults to /run/sluice for root, $XDG_RUNTIME_DIR/sluice otherwise).\n"
-         "Your rights come from your Unix groups: sluice-ops may read, sluice-admin may change.\n";
-  return code;
+  absl::StrAppend(
+      &out,
+      "\nThe Finder defaults to $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock "
+      "($SLUICE_RUNDIR defaults to /run/sluice for root, $XDG_RUNTIME_DIR/sluice otherwise).\n"
+      "Your rights come from your Unix groups: sluice-ops may read, sluice-admin may change.\n"
+      "`sluice COMMAND --help` shows one command's forms.");
+  return out;
+}
+
+bool AsksForHelp(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+// Runs COMMAND ARGS...; `help` and `COMMAND --help` print usage and succeed.
+int Dispatch(const std::vector<std::string>& words, cli::Context& context, CLI::App& app) {
+  if (words.empty() || words[0] == "help") {
+    (words.empty() ? std::cerr : std::cout) << app.help();
+    return words.empty() ? cli::kUsage : cli::kOk;
+  }
+  const cli::Command* command = cli::FindCommand(words[0]);
+  if (command == nullptr) {
+    std::cerr << "sluice: unknown " << (words[0][0] == '-' ? "option " : "command ") << words[0]
+              << "\n"
+              << app.help();
+    return cli::kUsage;
+  }
+  const std::vector<std::string> args(words.begin() + 1, words.end());
+  if (AsksForHelp(args)) {
+    std::cout << command->summary << "\n" << cli::Usage(*command);
+    return cli::kOk;
+  }
+  return command->run(args, context);
 }
 
 }  // namespace
@@ -42,37 +77,25 @@ int main(int argc, char** argv) {
   if (std::getenv("SLUICE_LOG_LEVEL") == nullptr) {
     sluice::net::SetLogLevel(sluice::net::LogLevel::kError);  // the CLI prints its own errors
   }
-  sluice::rtrmgr::cli::Context context{sluice::ipc::DefaultFinderAddress(), 5000, &std::cout,
-                                       &std::cerr};
-  int i = 1;
-  for (; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--finder" && i + 1 < argc) {
-      context.finder_address = argv[++i];
-    } else if (arg == "--timeout" && i + 1 < argc) {
-      context.timeout_ms = std::atoi(argv[++i]);
-      if (context.timeout_ms <= 0) {
-        std::cerr << "sluice: --timeout wants a positive number of milliseconds\n";
-        return sluice::rtrmgr::cli::kUsage;
-      }
-    } else if (arg == "--help" || arg == "-h" || arg == "help") {
-      return Help(std::cout, sluice::rtrmgr::cli::kOk);
-    } else if (arg == "--version") {
-      sluice::net::PrintVersion("sluice");
-      return sluice::rtrmgr::cli::kOk;
-    } else if (!arg.empty() && arg[0] == '-') {
-      std::cerr << "sluice: unknown option " << arg << "\n";
-      return Help(std::cerr, sluice::rtrmgr::cli::kUsage);
-    } else {
-      break;
-    }
+  cli::Context context{sluice::ipc::DefaultFinderAddress(), 5000, &std::cout, &std::cerr};
+  CLI::App app{"sluice: the Sluice router's operator and scripting CLI", "sluice"};
+  app.prefix_command();
+  app.footer(CommandList());
+  app.add_option("--finder", context.finder_address,
+                 "the Finder: unix:/PATH or tcp:127.0.0.1:PORT");
+  app.add_option("--timeout", context.timeout_ms, "milliseconds for each call")
+      ->check(CLI::Range(1, 3600 * 1000));
+  bool version = false;
+  app.add_flag("--version", version, "print the version and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? cli::kOk : cli::kUsage;
   }
-  if (i >= argc) return Help(std::cerr, sluice::rtrmgr::cli::kUsage);
-  std::string name = argv[i];
-  std::vector<std::string> args(argv + i + 1, argv + argc);
-  for (const auto& command : Commands()) {
-    if (name == command.name) return command.run(args, context);
+  if (version) {
+    sluice::net::PrintVersion("sluice");
+    return cli::kOk;
   }
-  std::cerr << "sluice: unknown command " << name << "\n";
-  return Help(std::cerr, sluice::rtrmgr::cli::kUsage);
+  return Dispatch(app.remaining(), context, app);
 }

@@ -32,8 +32,7 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
   const std::string verb = args.empty() ? "" : args[0];
   const std::string point = args.size() > 1 ? args[1] : "";
   if (verb.empty() || (verb != "list" && point.empty()) || args.size() > 2) {
-    *c.err << "usage: sluice profile list | enable|disable|get|clear POINT  [on PROCESS] "
-              "[--json]\n";
+    *c.err << Usage(*FindCommand("profile"));
     return kUsage;
   }
   SyncClient client(c.finder_address, c.timeout_ms);

@@ -374,10 +374,7 @@ int RunShow(const std::vector<std::string>& all_args, Context& context) {
     }
   }
   const auto usage = [&] {
-    *context.err << "usage: sluice show bgp peers | bgp routes [PREFIX] [peer ADDR] [in|out] | "
-                    "bgp damping [peer ADDR] [suppressed] | "
-                    "route [ipv4|ipv6] [PREFIX] | fib | interfaces | plumbing PROCESS | "
-                    "processes | configuration  [--json]\n";
+    *context.err << Usage(*FindCommand("show"));
     return kUsage;
   };
   if (args.empty()) return usage();

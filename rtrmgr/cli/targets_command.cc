@@ -15,7 +15,7 @@ namespace sluice::rtrmgr::cli {
 
 int RunTargets(const std::vector<std::string>& args, Context& context) {
   if (!args.empty()) {
-    *context.err << "usage: sluice targets\n";
+    *context.err << Usage(*FindCommand("targets"));
     return kUsage;
   }
   XrlClient client(context.finder_address, context.timeout_ms);
