@@ -76,6 +76,22 @@ std::string DefaultFinderAddress() {
   return absl::StrCat("unix:", RunDir(), "/finder.sock");
 }
 
+std::string ClientFinderAddress(const std::string& system_run_dir) {
+  const char* finder = std::getenv("SLUICE_FINDER");
+  const char* dir = std::getenv("SLUICE_RUNDIR");
+  if ((finder != nullptr && finder[0] != '\0') || (dir != nullptr && dir[0] != '\0')) {
+    return DefaultFinderAddress();
+  }
+  const auto is_socket = [](const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+  };
+  const std::string own = RunDir() + "/finder.sock";
+  const std::string system = system_run_dir + "/finder.sock";
+  if (!is_socket(own) && is_socket(system)) return "unix:" + system;
+  return "unix:" + own;
+}
+
 absl::StatusOr<std::string> GrpcTarget(std::string_view endpoint) {
   if (endpoint.substr(0, 6) == "unix:/") return std::string(endpoint);
   if (endpoint.substr(0, 4) == "tcp:") {

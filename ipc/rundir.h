@@ -37,8 +37,13 @@ absl::Status EnsureRunDir(const std::string& dir, mode_t mode = 0755);
 std::string SocketDir();
 // EnsureRunDir(SocketDir(), 0700).
 absl::Status EnsureSocketDir();
-// $SLUICE_FINDER, or "unix:" + RunDir() + "/finder.sock".
+// $SLUICE_FINDER, or "unix:" + RunDir() + "/finder.sock": where a Finder listens.
 std::string DefaultFinderAddress();
+// The Finder a client (the `sluice` CLI) talks to: $SLUICE_FINDER; else, with $SLUICE_RUNDIR set,
+// DefaultFinderAddress(); else the caller's own run directory's Finder when its socket exists,
+// or else the system router's (`system_run_dir`/finder.sock) when that socket exists, so that an
+// operator in group sluice-ops reaches the service without options; else DefaultFinderAddress().
+std::string ClientFinderAddress(const std::string& system_run_dir = "/run/sluice");
 
 // The gRPC channel target for an endpoint: "unix:/p" -> "unix:/p", "tcp:H:P" -> "ipv4:H:P"
 // (or "ipv6:[H]:P"). Errors: InvalidArgument naming the endpoint.

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   if (std::getenv("SLUICE_LOG_LEVEL") == nullptr) {
     sluice::net::SetLogLevel(sluice::net::LogLevel::kError);  // the CLI prints its own errors
   }
-  cli::Context context{sluice::ipc::DefaultFinderAddress(), 5000, &std::cout, &std::cerr};
+  cli::Context context{sluice::ipc::ClientFinderAddress(), 5000, &std::cout, &std::cerr};
   CLI::App app{"sluice: the Sluice router's operator and scripting CLI", "sluice"};
   app.prefix_command();
   app.footer(CommandList());
