@@ -1,0 +1,84 @@
+#include "bgp/rpki/route_origin.h"
+
+#include <algorithm>
+
+namespace sluice::bgp::rpki {
+
+const char* RpkiStateName(RpkiState state) {
+  switch (state) {
+    case RpkiState::kValid:
+      return "valid";
+    case RpkiState::kInvalid:
+      return "invalid";
+    case RpkiState::kNotFound:
+      break;
+  }
+  return "not-found";
+}
+
+std::optional<uint32_t> RouteOriginAs(const AsPath& path, uint32_t local_as) {
+  std::optional<uint32_t> origin = local_as;  // an empty path: originated by this speaker
+  for (AsPath::Segment s : path.segments()) {
+    switch (s.type) {
+      case SegmentType::kSequence:
+        origin = s.asns.empty() ? std::optional<uint32_t>(local_as) : s.asns.back();
+        break;
+      case SegmentType::kSet:
+        origin = std::nullopt;
+        break;
+      default:  // AS_CONFED_SEQUENCE, AS_CONFED_SET: inside our confederation
+        origin = local_as;
+        break;
+    }
+  }
+  return origin;
+}
+
+bool VrpTable::Add(const Vrp& vrp) {
+  if (vrp.max_length < vrp.prefix.length() || vrp.max_length > vrp.prefix.max_length()) {
+    return false;
+  }
+  const Authorisation a{vrp.max_length, vrp.asn};
+  std::vector<Authorisation>* list = vrps_.find_value(vrp.prefix);
+  if (list == nullptr) {
+    vrps_.insert(vrp.prefix, {a});
+  } else if (std::find(list->begin(), list->end(), a) != list->end()) {
+    return false;
+  } else {
+    list->push_back(a);
+  }
+  ++(vrp.prefix.is_v4() ? size_v4_ : size_v6_);
+  return true;
+}
+
+bool VrpTable::Remove(const Vrp& vrp) {
+  std::vector<Authorisation>* list = vrps_.find_value(vrp.prefix);
+  if (list == nullptr) return false;
+  auto it = std::find(list->begin(), list->end(), Authorisation{vrp.max_length, vrp.asn});
+  if (it == list->end()) return false;
+  list->erase(it);
+  if (list->empty()) vrps_.erase(vrp.prefix);
+  --(vrp.prefix.is_v4() ? size_v4_ : size_v6_);
+  return true;
+}
+
+void VrpTable::Clear() {
+  vrps_.clear();
+  size_v4_ = size_v6_ = 0;
+}
+
+RpkiState VrpTable::Validate(const net::Prefix& prefix, std::optional<uint32_t> origin) {
+  bool covered = false;
+  for (auto it = vrps_.longest_match(prefix); it != vrps_.end();
+       it = vrps_.find_less_specific(it.key())) {
+    covered = true;
+    for (const Authorisation& a : it.value()) {
+      if (origin.has_value() && a.asn != 0 && a.asn == *origin && prefix.length() <= a.max_length) {
+        return RpkiState::kValid;
+      }
+    }
+  }
+  return covered ? RpkiState::kInvalid : RpkiState::kNotFound;
+}
+
+}  // namespace sluice::bgp::rpki
