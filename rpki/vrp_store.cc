@@ -75,4 +75,15 @@ size_t VrpStore::CacheSize(CacheId cache) const {
   return it == by_cache_.end() ? 0 : it->second.size();
 }
 
+bool VrpStore::Holds(CacheId cache, const Vrp& vrp) const {
+  auto it = by_cache_.find(cache);
+  return it != by_cache_.end() && it->second.contains(vrp);
+}
+
+std::vector<Vrp> VrpStore::CacheVrps(CacheId cache) const {
+  auto it = by_cache_.find(cache);
+  if (it == by_cache_.end()) return {};
+  return std::vector<Vrp>(it->second.begin(), it->second.end());
+}
+
 }  // namespace sluice::rpki

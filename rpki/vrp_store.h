@@ -59,8 +59,13 @@ class VrpStore {
   bool Contains(const Vrp& vrp) const { return holders_.contains(vrp); }
   size_t size_v4() const { return size_v4_; }
   size_t size_v6() const { return size_v6_; }
+  size_t size() const { return size_v4_ + size_v6_; }
   // VRPs `cache` holds now.
   size_t CacheSize(CacheId cache) const;
+  // Whether `cache` holds `vrp`.
+  bool Holds(CacheId cache, const Vrp& vrp) const;
+  // Every VRP `cache` holds, in no particular order.
+  std::vector<Vrp> CacheVrps(CacheId cache) const;
 
  private:
   void Enter(const Vrp& vrp);

@@ -6,39 +6,13 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "tests/rpki/cache_pdus.h"
+
 namespace sluice::rpki::rtr {
 namespace {
 
-using boost::endian::store_big_u16;
 using boost::endian::store_big_u32;
-
-std::vector<uint8_t> Pdu(uint8_t version, uint8_t type, uint16_t field, std::vector<uint8_t> body) {
-  std::vector<uint8_t> out(8 + body.size());
-  std::copy(body.begin(), body.end(), out.begin() + 8);
-  out[0] = version;
-  out[1] = type;
-  store_big_u16(out.data() + 2, field);
-  store_big_u32(out.data() + 4, static_cast<uint32_t>(8 + body.size()));
-  return out;
-}
-
-std::vector<uint8_t> U32(uint32_t v) {
-  std::vector<uint8_t> out(4);
-  store_big_u32(out.data(), v);
-  return out;
-}
-
-std::vector<uint8_t> Cat(std::initializer_list<std::vector<uint8_t>> parts) {
-  std::vector<uint8_t> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
-std::vector<uint8_t> Ipv4Prefix(uint8_t version, bool announce, uint32_t address, uint8_t length,
-                                uint8_t max_length, uint32_t asn) {
-  return Pdu(version, 4, 0,
-             Cat({{uint8_t(announce ? 1 : 0), length, max_length, 0}, U32(address), U32(asn)}));
-}
+using namespace sluice::rpki::testing;  // NOLINT: the PDU builders
 
 TEST(RtrPduTest, Ipv4PrefixAnnounceAndWithdraw) {
   const auto bytes = Ipv4Prefix(1, true, 0xC0000200, 24, 26, 64496);
@@ -56,10 +30,10 @@ TEST(RtrPduTest, Ipv4PrefixAnnounceAndWithdraw) {
 }
 
 TEST(RtrPduTest, Ipv6Prefix) {
-  const auto bytes = Pdu(1, 6, 0,
-                         Cat({{1, 32, 48, 0},
-                              {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-                              U32(65001)}));
+  const auto bytes = RawPdu(1, 6, 0,
+                            Cat({{1, 32, 48, 0},
+                                 {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                                 U32(65001)}));
   Decoded d = Decode(bytes, 1);
   ASSERT_EQ(d.kind, Decoded::kPdu) << d.what;
   const auto& p = std::get<PrefixPdu>(d.pdu);
@@ -76,26 +50,26 @@ TEST(RtrPduTest, NeedsTheWholePdu) {
 }
 
 TEST(RtrPduTest, EndOfDataByVersion) {
-  Decoded d = Decode(Pdu(1, 7, 42, Cat({U32(7), U32(3600), U32(600), U32(7200)})), 1);
+  Decoded d = Decode(RawPdu(1, 7, 42, Cat({U32(7), U32(3600), U32(600), U32(7200)})), 1);
   ASSERT_EQ(d.kind, Decoded::kPdu) << d.what;
   const auto& e = std::get<EndOfData>(d.pdu);
   EXPECT_EQ(e.session_id, 42);
   EXPECT_EQ(e.serial, 7u);
   ASSERT_TRUE(e.intervals.has_value());
   EXPECT_EQ(e.intervals->expire, 7200u);
-  d = Decode(Pdu(0, 7, 42, U32(7)), 0);
+  d = Decode(RawPdu(0, 7, 42, U32(7)), 0);
   ASSERT_EQ(d.kind, Decoded::kPdu) << d.what;
   EXPECT_FALSE(std::get<EndOfData>(d.pdu).intervals.has_value());
   // A version 0 End of Data in a version 1 session.
-  EXPECT_EQ(Decode(Pdu(0, 7, 42, U32(7)), 1).error, ErrorCode::kUnexpectedProtocolVersion);
+  EXPECT_EQ(Decode(RawPdu(0, 7, 42, U32(7)), 1).error, ErrorCode::kUnexpectedProtocolVersion);
 }
 
 TEST(RtrPduTest, ErrorReportOfAnOlderVersionNegotiates) {
-  const auto bytes = Pdu(0, 10, 4,
-                         Cat({U32(8),
-                              EncodeResetQuery(1),
-                              U32(11),
-                              {'o', 'n', 'l', 'y', ' ', 'v', 'e', 'r', 's', 'i', 'o'}}));
+  const auto bytes = RawPdu(0, 10, 4,
+                            Cat({U32(8),
+                                 EncodeResetQuery(1),
+                                 U32(11),
+                                 {'o', 'n', 'l', 'y', ' ', 'v', 'e', 'r', 's', 'i', 'o'}}));
   Decoded d = Decode(bytes, 1);
   ASSERT_EQ(d.kind, Decoded::kPdu) << d.what;
   EXPECT_EQ(d.version, 0);
@@ -107,21 +81,21 @@ TEST(RtrPduTest, ErrorReportOfAnOlderVersionNegotiates) {
 TEST(RtrPduTest, MalformedPdusAreErrorsWithTheRightCode) {
   EXPECT_EQ(Decode(Ipv4Prefix(1, true, 0, 33, 33, 1), 1).error, ErrorCode::kCorruptData);
   EXPECT_EQ(Decode(Ipv4Prefix(1, true, 0, 24, 16, 1), 1).error, ErrorCode::kCorruptData);
-  EXPECT_EQ(Decode(Pdu(1, 4, 0, {1, 8, 8, 0}), 1).error, ErrorCode::kCorruptData);  // short
-  EXPECT_EQ(Decode(Pdu(2, 4, 0, {}), 1).error, ErrorCode::kUnsupportedProtocolVersion);
-  EXPECT_EQ(Decode(Pdu(1, 5, 0, {}), 1).error, ErrorCode::kUnsupportedPduType);
-  EXPECT_EQ(Decode(Pdu(1, 2, 0, {}), 1).error, ErrorCode::kInvalidRequest);
-  EXPECT_EQ(Decode(Pdu(0, 9, 0, std::vector<uint8_t>(30)), 0).error,
+  EXPECT_EQ(Decode(RawPdu(1, 4, 0, {1, 8, 8, 0}), 1).error, ErrorCode::kCorruptData);  // short
+  EXPECT_EQ(Decode(RawPdu(2, 4, 0, {}), 1).error, ErrorCode::kUnsupportedProtocolVersion);
+  EXPECT_EQ(Decode(RawPdu(1, 5, 0, {}), 1).error, ErrorCode::kUnsupportedPduType);
+  EXPECT_EQ(Decode(RawPdu(1, 2, 0, {}), 1).error, ErrorCode::kInvalidRequest);
+  EXPECT_EQ(Decode(RawPdu(0, 9, 0, std::vector<uint8_t>(30)), 0).error,
             ErrorCode::kUnsupportedPduType);  // no Router Keys in version 0
   // Lengths: below the header, above the bound, an Error Report that does not add up.
-  std::vector<uint8_t> tiny = Pdu(1, 8, 0, {});
+  std::vector<uint8_t> tiny = RawPdu(1, 8, 0, {});
   store_big_u32(tiny.data() + 4, 4);
   EXPECT_EQ(Decode(tiny, 1).error, ErrorCode::kCorruptData);
-  std::vector<uint8_t> huge = Pdu(1, 8, 0, {});
+  std::vector<uint8_t> huge = RawPdu(1, 8, 0, {});
   store_big_u32(huge.data() + 4, kMaxPduLength + 1);
   EXPECT_EQ(Decode(huge, 1).error, ErrorCode::kCorruptData);
-  EXPECT_EQ(Decode(Pdu(1, 10, 0, Cat({U32(100), U32(0)})), 1).error, ErrorCode::kCorruptData);
-  EXPECT_EQ(Decode(Pdu(1, 10, 0, Cat({U32(0), U32(5)})), 1).error, ErrorCode::kCorruptData);
+  EXPECT_EQ(Decode(RawPdu(1, 10, 0, Cat({U32(100), U32(0)})), 1).error, ErrorCode::kCorruptData);
+  EXPECT_EQ(Decode(RawPdu(1, 10, 0, Cat({U32(0), U32(5)})), 1).error, ErrorCode::kCorruptData);
 }
 
 TEST(RtrPduTest, QueriesAndErrorReportsWeSend) {
