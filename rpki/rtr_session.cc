@@ -50,6 +50,13 @@ RtrSession::Output RtrSession::Connected(Clock::time_point now) {
 }
 
 void RtrSession::Disconnected() {
+  if (state_ == State::kSyncing && !in_response_) {
+    // The cache closed rather than answer our Serial Query (stayrtr does so for a session id
+    // it does not know, e.g. after it restarted): ask for the whole set next time. The answer
+    // replaces our data without withdrawing what is still there.
+    session_id_.reset();
+    serial_.reset();
+  }
   state_ = State::kIdle;
   buffer_.clear();
   in_response_ = false;

@@ -13,7 +13,8 @@
 //
 // Errors: a malformed or unexpected PDU, a withdrawal of a VRP the cache never announced (code
 // 6) or a duplicate announcement (code 7) answer an Error Report and close the session; the
-// data of earlier responses stays until it expires. An Error Report from the cache closes it
+// data of earlier responses stays until it expires, and the next connection asks for the whole
+// set (Reset Query). An Error Report from the cache closes it
 // too, except that "Unsupported Protocol Version" with an older version switches this session
 // to that version for the next connection (§7). Never throws.
 
@@ -60,7 +61,7 @@ class RtrSession {
   // Octets from the cache, any amount; whole PDUs are handled, the rest kept for later.
   Output Received(std::span<const uint8_t> octets, Clock::time_point now);
   // The connection closed or failed; a response in progress is dropped. Data stays until it
-  // expires.
+  // expires. A Serial Query left unanswered makes the next query a Reset Query.
   void Disconnected();
   // The next time Tick must be called (refresh, query timeout or expiry); nullopt: none due.
   std::optional<Clock::time_point> Deadline() const;

@@ -85,6 +85,15 @@ TEST_F(RtrSessionTest, ReconnectAsksForChangesSinceOurSerial) {
   EXPECT_EQ(store_.size(), 2u);
 }
 
+TEST_F(RtrSessionTest, ASerialQueryTheCacheClosedOnIsFollowedByAReset) {
+  Sync(7, 5);
+  session_.Disconnected();
+  ASSERT_EQ(session_.Connected(now_).send.size(), 12u);  // Serial Query
+  session_.Disconnected();                               // closed without an answer
+  EXPECT_EQ(session_.Connected(now_).send.size(), 8u);   // Reset Query
+  EXPECT_EQ(store_.size(), 2u);                          // the data stays meanwhile
+}
+
 TEST_F(RtrSessionTest, CacheResetReplacesTheSetWithoutAStorm) {
   Sync(7, 1);
   session_.Tick(now_ + seconds(60));  // refresh: Serial Query
@@ -111,8 +120,9 @@ TEST_F(RtrSessionTest, UnknownWithdrawalAndDuplicateAnnouncementAreErrors) {
   EXPECT_EQ(e.send[3], 6);       // Withdrawal of Unknown Record
   EXPECT_EQ(store_.size(), 2u);  // earlier data stays
   session_.Disconnected();
-  session_.Connected(now_);
-  Feed(CacheResponse(1, 7));
+  Sync(8, 1);  // after an error, a Reset Query: the whole set again
+  Feed(SerialNotify(1, 8, 2));
+  Feed(CacheResponse(1, 8));
   e = Feed(Ipv4Prefix(1, true, k192, 24, 24, 64496));
   EXPECT_TRUE(e.close);
   EXPECT_EQ(e.send[3], 7);  // Duplicate Announcement Received

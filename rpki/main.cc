@@ -1,0 +1,181 @@
+// sluice-rpki: RTR sessions to RPKI caches (RFC 8210, and RFC 6810 by negotiation) and the VRP
+// set they give, served as rpki/1.0 (ipc/proto/rpki.proto). Flags and signals here; CacheSet
+// (cache_set.h) runs the sessions, VrpStore (vrp_store.h) holds the union, VrpPublisher
+// (vrp_publisher.h) sends it to subscribers (sluice-bgp), ServeRpki (rpki_xrl.h) answers.
+//
+//   sluice-rpki [--finder ENDPOINT] [--instance NAME] [--cache ADDRESS[:PORT][/PREFERENCE]]...
+//               [--refresh S] [--retry S] [--expire S]
+//
+// Prints "ready INSTANCE" once registered with the Finder. SIGINT/SIGTERM or common/1.0/shutdown
+// stop it; subscribers keep the VRPs they have (DESIGN.md § Restarts) until a new sluice-rpki's
+// dump replaces them.
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "ipc/process_security.h"
+#include "ipc/random.h"
+#include "ipc/run_loop.h"
+#include "ipc/xrl_router.h"
+#include "net/log.h"
+#include "net/version.h"
+#include "rpki/cache_set.h"
+#include "rpki/rpki_xrl.h"
+#include "rpki/vrp_publisher.h"
+#include "rpki/vrp_store.h"
+
+namespace sluice::rpki {
+namespace {
+
+struct Flags {
+  ipc::RouterOptions router;
+  std::string instance = "rpki";
+  std::vector<std::string> caches;
+  rtr::Intervals intervals;
+};
+
+// "ADDRESS[:PORT][/PREFERENCE]"; an IPv6 address with a port in brackets: "[::1]:8323".
+absl::StatusOr<CacheConfig> ParseCache(const std::string& text, const rtr::Intervals& intervals) {
+  const auto bad = [&text](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("--cache ", text, ": ", why));
+  };
+  CacheConfig c;
+  c.intervals = intervals;
+  std::string rest = text;
+  if (size_t slash = rest.rfind('/'); slash != std::string::npos) {
+    uint32_t preference = 0;
+    if (!absl::SimpleAtoi(rest.substr(slash + 1), &preference) || preference > 255) {
+      return bad("the preference is a number 0..255");
+    }
+    c.preference = static_cast<uint8_t>(preference);
+    rest.resize(slash);
+  }
+  std::string address = rest;
+  uint32_t port = 323;
+  const size_t colon = rest.rfind(':');
+  const bool bracketed = !rest.empty() && rest[0] == '[';
+  if (bracketed || (colon != std::string::npos && rest.find(':') == colon)) {
+    const size_t close = bracketed ? rest.find(']') : colon;
+    if (bracketed && (close == std::string::npos)) return bad("no closing ]");
+    address = bracketed ? rest.substr(1, close - 1) : rest.substr(0, colon);
+    const size_t port_at = bracketed ? close + 1 : colon;
+    if (port_at < rest.size()) {
+      if (rest[port_at] != ':' || !absl::SimpleAtoi(rest.substr(port_at + 1), &port) || port == 0 ||
+          port > 65535) {
+        return bad("the port is a number 1..65535");
+      }
+    }
+  }
+  auto parsed = net::IPAddress::Parse(address);
+  if (!parsed.ok()) return bad("not an IP address");
+  c.address = *parsed;
+  c.port = static_cast<uint16_t>(port);
+  return c;
+}
+
+int Run(const Flags& flags) {
+  boost::asio::io_context io;
+  ipc::XrlRouter router(io, "rpki", flags.instance, flags.router);
+  VrpStore store;
+  uint64_t epoch = 0;
+  const std::string random = ipc::RandomOctets(sizeof epoch);
+  std::memcpy(&epoch, random.data(), sizeof epoch);
+  VrpPublisher publisher(&router, &store, epoch);
+  CacheSet caches(io, &store, [&publisher] { publisher.Flush(); });
+  if (absl::Status s = ServeRpki(router, caches, store, publisher); !s.ok()) {
+    std::cerr << "sluice-rpki: " << s.message() << "\n";
+    return 1;
+  }
+  for (const std::string& text : flags.caches) {
+    absl::StatusOr<CacheConfig> c = ParseCache(text, flags.intervals);
+    absl::Status s = c.ok() ? caches.Add(*c) : c.status();
+    if (!s.ok()) {
+      std::cerr << "sluice-rpki: " << s.message() << "\n";
+      return 2;
+    }
+  }
+  bool stopping = false;
+  auto shutdown = [&](const std::string& why) {
+    if (stopping) return;
+    stopping = true;
+    router.SetStatus(common::v1::SHUTDOWN, why);
+    SLUICE_LOG(kInfo) << why << ": shutting down";
+    io.stop();
+  };
+  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& error, int signal) {
+    if (!error) shutdown(absl::StrCat("signal ", signal));
+  });
+  router.OnReady([&](absl::Status status) {
+    if (!status.ok()) {
+      SLUICE_LOG(kWarning) << "Finder: " << status.message() << " (still trying)";
+      return;
+    }
+    router.SetStatus(common::v1::READY);
+    std::cout << "ready " << router.instance_name() << std::endl;
+  });
+  if (absl::Status s = router.Start(); !s.ok()) {
+    std::cerr << "sluice-rpki: " << s.message() << "\n";
+    return 1;
+  }
+  ipc::RunLoop(io);
+  return 0;
+}
+
+}  // namespace
+}  // namespace sluice::rpki
+
+int main(int argc, char** argv) {
+  sluice::net::SetLogTag("rpki");
+  // Before any thread: umask, non-dumpable, the inherited class credential.
+  if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
+    std::cerr << "sluice-rpki: " << status.message() << "\n";
+    return 1;
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+  sluice::rpki::Flags flags;
+  CLI::App app{"sluice-rpki: RTR sessions to RPKI caches and the VRP set, served as rpki/1.0",
+               "sluice-rpki"};
+  app.add_option("--finder", flags.router.finder_address,
+                 "the Finder (default unix:$SLUICE_RUNDIR/finder.sock)");
+  app.add_option("--instance", flags.instance, "our instance name")->capture_default_str();
+  app.add_option("--cache", flags.caches,
+                 "a cache: ADDRESS[:PORT][/PREFERENCE] (port 323, preference 0 by default; "
+                 "lower is preferred); also rpki/1.0/add_cache");
+  app.add_option("--refresh", flags.intervals.refresh,
+                 "seconds between Serial Queries until a cache sends its own")
+      ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app.add_option("--retry", flags.intervals.retry, "seconds before retrying a failed query")
+      ->check(CLI::Range(1, 7200))
+      ->capture_default_str();
+  app.add_option("--expire", flags.intervals.expire,
+                 "seconds a cache's VRPs stay without a successful query")
+      ->check(CLI::Range(600, 172800))
+      ->capture_default_str();
+  bool version = false;
+  app.add_flag("--version", version, "print the version and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (version) {
+    sluice::net::PrintVersion("sluice-rpki");
+    return 0;
+  }
+  if (!sluice::rpki::rtr::IntervalsValid(flags.intervals)) {
+    std::cerr << "sluice-rpki: --expire must be above --refresh and --retry (RFC 8210 §6)\n";
+    return 2;
+  }
+  return sluice::rpki::Run(flags);
+}

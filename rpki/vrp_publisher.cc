@@ -1,0 +1,106 @@
+#include "rpki/vrp_publisher.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "ipc/method.h"
+#include "ipc/proto/rpki_client.pb.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+
+namespace sluice::rpki {
+namespace {
+
+namespace client_v1 = ::sluice::rpki_client::v1;
+const ipc::Method<client_v1::VrpChangesRequest, client_v1::VrpChangesReply> kVrpChanges{
+    "rpki_client/1.0/vrp_changes"};
+
+void AddVrps(const std::vector<Vrp>& vrps, size_t from, size_t to,
+             google::protobuf::RepeatedPtrField<rpki::v1::Vrp>* out) {
+  out->Reserve(static_cast<int>(to - from));
+  for (size_t i = from; i < to; ++i) {
+    rpki::v1::Vrp* v = out->Add();
+    ipc::ToProto(vrps[i].prefix, v->mutable_prefix());
+    v->set_max_length(vrps[i].max_length);
+    v->set_asn(vrps[i].asn);
+  }
+}
+
+}  // namespace
+
+VrpPublisher::VrpPublisher(ipc::XrlRouter* router, VrpStore* store, uint64_t epoch)
+    : router_(router), store_(store), epoch_(epoch) {}
+
+VrpPublisher::~VrpPublisher() {
+  *alive_ = false;
+  for (const auto& [instance, watch] : subscribers_) router_->Unwatch(watch);
+}
+
+void VrpPublisher::Subscribe(const std::string& instance) {
+  Flush();  // the others get what changed before the snapshot is taken
+  if (!subscribers_.contains(instance)) {
+    subscribers_[instance] = router_->WatchInstance(
+        instance, [this, alive = std::weak_ptr<bool>(alive_), instance](const ipc::TargetEvent& e) {
+          if (!alive.expired() && e.kind != ipc::TargetEvent::kBirth) Forget(instance);
+        });
+  }
+  const std::vector<Vrp> all = store_->Snapshot();
+  SLUICE_LOG(kInfo) << instance << " subscribes: sending " << all.size() << " VRPs";
+  size_t from = 0;
+  do {  // an empty set is one empty batch with dump_done
+    const size_t to = std::min(all.size(), from + kBatch);
+    Send(instance, std::vector<Vrp>(all.begin() + from, all.begin() + to), {}, true,
+         to == all.size());
+    from = to;
+  } while (from < all.size());
+}
+
+void VrpPublisher::Flush() {
+  VrpChanges changes = store_->TakeChanges();
+  if (changes.empty() || subscribers_.empty()) return;
+  std::vector<std::string> instances;
+  for (const auto& [instance, watch] : subscribers_) instances.push_back(instance);
+  // Withdrawals first, so no batch boundary shows a VRP twice; each batch is a whole slice.
+  for (const std::string& instance : instances) {
+    for (size_t from = 0; from < changes.withdrawn.size(); from += kBatch) {
+      const size_t to = std::min(changes.withdrawn.size(), from + kBatch);
+      Send(instance, {},
+           std::vector<Vrp>(changes.withdrawn.begin() + from, changes.withdrawn.begin() + to),
+           false, false);
+    }
+    for (size_t from = 0; from < changes.announced.size(); from += kBatch) {
+      const size_t to = std::min(changes.announced.size(), from + kBatch);
+      Send(instance,
+           std::vector<Vrp>(changes.announced.begin() + from, changes.announced.begin() + to), {},
+           false, false);
+    }
+  }
+}
+
+void VrpPublisher::Send(const std::string& instance, const std::vector<Vrp>& announced,
+                        const std::vector<Vrp>& withdrawn, bool full, bool dump_done) {
+  client_v1::VrpChangesRequest r;
+  r.set_epoch(epoch_);
+  r.set_full(full);
+  r.set_dump_done(dump_done);
+  AddVrps(announced, 0, announced.size(), r.mutable_announced());
+  AddVrps(withdrawn, 0, withdrawn.size(), r.mutable_withdrawn());
+  ++batches_sent_;
+  router_->Call(instance, kVrpChanges, std::move(r),
+                [this, alive = std::weak_ptr<bool>(alive_),
+                 instance](absl::StatusOr<client_v1::VrpChangesReply> reply) {
+                  if (alive.expired() || reply.ok()) return;
+                  SLUICE_LOG(kWarning) << "vrp_changes to " << instance << ": "
+                                       << reply.status().message() << "; forgetting it";
+                  Forget(instance);
+                });
+}
+
+void VrpPublisher::Forget(const std::string& instance) {
+  auto it = subscribers_.find(instance);
+  if (it == subscribers_.end()) return;
+  router_->Unwatch(it->second);
+  subscribers_.erase(it);
+}
+
+}  // namespace sluice::rpki
