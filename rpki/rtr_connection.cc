@@ -26,8 +26,7 @@ std::string CacheConfig::Name() const {
 
 RtrConnection::RtrConnection(boost::asio::io_context& io, CacheConfig config, VrpStore* store,
                              VrpStore::CacheId id, std::function<void()> on_event)
-    : io_(io),
-      config_(std::move(config)),
+    : config_(std::move(config)),
       store_(store),
       id_(id),
       on_event_(std::move(on_event)),

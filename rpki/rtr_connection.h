@@ -71,7 +71,6 @@ class RtrConnection {
   void ScheduleReconnect(std::chrono::seconds delay);
   void ArmDeadline();
 
-  boost::asio::io_context& io_;
   CacheConfig config_;
   VrpStore* store_;
   VrpStore::CacheId id_;

@@ -1,6 +1,7 @@
 # Sourced by run.sh and test.sh: installs the Debian 12 packages Sluice needs when missing.
 #   sluice_install_deps build     compilers, libraries, test frameworks
-#   sluice_install_deps peers     BGP daemons and tools used as real peers and oracles
+#   sluice_install_deps peers     BGP daemons, the RPKI cache and tools used as real peers,
+#                                 oracles and terminals (tmux for the shell test, jq)
 #   sluice_ensure_accounts        (root) the system user and groups an installed Sluice has:
 #                                 user sluice (its processes), groups sluice-ops (who may use the
 #                                 CLI, and operators) and sluice-admin (as debian/sysusers.conf)
@@ -10,7 +11,7 @@ SLUICE_BUILD_PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev ccache pkg-con
   libboost-dev libabsl-dev libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libbz2-dev libmnl-dev libssl-dev
   libcap-dev libsystemd-dev libcli11-dev libedit-dev iproute2 openssl python3 dpkg-dev systemd)
-SLUICE_PEER_PKGS=(bird2 frr gobgpd openbgpd exabgp bgpdump gnuplot-nox)
+SLUICE_PEER_PKGS=(bird2 frr gobgpd openbgpd exabgp bgpdump gnuplot-nox stayrtr tmux jq)
 
 sluice_install_deps() {
   local want=() missing=() p
@@ -31,7 +32,7 @@ sluice_install_deps() {
   $sudo apt-get install -y --no-install-recommends "${missing[@]}" ||
     { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${missing[@]}"; }
   # Debian starts these daemons as system services on install; the tests run their own copies.
-  for svc in bird frr openbgpd gobgpd exabgp; do
+  for svc in bird frr openbgpd gobgpd exabgp stayrtr; do
     $sudo systemctl disable --now "$svc" >/dev/null 2>&1 || true
   done
 }

@@ -1,0 +1,261 @@
+// sluice-rpki's parts as its main wires them, with a real Finder, real routers and fake RTR
+// caches on loopback, in one process: rpki/1.0 as the router manager and the CLI use it, and a
+// subscriber (class bgp) receiving rpki_client/1.0/vrp_changes.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+
+#include "ipc/proto/rpki.pb.h"
+#include "ipc/proto/rpki_client.pb.h"
+#include "ipc/types_convert.h"
+#include "ipc/xrl_router.h"
+#include "rpki/cache_set.h"
+#include "rpki/rpki_xrl.h"
+#include "rpki/vrp_publisher.h"
+#include "tests/ipc/finder_thread.h"
+#include "tests/rpki/fake_cache.h"
+
+namespace sluice::rpki {
+namespace {
+
+using ::testing::HasSubstr;
+namespace pb = rpki::v1;
+namespace cpb = rpki_client::v1;
+
+const ipc::Method<pb::AddCacheRequest, pb::AddCacheReply> kAddCache{"rpki/1.0/add_cache"};
+const ipc::Method<pb::DeleteCacheRequest, pb::DeleteCacheReply> kDeleteCache{
+    "rpki/1.0/delete_cache"};
+const ipc::Method<pb::GetStatusRequest, pb::GetStatusReply> kGetStatus{"rpki/1.0/get_status"};
+const ipc::Method<pb::ListVrpsRequest, pb::ListVrpsReply> kListVrps{"rpki/1.0/list_vrps"};
+const ipc::Method<pb::SubscribeRequest, pb::SubscribeReply> kSubscribe{"rpki/1.0/subscribe"};
+const ipc::Method<cpb::VrpChangesRequest, cpb::VrpChangesReply> kVrpChanges{
+    "rpki_client/1.0/vrp_changes"};
+
+Vrp V(const char* prefix, int max_length, uint32_t asn) {
+  return Vrp{*net::Prefix::Parse(prefix), static_cast<uint8_t>(max_length), asn};
+}
+
+std::string Text(const pb::Vrp& v) {
+  return ipc::FromProto(v.prefix())->ToString() + "-" + std::to_string(v.max_length()) + " AS" +
+         std::to_string(v.asn());
+}
+
+class RpkiServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/sluice-rpki-service-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    rundir_ = dir;
+    setenv("SLUICE_RUNDIR", rundir_.c_str(), 1);
+    finder::FinderOptions finder_options;
+    finder_options.listen = {"unix:" + rundir_ + "/finder.sock"};
+    finder_ = std::make_unique<sluice::testing::FinderThread>(finder_options);
+    ASSERT_TRUE(finder_->status().ok()) << finder_->status();
+    // As rpki/main.cc wires them.
+    rpki_router_ = std::make_unique<ipc::XrlRouter>(io_, "rpki", "rpki", Options());
+    publisher_ = std::make_unique<VrpPublisher>(rpki_router_.get(), &store_, 7);
+    caches_ = std::make_unique<CacheSet>(io_, &store_, [this] { publisher_->Flush(); });
+    ASSERT_TRUE(ServeRpki(*rpki_router_, *caches_, store_, *publisher_).ok());
+    ASSERT_TRUE(rpki_router_->Start().ok());
+    // The subscriber.
+    bgp_ = std::make_unique<ipc::XrlRouter>(io_, "bgp", "bgp", Options());
+    ASSERT_TRUE(
+        bgp_->Handle(
+                kVrpChanges,
+                [this](const cpb::VrpChangesRequest& r) -> absl::StatusOr<cpb::VrpChangesReply> {
+                  batches_.push_back(r);
+                  return cpb::VrpChangesReply();
+                })
+            .ok());
+    ASSERT_TRUE(bgp_->Start().ok());
+    ASSERT_TRUE(RunUntil([&] { return bgp_->registered() && rpki_router_->registered(); }));
+  }
+  void TearDown() override {
+    caches_.reset();
+    publisher_.reset();
+    bgp_.reset();
+    rpki_router_.reset();
+    finder_.reset();
+    std::filesystem::remove_all(rundir_);
+  }
+
+  ipc::RouterOptions Options() {
+    ipc::RouterOptions options;
+    options.finder_address = "unix:" + rundir_ + "/finder.sock";
+    options.finder_wait_ms = 2000;
+    return options;
+  }
+  template <typename P>
+  bool RunUntil(P done, int ms = 20000) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      io_.run_one_for(std::chrono::milliseconds(5));
+    }
+    return done();
+  }
+  template <typename Request, typename Reply>
+  absl::StatusOr<Reply> Call(const ipc::Method<Request, Reply>& method, Request request) {
+    std::optional<absl::StatusOr<Reply>> result;
+    bgp_->Call("rpki", method, std::move(request),
+               [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
+    EXPECT_TRUE(RunUntil([&] { return result.has_value(); }));
+    if (!result) return absl::DeadlineExceededError("no answer");
+    return *result;
+  }
+  absl::Status AddCache(const testing::FakeCache& cache, uint32_t preference) {
+    pb::AddCacheRequest r;
+    ipc::ToProto(*net::IPAddress::Parse("127.0.0.1"), r.mutable_address());
+    r.set_port(cache.port());
+    r.set_preference(preference);
+    return Call(kAddCache, r).status();
+  }
+  pb::GetStatusReply Status() { return Call(kGetStatus, pb::GetStatusRequest()).value(); }
+  // What the subscriber holds after applying every batch so far.
+  std::set<std::string> Held() {
+    std::set<std::string> held;
+    for (const auto& b : batches_) {
+      if (b.full() && &b == &batches_.front()) held.clear();
+      for (const auto& v : b.withdrawn()) held.erase(Text(v));
+      for (const auto& v : b.announced()) held.insert(Text(v));
+    }
+    return held;
+  }
+  bool DumpDone() {
+    for (const auto& b : batches_) {
+      if (b.dump_done()) return true;
+    }
+    return false;
+  }
+
+  boost::asio::io_context io_;
+  std::string rundir_;
+  std::unique_ptr<sluice::testing::FinderThread> finder_;
+  VrpStore store_;
+  std::unique_ptr<ipc::XrlRouter> rpki_router_;
+  std::unique_ptr<VrpPublisher> publisher_;
+  std::unique_ptr<CacheSet> caches_;
+  std::unique_ptr<ipc::XrlRouter> bgp_;
+  std::vector<cpb::VrpChangesRequest> batches_;
+};
+
+TEST_F(RpkiServiceTest, ASubscriberGetsTheWholeSetThenOnlyWhatChanged) {
+  testing::FakeCache cache(io_);
+  cache.Set({V("192.0.2.0/24", 24, 64496), V("2001:db8::/32", 48, 64497)});
+  ASSERT_TRUE(AddCache(cache, 1).ok());
+  ASSERT_TRUE(RunUntil([&] { return store_.size() == 2; }));
+  ASSERT_TRUE(Call(kSubscribe, pb::SubscribeRequest()).ok());
+  ASSERT_TRUE(RunUntil([&] { return DumpDone(); }));
+  EXPECT_TRUE(batches_.front().full());
+  EXPECT_EQ(batches_.front().epoch(), 7u);
+  EXPECT_EQ(Held(), (std::set<std::string>{"192.0.2.0/24-24 AS64496", "2001:db8::/32-48 AS64497"}));
+  const size_t dump_batches = batches_.size();
+
+  cache.Set({V("192.0.2.0/24", 25, 64496), V("2001:db8::/32", 48, 64497)});
+  ASSERT_TRUE(RunUntil([&] { return Held().contains("192.0.2.0/24-25 AS64496"); }));
+  EXPECT_EQ(Held(), (std::set<std::string>{"192.0.2.0/24-25 AS64496", "2001:db8::/32-48 AS64497"}));
+  int sent_again = 0;  // the unchanged IPv6 VRP is not sent again
+  for (size_t i = dump_batches; i < batches_.size(); ++i) {
+    EXPECT_FALSE(batches_[i].full());
+    sent_again += batches_[i].announced_size() + batches_[i].withdrawn_size();
+  }
+  EXPECT_EQ(sent_again, 2);
+
+  pb::GetStatusReply s = Status();
+  ASSERT_EQ(s.caches_size(), 1);
+  EXPECT_EQ(s.caches(0).state(), "established");
+  EXPECT_EQ(s.caches(0).serial(), 2u);
+  EXPECT_EQ(s.vrps_ipv4(), 1u);
+  EXPECT_EQ(s.vrps_ipv6(), 1u);
+  EXPECT_EQ(s.subscribers(), 1u);
+}
+
+TEST_F(RpkiServiceTest, VrpsStayWhenTheCacheGoes) {
+  testing::FakeCache cache(io_);
+  cache.Set({V("192.0.2.0/24", 24, 64496)});
+  ASSERT_TRUE(AddCache(cache, 1).ok());
+  ASSERT_TRUE(RunUntil([&] { return store_.size() == 1; }));
+  cache.Stop();
+  ASSERT_TRUE(RunUntil([&] { return !Status().caches(0).connected(); }));
+  EXPECT_EQ(store_.size(), 1u);  // until the expire interval (7200 s here)
+  EXPECT_THAT(Status().caches(0).last_error(), HasSubstr("closed"));
+}
+
+TEST_F(RpkiServiceTest, TheMostPreferredCacheInSyncServes) {
+  testing::FakeCache first(io_), second(io_);
+  first.Set({V("192.0.2.0/24", 24, 1)});
+  second.Set({V("198.51.100.0/24", 24, 2)});
+  ASSERT_TRUE(AddCache(first, 1).ok());
+  ASSERT_TRUE(AddCache(second, 2).ok());
+  // The preferred one answers; the other is stopped and its VRPs are not in the union.
+  ASSERT_TRUE(RunUntil([&] {
+    pb::GetStatusReply s = Status();
+    return s.caches(0).state() == "established" && s.caches(1).state() == "stopped";
+  }));
+  ASSERT_TRUE(RunUntil([&] { return store_.size() == 1; }));
+  EXPECT_TRUE(store_.Contains(V("192.0.2.0/24", 24, 1)));
+  // The preferred cache goes: the next one takes over; the first one's VRPs stay until expiry.
+  first.Stop();
+  ASSERT_TRUE(RunUntil([&] { return Status().caches(1).state() == "established"; }));
+  ASSERT_TRUE(RunUntil([&] { return store_.size() == 2; }));
+  // It comes back: the second is stopped again and its VRPs go.
+  first.Start();
+  ASSERT_TRUE(RunUntil([&] { return Status().caches(1).state() == "stopped"; }, 30000));
+  ASSERT_TRUE(RunUntil([&] { return store_.size() == 1; }));
+  EXPECT_TRUE(store_.Contains(V("192.0.2.0/24", 24, 1)));
+}
+
+TEST_F(RpkiServiceTest, BadRequestsNameTheField) {
+  pb::AddCacheRequest r;
+  EXPECT_THAT(Call(kAddCache, r).status().message(), HasSubstr("address"));
+  ipc::ToProto(*net::IPAddress::Parse("127.0.0.1"), r.mutable_address());
+  r.set_port(70000);
+  EXPECT_THAT(Call(kAddCache, r).status().message(), HasSubstr("port"));
+  r.set_port(8323);
+  r.set_expire(100);
+  EXPECT_THAT(Call(kAddCache, r).status().message(), HasSubstr("expire"));
+  r.set_expire(0);
+  ASSERT_TRUE(Call(kAddCache, r).ok());
+  EXPECT_EQ(Call(kAddCache, r).status().code(), absl::StatusCode::kAlreadyExists);
+  pb::DeleteCacheRequest d;
+  ipc::ToProto(*net::IPAddress::Parse("127.0.0.1"), d.mutable_address());
+  d.set_port(8324);
+  EXPECT_EQ(Call(kDeleteCache, d).status().code(), absl::StatusCode::kNotFound);
+  d.set_port(8323);
+  EXPECT_TRUE(Call(kDeleteCache, d).ok());
+  EXPECT_EQ(Status().caches_size(), 0);
+}
+
+TEST_F(RpkiServiceTest, ListVrpsFiltersAndPages) {
+  testing::FakeCache cache(io_);
+  cache.Set({V("10.0.0.0/8", 8, 1), V("10.1.0.0/16", 24, 2), V("10.1.2.0/24", 24, 3),
+             V("11.0.0.0/8", 8, 4)});
+  ASSERT_TRUE(AddCache(cache, 1).ok());
+  ASSERT_TRUE(RunUntil([&] { return store_.size() == 4; }));
+  pb::ListVrpsRequest r;
+  ipc::ToProto(*net::Prefix::Parse("10.1.0.0/16"), r.mutable_within());
+  pb::ListVrpsReply within = Call(kListVrps, r).value();
+  ASSERT_EQ(within.vrps_size(), 2);
+  EXPECT_EQ(Text(within.vrps(0)), "10.1.0.0/16-24 AS2");
+  r.clear_within();
+  ipc::ToProto(*net::Prefix::Parse("10.1.2.0/24"), r.mutable_covering());
+  EXPECT_EQ(Call(kListVrps, r).value().vrps_size(), 3);
+  r.clear_covering();
+  r.set_max_vrps(3);
+  pb::ListVrpsReply page = Call(kListVrps, r).value();
+  ASSERT_EQ(page.vrps_size(), 3);
+  EXPECT_TRUE(page.more());
+  *r.mutable_start_after() = page.vrps(2);
+  page = Call(kListVrps, r).value();
+  ASSERT_EQ(page.vrps_size(), 1);
+  EXPECT_EQ(Text(page.vrps(0)), "11.0.0.0/8-8 AS4");
+  EXPECT_FALSE(page.more());
+}
+
+}  // namespace
+}  // namespace sluice::rpki
