@@ -1,0 +1,240 @@
+#include "rtrmgr/cli/grammar.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace sluice::rtrmgr::cli {
+namespace {
+
+using Kind = FormNode::Kind;
+
+absl::Status Bad(std::string_view syntax, std::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("form \"", std::string(syntax), "\": ", std::string(why)));
+}
+
+// Classifies a word token: a keyword, a VALUE, or an error.
+absl::StatusOr<Kind> WordKind(std::string_view syntax, std::string_view t) {
+  if (t.find_first_of("[]{}|") != std::string_view::npos) {
+    return Bad(syntax, absl::StrCat("bracket glued to a word in \"", std::string(t), "\""));
+  }
+  const bool has_upper = std::any_of(t.begin(), t.end(), absl::ascii_isupper);
+  if (!has_upper) return Kind::kKeyword;
+  const bool value_chars = std::all_of(t.begin(), t.end(), [](char c) {
+    return absl::ascii_isupper(c) || absl::ascii_isdigit(c) || c == '-' || c == '_';
+  });
+  if (value_chars && absl::ascii_isupper(t[0])) return Kind::kValue;
+  return Bad(syntax, absl::StrCat("\"", std::string(t),
+                                  "\" is neither a keyword (lower case) nor a VALUE"));
+}
+
+class FormParser {
+ public:
+  FormParser(std::string_view syntax)
+      : syntax_(syntax),
+        tokens_(absl::StrSplit(absl::string_view(syntax.data(), syntax.size()), ' ',
+                               absl::SkipWhitespace())) {}
+
+  absl::StatusOr<FormNode> Parse() {
+    if (tokens_.empty()) return Bad(syntax_, "empty");
+    absl::StatusOr<FormNode> form = Sequence();
+    if (!form.ok()) return form;
+    if (pos_ < tokens_.size()) {
+      const std::string& t = tokens_[pos_];
+      return Bad(syntax_, t == "|" ? "'|' outside brackets" : absl::StrCat("unopened '", t, "'"));
+    }
+    return form;
+  }
+
+ private:
+  // Items up to the end or a '|', ']' or '}' (not consumed).
+  absl::StatusOr<FormNode> Sequence() {
+    FormNode seq{Kind::kSequence, "", {}};
+    while (pos_ < tokens_.size()) {
+      const std::string& t = tokens_[pos_];
+      if (t == "|" || t == "]" || t == "}") break;
+      absl::StatusOr<FormNode> item = Item();
+      if (!item.ok()) return item;
+      seq.children.push_back(*std::move(item));
+    }
+    return seq;
+  }
+
+  absl::StatusOr<FormNode> Item() {
+    const std::string& t = tokens_[pos_++];
+    if (t == "[" || t == "{") return Group(t == "[" ? Kind::kOptional : Kind::kChoice);
+    absl::StatusOr<Kind> kind = WordKind(syntax_, t);
+    if (!kind.ok()) return kind.status();
+    return FormNode{*kind, t, {}};
+  }
+
+  // After '[' or '{': alternatives separated by '|', up to the matching close.
+  absl::StatusOr<FormNode> Group(Kind kind) {
+    const std::string close = kind == Kind::kOptional ? "]" : "}";
+    FormNode group{kind, "", {}};
+    while (true) {
+      absl::StatusOr<FormNode> alternative = Sequence();
+      if (!alternative.ok()) return alternative;
+      if (alternative->children.empty()) return Bad(syntax_, "empty alternative");
+      group.children.push_back(*std::move(alternative));
+      if (pos_ == tokens_.size()) return Bad(syntax_, absl::StrCat("missing '", close, "'"));
+      const std::string& t = tokens_[pos_++];
+      if (t == close) return group;
+      if (t != "|") return Bad(syntax_, absl::StrCat("'", t, "' where '", close, "' belongs"));
+    }
+  }
+
+  std::string_view syntax_;
+  std::vector<std::string> tokens_;
+  size_t pos_ = 0;
+};
+
+// Order of Completion::next: plain keywords, "-" options, VALUEs; each by name.
+std::tuple<int, std::string_view> SortKey(bool is_value, std::string_view text) {
+  return {is_value ? 2 : (!text.empty() && text[0] == '-' ? 1 : 0), text};
+}
+
+}  // namespace
+
+absl::StatusOr<FormNode> ParseForm(std::string_view syntax) { return FormParser(syntax).Parse(); }
+
+absl::StatusOr<Grammar> Grammar::Build(const std::vector<Command>& commands) {
+  Grammar g;
+  g.AddState();
+  for (const Command& command : commands) {
+    g.summaries_.push_back(command.summary);
+    for (const Form& form : command.forms) {
+      absl::StatusOr<FormNode> tree = ParseForm(form.syntax);
+      if (!tree.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("command ", command.name, ": ", tree.status().message()));
+      }
+      const FormNode& first = tree->children.front();
+      if (first.kind != Kind::kKeyword || first.text != command.name) {
+        return absl::InvalidArgumentError(absl::StrCat("command ", command.name, ": form \"",
+                                                       form.syntax, "\" does not start with ",
+                                                       command.name));
+      }
+      const int index = static_cast<int>(g.forms_.size());
+      g.forms_.push_back({form.help, static_cast<int>(g.summaries_.size()) - 1});
+      g.states_[g.Compile(*tree, 0, index)].accepts = true;
+    }
+  }
+  return g;
+}
+
+int Grammar::AddState() {
+  states_.emplace_back();
+  return static_cast<int>(states_.size()) - 1;
+}
+
+int Grammar::Compile(const FormNode& node, int from, int form) {
+  switch (node.kind) {
+    case Kind::kKeyword:
+    case Kind::kValue: {
+      const int to = AddState();
+      states_[from].moves.push_back({node.text, node.kind == Kind::kValue, form, to});
+      return to;
+    }
+    case Kind::kSequence: {
+      int at = from;
+      for (const FormNode& child : node.children) at = Compile(child, at, form);
+      return at;
+    }
+    case Kind::kOptional:
+    case Kind::kChoice: {
+      const int end = AddState();
+      if (node.kind == Kind::kOptional) states_[from].epsilon.push_back(end);
+      for (const FormNode& alternative : node.children) {
+        const int alternative_end = Compile(alternative, from, form);
+        states_[alternative_end].epsilon.push_back(end);
+      }
+      return end;
+    }
+  }
+  return from;
+}
+
+std::vector<int> Grammar::Closure(std::vector<int> states) const {
+  std::set<int> seen(states.begin(), states.end());
+  for (size_t i = 0; i < states.size(); ++i) {
+    for (int next : states_[states[i]].epsilon) {
+      if (seen.insert(next).second) states.push_back(next);
+    }
+  }
+  return {seen.begin(), seen.end()};
+}
+
+std::vector<int> Grammar::Walk(const std::vector<std::string>& words) const {
+  std::vector<int> at = Closure({0});
+  for (const std::string& word : words) {
+    std::vector<int> keyword_to, value_to;
+    for (int s : at) {
+      for (const Token& t : states_[s].moves) {
+        if (t.is_value) {
+          value_to.push_back(t.to);
+        } else if (t.text == word) {
+          keyword_to.push_back(t.to);
+        }
+      }
+    }
+    at = Closure(keyword_to.empty() ? std::move(value_to) : std::move(keyword_to));
+    if (at.empty()) break;
+  }
+  return at;
+}
+
+std::vector<Grammar::Next> Grammar::Moves(const std::vector<int>& states,
+                                          std::string_view partial) const {
+  std::map<std::tuple<int, std::string_view>, Next> by_key;
+  for (int s : states) {
+    for (const Token& t : states_[s].moves) {
+      if (!t.is_value && !t.text.starts_with(partial)) continue;
+      Next& next = by_key[SortKey(t.is_value, t.text)];
+      next.text = t.text;
+      next.is_value = t.is_value;
+      next.forms.push_back(t.form);
+      next.to.push_back(t.to);
+    }
+  }
+  std::vector<Next> out;
+  for (auto& [key, next] : by_key) {
+    std::sort(next.forms.begin(), next.forms.end());
+    next.forms.erase(std::unique(next.forms.begin(), next.forms.end()), next.forms.end());
+    out.push_back(std::move(next));
+  }
+  return out;
+}
+
+std::string Grammar::HelpFor(bool first_word, const Next& next) const {
+  const FormInfo& form = forms_[next.forms.front()];
+  if (first_word) return summaries_[form.command];
+  if (next.forms.size() == 1 || next.is_value) return form.help;
+  // A keyword several forms share: what may follow it.
+  std::vector<std::string> after;
+  for (const Next& n : Moves(Closure(next.to), "")) after.push_back(n.text);
+  return absl::StrJoin(after, " | ");
+}
+
+Completion Grammar::Complete(const std::vector<std::string>& words,
+                             std::string_view partial) const {
+  Completion out;
+  const std::vector<int> at = Walk(words);
+  if (at.empty()) return out;
+  out.matched = true;
+  out.complete = std::any_of(at.begin(), at.end(), [&](int s) { return states_[s].accepts; });
+  for (const Next& next : Moves(at, partial)) {
+    out.next.push_back({next.text, next.is_value, HelpFor(words.empty(), next)});
+  }
+  return out;
+}
+
+}  // namespace sluice::rtrmgr::cli
