@@ -6,9 +6,13 @@
 //   sluice call -f calls.txt
 //   sluice targets
 //   sluice show --help
+//   sluice                     on a terminal: the interactive shell (rtrmgr/cli/shell.h)
+//   sluice shell < commands    one command per line, without a terminal
 //
 // Exit status: 0 success (and --help, --version), 1 a call failed (the error is printed), 2 bad
 // command line.
+
+#include <unistd.h>
 
 #include <iostream>
 #include <string>
@@ -20,6 +24,7 @@
 #include "net/log.h"
 #include "net/version.h"
 #include "rtrmgr/cli/command.h"
+#include "rtrmgr/cli/shell.h"
 
 namespace {
 
@@ -35,6 +40,10 @@ std::string CommandList() {
   }
   absl::StrAppend(
       &out,
+      "\n`sluice` with no command on a terminal, or `sluice shell`, opens a shell: TAB completes,\n"
+      "? lists what may come next, history is kept in $XDG_STATE_HOME/sluice/history\n"
+      "($XDG_STATE_HOME defaults to ~/.local/state). Without a terminal, `sluice shell` runs one\n"
+      "command per line of its input and exits 1 if any failed.\n"
       "\nThe Finder defaults to $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock "
       "($SLUICE_RUNDIR defaults to /run/sluice for root, $XDG_RUNTIME_DIR/sluice otherwise).\n"
       "Your rights come from your Unix groups: sluice-ops may read, sluice-admin may change.\n"
@@ -70,6 +79,25 @@ int Dispatch(const std::vector<std::string>& words, cli::Context& context, CLI::
   return command->run(args, context);
 }
 
+// The shell for `sluice` alone on a terminal and for `sluice shell`; Dispatch otherwise.
+int Run(const std::vector<std::string>& words, cli::Context& context, CLI::App& app) {
+  const bool terminal = isatty(STDIN_FILENO) == 1;
+  const bool shell = !words.empty() && words[0] == "shell";
+  if (!shell && !(words.empty() && terminal)) return Dispatch(words, context, app);
+  if (words.size() > 1) {
+    const bool help = AsksForHelp(words);
+    (help ? std::cout : std::cerr)
+        << "usage: sluice [--finder ADDRESS] [--timeout MS] shell\n"
+        << "an interactive shell on a terminal; otherwise one command per line of the input\n";
+    return help ? cli::kOk : cli::kUsage;
+  }
+  const cli::RunWords run = [&](const std::vector<std::string>& line) {
+    return Dispatch(line, context, app);
+  };
+  return terminal ? cli::RunInteractiveShell(run, stdin, stdout)
+                  : cli::RunScriptShell(run, std::cin, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,5 +125,5 @@ int main(int argc, char** argv) {
     sluice::net::PrintVersion("sluice");
     return cli::kOk;
   }
-  return Dispatch(app.remaining(), context, app);
+  return Run(app.remaining(), context, app);
 }

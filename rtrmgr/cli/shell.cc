@@ -1,0 +1,232 @@
+#include "rtrmgr/cli/shell.h"
+
+#include <histedit.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "rtrmgr/cli/grammar.h"
+#include "rtrmgr/cli/shell_line.h"
+#include "rtrmgr/cli/shell_words.h"
+
+namespace sluice::rtrmgr::cli {
+namespace {
+
+constexpr int kHistoryLines = 1000;
+constexpr const char* kHint = "TAB completes, ? lists what may come next, exit or Ctrl-D leaves";
+
+volatile std::sig_atomic_t interrupted = 0;
+void OnInterrupt(int) { interrupted = 1; }
+
+char* Prompt(EditLine*) { return const_cast<char*>("sluice> "); }
+
+// The libedit session: line editing, history, and the TAB and `?` keys over the grammar.
+class Shell {
+ public:
+  Shell(const RunWords& run, FILE* in, FILE* out, const Grammar& grammar)
+      : run_(run), out_(out), grammar_(grammar), history_path_(HistoryPath()) {
+    history_ = history_init();
+    HistEvent event;
+    history(history_, &event, H_SETSIZE, kHistoryLines);
+    history(history_, &event, H_SETUNIQUE, 1);
+    if (!history_path_.empty()) history(history_, &event, H_LOAD, history_path_.c_str());
+    editline_ = el_init("sluice", in, out, stderr);
+    el_set(editline_, EL_CLIENTDATA, this);
+    el_set(editline_, EL_EDITOR, "emacs");
+    el_set(editline_, EL_SIGNAL, 1);
+    el_set(editline_, EL_PROMPT, &Prompt);
+    el_set(editline_, EL_HIST, history, history_);
+    el_set(editline_, EL_ADDFN, "sluice-complete", "complete a keyword", &OnTab);
+    el_set(editline_, EL_ADDFN, "sluice-help", "list what may come next", &OnQuestion);
+    el_set(editline_, EL_BIND, "^I", "sluice-complete", nullptr);
+    el_set(editline_, EL_BIND, "?", "sluice-help", nullptr);
+    el_source(editline_, nullptr);  // ~/.editrc
+  }
+  ~Shell() {
+    el_end(editline_);
+    history_end(history_);
+  }
+  Shell(const Shell&) = delete;
+  Shell& operator=(const Shell&) = delete;
+
+  void Loop() {
+    std::fprintf(out_, "sluice shell: %s.\n", kHint);
+    bool leave = false;
+    while (!leave) {
+      interrupted = 0;
+      int count = 0;
+      const char* line = el_gets(editline_, &count);
+      if (line == nullptr) {
+        std::fputs("\n", out_);
+        if (count < 0 && (interrupted || errno == EINTR)) continue;  // Ctrl-C: a new line
+        break;                                                       // Ctrl-D
+      }
+      std::string text(line);
+      text.erase(text.find_last_not_of(" \t\r\n") + 1);  // npos + 1 == 0: all blank
+      Remember(text);
+      std::fflush(out_);
+      RunLine(text, run_, std::cerr, &leave);
+      std::cout.flush();
+      if (text == "help") std::fprintf(out_, "In this shell: %s.\n", kHint);
+    }
+  }
+
+ private:
+  static Shell& Of(EditLine* e) {
+    void* self = nullptr;
+    el_get(e, EL_CLIENTDATA, &self);
+    return *static_cast<Shell*>(self);
+  }
+  static unsigned char OnTab(EditLine* e, int) { return Of(e).Tab(); }
+  static unsigned char OnQuestion(EditLine* e, int) { return Of(e).Question(); }
+
+  LineSoFar BeforeCursor() const {
+    const LineInfo* info = el_line(editline_);
+    return SplitForCompletion(std::string_view(info->buffer, info->cursor - info->buffer));
+  }
+
+  unsigned char Insert(const std::string& text) {
+    return el_insertstr(editline_, text.c_str()) == 0 ? CC_REFRESH : CC_ERROR;
+  }
+
+  // A unique keyword completes (with a space after it); several extend to their common start
+  // and are listed; where only a value may follow, what it is is listed.
+  unsigned char Tab() {
+    const LineSoFar line = BeforeCursor();
+    if (line.in_quotes) return CC_ERROR;
+    const Completion c = grammar_.Complete(line.words, line.partial);
+    std::vector<std::string> keywords;
+    for (const Candidate& n : c.next) {
+      if (!n.is_value) keywords.push_back(n.word);
+    }
+    const bool values = keywords.size() < c.next.size();
+    if (keywords.size() == 1 && (!values || !line.partial.empty())) {
+      return Insert(keywords[0].substr(line.partial.size()) + " ");
+    }
+    if (keywords.empty() && (!values || !line.partial.empty())) return CC_ERROR;
+    if (!keywords.empty()) {
+      std::string common = keywords[0];
+      for (const std::string& k : keywords) {
+        common.resize(std::mismatch(common.begin(), common.end(), k.begin(), k.end()).first -
+                      common.begin());
+      }
+      if (common.size() > line.partial.size()) Insert(common.substr(line.partial.size()));
+    }
+    List(c, line);
+    return CC_REDISPLAY;
+  }
+
+  // Lists what may come next, unless the `?` belongs to the word being typed: inside quotes or a
+  // value (an XRL's query string).
+  unsigned char Question() {
+    const LineSoFar line = BeforeCursor();
+    if (line.in_quotes) return Insert("?");
+    const Completion c = grammar_.Complete(line.words, line.partial);
+    const bool keyword =
+        std::any_of(c.next.begin(), c.next.end(), [](const Candidate& n) { return !n.is_value; });
+    if (!line.partial.empty() && c.matched && !keyword && !c.next.empty()) return Insert("?");
+    List(c, line);
+    return CC_REDISPLAY;
+  }
+
+  void List(const Completion& c, const LineSoFar& line) {
+    std::string text = "\n";
+    if (!c.matched) {
+      absl::StrAppend(&text, FirstMisfit(line.words), "\n");
+    } else if (c.next.empty() && !(c.complete && !line.in_word)) {
+      absl::StrAppend(&text, "  nothing starts with \"", line.partial, "\" here\n");
+    } else {
+      size_t width = 7;  // "<Enter>"
+      for (const Candidate& n : c.next) width = std::max(width, n.word.size());
+      absl::StrAppend(&text, "Possible completions:\n");
+      for (const Candidate& n : c.next) {
+        absl::StrAppend(&text, "  ", n.word, std::string(width + 3 - n.word.size(), ' '), n.help,
+                        "\n");
+      }
+      if (c.complete && !line.in_word) {
+        absl::StrAppend(&text, "  <Enter>", std::string(width - 4, ' '), "run the command\n");
+      }
+    }
+    std::fputs(text.c_str(), out_);
+    std::fflush(out_);
+  }
+
+  // Names the first word that fits no form, for a line that has one.
+  std::string FirstMisfit(const std::vector<std::string>& words) const {
+    std::vector<std::string> fit;
+    for (const std::string& word : words) {
+      std::vector<std::string> more = fit;
+      more.push_back(word);
+      if (!grammar_.Complete(more, "").matched) {
+        const std::string before = fit.empty() ? "" : absl::StrJoin(fit, " ") + " ";
+        return absl::StrCat("  \"", word, "\" does not fit here; `", before, "?` lists what does");
+      }
+      fit = std::move(more);
+    }
+    return "";
+  }
+
+  void Remember(const std::string& line) {
+    if (line.find_first_not_of(" \t") == std::string::npos) return;
+    HistEvent event;
+    history(history_, &event, H_ENTER, line.c_str());
+    if (history_path_.empty() || history_unsaved_) return;
+    std::error_code ignored;
+    const std::filesystem::path dir = std::filesystem::path(history_path_).parent_path();
+    if (std::filesystem::create_directories(dir, ignored)) ::chmod(dir.c_str(), 0700);
+    if (history(history_, &event, H_SAVE, history_path_.c_str()) < 0) {
+      std::fprintf(stderr, "sluice: cannot save the history in %s\n", history_path_.c_str());
+      history_unsaved_ = true;  // say it once
+      return;
+    }
+    ::chmod(history_path_.c_str(), 0600);
+  }
+
+  const RunWords& run_;
+  FILE* out_;
+  const Grammar& grammar_;
+  const std::string history_path_;
+  bool history_unsaved_ = false;
+  History* history_ = nullptr;
+  EditLine* editline_ = nullptr;
+};
+
+}  // namespace
+
+std::string HistoryPath() {
+  const char* state = std::getenv("XDG_STATE_HOME");
+  if (state != nullptr && state[0] == '/') return absl::StrCat(state, "/sluice/history");
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] != '\0') {
+    return absl::StrCat(home, "/.local/state/sluice/history");
+  }
+  return "";
+}
+
+int RunInteractiveShell(const RunWords& run, FILE* in, FILE* out) {
+  absl::StatusOr<Grammar> grammar = Grammar::Build(ShellCommands());
+  if (!grammar.ok()) {  // a bug in the command table; the unit test over every row catches it
+    std::cerr << "sluice: " << grammar.status().message() << "\n";
+    return kFailed;
+  }
+  struct sigaction on_interrupt = {}, before = {};
+  on_interrupt.sa_handler = &OnInterrupt;  // no SA_RESTART: el_gets returns, the line goes
+  sigemptyset(&on_interrupt.sa_mask);
+  sigaction(SIGINT, &on_interrupt, &before);
+  {
+    Shell shell(run, in, out, *grammar);
+    shell.Loop();
+  }
+  sigaction(SIGINT, &before, nullptr);
+  return kOk;
+}
+
+}  // namespace sluice::rtrmgr::cli
