@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -12,8 +11,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "rtrmgr/cli/grammar.h"
+#include "rtrmgr/cli/shell_keys.h"
 #include "rtrmgr/cli/shell_line.h"
 #include "rtrmgr/cli/shell_words.h"
 
@@ -44,8 +43,8 @@ class Shell {
     el_set(editline_, EL_SIGNAL, 1);
     el_set(editline_, EL_PROMPT, &Prompt);
     el_set(editline_, EL_HIST, history, history_);
-    el_set(editline_, EL_ADDFN, "sluice-complete", "complete a keyword", &OnTab);
-    el_set(editline_, EL_ADDFN, "sluice-help", "list what may come next", &OnQuestion);
+    el_set(editline_, EL_ADDFN, "sluice-complete", "complete a keyword", &Tab);
+    el_set(editline_, EL_ADDFN, "sluice-help", "list what may come next", &Question);
     el_set(editline_, EL_BIND, "^I", "sluice-complete", nullptr);
     el_set(editline_, EL_BIND, "?", "sluice-help", nullptr);
     el_source(editline_, nullptr);  // ~/.editrc
@@ -85,93 +84,30 @@ class Shell {
     el_get(e, EL_CLIENTDATA, &self);
     return *static_cast<Shell*>(self);
   }
-  static unsigned char OnTab(EditLine* e, int) { return Of(e).Tab(); }
-  static unsigned char OnQuestion(EditLine* e, int) { return Of(e).Question(); }
+  static unsigned char Tab(EditLine* e, int) {
+    Shell& shell = Of(e);
+    return shell.Apply(OnTab(shell.grammar_, shell.BeforeCursor()));
+  }
+  static unsigned char Question(EditLine* e, int) {
+    Shell& shell = Of(e);
+    return shell.Apply(OnQuestion(shell.grammar_, shell.BeforeCursor()));
+  }
 
   LineSoFar BeforeCursor() const {
     const LineInfo* info = el_line(editline_);
     return SplitForCompletion(std::string_view(info->buffer, info->cursor - info->buffer));
   }
 
-  unsigned char Insert(const std::string& text) {
-    return el_insertstr(editline_, text.c_str()) == 0 ? CC_REFRESH : CC_ERROR;
-  }
-
-  // A unique keyword completes (with a space after it); several extend to their common start
-  // and are listed; where only a value may follow, what it is is listed.
-  unsigned char Tab() {
-    const LineSoFar line = BeforeCursor();
-    if (line.in_quotes) return CC_ERROR;
-    const Completion c = grammar_.Complete(line.words, line.partial);
-    std::vector<std::string> keywords;
-    for (const Candidate& n : c.next) {
-      if (!n.is_value) keywords.push_back(n.word);
+  // Applies what a key decided: types its text, prints its listing under the line.
+  unsigned char Apply(const KeyAction& action) {
+    if (action.beep) return CC_ERROR;
+    if (!action.insert.empty() && el_insertstr(editline_, action.insert.c_str()) != 0) {
+      return CC_ERROR;
     }
-    const bool values = keywords.size() < c.next.size();
-    if (keywords.size() == 1 && (!values || !line.partial.empty())) {
-      return Insert(keywords[0].substr(line.partial.size()) + " ");
-    }
-    if (keywords.empty() && (!values || !line.partial.empty())) return CC_ERROR;
-    if (!keywords.empty()) {
-      std::string common = keywords[0];
-      for (const std::string& k : keywords) {
-        common.resize(std::mismatch(common.begin(), common.end(), k.begin(), k.end()).first -
-                      common.begin());
-      }
-      if (common.size() > line.partial.size()) Insert(common.substr(line.partial.size()));
-    }
-    List(c, line);
-    return CC_REDISPLAY;
-  }
-
-  // Lists what may come next, unless the `?` belongs to the word being typed: inside quotes or a
-  // value (an XRL's query string).
-  unsigned char Question() {
-    const LineSoFar line = BeforeCursor();
-    if (line.in_quotes) return Insert("?");
-    const Completion c = grammar_.Complete(line.words, line.partial);
-    const bool keyword =
-        std::any_of(c.next.begin(), c.next.end(), [](const Candidate& n) { return !n.is_value; });
-    if (!line.partial.empty() && c.matched && !keyword && !c.next.empty()) return Insert("?");
-    List(c, line);
-    return CC_REDISPLAY;
-  }
-
-  void List(const Completion& c, const LineSoFar& line) {
-    std::string text = "\n";
-    if (!c.matched) {
-      absl::StrAppend(&text, FirstMisfit(line.words), "\n");
-    } else if (c.next.empty() && !(c.complete && !line.in_word)) {
-      absl::StrAppend(&text, "  nothing starts with \"", line.partial, "\" here\n");
-    } else {
-      size_t width = 7;  // "<Enter>"
-      for (const Candidate& n : c.next) width = std::max(width, n.word.size());
-      absl::StrAppend(&text, "Possible completions:\n");
-      for (const Candidate& n : c.next) {
-        absl::StrAppend(&text, "  ", n.word, std::string(width + 3 - n.word.size(), ' '), n.help,
-                        "\n");
-      }
-      if (c.complete && !line.in_word) {
-        absl::StrAppend(&text, "  <Enter>", std::string(width - 4, ' '), "run the command\n");
-      }
-    }
-    std::fputs(text.c_str(), out_);
+    if (action.listing.empty()) return CC_REFRESH;
+    std::fputs(("\n" + action.listing).c_str(), out_);
     std::fflush(out_);
-  }
-
-  // Names the first word that fits no form, for a line that has one.
-  std::string FirstMisfit(const std::vector<std::string>& words) const {
-    std::vector<std::string> fit;
-    for (const std::string& word : words) {
-      std::vector<std::string> more = fit;
-      more.push_back(word);
-      if (!grammar_.Complete(more, "").matched) {
-        const std::string before = fit.empty() ? "" : absl::StrJoin(fit, " ") + " ";
-        return absl::StrCat("  \"", word, "\" does not fit here; `", before, "?` lists what does");
-      }
-      fit = std::move(more);
-    }
-    return "";
+    return CC_REDISPLAY;
   }
 
   void Remember(const std::string& line) {

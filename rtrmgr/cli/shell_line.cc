@@ -1,5 +1,7 @@
 #include "rtrmgr/cli/shell_line.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -44,6 +46,23 @@ int RunLine(std::string_view line, const RunWords& run, std::ostream& err, bool*
     return kUsage;
   }
   return run(*words);
+}
+
+std::vector<std::string> FileCandidates(const std::string& partial) {
+  const size_t slash = partial.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : partial.substr(0, slash + 1);
+  const std::string name = partial.substr(dir.size());
+  std::vector<std::string> out;
+  std::error_code error;
+  std::filesystem::directory_iterator it(dir.empty() ? "." : dir, error);
+  for (; !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    const std::string entry = it->path().filename().string();
+    if (!entry.starts_with(name) || (entry[0] == '.' && !name.starts_with('.'))) continue;
+    std::error_code ignored;
+    out.push_back(dir + entry + (it->is_directory(ignored) ? "/" : ""));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 int RunScriptShell(const RunWords& run, std::istream& in, std::ostream& err) {
