@@ -125,7 +125,7 @@ absl::StatusOr<Grammar> Grammar::Build(const std::vector<Command>& commands) {
       }
       const int index = static_cast<int>(g.forms_.size());
       g.forms_.push_back({form.help, static_cast<int>(g.summaries_.size()) - 1});
-      g.states_[g.Compile(*tree, 0, index)].accepts = true;
+      g.states_[g.Compile(*tree, 0, index)].accepts = index;
     }
   }
   return g;
@@ -218,10 +218,16 @@ std::string Grammar::HelpFor(bool first_word, const Next& next) const {
   const FormInfo& form = forms_[next.forms.front()];
   if (first_word) return summaries_[form.command];
   if (next.forms.size() == 1 || next.is_value) return form.help;
-  // A keyword several forms share: what may follow it.
-  std::vector<std::string> after;
-  for (const Next& n : Moves(Closure(next.to), "")) after.push_back(n.text);
-  return absl::StrJoin(after, " | ");
+  // A keyword several forms share: the one form that may end after it, else what may follow.
+  const std::vector<int> after = Closure(next.to);
+  std::set<int> ending;
+  for (int s : after) {
+    if (states_[s].accepts >= 0) ending.insert(states_[s].accepts);
+  }
+  if (ending.size() == 1) return forms_[*ending.begin()].help;
+  std::vector<std::string> words;
+  for (const Next& n : Moves(after, "")) words.push_back(n.text);
+  return absl::StrJoin(words, " | ");
 }
 
 Completion Grammar::Complete(const std::vector<std::string>& words,
@@ -230,7 +236,7 @@ Completion Grammar::Complete(const std::vector<std::string>& words,
   const std::vector<int> at = Walk(words);
   if (at.empty()) return out;
   out.matched = true;
-  out.complete = std::any_of(at.begin(), at.end(), [&](int s) { return states_[s].accepts; });
+  out.complete = std::any_of(at.begin(), at.end(), [&](int s) { return states_[s].accepts >= 0; });
   for (const Next& next : Moves(at, partial)) {
     out.next.push_back({next.text, next.is_value, HelpFor(words.empty(), next)});
   }

@@ -41,8 +41,10 @@ absl::StatusOr<FormNode> ParseForm(std::string_view syntax);
 struct Candidate {
   std::string word;  // a keyword ("peers") or a VALUE placeholder ("ADDR")
   bool is_value = false;
-  std::string help;  // one line: the command's summary for a first word, the form's help, or
-                     // for a keyword shared by several forms the words that may follow it
+  // One line: the command's summary for a first word; the form's help; for a keyword several
+  // forms share, the help of the one form that may end right after it, else the words that may
+  // follow it ("damping | peers | routes").
+  std::string help;
 };
 
 struct Completion {
@@ -72,7 +74,7 @@ class Grammar {
   struct State {
     std::vector<int> epsilon;  // states reached without consuming a word
     std::vector<Token> moves;
-    bool accepts = false;
+    int accepts = -1;  // the form that ends here, if one does
   };
   struct FormInfo {
     std::string help;

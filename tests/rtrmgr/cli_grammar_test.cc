@@ -154,6 +154,23 @@ TEST(CliGrammarTest, AKeywordOfSeveralFormsIsHelpedByWhatMayFollowIt) {
   EXPECT_EQ(HelpOf(c, "plumbing"), "help: plumbing");
 }
 
+TEST(CliGrammarTest, AKeywordOfSeveralFormsOneOfWhichMayEndThereHasThatFormsHelp) {
+  const std::vector<Command> table = {{"show",
+                                       "s",
+                                       {{"show route [ PREFIX ]", "help: winners"},
+                                        {"show route summary", "help: summary"},
+                                        {"show route for ADDR", "help: for"}},
+                                       nullptr}};
+  absl::StatusOr<Grammar> g = Grammar::Build(table);
+  ASSERT_TRUE(g.ok()) << g.status();
+  Completion c = g->Complete({"show"}, "");
+  EXPECT_EQ(HelpOf(c, "route"), "help: winners");
+  c = g->Complete({"show", "route"}, "");
+  EXPECT_TRUE(c.complete);
+  EXPECT_EQ(HelpOf(c, "summary"), "help: summary");
+  EXPECT_EQ(HelpOf(c, "PREFIX"), "help: winners");
+}
+
 TEST(CliGrammarTest, OptionalsInOrderThenEnter) {
   Grammar g = TestGrammar();
   Completion c = g.Complete({"show", "bgp", "routes"}, "");
