@@ -33,11 +33,12 @@ class Shell {
   Shell(const RunWords& run, FILE* in, FILE* out, const Grammar& grammar)
       : run_(run), out_(out), grammar_(grammar), history_path_(HistoryPath()) {
     history_ = history_init();
+    editline_ = el_init("sluice", in, out, stderr);
+    if (!ok()) return;
     HistEvent event;
     history(history_, &event, H_SETSIZE, kHistoryLines);
     history(history_, &event, H_SETUNIQUE, 1);
     if (!history_path_.empty()) history(history_, &event, H_LOAD, history_path_.c_str());
-    editline_ = el_init("sluice", in, out, stderr);
     el_set(editline_, EL_CLIENTDATA, this);
     el_set(editline_, EL_EDITOR, "emacs");
     el_set(editline_, EL_SIGNAL, 1);
@@ -50,11 +51,13 @@ class Shell {
     el_source(editline_, nullptr);  // ~/.editrc
   }
   ~Shell() {
-    el_end(editline_);
-    history_end(history_);
+    if (editline_ != nullptr) el_end(editline_);
+    if (history_ != nullptr) history_end(history_);
   }
   Shell(const Shell&) = delete;
   Shell& operator=(const Shell&) = delete;
+
+  bool ok() const { return editline_ != nullptr && history_ != nullptr; }
 
   void Loop() {
     std::fprintf(out_, "sluice shell: %s.\n", kHint);
@@ -157,12 +160,18 @@ int RunInteractiveShell(const RunWords& run, FILE* in, FILE* out) {
   on_interrupt.sa_handler = &OnInterrupt;  // no SA_RESTART: el_gets returns, the line goes
   sigemptyset(&on_interrupt.sa_mask);
   sigaction(SIGINT, &on_interrupt, &before);
+  int status = kOk;
   {
     Shell shell(run, in, out, *grammar);
-    shell.Loop();
+    if (shell.ok()) {
+      shell.Loop();
+    } else {
+      std::cerr << "sluice: cannot set up line editing on this terminal\n";
+      status = kFailed;
+    }
   }
   sigaction(SIGINT, &before, nullptr);
-  return kOk;
+  return status;
 }
 
 }  // namespace sluice::rtrmgr::cli

@@ -31,7 +31,7 @@ using RunWords = std::function<int(const std::vector<std::string>& words)>;
 std::string HistoryPath();
 
 // The interactive shell on a terminal (`in` and `out`): until exit, quit or end of input.
-// Returns 0.
+// Returns 0; 1 (kFailed) when line editing cannot be set up.
 int RunInteractiveShell(const RunWords& run, FILE* in, FILE* out);
 
 // The shell without a terminal: one command per line from `in`, no prompt, no history; blank

@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -83,7 +84,28 @@ TEST(CliShellTest, AScriptRunsEveryLineAndFailsIfOneFailed) {
   EXPECT_EQ(r.lines.size(), 4u);  // targets and show fib; nothing after exit
 }
 
+// Sets an environment variable for the test's duration, restoring it after.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    const char* value = std::getenv(name);
+    if (value != nullptr) saved_ = value;
+  }
+  ~ScopedEnv() {
+    if (saved_) {
+      setenv(name_, saved_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
 TEST(CliShellTest, HistoryLivesUnderXdgStateHome) {
+  ScopedEnv home("HOME"), state("XDG_STATE_HOME");
   setenv("HOME", "/home/op", 1);
   setenv("XDG_STATE_HOME", "/var/state/op", 1);
   EXPECT_EQ(HistoryPath(), "/var/state/op/sluice/history");
