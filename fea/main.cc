@@ -25,8 +25,8 @@
 // registered. SIGTERM, SIGINT or common/1.0/shutdown (a deliberate stop): the FIB's routes
 // leave the forwarding plane (netlink: every route of protocol 83 in the table) unless
 // --retain-on-exit, then the process exits 0. SIGUSR2 (exit for a restart, DESIGN.md
-// § Restarts): the routes stay for the next FEA to adopt. A bad option exits 2, a backend that
-// cannot start exits 1, each with a message on stderr.
+// § Restarts): the routes stay for the next FEA to adopt. --help lists the options. A bad option
+// exits 2 (the message names it), a backend that cannot start exits 1.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -35,6 +35,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,7 +52,7 @@
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 #include "stage/profile.h"
 
 namespace {
@@ -67,7 +68,6 @@ bool ParseNumber(std::string_view text, int64_t min, int64_t max, int64_t* out) 
 }
 
 struct Flags {
-  bool version = false;  // --version: print the version and exit
   ipc::RouterOptions router;
   std::string instance = "fea";
   std::string backend = "dummy";
@@ -105,76 +105,66 @@ bool ParseInterface(const std::string& text, Flags::InterfaceFlag* out) {
   return true;
 }
 
-int Usage(const std::string& error) {
-  std::cerr << "sluice-fea: " << error << "\n"
-            << "usage: sluice-fea [--finder ADDR] [--instance NAME] [--listen EP]...\n"
-            << "                  [--backend dummy|netlink] [--table N] [--routes-per-send N]\n"
-            << "                  [--transaction-timeout-ms N] [--stale-timeout-ms N] "
-               "[--retain-on-exit]\n"
-            << "                  [--interface NAME[=ADDRESS/LENGTH[,...]]]...\n"
-            << "       sluice-fea --version\n";
-  return 2;
-}
-
-// Returns 0 when the flags parsed, else the exit status (after printing why).
-int ParseFlags(int argc, char** argv, Flags* flags) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") return Usage("the FEA: interfaces and the FIB");
-    if (arg == "--version") {
-      flags->version = true;
-      return 0;
-    }
-    if (arg == "--retain-on-exit") {
-      flags->retain_on_exit = true;
-      continue;
-    }
-    if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
-    const std::string value = argv[++i];
-    int64_t n = 0;
-    if (arg == "--finder") {
-      flags->router.finder_address = value;
-    } else if (arg == "--instance") {
-      if (value.empty()) return Usage("--instance wants a name");
-      flags->instance = value;
-    } else if (arg == "--listen") {
-      flags->router.listen.push_back(value);
-    } else if (arg == "--backend") {
-      if (value != "dummy" && value != "netlink") {
-        return Usage("--backend " + value + ": want dummy or netlink");
-      }
-      flags->backend = value;
-    } else if (arg == "--table") {
-      if (!ParseNumber(value, 1, 0xfffffffeLL, &n) || n == 255) {
-        return Usage("--table " + value + ": want a kernel table 1..4294967294, not 255 (local)");
-      }
-      flags->netlink.table = static_cast<uint32_t>(n);
-    } else if (arg == "--routes-per-send") {
-      if (!ParseNumber(value, 1, 10000, &n)) return Usage("--routes-per-send wants 1..10000");
-      flags->netlink.routes_per_send = static_cast<size_t>(n);
-    } else if (arg == "--transaction-timeout-ms") {
-      if (!ParseNumber(value, 10, 86400000, &n)) {
-        return Usage("--transaction-timeout-ms wants 10..86400000");
-      }
-      flags->service.transaction_timeout = std::chrono::milliseconds(n);
-    } else if (arg == "--interface") {
-      Flags::InterfaceFlag interface;
-      if (!ParseInterface(value, &interface)) {
-        return Usage("--interface " + value + ": want NAME or NAME=ADDRESS/LENGTH[,...]");
-      }
-      flags->interfaces.push_back(std::move(interface));
-    } else if (arg == "--stale-timeout-ms") {
-      if (!ParseNumber(value, 0, 86400000, &n))
-        return Usage("--stale-timeout-ms wants 0..86400000");
-      flags->stale_timeout_ms = n;
-    } else {
-      return Usage("unknown argument " + arg);
-    }
-  }
+// Returns the status to exit with when the program should not go on (--help, --version, a bad
+// command line; net/program_options.h).
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
+  net::ProgramOptions options("sluice-fea", "sluice-fea: the FEA process, interfaces and the FIB");
+  CLI::App& app = options.app();
+  app.add_option("--finder", flags->router.finder_address,
+                 "the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)");
+  app.add_option("--instance", flags->instance, "the component instance name; the class is fea")
+      ->check(
+          CLI::Validator([](std::string& v) { return v.empty() ? "wants a name" : ""; }, "NAME"));
+  net::AddRepeatedOption(app, "--listen", flags->router.listen,
+                         "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
+                         "socket); repeatable");
+  app.add_option("--backend", flags->backend,
+                 "dummy: interfaces configured through fea_ifmgr/1.0, FIB in memory; netlink: "
+                 "the kernel's interfaces, routes installed in a kernel table")
+      ->check(CLI::IsMember({"dummy", "netlink"}));
+  app.add_option("--table", flags->netlink.table, "netlink: the kernel table (254 is main)")
+      ->check(CLI::Range(int64_t{1}, int64_t{0xfffffffe}) &
+              CLI::Validator([](std::string& v) { return v == "255" ? "255 is local" : ""; },
+                             "not 255"));
+  app.add_option("--routes-per-send", flags->netlink.routes_per_send,
+                 "netlink: route requests per sendmsg")
+      ->check(CLI::Range(1, 10000));
+  net::AddParsedOption(
+      app, "--transaction-timeout-ms",
+      [flags](const std::string& v) {
+        int64_t n = 0;
+        if (!ParseNumber(v, 10, 86400000, &n)) {
+          return absl::InvalidArgumentError(v + ": want 10..86400000 milliseconds");
+        }
+        flags->service.transaction_timeout = std::chrono::milliseconds(n);
+        return absl::OkStatus();
+      },
+      "open transactions idle this long are aborted (default 60000)");
+  app.add_option("--stale-timeout-ms", flags->stale_timeout_ms,
+                 "netlink: routes an earlier FEA left are removed this long after start if no "
+                 "client completed a full push before (0: wait for the client)")
+      ->check(CLI::Range(0, 86400000));
+  app.add_flag("--retain-on-exit", flags->retain_on_exit,
+               "a deliberate stop leaves the routes in the forwarding plane, for the next start "
+               "to adopt");
+  net::AddParsedOption(
+      app, "--interface",
+      [flags](const std::string& v) {
+        Flags::InterfaceFlag interface;
+        if (!ParseInterface(v, &interface)) {
+          return absl::InvalidArgumentError(v + ": want NAME or NAME=ADDRESS/LENGTH[,...]");
+        }
+        flags->interfaces.push_back(std::move(interface));
+        return absl::OkStatus();
+      },
+      "NAME[=ADDRESS/LENGTH[,...]]: dummy: an interface (up, MTU 1500) with addresses, there "
+      "from the start; repeatable",
+      true);
+  if (std::optional<int> exit = options.Parse(argc, argv)) return exit;
   if (!flags->interfaces.empty() && flags->backend != "dummy") {
-    return Usage("--interface configures the dummy backend; netlink follows the kernel");
+    return options.Fail("--interface configures the dummy backend; netlink follows the kernel");
   }
-  return 0;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -187,11 +177,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   Flags flags;
-  if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
-  if (flags.version) {
-    net::PrintVersion("sluice-fea");
-    return 0;
-  }
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
 
   boost::asio::io_context io;
   stage::Profiler& profiler = stage::Profiler::Default();

@@ -21,6 +21,7 @@
 //   --grace-ms        after start, how long watchers wait for re-registrations (default 1000)
 //
 // SIGINT/SIGTERM stop the Finder; its components see it go and reconnect when it is back.
+// --help lists the options; a bad option exits 2 with a message naming it.
 
 #include <unistd.h>
 
@@ -29,10 +30,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "finder/access_list.h"
 #include "finder/finder_server.h"
 #include "finder/registry.h"
@@ -40,7 +41,7 @@
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 
 namespace {
 
@@ -58,16 +59,42 @@ struct Flags {
   int grace_ms = 1000;
 };
 
-int Usage(const std::string& error) {
-  std::cerr << "sluice-finder: " << error << "\n"
-            << "usage: sluice-finder [--listen unix:/PATH|tcp:HOST:PORT]... [--listen-fd N]...\n"
-            << "                     [--master-key-fd N] [--socket-group NAME]\n"
-            << "                     [--operator-group NAME]\n"
-            << "                     [--admin-group NAME] [--acl FILE]\n"
-            << "                     [--allow 'CALLER TARGET INTERFACE']... [--deny ...]...\n"
-            << "                     [--grace-ms N]\n"
-            << "       sluice-finder --version\n";
-  return 2;
+// Returns the status to exit with when the program should not go on (--help, --version, a bad
+// command line; net/program_options.h).
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
+  sluice::net::ProgramOptions options(
+      "sluice-finder",
+      "sluice-finder: the Finder, registry, resolution and lifetime events of Sluice components");
+  CLI::App& app = options.app();
+  sluice::net::AddRepeatedOption(app, "--listen", flags->listen,
+                                 "unix:/PATH or tcp:HOST:PORT; repeatable (default "
+                                 "unix:$SLUICE_RUNDIR/finder.sock)");
+  sluice::net::AddRepeatedOption(app, "--listen-fd", flags->listen_fds,
+                                 "a listening Unix socket inherited from sluice-rtrmgr; "
+                                 "repeatable")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--master-key-fd", flags->master_key_fd,
+                 "an inherited descriptor holding the key class credentials derive from")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--socket-group", flags->socket_group,
+                 "the group of the Unix sockets it binds: who may connect");
+  app.add_option("--operator-group", flags->operator_group,
+                 "people in this group may call READ methods");
+  app.add_option("--admin-group", flags->admin_group, "people in this group may call every method");
+  app.add_option("--acl", flags->acl_file, "access list file; re-read on SIGHUP");
+  for (const bool allow : {true, false}) {
+    sluice::net::AddParsedOption(
+        app, allow ? "--allow" : "--deny",
+        [flags, allow](const std::string& rule) {
+          flags->rules.emplace_back(allow, rule);
+          return absl::OkStatus();
+        },
+        "one rule 'CALLER TARGET INTERFACE', after the file's; repeatable", true);
+  }
+  app.add_option("--grace-ms", flags->grace_ms,
+                 "after start, how long watchers wait for re-registrations")
+      ->check(CLI::Range(0, 3600 * 1000));
+  return options.Parse(argc, argv);
 }
 
 // Reads the master key from an inherited descriptor and closes it.
@@ -129,38 +156,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    const char* v = nullptr;
-    int number = -1;
-    if (arg == "--listen" && (v = value())) {
-      flags.listen.push_back(v);
-    } else if (arg == "--listen-fd" && (v = value()) && absl::SimpleAtoi(v, &number)) {
-      flags.listen_fds.push_back(number);
-    } else if (arg == "--master-key-fd" && (v = value()) && absl::SimpleAtoi(v, &number)) {
-      flags.master_key_fd = number;
-    } else if (arg == "--socket-group" && (v = value())) {
-      flags.socket_group = v;
-    } else if (arg == "--operator-group" && (v = value())) {
-      flags.operator_group = v;
-    } else if (arg == "--admin-group" && (v = value())) {
-      flags.admin_group = v;
-    } else if (arg == "--acl" && (v = value())) {
-      flags.acl_file = v;
-    } else if ((arg == "--allow" || arg == "--deny") && (v = value())) {
-      flags.rules.emplace_back(arg == "--allow", v);
-    } else if (arg == "--grace-ms" && (v = value())) {
-      flags.grace_ms = std::atoi(v);
-    } else if (arg == "--version") {
-      sluice::net::PrintVersion("sluice-finder");
-      return 0;
-    } else if (arg == "--help" || arg == "-h") {
-      return Usage("the Finder: registry, resolution and lifetime events of Sluice components");
-    } else {
-      return Usage("unknown or incomplete argument " + arg);
-    }
-  }
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
   auto access_list = BuildAccessList(flags);
   if (!access_list.ok()) {
     std::cerr << "sluice-finder: " << access_list.status().message() << "\n";

@@ -21,13 +21,14 @@
 // policy_backend/1.0 (origin:static, origin:connected) and
 // common/1.0; calls fea_fib/1.0, fea_ifmgr/1.0 and its clients' rib_client/1.0. Status:
 // NOT_READY while no FEA is up, READY while one is. SIGTERM, SIGINT or common/1.0/shutdown exit
-// 0 (the FEA keeps the FIB; a new RIB re-sends it). A bad option exits 2 with a message.
+// 0 (the FEA keeps the FIB; a new RIB re-sends it). --help lists the options; a bad option exits 2
+// with a message naming it.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <charconv>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,7 +39,7 @@
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 #include "rib/rib.h"
 #include "rib/service/fea_watcher.h"
 #include "rib/service/policy_service.h"
@@ -53,7 +54,6 @@ namespace {
 using namespace sluice;
 
 struct Flags {
-  bool version = false;  // --version: print the version and exit
   ipc::RouterOptions router;
   std::string instance = "rib";
   std::string fea;
@@ -62,60 +62,40 @@ struct Flags {
   std::vector<std::string> expect_protocols;
 };
 
-int Usage(const std::string& error) {
-  std::cerr << "sluice-rib: " << error << "\n"
-            << "usage: sluice-rib [--finder ADDR] [--instance NAME] [--listen EP]... "
-               "[--fea INSTANCE]\n"
-            << "                  [--fea-batch-size N] [--fea-max-in-flight N]\n"
-            << "                  [--restart-time SECONDS] [--expect-protocols P,P...]\n"
-            << "       sluice-rib --version\n";
-  return 2;
-}
-
-bool ParseNumber(std::string_view text, int64_t min, int64_t max, int64_t* out) {
-  int64_t v = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (error != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
-  *out = v;
-  return true;
-}
-
-int ParseFlags(int argc, char** argv, Flags* flags) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") return Usage("the RIB: routes of every protocol");
-    if (arg == "--version") {
-      flags->version = true;
-      return 0;
-    }
-    if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
-    const std::string value = argv[++i];
-    int64_t n = 0;
-    if (arg == "--finder") {
-      flags->router.finder_address = value;
-    } else if (arg == "--instance") {
-      if (value.empty()) return Usage("--instance wants a name");
-      flags->instance = value;
-    } else if (arg == "--listen") {
-      flags->router.listen.push_back(value);
-    } else if (arg == "--fea") {
-      flags->fea = value;
-    } else if (arg == "--fea-batch-size") {
-      if (!ParseNumber(value, 1, 100000, &n)) return Usage("--fea-batch-size wants 1..100000");
-      flags->rib.fea.batch_size = static_cast<size_t>(n);
-    } else if (arg == "--restart-time") {
-      if (!ParseNumber(value, 0, 86400, &n)) return Usage("--restart-time wants 0..86400");
-      flags->restart_time = n;
-    } else if (arg == "--expect-protocols") {
-      flags->expect_protocols = absl::StrSplit(value, ',', absl::SkipEmpty());
-    } else if (arg == "--fea-max-in-flight") {
-      if (!ParseNumber(value, 1, 1000, &n)) return Usage("--fea-max-in-flight wants 1..1000");
-      flags->rib.fea.max_in_flight = static_cast<size_t>(n);
-    } else {
-      return Usage("unknown argument " + arg);
-    }
-  }
-  return 0;
+// Returns the status to exit with when the program should not go on (--help, --version, a bad
+// command line; net/program_options.h).
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
+  net::ProgramOptions options("sluice-rib",
+                              "sluice-rib: the RIB process, routes of every protocol");
+  CLI::App& app = options.app();
+  app.add_option("--finder", flags->router.finder_address,
+                 "the Finder: unix:/PATH or tcp:127.0.0.1:PORT (default $SLUICE_FINDER or "
+                 "unix:$SLUICE_RUNDIR/finder.sock)");
+  app.add_option("--instance", flags->instance, "the component instance name; the class is rib")
+      ->check(
+          CLI::Validator([](std::string& v) { return v.empty() ? "wants a name" : ""; }, "NAME"));
+  net::AddRepeatedOption(app, "--listen", flags->router.listen,
+                         "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
+                         "socket in the run directory); repeatable");
+  app.add_option("--fea", flags->fea, "the FEA instance to feed (default any of class fea)");
+  app.add_option("--fea-batch-size", flags->rib.fea.batch_size, "route changes per FIB transaction")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--fea-max-in-flight", flags->rib.fea.max_in_flight,
+                 "FIB transactions sent and not yet answered")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--restart-time", flags->restart_time,
+                 "seconds the FEA keeps, after this RIB starts, the routes of protocols that "
+                 "have not re-fed it yet")
+      ->check(CLI::Range(0, 86400));
+  net::AddParsedOption(
+      app, "--expect-protocols",
+      [flags](const std::string& v) {
+        flags->expect_protocols = absl::StrSplit(v, ',', absl::SkipEmpty());
+        return absl::OkStatus();
+      },
+      "P,P...: the protocols the configuration runs (e.g. static,ebgp,ibgp), what the FEA's "
+      "routes of unknown origin wait for");
+  return options.Parse(argc, argv);
 }
 
 }  // namespace
@@ -128,11 +108,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   Flags flags;
-  if (int status = ParseFlags(argc, argv, &flags); status != 0) return status;
-  if (flags.version) {
-    net::PrintVersion("sluice-rib");
-    return 0;
-  }
+  if (std::optional<int> exit = ParseFlags(argc, argv, &flags)) return *exit;
 
   boost::asio::io_context io;
   stage::Profiler& profiler = stage::Profiler::Default();

@@ -18,7 +18,8 @@
 // previous sluice-static left and we did not send. SIGINT/SIGTERM or common/1.0/shutdown (a
 // deliberate stop): deregister_protocol, so the RIB withdraws our routes, and exit 0. SIGUSR2
 // (exit for a restart) or a crash: the RIB keeps our routes, stale, for the restart time
-// (DESIGN.md § Restarts).
+// (DESIGN.md § Restarts). --help lists the options; a bad option or route exits 2 with a message
+// naming it.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -27,39 +28,21 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 #include "static_routes/static_routes.h"
 #include "static_routes/static_xrl.h"
 
 namespace sluice::static_routes {
 namespace {
-
-constexpr char kUsage[] = R"(usage: sluice-static [options]
-
-Static routes, handed to the RIB as protocol "static" (admin distance 1).
-
-  --finder ENDPOINT   the Finder (default unix:$SLUICE_RUNDIR/finder.sock)
-  --instance NAME     our instance name (default "static_routes")
-  --rib TARGET        the RIB's class or instance name (default "rib")
-  --route ROUTE       one static route, repeatable:
-                        NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [tag N] [track]
-                      `track`: in the RIB only while the RIB resolves the nexthop
-  --config FILE       one ROUTE per line; '#' starts a comment
-  --restart-time N    seconds the RIB keeps our routes if we die (default 60; 0: none)
-  --wait-for-sync     end-of-RIB only after static_routes/1.0/synced (the router manager
-                      calls it once it has pushed the configuration)
-  --version           print the version and exit
-Also configurable at run time through static_routes/1.0 (add_route, delete_route, list_routes).
-)";
 
 struct Flags {
   ipc::RouterOptions router;
@@ -71,13 +54,14 @@ struct Flags {
 };
 
 int Bad(const std::string& message) {
-  std::cerr << "sluice-static: " << message << "\n" << kUsage;
-  return 2;
+  std::cerr << "sluice-static: " << message << "\n";
+  return net::kExitUsage;
 }
 
-int ReadConfig(const std::string& path, std::vector<StaticRoute>* out) {
+// One ROUTE per line of `path`; '#' starts a comment. Errors name the file and line.
+absl::Status ReadConfig(const std::string& path, std::vector<StaticRoute>* out) {
   std::ifstream in(path);
-  if (!in) return Bad("cannot read " + path);
+  if (!in) return absl::NotFoundError("cannot read " + path);
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -85,55 +69,50 @@ int ReadConfig(const std::string& path, std::vector<StaticRoute>* out) {
     if (size_t hash = line.find('#'); hash != std::string::npos) line.resize(hash);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     absl::StatusOr<StaticRoute> r = ParseStaticRoute(line);
-    if (!r.ok()) return Bad(absl::StrCat(path, ":", number, ": ", r.status().message()));
+    if (!r.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", number, ": ", r.status().message()));
+    }
     out->push_back(*r);
   }
-  return 0;
+  return absl::OkStatus();
 }
 
-int ParseFlags(int argc, char** argv, Flags* flags) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 1;
-    }
-    if (arg == "--version") {
-      net::PrintVersion("sluice-static");
-      return 1;
-    }
-    if (arg == "--wait-for-sync") {
-      flags->wait_for_sync = true;
-      continue;
-    }
-    if (i + 1 >= argc)
-      return Bad(arg == "--finder" || arg == "--instance" || arg == "--rib" || arg == "--route" ||
-                         arg == "--config"
-                     ? arg + " needs a value"
-                     : "unknown argument " + arg);
-    const std::string value = argv[++i];
-    if (arg == "--finder") {
-      flags->router.finder_address = value;
-    } else if (arg == "--instance") {
-      flags->instance = value;
-    } else if (arg == "--rib") {
-      flags->rib = value;
-    } else if (arg == "--route") {
-      absl::StatusOr<StaticRoute> r = ParseStaticRoute(value);
-      if (!r.ok()) return Bad(std::string(r.status().message()));
-      flags->routes.push_back(*r);
-    } else if (arg == "--config") {
-      if (int s = ReadConfig(value, &flags->routes); s != 0) return s;
-    } else if (arg == "--restart-time") {
-      if (!absl::SimpleAtoi(value, &flags->restart_time) || flags->restart_time < 0 ||
-          flags->restart_time > 86400) {
-        return Bad("--restart-time wants 0..86400 seconds");
-      }
-    } else {
-      return Bad("unknown argument " + arg);
-    }
-  }
-  return 0;
+// Returns the status to exit with when the program should not go on (--help, --version, a bad
+// command line; net/program_options.h).
+std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
+  net::ProgramOptions options(
+      "sluice-static",
+      "sluice-static: static routes, handed to the RIB as protocol \"static\" (admin distance "
+      "1).\nAlso configurable at run time through static_routes/1.0 (add_route, delete_route, "
+      "list_routes).");
+  CLI::App& app = options.app();
+  app.add_option("--finder", flags->router.finder_address,
+                 "the Finder (default unix:$SLUICE_RUNDIR/finder.sock)");
+  app.add_option("--instance", flags->instance, "our instance name");
+  app.add_option("--rib", flags->rib, "the RIB's class or instance name");
+  net::AddParsedOption(
+      app, "--route",
+      [flags](const std::string& text) {
+        absl::StatusOr<StaticRoute> r = ParseStaticRoute(text);
+        if (!r.ok()) return r.status();
+        flags->routes.push_back(*r);
+        return absl::OkStatus();
+      },
+      "one static route, repeatable: NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [tag N] "
+      "[track]; track: in the RIB only while the RIB resolves the nexthop",
+      true);
+  net::AddParsedOption(
+      app, "--config",
+      [flags](const std::string& path) { return ReadConfig(path, &flags->routes); },
+      "FILE: one ROUTE per line; '#' starts a comment", true);
+  app.add_option("--restart-time", flags->restart_time,
+                 "seconds the RIB keeps our routes if we die (0: none)")
+      ->check(CLI::Range(0, 86400));
+  app.add_flag("--wait-for-sync", flags->wait_for_sync,
+               "end-of-RIB only after static_routes/1.0/synced (the router manager calls it once "
+               "it has pushed the configuration)");
+  return options.Parse(argc, argv);
 }
 
 int Run(const Flags& flags) {
@@ -228,6 +207,8 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGPIPE, SIG_IGN);
   sluice::static_routes::Flags flags;
-  if (int s = sluice::static_routes::ParseFlags(argc, argv, &flags); s != 0) return s == 1 ? 0 : s;
+  if (std::optional<int> exit = sluice::static_routes::ParseFlags(argc, argv, &flags)) {
+    return *exit;
+  }
   return sluice::static_routes::Run(flags);
 }

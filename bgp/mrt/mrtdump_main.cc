@@ -4,37 +4,32 @@
 //   sluice-mrtdump FILE             lines as bgpdump -m prints them
 //   sluice-mrtdump --summary FILE   record counts, UPDATE error counts, truncation
 //   sluice-mrtdump --version        the version
+//
+// Exit status: 0, also after a truncated file (the error is printed); 1 a file that cannot be
+// opened; 2 a bad command line.
 
 #include <cstdio>
-#include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "bgp/mrt/bgpdump_format.h"
 #include "bgp/mrt/mrt_reader.h"
-#include "net/version.h"
+#include "net/program_options.h"
 
 int main(int argc, char** argv) {
   using namespace sluice::bgp;
   bool summary = false;
-  const char* path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--summary") == 0) {
-      summary = true;
-    } else if (std::strcmp(argv[i], "--version") == 0) {
-      sluice::net::PrintVersion("sluice-mrtdump");
-      return 0;
-    } else if (argv[i][0] == '-') {
-      std::fprintf(stderr, "usage: sluice-mrtdump [--summary] FILE | --version\n");
-      return 2;
-    } else {
-      path = argv[i];
-    }
-  }
-  if (path == nullptr) {
-    std::fprintf(stderr, "usage: sluice-mrtdump [--summary] FILE | --version\n");
-    return 2;
-  }
+  std::string path;
+  sluice::net::ProgramOptions options(
+      "sluice-mrtdump",
+      "sluice-mrtdump: prints an MRT file (plain, gzip or bzip2) in the one-line form of "
+      "`bgpdump -m`, or a summary of what is in it");
+  options.app().add_flag("--summary", summary,
+                         "record counts, UPDATE error counts, truncation instead of the lines");
+  options.app().add_option("FILE", path, "the MRT file");
+  if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
+  if (path.empty()) return options.Fail("FILE is required");
   auto reader = mrt::MrtReader::Open(path);
   if (!reader.ok()) {
     std::fprintf(stderr, "sluice-mrtdump: %s\n", std::string(reader.status().message()).c_str());

@@ -8,6 +8,7 @@
 //
 // Prints "ready INSTANCE" on stdout once registered with the Finder. SIGINT/SIGTERM (or
 // common/1.0/shutdown): every session ends with Cease / Administrative Shutdown, then exit 0.
+// --help lists the options; a bad option exits 2 with a message naming it, a failure to start 1.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -28,42 +29,10 @@
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 
 namespace sluice::bgp::process {
 namespace {
-
-constexpr char kUsage[] = R"(usage: sluice-bgp [options]
-
-The BGP process: BGP-4 sessions and the staged BGP pipeline, configured through bgp/1.0.
-
-  --finder ENDPOINT     the Finder (unix:/PATH or tcp:127.0.0.1:PORT; default
-                        unix:$SLUICE_RUNDIR/finder.sock)
-  --instance NAME       our instance name (default "bgp"); the RIB calls it back
-  --listen ADDR[:PORT]  accept BGP connections there ([ADDR]:PORT for IPv6; port 179 by
-                        default, 0 for a free one); repeatable. Also bgp/1.0/listen.
-  --local-as AS         the local AS (else bgp/1.0/set_local_as)
-  --bgp-id ADDR         the BGP Identifier (else bgp/1.0/set_bgp_id)
-  --rib TARGET          the RIB's class or instance name (default "rib")
-  --no-rib              run without a RIB: every nexthop resolves, no route is sent to a RIB
-  --ipv4-only           run IPv4 unicast only
-  --send-buffer-kb KB   encoded UPDATEs queued per peer (in KiB) before the peer's branch
-                        waits in the fanout queue (default 8192). Queued UPDATEs cost about
-                        15 octets per prefix, the fanout queue about 100: a peer slower than
-                        the table load costs less memory with a larger buffer.
-  --send-budget-mb MB   encoded UPDATEs queued by all peers together (in MiB, default 16):
-                        each peer's share is this over the number of peers, at least 256 KiB
-                        and at most --send-buffer-kb
-  --threads N           route processing on N worker threads, the prefixes shared among
-                        them by hash (the shard stage), and the peers' UPDATEs
-                        decoded on N more; 1: the serial pipeline on the event loop, no
-                        extra thread (default: the number of hardware threads)
-  --version             print the version and exit
-
-Signals: SIGTERM and SIGINT stop for good (Cease, in a Hard Reset where RFC 8538 was
-negotiated, and the RIB withdraws BGP's routes at once); SIGUSR2 exits to be restarted (the
-connections just close and the RIB keeps BGP's routes: graceful restart, RFC 4724).
-)";
 
 struct Flags {
   std::string finder;
@@ -83,22 +52,22 @@ struct Flags {
   int threads = RouterConfig::DefaultThreads();
 };
 
-[[noreturn]] void Die(const std::string& message, int code = 2) {
+[[noreturn]] void Die(const std::string& message) {
   std::cerr << "sluice-bgp: " << message << "\n";
-  if (code == 2) std::cerr << kUsage;
-  std::exit(code);
+  std::exit(1);
 }
 
-std::pair<net::IPAddress, uint16_t> ParseListen(const std::string& text) {
+// ADDR, ADDR:PORT or [ADDR]:PORT (port 179 by default).
+absl::StatusOr<std::pair<net::IPAddress, uint16_t>> ParseListen(const std::string& text) {
   std::string host = text;
   uint32_t port = kBgpPort;
   std::string port_text;
   if (!text.empty() && text[0] == '[') {
     const size_t close = text.find(']');
-    if (close == std::string::npos) Die("bad --listen " + text);
+    if (close == std::string::npos) return absl::InvalidArgumentError("bad address " + text);
     host = text.substr(1, close - 1);
     if (close + 1 < text.size()) {
-      if (text[close + 1] != ':') Die("bad --listen " + text);
+      if (text[close + 1] != ':') return absl::InvalidArgumentError("bad address " + text);
       port_text = text.substr(close + 2);
     }
   } else if (const size_t colon = text.rfind(':');
@@ -107,71 +76,73 @@ std::pair<net::IPAddress, uint16_t> ParseListen(const std::string& text) {
     port_text = text.substr(colon + 1);
   }
   if (!port_text.empty() && (!absl::SimpleAtoi(port_text, &port) || port > 65535)) {
-    Die("bad port in --listen " + text);
+    return absl::InvalidArgumentError("bad port in " + text);
   }
   absl::StatusOr<net::IPAddress> address = net::IPAddress::Parse(host);
-  if (!address.ok()) Die("bad address in --listen " + text);
-  return {*address, uint16_t(port)};
+  if (!address.ok()) return absl::InvalidArgumentError("bad address in " + text);
+  return std::pair{*address, uint16_t(port)};
 }
 
-Flags ParseFlags(int argc, char** argv) {
-  Flags f;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Die(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--finder") {
-      f.finder = value();
-    } else if (arg == "--instance") {
-      f.instance = value();
-    } else if (arg == "--listen") {
-      f.listen.push_back(ParseListen(value()));
-    } else if (arg == "--local-as") {
-      uint32_t as = 0;
-      const std::string v = value();
-      if (!absl::SimpleAtoi(v, &as) || as == 0) Die("bad --local-as " + v);
-      f.local_as = as;
-    } else if (arg == "--bgp-id") {
-      const std::string v = value();
-      absl::StatusOr<net::IPv4Address> id = net::IPv4Address::Parse(v);
-      if (!id.ok() || id->value() == 0) Die("bad --bgp-id " + v);
-      f.bgp_id = *id;
-    } else if (arg == "--rib") {
-      f.rib = value();
-    } else if (arg == "--no-rib") {
-      f.no_rib = true;
-    } else if (arg == "--ipv4-only") {
-      f.ipv4_only = true;
-    } else if (arg == "--send-buffer-kb") {
-      const std::string v = value();
-      if (!absl::SimpleAtoi(v, &f.send_buffer_kb) || f.send_buffer_kb == 0 ||
-          f.send_buffer_kb > (size_t{1} << 22)) {
-        Die("bad --send-buffer-kb " + v + " (1 to 4194304)");
-      }
-    } else if (arg == "--send-budget-mb") {
-      const std::string v = value();
-      if (!absl::SimpleAtoi(v, &f.send_budget_mb) || f.send_budget_mb == 0 ||
-          f.send_budget_mb > (size_t{1} << 20)) {
-        Die("bad --send-budget-mb " + v + " (1 to 1048576)");
-      }
-    } else if (arg == "--threads") {
-      const std::string v = value();
-      if (!absl::SimpleAtoi(v, &f.threads) || f.threads < 1 || f.threads > 256) {
-        Die("bad --threads " + v + " (1 to 256)");
-      }
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg == "--version") {
-      net::PrintVersion("sluice-bgp");
-      std::exit(0);
-    } else {
-      Die("unknown argument " + arg);
-    }
-  }
-  return f;
+// Returns the status to exit with when the program should not go on (--help, --version, a bad
+// command line; net/program_options.h).
+std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
+  net::ProgramOptions options(
+      "sluice-bgp",
+      "sluice-bgp: the BGP process, BGP-4 sessions and the staged BGP pipeline, configured "
+      "through bgp/1.0.\n\nSignals: SIGTERM and SIGINT stop for good (Cease, in a Hard Reset "
+      "where RFC 8538 was negotiated, and the RIB withdraws BGP's routes at once); SIGUSR2 exits "
+      "to be restarted (the connections just close and the RIB keeps BGP's routes: graceful "
+      "restart, RFC 4724).");
+  CLI::App& app = options.app();
+  app.add_option("--finder", f->finder,
+                 "the Finder: unix:/PATH or tcp:127.0.0.1:PORT (default "
+                 "unix:$SLUICE_RUNDIR/finder.sock)");
+  app.add_option("--instance", f->instance, "our instance name; the RIB calls it back");
+  net::AddParsedOption(
+      app, "--listen",
+      [f](const std::string& v) {
+        auto listen = ParseListen(v);
+        if (!listen.ok()) return listen.status();
+        f->listen.push_back(*listen);
+        return absl::OkStatus();
+      },
+      "ADDR[:PORT]: accept BGP connections there ([ADDR]:PORT for IPv6; port 179 by default, 0 "
+      "for a free one); repeatable. Also bgp/1.0/listen.",
+      true);
+  app.add_option_function<uint32_t>(
+         "--local-as", [f](const uint32_t& as) { f->local_as = as; },
+         "the local AS (else bgp/1.0/set_local_as)")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{0xffffffff}));
+  net::AddParsedOption(
+      app, "--bgp-id",
+      [f](const std::string& v) {
+        absl::StatusOr<net::IPv4Address> id = net::IPv4Address::Parse(v);
+        if (!id.ok() || id->value() == 0) {
+          return absl::InvalidArgumentError(v + ": want a non-zero IPv4 address");
+        }
+        f->bgp_id = *id;
+        return absl::OkStatus();
+      },
+      "ADDR: the BGP Identifier (else bgp/1.0/set_bgp_id)");
+  app.add_option("--rib", f->rib, "the RIB's class or instance name");
+  app.add_flag("--no-rib", f->no_rib,
+               "run without a RIB: every nexthop resolves, no route is sent to a RIB");
+  app.add_flag("--ipv4-only", f->ipv4_only, "run IPv4 unicast only");
+  app.add_option("--send-buffer-kb", f->send_buffer_kb,
+                 "encoded UPDATEs queued per peer (KiB) before the peer's branch waits in the "
+                 "fanout queue (queued UPDATEs cost about 15 octets per prefix, the fanout queue "
+                 "about 100)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 22));
+  app.add_option("--send-budget-mb", f->send_budget_mb,
+                 "encoded UPDATEs queued by all peers together (MiB): each peer's share is this "
+                 "over the number of peers, at least 256 KiB and at most --send-buffer-kb")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  app.add_option("--threads", f->threads,
+                 "route processing on N worker threads (the prefixes shared among them by hash) "
+                 "and UPDATE decoding on N more; 1: the serial pipeline on the event loop "
+                 "(default: the number of hardware threads)")
+      ->check(CLI::Range(1, 256));
+  return options.Parse(argc, argv);
 }
 
 int Run(const Flags& flags) {
@@ -190,14 +161,14 @@ int Run(const Flags& flags) {
   BgpProcess& bgp = daemon.bgp();
 
   if (flags.local_as) {
-    if (absl::Status st = bgp.SetLocalAs(*flags.local_as); !st.ok()) Die(st.ToString(), 1);
+    if (absl::Status st = bgp.SetLocalAs(*flags.local_as); !st.ok()) Die(st.ToString());
   }
   if (flags.bgp_id) {
-    if (absl::Status st = bgp.SetBgpId(*flags.bgp_id); !st.ok()) Die(st.ToString(), 1);
+    if (absl::Status st = bgp.SetBgpId(*flags.bgp_id); !st.ok()) Die(st.ToString());
   }
   for (const auto& [address, port] : flags.listen) {
     absl::StatusOr<uint16_t> bound = bgp.Listen(address, port);
-    if (!bound.ok()) Die(absl::StrCat("--listen: ", bound.status().ToString()), 1);
+    if (!bound.ok()) Die(absl::StrCat("--listen: ", bound.status().ToString()));
   }
 
   // Clean shutdown: Cease / Administrative Shutdown (Hard Reset) to every peer, deregistration
@@ -237,7 +208,7 @@ int Run(const Flags& flags) {
       SLUICE_LOG(kWarning) << "not registered with the Finder yet: " << status.message();
     }
   });
-  if (absl::Status st = daemon.Start(); !st.ok()) Die(st.ToString(), 1);
+  if (absl::Status st = daemon.Start(); !st.ok()) Die(st.ToString());
   sluice::ipc::RunLoop(io);
   SLUICE_LOG(kInfo) << "stopped";
   return 0;
@@ -254,5 +225,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::signal(SIGPIPE, SIG_IGN);
-  return sluice::bgp::process::Run(sluice::bgp::process::ParseFlags(argc, argv));
+  sluice::bgp::process::Flags flags;
+  if (std::optional<int> exit = sluice::bgp::process::ParseFlags(argc, argv, &flags)) {
+    return *exit;
+  }
+  return sluice::bgp::process::Run(flags);
 }

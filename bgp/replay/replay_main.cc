@@ -1,5 +1,5 @@
 // sluice-replay: a BGP speaker that replays the routes of an MRT capture (or a synthetic table)
-// to a peer — see Usage() below and bgp/replay/replay_session.h.
+// to a peer — see --help (bgp/replay/replay_options.h) and bgp/replay/replay_session.h.
 //
 // main() wires: options → capture (replay_feed) → per-peer pre-encoded streams (feed_encoder)
 // → sessions on one Asio event loop (replay_session) → progress on stderr, summary on stdout.
@@ -23,6 +23,7 @@
 #include "bgp/replay/asio.h"
 #include "bgp/replay/feed_encoder.h"
 #include "bgp/replay/replay_feed.h"
+#include "bgp/replay/replay_options.h"
 #include "bgp/replay/replay_session.h"
 #include "net/log.h"
 #include "net/version.h"
@@ -33,322 +34,9 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-const char kUsage[] =
-    R"(usage: sluice-replay (--connect ADDR[:PORT] | --listen ADDR[:PORT]) --local-as AS
-                     (--mrt FILE | --synthetic N) [options]
-
-Replays the routes of a peer of an MRT capture (or of every peer, each its own session) to a BGP
-peer, as fast as TCP allows or at the capture's pace. Messages are encoded before the session
-starts. Progress (prefixes/s) goes to stderr, the summary to stdout.
-
-Session:
-  --connect ADDR[:PORT]   open the session to ADDR (port 179 by default)
-  --listen ADDR[:PORT]    wait for the peer(s) to connect instead
-  --local-as AS|capture   our AS; "capture": each capture peer's own AS (with --all-peers)
-  --peer-as AS            the peer's AS (checked against its OPEN; default: any)
-  --router-id ID          BGP identifier (default: the local address, else 10.255.0.N)
-  --local-address ADDR    source address to bind; with --all-peers the first of consecutive
-                          addresses (default 127.0.0.2 with --all-peers)
-  --hold-time SECONDS     hold time offered (default 90)
-  --extended-messages     offer RFC 8654 extended messages
-Routes:
-  --mrt FILE              an MRT capture (.gz, .bz2 or plain): BGP4MP updates or a RIB dump
-  --synthetic N           an Internet-like table of N IPv4 prefixes instead (--seed S)
-  --receive-only          send no routes (only End-of-RIB): count what the peer sends, e.g.
-                          as the downstream peer of a convergence run (with --wait-eor)
-  --list-peers            list the capture's peers and exit
-  --peer-index N          replay the N-th peer of the capture (as --list-peers numbers them)
-  --peer ADDR             replay the capture peer with this address
-  --all-peers             replay every peer of the capture, each in its own session
-                          (default: the peer with the most announcements)
-  --ipv4-only             offer IPv4 unicast only; with --all-peers and --list-peers, only the
-                          capture peers with IPv4 routes
-  --mode messages|table   the captured UPDATEs in order (default for update captures), or the
-                          final table packed by attribute set (RIB dumps always)
-  --pace [FACTOR]         send at the capture's pace (times FACTOR); messages mode
-  --next-hop-self         NEXT_HOP = our local address (IPv6: the session's, or ::ffff:a.b.c.d)
-  --next-hop ADDR         NEXT_HOP = ADDR;  --next-hop6 ADDR for IPv6 routes
-  --prepend-own-as        prepend our AS to every AS_PATH (needed for eBGP with iBGP-style
-                          captures such as PCH); towards eBGP peers LOCAL_PREF, ORIGINATOR_ID and
-                          CLUSTER_LIST are always removed
-  --withdraw-after SECONDS  after the table, wait, then withdraw every route
-  --flap-every SECONDS    flap every route once per SECONDS: withdrawn half a period after the
-                          table, announced again half a period later (route flap damping
-                          tests); not with --pace
-  --flaps N               stop flapping after N cycles, routes announced (default: never)
-  --withdraw-on-signal    withdraw every route when SIGUSR1 arrives (after the table)
-  --extra N               hold N routes back from the table (spread over it; table mode: a
-                          synthetic table gets N more routes): after the table, each SIGUSR2
-                          announces the next one, one route per UPDATE, in the same session
-  --extra-every SECONDS   with --extra: announce the next one every SECONDS instead
-  --path-variant K        with --prepend-own-as: prepend our AS (hash(prefix) + K) % 4 more
-                          times, so 4 upstreams with K = 0..3 offer 4 distinct AS paths per
-                          prefix, each upstream the best for about a quarter of the prefixes
-Restarts:
-  --graceful-restart [SECONDS]  advertise graceful restart (RFC 4724, restart time SECONDS,
-                          default 120, at most 4095; N bit; F bit for the families we send).
-                          With --receive-only, act as a helper: when the session drops without
-                          a Hard Reset, keep the peer's routes (stale) and wait for it to come
-                          back; its End-of-RIB per family (or its restart time) removes those
-                          not announced again. The summary counts them ("stale swept")
-  --reconnect             when the connection drops or the peer closes it, open it again
-                          (back-off 0.2 s doubling to 2 s; listening: take the next connection)
-                          and send the table again, ending with End-of-RIB; with
-                          --graceful-restart our OPENs after the first set the R bit
-  --drop-on-signal        on SIGHUP close the connection without a NOTIFICATION, as a crash
-                          would (with --reconnect the session then opens again)
-  --after-reconnect-drop K  after a reconnect leave out the first K routes of the table (a
-                          graceful restart helper must sweep them); --mode table
-  --after-reconnect-add N   hold N routes back from the first table and send them, with the
-                          rest, after a reconnect (a synthetic table gets N more routes)
-Monitor (with --receive-only):
-  --expect N              with --json: print {"event":"held_all"} when we hold N prefixes, and
-                          {"event":"held_none"} when we hold none again afterwards; with --json
-                          a "progress" line every second gives the prefixes held
-End:
-  --wait-eor              stay until the peer's End-of-RIB has arrived
-  --linger [SECONDS]      stay up after sending (until SIGINT/SIGTERM without SECONDS)
-  --json                  summary (and a "sent" event per session) as JSON lines on stdout
-  --quiet                 no progress lines
-  --version               print the version and exit
-)";
-
-struct Options {
-  std::optional<tcp::endpoint> connect, listen;
-  std::optional<uint32_t> local_as;
-  bool local_as_capture = false;
-  uint32_t peer_as = 0;
-  std::optional<net::IPv4Address> router_id;
-  std::optional<asio::ip::address> local_address;
-  uint16_t hold_time = 90;
-  bool extended_messages = false;
-  std::string mrt;
-  uint64_t synthetic = 0, seed = 1;
-  bool receive_only = false;
-  bool list_peers = false, all_peers = false;
-  std::optional<size_t> peer_index;
-  std::optional<net::IPAddress> peer_address;
-  std::string mode;
-  std::optional<double> pace;
-  bool next_hop_self = false;
-  std::optional<net::IPv4Address> next_hop;
-  std::optional<net::IPv6Address> next_hop6;
-  bool prepend_own_as = false;
-  double withdraw_after = -1;
-  double flap_every = 0;
-  uint64_t flaps = 0;
-  bool withdraw_on_signal = false;
-  uint64_t extra = 0;
-  double extra_every = 0;
-  int path_variant = -1;
-  bool ipv4_only = false;
-  uint64_t expect = 0;
-  bool wait_eor = false;
-  double linger = 0;
-  bool json = false, quiet = false;
-  std::optional<uint16_t> graceful_restart;
-  bool reconnect = false, drop_on_signal = false;
-  uint64_t after_reconnect_drop = 0, after_reconnect_add = 0;
-};
-
 [[noreturn]] void Die(const std::string& message) {
   std::fprintf(stderr, "sluice-replay: %s\n", message.c_str());
   std::exit(2);
-}
-
-tcp::endpoint ParseEndpoint(const std::string& text) {
-  std::string host = text;
-  uint32_t port = kBgpPort;
-  const size_t colon = text.rfind(':');
-  // ADDR:PORT for IPv4, [ADDR]:PORT for IPv6; a bare IPv6 address has several colons.
-  if (!text.empty() && text[0] == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string::npos) Die("bad address " + text);
-    host = text.substr(1, close - 1);
-    if (close + 1 < text.size() && text[close + 1] == ':') {
-      if (!absl::SimpleAtoi(text.substr(close + 2), &port)) Die("bad port in " + text);
-    }
-  } else if (colon != std::string::npos && text.find(':') == colon) {
-    host = text.substr(0, colon);
-    if (!absl::SimpleAtoi(text.substr(colon + 1), &port) || port > 65535)
-      Die("bad port in " + text);
-  }
-  boost::system::error_code ec;
-  auto addr = asio::ip::make_address(host, ec);
-  if (ec) Die("bad address " + text);
-  return tcp::endpoint(addr, uint16_t(port));
-}
-
-template <typename T>
-T ParseNumber(const std::string& text, const char* what) {
-  if constexpr (std::is_floating_point_v<T>) {
-    double v;
-    if (!absl::SimpleAtod(text, &v)) Die(absl::StrCat("bad ", what, ": ", text));
-    return T(v);
-  } else {
-    uint64_t v;
-    if (!absl::SimpleAtoi(text, &v) || v > std::numeric_limits<T>::max()) {
-      Die(absl::StrCat("bad ", what, ": ", text));
-    }
-    return T(v);
-  }
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options o;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i], value;
-    const size_t eq = a.find('=');
-    bool has_inline = false;
-    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-      has_inline = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_inline) return value;
-      if (i + 1 >= args.size()) Die(a + " needs a value");
-      return args[++i];
-    };
-    // An optional value: inline, or the next argument when it does not start with "--".
-    auto optional_next = [&]() -> std::optional<std::string> {
-      if (has_inline) return value;
-      if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) return args[++i];
-      return std::nullopt;
-    };
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (a == "--version") {
-      net::PrintVersion("sluice-replay");
-      std::exit(0);
-    } else if (a == "--connect") {
-      o.connect = ParseEndpoint(next());
-    } else if (a == "--listen") {
-      o.listen = ParseEndpoint(next());
-    } else if (a == "--local-as") {
-      const std::string v = next();
-      if (v == "capture") {
-        o.local_as_capture = true;
-      } else {
-        o.local_as = ParseNumber<uint32_t>(v, "AS");
-      }
-    } else if (a == "--peer-as") {
-      o.peer_as = ParseNumber<uint32_t>(next(), "AS");
-    } else if (a == "--router-id") {
-      auto id = net::IPv4Address::Parse(next());
-      if (!id.ok()) Die(std::string(id.status().message()));
-      o.router_id = *id;
-    } else if (a == "--local-address") {
-      boost::system::error_code ec;
-      o.local_address = asio::ip::make_address(next(), ec);
-      if (ec) Die("bad --local-address");
-    } else if (a == "--hold-time") {
-      o.hold_time = ParseNumber<uint16_t>(next(), "hold time");
-      if (o.hold_time == 1 || o.hold_time == 2) Die("hold time must be 0 or at least 3 seconds");
-    } else if (a == "--extended-messages") {
-      o.extended_messages = true;
-    } else if (a == "--mrt") {
-      o.mrt = next();
-    } else if (a == "--synthetic") {
-      o.synthetic = ParseNumber<uint64_t>(next(), "prefix count");
-    } else if (a == "--receive-only") {
-      o.receive_only = true;
-    } else if (a == "--seed") {
-      o.seed = ParseNumber<uint64_t>(next(), "seed");
-    } else if (a == "--list-peers") {
-      o.list_peers = true;
-    } else if (a == "--peer-index") {
-      o.peer_index = ParseNumber<size_t>(next(), "peer index");
-    } else if (a == "--peer") {
-      auto p = net::IPAddress::Parse(next());
-      if (!p.ok()) Die(std::string(p.status().message()));
-      o.peer_address = *p;
-    } else if (a == "--all-peers") {
-      o.all_peers = true;
-    } else if (a == "--mode") {
-      o.mode = next();
-      if (o.mode != "messages" && o.mode != "table") Die("--mode is messages or table");
-    } else if (a == "--pace") {
-      auto v = optional_next();
-      o.pace = v ? ParseNumber<double>(*v, "pace factor") : 1.0;
-      if (*o.pace <= 0) Die("--pace factor must be positive");
-    } else if (a == "--next-hop-self") {
-      o.next_hop_self = true;
-    } else if (a == "--next-hop") {
-      auto nh = net::IPv4Address::Parse(next());
-      if (!nh.ok()) Die(std::string(nh.status().message()));
-      o.next_hop = *nh;
-    } else if (a == "--next-hop6") {
-      auto nh = net::IPv6Address::Parse(next());
-      if (!nh.ok()) Die(std::string(nh.status().message()));
-      o.next_hop6 = *nh;
-    } else if (a == "--prepend-own-as") {
-      o.prepend_own_as = true;
-    } else if (a == "--withdraw-after") {
-      o.withdraw_after = ParseNumber<double>(next(), "seconds");
-    } else if (a == "--flap-every") {
-      o.flap_every = ParseNumber<double>(next(), "seconds");
-      if (o.flap_every <= 0) Die("--flap-every wants a positive number of seconds");
-    } else if (a == "--flaps") {
-      o.flaps = ParseNumber<uint64_t>(next(), "flaps");
-    } else if (a == "--ipv4-only") {
-      o.ipv4_only = true;
-    } else if (a == "--withdraw-on-signal") {
-      o.withdraw_on_signal = true;
-    } else if (a == "--extra") {
-      o.extra = ParseNumber<uint64_t>(next(), "route count");
-    } else if (a == "--extra-every") {
-      o.extra_every = ParseNumber<double>(next(), "seconds");
-      if (o.extra_every <= 0) Die("--extra-every wants a positive number of seconds");
-    } else if (a == "--path-variant") {
-      o.path_variant = ParseNumber<uint16_t>(next(), "path variant");
-    } else if (a == "--expect") {
-      o.expect = ParseNumber<uint64_t>(next(), "prefix count");
-    } else if (a == "--wait-eor") {
-      o.wait_eor = true;
-    } else if (a == "--linger") {
-      auto v = optional_next();
-      o.linger = v ? ParseNumber<double>(*v, "seconds") : -1;
-    } else if (a == "--graceful-restart") {
-      auto v = optional_next();
-      o.graceful_restart = v ? ParseNumber<uint16_t>(*v, "restart time") : 120;
-      if (*o.graceful_restart > kGrMaxRestartTime) Die("--graceful-restart: at most 4095 seconds");
-    } else if (a == "--reconnect") {
-      o.reconnect = true;
-    } else if (a == "--drop-on-signal") {
-      o.drop_on_signal = true;
-    } else if (a == "--after-reconnect-drop") {
-      o.after_reconnect_drop = ParseNumber<uint64_t>(next(), "route count");
-    } else if (a == "--after-reconnect-add") {
-      o.after_reconnect_add = ParseNumber<uint64_t>(next(), "route count");
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else {
-      Die("unknown option " + a + " (see --help)");
-    }
-  }
-  if (!o.list_peers) {
-    if (!o.connect == !o.listen) Die("give exactly one of --connect and --listen (see --help)");
-    if (!o.local_as && !o.local_as_capture) Die("--local-as is required");
-  }
-  if (int(!o.mrt.empty()) + int(o.synthetic > 0) + int(o.receive_only) != 1) {
-    Die("give exactly one of --mrt, --synthetic and --receive-only");
-  }
-  if (o.next_hop_self && o.next_hop) Die("--next-hop-self and --next-hop exclude each other");
-  if (o.flap_every > 0 && o.pace) Die("--flap-every cannot be used with --pace");
-  if (o.path_variant >= 0 && !o.prepend_own_as) Die("--path-variant needs --prepend-own-as");
-  if (o.expect > 0 && !o.receive_only) Die("--expect is for --receive-only monitors");
-  if (o.extra_every > 0 && o.extra == 0) Die("--extra-every needs --extra");
-  if (o.extra > 0 && (o.receive_only || o.all_peers)) Die("--extra is for one sending session");
-  if ((o.after_reconnect_drop > 0 || o.after_reconnect_add > 0) && !o.reconnect) {
-    Die("--after-reconnect-drop and --after-reconnect-add need --reconnect");
-  }
-  if (o.withdraw_on_signal && o.withdraw_after < 0) o.withdraw_after = 1e7;  // only the signal
-  return o;
 }
 
 // The address this host would use to reach `remote` (a UDP "connect" sends nothing).
@@ -373,6 +61,30 @@ asio::ip::address Offset(const asio::ip::address& base, size_t n) {
     carry >>= 8;
   }
   return asio::ip::address_v6(bytes);
+}
+
+// The local address of the first session: --local-address; else with --all-peers towards a
+// loopback peer 127.0.0.2 (or ::1); else the address listened on.
+std::optional<asio::ip::address> BaseAddress(const Options& o, const tcp::endpoint& remote) {
+  if (o.local_address) return o.local_address;
+  if (o.all_peers && remote.address().is_loopback()) {
+    return remote.address().is_v4() ? asio::ip::address(asio::ip::make_address_v4("127.0.0.2"))
+                                    : asio::ip::address(asio::ip::address_v6::loopback());
+  }
+  if (o.listen && !o.listen->address().is_unspecified()) return o.listen->address();
+  return std::nullopt;
+}
+
+// The source address of a session, when known: the one it binds, else (listening) the address
+// listened on, else (with --next-hop-self) the one this host would use to reach the peer.
+std::optional<asio::ip::address> SessionSource(asio::io_context& io, const Options& o,
+                                               const SessionOptions& so,
+                                               const std::optional<asio::ip::address>& base,
+                                               const tcp::endpoint& remote) {
+  if (so.local) return so.local;
+  if (o.listen && base) return base;
+  if (o.connect && o.next_hop_self) return SourceAddressFor(io, remote);
+  return std::nullopt;
 }
 
 std::string JsonEscape(const std::string& s) {
@@ -486,12 +198,7 @@ int Run(const Options& o) {
 
   asio::io_context io;
   const tcp::endpoint remote = o.connect ? *o.connect : *o.listen;
-  std::optional<asio::ip::address> base = o.local_address;
-  if (!base && o.all_peers && remote.address().is_loopback()) {
-    base = remote.address().is_v4() ? asio::ip::address(asio::ip::make_address_v4("127.0.0.2"))
-                                    : asio::ip::address(asio::ip::address_v6::loopback());
-  }
-  if (!base && o.listen && !o.listen->address().is_unspecified()) base = o.listen->address();
+  const std::optional<asio::ip::address> base = BaseAddress(o, remote);
 
   std::vector<std::unique_ptr<ReplaySession>> sessions;
   for (size_t i = 0; i < chosen.size(); ++i) {
@@ -502,9 +209,7 @@ int Run(const Options& o) {
     if (base && o.connect) so.local = o.all_peers ? Offset(*base, i) : *base;
     so.local_as = o.local_as_capture ? feed.as : *o.local_as;
     so.peer_as = o.peer_as;
-    std::optional<asio::ip::address> local = so.local;
-    if (!local && o.listen) local = base;
-    if (!local && o.connect && o.next_hop_self) local = SourceAddressFor(io, remote);
+    const std::optional<asio::ip::address> local = SessionSource(io, o, so, base, remote);
     if (o.router_id) {
       so.router_id =
           o.all_peers ? net::IPv4Address(o.router_id->value() + uint32_t(i)) : *o.router_id;
@@ -872,5 +577,9 @@ int Run(const Options& o) {
 int main(int argc, char** argv) {
   sluice::net::SetLogTag("replay");
   std::signal(SIGPIPE, SIG_IGN);
-  return sluice::bgp::replay::Run(sluice::bgp::replay::ParseOptions(argc, argv));
+  sluice::bgp::replay::Options options;
+  if (std::optional<int> exit = sluice::bgp::replay::ParseOptions(argc, argv, &options)) {
+    return *exit;
+  }
+  return sluice::bgp::replay::Run(options);
 }

@@ -44,7 +44,7 @@
 #include "absl/strings/str_format.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/mainjob/expected_table.h"
@@ -467,6 +467,29 @@ int Run(const Options& o) {
   return good ? 0 : 1;
 }
 
+// Returns the status to exit with when the program should not go on (--help, --version, a bad
+// command line; net/program_options.h).
+std::optional<int> ParseFlags(int argc, char** argv, Options* o) {
+  net::ProgramOptions options(
+      "sluice-mainjob",
+      "sluice-mainjob: the main job; the control plane, an upstream and a downstream "
+      "sluice-replay, convergence and the summary");
+  CLI::App& app = options.app();
+  app.add_flag("--once", o->once,
+               "exit after the summary (0 when the RIB, the FIB and the downstream peer hold "
+               "exactly the accepted prefixes) instead of running until SIGINT/SIGTERM");
+  app.add_option("--config", o->config, "the sluice-rtrmgr configuration");
+  app.add_option("--synthetic", o->synthetic,
+                 "a synthetic full table of N prefixes when no capture is given")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}));
+  app.add_option("--timeout", o->timeout_s, "seconds to wait for convergence")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--user", o->user,
+                 "handed to sluice-rtrmgr: the user its processes run as when started as root");
+  app.add_option("CAPTURE", o->capture, "an MRT capture (.mrt, .mrt.gz or .mrt.bz2) to feed");
+  return options.Parse(argc, argv);
+}
+
 }  // namespace
 }  // namespace sluice::rtrmgr::mainjob
 
@@ -479,36 +502,8 @@ int main(int argc, char** argv) {
   std::signal(SIGHUP, sluice::rtrmgr::mainjob::OnSignal);
   sluice::rtrmgr::mainjob::Options o;
   o.config = "rtrmgr/examples/main-job.conf";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "sluice-mainjob: " << arg << " wants a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--once") {
-      o.once = true;
-    } else if (arg == "--config") {
-      o.config = value();
-    } else if (arg == "--synthetic") {
-      o.synthetic = std::stoull(value());
-    } else if (arg == "--timeout") {
-      o.timeout_s = std::stod(value());
-    } else if (arg == "--user") {
-      o.user = value();
-    } else if (arg == "--version") {
-      sluice::net::PrintVersion("sluice-mainjob");
-      return 0;
-    } else if (arg == "--help" || arg == "-h" || (!arg.empty() && arg[0] == '-')) {
-      std::cerr << "usage: sluice-mainjob [--once] [--config FILE] [--synthetic N] [--timeout S] "
-                   "[--user NAME] [CAPTURE]\n"
-                   "       sluice-mainjob --version\n";
-      return 2;
-    } else {
-      o.capture = arg;
-    }
+  if (std::optional<int> exit = sluice::rtrmgr::mainjob::ParseFlags(argc, argv, &o)) {
+    return *exit;
   }
   return sluice::rtrmgr::mainjob::Run(o);
 }

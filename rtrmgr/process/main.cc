@@ -21,7 +21,8 @@
 // all or nothing (a change a process refuses is rolled back; RELOADING=1, then READY=1);
 // SIGTERM/SIGINT stop every process (BGP first; STOPPING=1) and exit 0. A file with errors exits 1
 // before anything starts, with one "FILE:LINE:COL: message" per error on stderr; a bad option
-// exits 2.
+// exits 2 with a message naming it. --help lists the options. The manual page is
+// docs/man/sluice-rtrmgr.8.
 //
 // If the router manager dies otherwise (SIGKILL, a crash), its processes keep running; started
 // again with the same run directory, it takes them over (router_manager.h) instead of starting
@@ -32,13 +33,14 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "ipc/rundir.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/program_dir.h"
@@ -47,12 +49,29 @@
 
 namespace {
 
-int Usage(const std::string& error) {
-  std::cerr << "sluice-rtrmgr: " << error << "\n"
-            << "usage: sluice-rtrmgr --config FILE [--rundir DIR] [--bin-dir DIR] [--user NAME]\n"
-            << "                     [--check]\n"
-            << "       sluice-rtrmgr --version\n";
-  return 2;
+// Returns the status to exit with when the program should not go on (--help, --version, a bad
+// command line; net/program_options.h).
+std::optional<int> ParseFlags(int argc, char** argv, sluice::rtrmgr::RouterManagerOptions* o,
+                              bool* check) {
+  sluice::net::ProgramOptions options(
+      "sluice-rtrmgr",
+      "sluice-rtrmgr: the router manager; starts, configures and supervises the Sluice "
+      "processes.\nSIGHUP re-reads the configuration file, SIGTERM stops every process.");
+  CLI::App& app = options.app();
+  app.add_option("--config", o->config_file, "the configuration file (sluice.conf(5)); required");
+  app.add_option("--rundir", o->rundir,
+                 "sockets and the processes' logs; $SLUICE_RUNDIR, else /run/sluice for root, "
+                 "else $XDG_RUNTIME_DIR/sluice");
+  app.add_option("--bin-dir", o->bin_dir,
+                 "where the programs are: an installed directory (PREFIX/lib/sluice) or a build "
+                 "tree");
+  app.add_option("--user", o->user,
+                 "started as root, run the processes as this user (default: the "
+                 "configuration's `user NAME;`, else sluice when it exists)");
+  app.add_flag("--check", *check, "validate the file, print it back in canonical form, and exit");
+  if (std::optional<int> exit = options.Parse(argc, argv)) return exit;
+  if (o->config_file.empty()) return options.Fail("--config FILE is required");
+  return std::nullopt;
 }
 
 }  // namespace
@@ -70,32 +89,7 @@ int main(int argc, char** argv) {
   options.rundir = ipc::RunDir();
   options.bin_dir = rtrmgr::DefaultProgramDir();
   bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--check") {
-      check = true;
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") return Usage("the router manager");
-    if (arg == "--version") {
-      net::PrintVersion("sluice-rtrmgr");
-      return 0;
-    }
-    if (i + 1 >= argc) return Usage("unknown or incomplete argument " + arg);
-    const std::string value = argv[++i];
-    if (arg == "--config") {
-      options.config_file = value;
-    } else if (arg == "--rundir") {
-      options.rundir = value;
-    } else if (arg == "--bin-dir") {
-      options.bin_dir = value;
-    } else if (arg == "--user") {
-      options.user = value;
-    } else {
-      return Usage("unknown argument " + arg);
-    }
-  }
-  if (options.config_file.empty()) return Usage("--config FILE is required");
+  if (std::optional<int> exit = ParseFlags(argc, argv, &options, &check)) return *exit;
   // Absolute, so that SIGHUP re-reads the same file whatever the working directory.
   if (char* absolute = realpath(options.config_file.c_str(), nullptr); absolute != nullptr) {
     options.config_file = absolute;
