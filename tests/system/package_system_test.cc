@@ -232,6 +232,20 @@ TEST_F(PackageTest, ShippedConfigurationPassesCheck) {
   EXPECT_TRUE(fs::is_directory("/run/sluice"));
 }
 
+TEST_F(PackageTest, CarriesTheManPages) {
+  std::string deb;
+  for (const auto& entry : fs::directory_iterator(workdir_)) {
+    if (entry.path().extension() == ".deb") deb = entry.path();
+  }
+  CommandResult listed = RunCommand({"/usr/bin/dpkg-deb", "--contents", deb});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  for (const char* page :
+       {"./usr/share/man/man8/sluice.8.gz", "./usr/share/man/man8/sluice-rtrmgr.8.gz",
+        "./usr/share/man/man5/sluice.conf.5.gz"}) {
+    EXPECT_THAT(listed.out, HasSubstr(page)) << listed.out;
+  }
+}
+
 TEST_F(PackageTest, SystemdAcceptsTheUnit) {
   if (::access("/usr/bin/systemd-analyze", X_OK) != 0) {
     GTEST_SKIP() << "no systemd-analyze (Debian package systemd): the unit is not verified";

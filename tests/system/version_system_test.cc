@@ -1,12 +1,17 @@
 // `--version` on every program, and common/1.0 get_version of a running process: all answer the
-// project version of net/version.h.
+// project version of net/version.h. Every program's command line follows one convention
+// (net/program_options.h): --help lists the options and exits 0, a bad option or value exits 2
+// naming it. The manual pages of docs/man render without a warning.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,6 +27,7 @@ namespace {
 
 using testing::CommandResult;
 using ::testing::Contains;
+using ::testing::HasSubstr;
 using ::testing::Key;
 using testing::RunCommand;
 
@@ -50,6 +56,74 @@ TEST(VersionSystemTest, EveryProgramPrintsItsNameAndTheVersion) {
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_EQ(r.out, name + " " + std::string(net::Version()) + "\n") << name;
   }
+}
+
+TEST(VersionSystemTest, EveryProgramListsItsOptionsOnHelp) {
+  const std::map<std::string, std::string> programs = Programs();
+  ASSERT_FALSE(programs.empty()) << "SLUICE_VERSION_PROGRAMS is not set";
+  for (const auto& [name, path] : programs) {
+    CommandResult r = RunCommand({path, "--help"}, {}, 5000);
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_THAT(r.out, HasSubstr(name)) << name;
+    EXPECT_THAT(r.out, HasSubstr("--version")) << name << ": " << r.out;
+  }
+}
+
+TEST(VersionSystemTest, EveryProgramRefusesAnUnknownOptionWithStatus2) {
+  for (const auto& [name, path] : Programs()) {
+    CommandResult r = RunCommand({path, "--no-such-option"}, {}, 5000);
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--no-such-option")) << name;
+    EXPECT_THAT(r.out, ::testing::IsEmpty()) << name;
+  }
+}
+
+TEST(VersionSystemTest, ABadValueExits2NamingTheOption) {
+  const std::map<std::string, std::string> programs = Programs();
+  for (const auto& [name, option, value] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"sluice-mainjob", "--synthetic", "many"},
+           {"sluice-mainjob", "--timeout", "soon"},
+           {"sluice-finder", "--grace-ms", "x"},
+           {"sluice-rib", "--restart-time", "86401"},
+           {"sluice-fea", "--table", "255"},
+           {"sluice-fea", "--backend", "bsd"},
+           {"sluice-static", "--route", "10.0.0.0/33"},
+           {"sluice-bgp", "--threads", "0"},
+           {"sluice-bgp", "--listen", "127.0.0.1:65536"},
+           {"sluice-replay", "--hold-time", "ninety"},
+           {"sluice-replay", "--connect", "nowhere"},
+           {"sluice", "--timeout", "0"}}) {
+    auto program = programs.find(name);
+    ASSERT_NE(program, programs.end()) << name;
+    CommandResult r = RunCommand({program->second, option, value}, {}, 5000);
+    EXPECT_EQ(r.exit_code, 2) << name << " " << option << " " << value << ": " << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr(option)) << name << " " << option << " " << value;
+  }
+}
+
+// groff's warnings (-ww) about the manual pages, or why they cannot be checked.
+TEST(ManPageTest, EveryPageRendersWithoutWarnings) {
+  if (::access("/usr/bin/groff", X_OK) != 0) {
+    GTEST_SKIP() << "no /usr/bin/groff (Debian package groff-base): the manual pages are not "
+                    "checked";
+  }
+  const char* source = std::getenv("SLUICE_SOURCE_DIR");
+  ASSERT_NE(source, nullptr);
+  for (const char* page : {"sluice.8", "sluice-rtrmgr.8", "sluice.conf.5"}) {
+    const std::string path = std::string(source) + "/docs/man/" + page;
+    CommandResult r = RunCommand({"/usr/bin/groff", "-man", "-ww", "-z", path}, {}, 20000);
+    EXPECT_EQ(r.exit_code, 0) << page << ": " << r.err;
+    EXPECT_EQ(r.err, "") << page;
+  }
+  // A page groff warns about does fail: the check can fail.
+  const std::string broken = ::testing::TempDir() + "/broken.8";
+  FILE* f = std::fopen(broken.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(".TH BROKEN 8\n.SH NAME\nbroken \\- a page\n.XYZZY unknown macro\n", f);
+  std::fclose(f);
+  CommandResult r = RunCommand({"/usr/bin/groff", "-man", "-ww", "-z", broken}, {}, 20000);
+  EXPECT_NE(r.err, "");
 }
 
 TEST(VersionSystemTest, GetVersionOfARunningProcessAnswersTheVersion) {
