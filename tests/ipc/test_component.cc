@@ -11,11 +11,13 @@
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ipc/xrl_router.h"
 #include "net/log.h"
+#include "net/program_options.h"
 #include "tests/ipc/test_echo_service.h"
 
 int main(int argc, char** argv) {
@@ -23,26 +25,17 @@ int main(int argc, char** argv) {
   std::string class_name = "test_echo", instance;
   std::vector<std::string> watches;
   sluice::ipc::RouterOptions options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    const char* next = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (arg == "--class" && next) {
-      class_name = argv[++i];
-    } else if (arg == "--instance" && next) {
-      instance = argv[++i];
-    } else if (arg == "--finder" && next) {
-      options.finder_address = argv[++i];
-    } else if (arg == "--listen" && next) {
-      options.listen.push_back(argv[++i]);
-    } else if (arg == "--watch" && next) {
-      watches.push_back(argv[++i]);
-    } else if (arg == "--sole") {
-      options.sole_instance = true;
-    } else {
-      std::cerr << "sluice-test-component: bad argument " << arg << "\n";
-      return 2;
-    }
-  }
+  sluice::net::ProgramOptions flags("sluice-test-component",
+                                    "sluice-test-component: a component serving test_echo/1.0");
+  CLI::App& app = flags.app();
+  app.add_option("--class", class_name, "the component class");
+  app.add_option("--instance", instance, "the instance name (default: the Finder's choice)");
+  app.add_option("--finder", options.finder_address, "the Finder");
+  sluice::net::AddRepeatedOption(app, "--listen", options.listen, "where to serve; repeatable");
+  sluice::net::AddRepeatedOption(app, "--watch", watches,
+                                 "print the births and deaths of this class; repeatable");
+  app.add_flag("--sole", options.sole_instance, "register as the sole instance of the class");
+  if (std::optional<int> exit = flags.Parse(argc, argv)) return *exit;
   boost::asio::io_context io;
   sluice::ipc::XrlRouter router(io, class_name, instance, options);
   sluice::test_echo::TestEchoService service(io, router);

@@ -9,12 +9,13 @@
 // Prints, one line each, flushed: "ready NAME", "added N" (or "error MESSAGE"),
 // "interest ADDRESS resolvable|unresolvable VALID_SUBNET", "invalid VALID_SUBNET",
 // "redist FAMILY PROTOCOL ADD|REPLACE|DELETE PREFIX", "dump_done FAMILY PROTOCOL".
-// Exits 0 on SIGTERM or SIGINT, 2 on a bad argument.
+// Exits 0 on SIGTERM or SIGINT, 2 on a bad argument (net/program_options.h).
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
+#include "net/program_options.h"
 
 namespace {
 
@@ -42,11 +44,6 @@ const ipc::Method<cpb::RouteInfoInvalidRequest, cpb::RouteInfoInvalidReply> kRou
 const ipc::Method<cpb::RedistRoutesRequest, cpb::RedistRoutesReply> kRedistRoutes{
     "rib_client/1.0/redist_routes"};
 
-int Bad(const std::string& what) {
-  std::cerr << "sluice-rib-test-client: " << what << "\n";
-  return 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,37 +53,47 @@ int main(int argc, char** argv) {
   pb::RoutesRequest routes;
   std::vector<net::IPAddress> interests;
   std::vector<std::pair<std::string, std::string>> redists;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) return Bad("incomplete argument " + arg);
-    const std::string value = argv[++i];
-    if (arg == "--instance") {
-      instance = value;
-    } else if (arg == "--finder") {
-      options.finder_address = value;
-    } else if (arg == "--protocol") {
-      protocol = value;
-    } else if (arg == "--route") {
-      size_t comma = value.find(',');
-      auto network = net::Prefix::Parse(value.substr(0, comma));
-      auto nexthop =
-          net::IPAddress::Parse(comma == std::string::npos ? "" : value.substr(comma + 1));
-      if (!network.ok() || !nexthop.ok()) return Bad("--route wants PREFIX,NEXTHOP: " + value);
-      pb::RouteEntry* e = routes.add_routes();
-      ipc::ToProto(*network, e->mutable_network());
-      ipc::ToProto(*nexthop, e->mutable_nexthop());
-    } else if (arg == "--interest") {
-      auto address = net::IPAddress::Parse(value);
-      if (!address.ok()) return Bad("--interest wants an address: " + value);
-      interests.push_back(*address);
-    } else if (arg == "--redist") {
-      size_t colon = value.find(':');
-      if (colon == std::string::npos) return Bad("--redist wants FAMILY:PROTOCOL");
-      redists.emplace_back(value.substr(0, colon), value.substr(colon + 1));
-    } else {
-      return Bad("unknown argument " + arg);
-    }
-  }
+  net::ProgramOptions flags("sluice-rib-test-client",
+                            "sluice-rib-test-client: a protocol component for the RIB's tests");
+  CLI::App& app = flags.app();
+  app.add_option("--instance", instance, "our instance name");
+  app.add_option("--finder", options.finder_address, "the Finder");
+  app.add_option("--protocol", protocol, "the protocol we register and own");
+  net::AddParsedOption(
+      app, "--route",
+      [&routes](const std::string& value) {
+        size_t comma = value.find(',');
+        auto network = net::Prefix::Parse(value.substr(0, comma));
+        auto nexthop =
+            net::IPAddress::Parse(comma == std::string::npos ? "" : value.substr(comma + 1));
+        if (!network.ok() || !nexthop.ok()) {
+          return absl::InvalidArgumentError("want PREFIX,NEXTHOP: " + value);
+        }
+        pb::RouteEntry* e = routes.add_routes();
+        ipc::ToProto(*network, e->mutable_network());
+        ipc::ToProto(*nexthop, e->mutable_nexthop());
+        return absl::OkStatus();
+      },
+      "PREFIX,NEXTHOP: a route to add; repeatable", true);
+  net::AddParsedOption(
+      app, "--interest",
+      [&interests](const std::string& value) {
+        auto address = net::IPAddress::Parse(value);
+        if (!address.ok()) return absl::InvalidArgumentError("want an address: " + value);
+        interests.push_back(*address);
+        return absl::OkStatus();
+      },
+      "ADDRESS: register interest in it; repeatable", true);
+  net::AddParsedOption(
+      app, "--redist",
+      [&redists](const std::string& value) {
+        size_t colon = value.find(':');
+        if (colon == std::string::npos) return absl::InvalidArgumentError("want FAMILY:PROTOCOL");
+        redists.emplace_back(value.substr(0, colon), value.substr(colon + 1));
+        return absl::OkStatus();
+      },
+      "FAMILY:PROTOCOL: subscribe to redistribution; repeatable", true);
+  if (std::optional<int> exit = flags.Parse(argc, argv)) return *exit;
 
   boost::asio::io_context io;
   ipc::XrlRouter router(io, "rib_test_client", instance, options);
