@@ -72,10 +72,10 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   sluice::net::AddRepeatedOption(app, "--listen-fd", flags->listen_fds,
                                  "a listening Unix socket inherited from sluice-rtrmgr; "
                                  "repeatable")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--master-key-fd", flags->master_key_fd,
                  "an inherited descriptor holding the key class credentials derive from")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--socket-group", flags->socket_group,
                  "the group of the Unix sockets it binds: who may connect");
   app.add_option("--operator-group", flags->operator_group,
