@@ -45,10 +45,11 @@ class WrappingFormatter : public CLI::Formatter {
 ProgramOptions::ProgramOptions(std::string program, std::string description)
     : program_(std::move(program)),
       formatter_(std::make_shared<WrappingFormatter>()),
-      app_(Wrap(description, kHelpWidth), program_) {
+      app_(Wrap(description, kHelpWidth) + "\n", program_) {
   formatter_->column_width(34);
   formatter_->label("Usage", "usage");
   app_.formatter(formatter_);
+  app_.set_help_flag("-h,--help", "print the options and exit");
   app_.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app_.option_defaults()->always_capture_default();
   app_.add_flag_callback(
