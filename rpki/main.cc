@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ipc/process_security.h"
@@ -26,7 +25,7 @@
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
-#include "net/version.h"
+#include "net/program_options.h"
 #include "rpki/cache_set.h"
 #include "rpki/rpki_xrl.h"
 #include "rpki/vrp_publisher.h"
@@ -38,17 +37,16 @@ namespace {
 struct Flags {
   ipc::RouterOptions router;
   std::string instance = "rpki";
-  std::vector<std::string> caches;
+  std::vector<CacheConfig> caches;  // their intervals: `intervals`
   rtr::Intervals intervals;
 };
 
 // "ADDRESS[:PORT][/PREFERENCE]"; an IPv6 address with a port in brackets: "[::1]:8323".
-absl::StatusOr<CacheConfig> ParseCache(const std::string& text, const rtr::Intervals& intervals) {
+absl::StatusOr<CacheConfig> ParseCache(const std::string& text) {
   const auto bad = [&text](const std::string& why) {
-    return absl::InvalidArgumentError(absl::StrCat("--cache ", text, ": ", why));
+    return absl::InvalidArgumentError(absl::StrCat(text, ": ", why));
   };
   CacheConfig c;
-  c.intervals = intervals;
   std::string rest = text;
   if (size_t slash = rest.rfind('/'); slash != std::string::npos) {
     uint32_t preference = 0;
@@ -94,11 +92,10 @@ int Run(const Flags& flags) {
     std::cerr << "sluice-rpki: " << s.message() << "\n";
     return 1;
   }
-  for (const std::string& text : flags.caches) {
-    absl::StatusOr<CacheConfig> c = ParseCache(text, flags.intervals);
-    absl::Status s = c.ok() ? caches.Add(*c) : c.status();
-    if (!s.ok()) {
-      std::cerr << "sluice-rpki: " << s.message() << "\n";
+  for (CacheConfig c : flags.caches) {
+    c.intervals = flags.intervals;
+    if (absl::Status s = caches.Add(c); !s.ok()) {
+      std::cerr << "sluice-rpki: --cache: " << s.message() << "\n";
       return 2;
     }
   }
@@ -143,39 +140,36 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGPIPE, SIG_IGN);
   sluice::rpki::Flags flags;
-  CLI::App app{"sluice-rpki: RTR sessions to RPKI caches and the VRP set, served as rpki/1.0",
-               "sluice-rpki"};
+  sluice::net::ProgramOptions options(
+      "sluice-rpki",
+      "sluice-rpki: RTR sessions to RPKI caches (RFC 8210) and the VRP set they give, served as "
+      "rpki/1.0.");
+  CLI::App& app = options.app();
   app.add_option("--finder", flags.router.finder_address,
                  "the Finder (default unix:$SLUICE_RUNDIR/finder.sock)");
-  app.add_option("--instance", flags.instance, "our instance name")->capture_default_str();
-  app.add_option("--cache", flags.caches,
-                 "a cache: ADDRESS[:PORT][/PREFERENCE] (port 323, preference 0 by default; "
-                 "lower is preferred); also rpki/1.0/add_cache");
+  app.add_option("--instance", flags.instance, "our instance name");
+  sluice::net::AddParsedOption(
+      app, "--cache",
+      [&flags](const std::string& text) {
+        absl::StatusOr<sluice::rpki::CacheConfig> c = sluice::rpki::ParseCache(text);
+        if (!c.ok()) return c.status();
+        flags.caches.push_back(*c);
+        return absl::OkStatus();
+      },
+      "a cache, repeatable: ADDRESS[:PORT][/PREFERENCE] (port 323, preference 0 by default; "
+      "lower is preferred; [ADDRESS]:PORT for IPv6); also rpki/1.0/add_cache",
+      true);
   app.add_option("--refresh", flags.intervals.refresh,
                  "seconds between Serial Queries until a cache sends its own")
-      ->check(CLI::Range(1, 86400))
-      ->capture_default_str();
+      ->check(CLI::Range(1, 86400));
   app.add_option("--retry", flags.intervals.retry, "seconds before retrying a failed query")
-      ->check(CLI::Range(1, 7200))
-      ->capture_default_str();
+      ->check(CLI::Range(1, 7200));
   app.add_option("--expire", flags.intervals.expire,
                  "seconds a cache's VRPs stay without a successful query")
-      ->check(CLI::Range(600, 172800))
-      ->capture_default_str();
-  bool version = false;
-  app.add_flag("--version", version, "print the version and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  if (version) {
-    sluice::net::PrintVersion("sluice-rpki");
-    return 0;
-  }
+      ->check(CLI::Range(600, 172800));
+  if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
   if (!sluice::rpki::rtr::IntervalsValid(flags.intervals)) {
-    std::cerr << "sluice-rpki: --expire must be above --refresh and --retry (RFC 8210 §6)\n";
-    return 2;
+    return options.Fail("--expire must be above --refresh and --retry (RFC 8210 §6)");
   }
   return sluice::rpki::Run(flags);
 }
