@@ -129,6 +129,13 @@ absl::StatusOr<std::pair<PeerConfig, RoutingPeerConfig>> PeerFromProto(
     return Invalid(m, absl::StrFormat("ttl_security %u is over 254 hops", r.ttl_security()));
   }
   c.gtsm_hops = int(r.ttl_security());
+  if (r.multihop() > 255) {
+    return Invalid(m, absl::StrFormat("multihop %u: a TTL of 1..255", r.multihop()));
+  }
+  c.multihop_ttl = int(r.multihop());
+  if (r.has_keepalive_time()) {
+    ASSIGN_OR_RETURN(c.keepalive_s, U16(m, "keepalive_time", r.keepalive_time()));
+  }
   c.description = r.description();
   c.enabled = r.has_enabled() ? r.enabled() : true;
   if (r.has_connect_retry_s()) c.connect_retry_s = r.connect_retry_s();

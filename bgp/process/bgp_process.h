@@ -83,6 +83,14 @@ class BgpProcess : private RoutingSide {
   absl::Status SetLocalAs(uint32_t as);
   absl::Status SetBgpId(net::IPv4Address id);
   const LocalConfig& local() const { return peers_.local(); }
+  // RFC 4456 §7 CLUSTER_ID (0: the BGP Identifier), for routes filtered and sent from now on.
+  void SetClusterId(uint32_t id) {
+    routing_->SetClusterId(id == 0 ? std::nullopt : std::optional<uint32_t>(id));
+  }
+  // The CLUSTER_ID in use: the configured one, or the BGP Identifier.
+  uint32_t cluster_id() const {
+    return routing_->config().cluster_id.value_or(peers_.local().bgp_id.value());
+  }
 
   // --- Listening sockets ---------------------------------------------------------------------
   // Returns the port bound (`port` 0: a free one). Errors: AlreadyExists, Unavailable.

@@ -145,6 +145,12 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
         RETURN_IF_ERROR(bgp.SetBgpId(ipc::FromProto(r.id())));
         return v1::SetBgpIdReply();
       }));
+  RETURN_IF_ERROR(
+      router.Handle(kSetClusterId,
+                    [&](const v1::SetClusterIdRequest& r) -> absl::StatusOr<v1::SetClusterIdReply> {
+                      bgp.SetClusterId(ipc::FromProto(r.id()).value());
+                      return v1::SetClusterIdReply();
+                    }));
   RETURN_IF_ERROR(router.Handle(
       kGetLocalConfig,
       [&](const v1::GetLocalConfigRequest&) -> absl::StatusOr<v1::GetLocalConfigReply> {
@@ -157,6 +163,7 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
           out->set_port(l.port);
         }
         reply.set_rib(bgp.has_rib());
+        ipc::ToProto(net::IPv4Address(bgp.cluster_id()), reply.mutable_cluster_id());
         return reply;
       }));
   RETURN_IF_ERROR(

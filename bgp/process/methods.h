@@ -19,6 +19,8 @@ using M = ipc::Method<Req, Reply>;
 // --- bgp/1.0 (served) ------------------------------------------------------------------------
 inline const M<v1::SetLocalAsRequest, v1::SetLocalAsReply> kSetLocalAs{"bgp/1.0/set_local_as"};
 inline const M<v1::SetBgpIdRequest, v1::SetBgpIdReply> kSetBgpId{"bgp/1.0/set_bgp_id"};
+inline const M<v1::SetClusterIdRequest, v1::SetClusterIdReply> kSetClusterId{
+    "bgp/1.0/set_cluster_id"};
 inline const M<v1::GetLocalConfigRequest, v1::GetLocalConfigReply> kGetLocalConfig{
     "bgp/1.0/get_local_config"};
 inline const M<v1::ListenRequest, v1::ListenReply> kListen{"bgp/1.0/listen"};

@@ -89,6 +89,13 @@ std::shared_ptr<Connection> Connection::Accepted(asio::io_context& io, Connectio
       SLUICE_LOG(kWarning) << "GTSM on an accepted connection: " << st.message();
     }
   }
+  if (!ec && options.multihop_ttl > 0) {
+    const net::Family family = local.address().is_v4() ? net::Family::kIPv4 : net::Family::kIPv6;
+    absl::Status st = SetOutgoingTtl(c->socket_.native_handle(), family, options.multihop_ttl);
+    if (!st.ok()) {
+      SLUICE_LOG(kWarning) << "multihop TTL on an accepted connection: " << st.message();
+    }
+  }
   if (ec) {
     // Reported asynchronously like every other failure: callers never hear back from inside.
     asio::post(c->socket_.get_executor(), [c, reason = ec.message()] { c->Fail(reason); });
@@ -108,6 +115,9 @@ void Connection::StartConnect(const tcp::endpoint& remote, const ConnectionOptio
     st = SetTcpMd5Key(socket_.native_handle(), FromAsio(remote.address()), options.md5_password);
   }
   if (!ec && st.ok()) st = ApplyGtsm(socket_.native_handle(), family, options.gtsm_hops);
+  if (!ec && st.ok() && options.multihop_ttl > 0) {
+    st = SetOutgoingTtl(socket_.native_handle(), family, options.multihop_ttl);
+  }
   if (!ec && st.ok() && options.local_address) {
     socket_.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) socket_.bind(tcp::endpoint(ToAsio(*options.local_address), 0), ec);

@@ -67,6 +67,7 @@ class ConnectionOwner {
 struct ConnectionOptions {
   std::string md5_password;                     // RFC 2385; outgoing only
   int gtsm_hops = 0;                            // RFC 5082: 0 = off
+  int multihop_ttl = 0;                         // eBGP multihop: outgoing TTL; 0 = default
   std::optional<net::IPAddress> local_address;  // source to bind (outgoing)
   // RFC 9687 send hold time; unset: SendHoldTimer::kMinimum (8 minutes) until
   // set_send_hold_time() (SendHoldTimer::For(hold time) once negotiated). Zero disables.

@@ -239,6 +239,10 @@ void Fsm::OnOpen(SteadyTime now, Side side, Bytes message, FsmActions* out) {
   Connection& c = conn(side);
   c.peer_open = open;
   c.negotiated = Negotiate(LocalOpen(), open, settings_.peer_as != settings_.local_as);
+  if (settings_.keepalive_time_s) {
+    c.negotiated.keepalive_time =
+        std::min<uint16_t>(*settings_.keepalive_time_s, uint16_t(c.negotiated.hold_time / 3));
+  }
   std::vector<uint8_t> keepalive;
   AppendKeepalive(&keepalive);
   Send(side, std::move(keepalive), out);

@@ -62,6 +62,9 @@ struct FsmSettings {
   uint32_t peer_as = 0;
   uint16_t hold_time_s = 90;  // offered
   uint16_t min_hold_time_s = 3;
+  // RFC 4271 §4.4: our KeepaliveTime, at most a third of the negotiated hold time; unset: that
+  // third.
+  std::optional<uint16_t> keepalive_time_s;
   bool passive = false;
   double connect_retry_s = 120;
   double idle_hold_s = 5;

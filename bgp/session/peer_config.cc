@@ -13,6 +13,22 @@ absl::Status PeerConfig::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(who, "hold time ", hold_time_s,
                                                    " s: must be 0 or at least 3 (RFC 4271 §4.2)"));
   }
+  if (keepalive_s && hold_time_s == 0 && *keepalive_s != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, "keepalive time ", *keepalive_s, " s with hold time 0: must be 0 (RFC 4271 §4.4)"));
+  }
+  if (keepalive_s && hold_time_s != 0 && (*keepalive_s == 0 || *keepalive_s >= hold_time_s)) {
+    return absl::InvalidArgumentError(absl::StrCat(who, "keepalive time ", *keepalive_s,
+                                                   " s: must be 1..", hold_time_s - 1,
+                                                   " (below the hold time, RFC 4271 §4.4)"));
+  }
+  if (multihop_ttl < 0 || multihop_ttl > 255) {
+    return absl::InvalidArgumentError(absl::StrCat(who, "multihop TTL ", multihop_ttl, ": 0..255"));
+  }
+  if (multihop_ttl > 0 && gtsm_hops > 0) {
+    return absl::InvalidArgumentError(who +
+                                      "multihop and GTSM (ttl-security) both set the TTL: use one");
+  }
   if (min_hold_time_s == 1 || min_hold_time_s == 2) {
     return absl::InvalidArgumentError(
         absl::StrCat(who, "minimum hold time ", min_hold_time_s, " s: must be 0 or at least 3"));

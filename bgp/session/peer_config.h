@@ -72,12 +72,19 @@ struct PeerConfig {
   std::optional<net::IPAddress> local_address;
   uint16_t hold_time_s = 90;     // offered in our OPEN: 0 (no keepalives) or at least 3
   uint16_t min_hold_time_s = 3;  // a peer offering a hold time below this (but not 0) is refused
-  bool passive = false;          // never connect; wait for the peer
+  // RFC 4271 §4.4 KeepaliveTime: seconds between our KEEPALIVEs. Unset: a third of the
+  // negotiated hold time. Never more than a third of the negotiated hold time (a peer offering a
+  // smaller hold time lowers it). Below hold_time_s; 0 only with hold time 0.
+  std::optional<uint16_t> keepalive_s;
+  bool passive = false;  // never connect; wait for the peer
   // RFC 2385 TCP MD5 signature key (Linux TCP_MD5SIG, at most 80 octets); empty = none.
   std::string md5_password;
   // RFC 5082 GTSM: send with TTL (hop limit) 255 and accept only packets whose TTL shows at most
   // this many hops; 0 = off. 1 for a directly connected peer.
   int gtsm_hops = 0;
+  // eBGP multihop: the IP TTL (IPv6 hop limit) of what we send on the session, 1..255, for a
+  // peer that many hops away; 0: the system default. Not with gtsm_hops (which sends 255).
+  int multihop_ttl = 0;
   bool next_hop_self = false;           // read by the routing side
   bool route_reflector_client = false;  // read by the routing side (RFC 4456)
   MaxPrefix max_prefix;
@@ -113,8 +120,10 @@ struct PeerConfig {
   bool enabled = true;  // start the session when the peer is added
   std::string description;
 
-  // Errors (InvalidArgument) name the field: no address, AS 0, hold time 1 or 2, a password over
-  // 80 octets, GTSM hops outside 0..254, a local address of the other family, bad timers.
+  // Errors (InvalidArgument) name the field: no address, AS 0, hold time 1 or 2, a keepalive
+  // time not below the hold time (or 0 with a hold time), a password over 80 octets, GTSM hops
+  // outside 0..254, a multihop TTL outside 0..255 or with GTSM, a local address of the other
+  // family, bad timers.
   absl::Status Validate() const;
   bool internal(uint32_t local_as) const { return remote_as == local_as; }
 };

@@ -40,6 +40,7 @@ FsmSettings PeerSession::MakeSettings() const {
   s.peer_as = config_.remote_as;
   s.hold_time_s = config_.hold_time_s;
   s.min_hold_time_s = config_.min_hold_time_s;
+  s.keepalive_time_s = config_.keepalive_s;
   s.passive = config_.passive;
   s.connect_retry_s = config_.connect_retry_s;
   s.idle_hold_s = config_.idle_hold_s;
@@ -91,6 +92,7 @@ ConnectionOptions PeerSession::MakeOptions() const {
   ConnectionOptions o;
   o.md5_password = config_.md5_password;
   o.gtsm_hops = config_.gtsm_hops;
+  o.multihop_ttl = config_.multihop_ttl;
   o.local_address = config_.local_address;
   return o;
 }
@@ -232,6 +234,7 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
       info_.remote_as = n.peer_as;
       info_.remote_bgp_id = open.bgp_identifier;
       info_.hold_time_s = n.hold_time;
+      keepalive_time_s_ = n.keepalive_time;
       info_.route_refresh = n.route_refresh;
       info_.remote_address = config_.address;
       graceful_sent_ = fsm_.LocalOpen().capabilities.graceful_restart;
@@ -619,7 +622,7 @@ PeerStatus PeerSession::Status() const {
     s.remote_port = remote_port_;
     s.remote_bgp_id = info_.remote_bgp_id;
     s.hold_time_s = uint16_t(info_.hold_time_s);
-    s.keepalive_time_s = uint16_t(info_.hold_time_s / 3);
+    s.keepalive_time_s = keepalive_time_s_;
     s.families = info_.params.families;
     s.four_octet_as = info_.params.four_octet_as;
     s.route_refresh = info_.route_refresh;

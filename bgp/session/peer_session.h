@@ -194,6 +194,7 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   bool teardown_pending_ = false;  // max-prefix teardown posted: drop further UPDATEs
   bool enabled_ = false;
   uint16_t local_port_ = 0, remote_port_ = 0;
+  uint16_t keepalive_time_s_ = 0;    // negotiated on the last Established session
   std::optional<SteadyTime> armed_;  // when timer_ fires, if armed
 };
 

@@ -78,23 +78,32 @@ absl::Status BgpRouting::SetIdentity(uint32_t local_as, net::IPv4Address router_
   if (local_as == 0) return absl::InvalidArgumentError("AS 0 is not a valid local AS");
   config_.local_as = local_as;
   config_.router_id = router_id;
+  ApplyRouter();
+  return absl::OkStatus();
+}
+
+void BgpRouting::SetClusterId(std::optional<uint32_t> cluster_id) {
+  config_.cluster_id = cluster_id;
+  ApplyRouter();
+}
+
+void BgpRouting::ApplyRouter() {
   RouterSettings router;
-  router.local_as = local_as;
-  router.router_id = router_id;
-  router.cluster_id = config_.cluster_id.value_or(router_id.value());
+  router.local_as = config_.local_as;
+  router.router_id = config_.router_id;
+  router.cluster_id = config_.cluster_id.value_or(config_.router_id.value());
   router.decision = config_.decision;
   for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->SetRouter(router);
   }
   for (auto& [address, p] : peers_) {
     PeerSettings s = p->settings();
-    s.ibgp = s.peer_as == local_as;
+    s.ibgp = s.peer_as == config_.local_as;
     p->set_settings(s);
     for (FamilyRouting* pipe : families_) {
       if (pipe != nullptr) pipe->UpdatePeer(s);
     }
   }
-  return absl::OkStatus();
 }
 
 PeerSettings BgpRouting::MakeSettings(const RoutingPeerConfig& c, uint32_t peer_id) const {

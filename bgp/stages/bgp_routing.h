@@ -135,6 +135,9 @@ class BgpRouting {
   // Change, RFC 4486): peers are re-classified as internal or external, and their filters and
   // output branches use the new values from now on. Errors: InvalidArgument for AS 0.
   absl::Status SetIdentity(uint32_t local_as, net::IPv4Address router_id);
+  // RFC 4456 §7 CLUSTER_ID; nullopt: the router id. Every peer's filters use it from now on
+  // (routes already sent keep their CLUSTER_LIST).
+  void SetClusterId(std::optional<uint32_t> cluster_id);
 
   // --- Peers ---------------------------------------------------------------------------------
   // Adds a peer whose session is `sender`; returns the listener the session must report to.
@@ -202,6 +205,8 @@ class BgpRouting {
   BgpPeer* peer(const net::IPAddress& address);
 
  private:
+  // Pushes config_ (AS, router id, cluster id) to every family and re-makes every peer's filters.
+  void ApplyRouter();
   PeerSettings MakeSettings(const RoutingPeerConfig& config, uint32_t peer_id) const;
 
   RouterConfig config_;
