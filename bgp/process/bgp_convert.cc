@@ -298,14 +298,20 @@ absl::StatusOr<PathAttributes> AttributesFromProto(const v1::OriginateRouteReque
   } else {
     return Invalid(m, absl::StrFormat("origin \"%s\" (igp, egp or incomplete)", r.origin()));
   }
-  if (!r.has_nexthop()) return Invalid(m, "nexthop is required");
-  absl::StatusOr<net::IPAddress> nh = ipc::FromProto(r.nexthop());
+  // No nexthop (or the unspecified address): this router; each peer gets our session address.
+  absl::StatusOr<net::IPAddress> nh =
+      r.has_nexthop() ? ipc::FromProto(r.nexthop())
+                      : absl::StatusOr<net::IPAddress>(network.family() == net::Family::kIPv4
+                                                           ? net::IPAddress(net::IPv4Address())
+                                                           : net::IPAddress(net::IPv6Address()));
   if (!nh.ok()) return Invalid(m, absl::StrCat("nexthop: ", nh.status().message()));
   if (nh->family() != network.family()) {
     return Invalid(m, absl::StrCat("nexthop ", nh->ToString(), " is not of the family of ",
                                    network.ToString()));
   }
-  if (nh->is_v4()) {
+  if (nh->is_unspecified()) {
+    // no NEXT_HOP: the export rules put our own address
+  } else if (nh->is_v4()) {
     a.next_hop = nh->v4();
   } else {
     a.mp_next_hop = MpNextHop{*nh, std::nullopt};

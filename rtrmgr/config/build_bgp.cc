@@ -1,6 +1,7 @@
-// protocols { bgp { local-as N; bgp-id A; threads N; damping { ... }
+// protocols { bgp { local-as N; bgp-id A; cluster-id A; threads N; damping { ... }
 //                   graceful-restart { restart-time S; stale-routes-time S; }
-//                   peer ADDRESS { ... graceful-restart disable; } } }
+//                   network PREFIX { ... } group NAME { ... } peer ADDRESS { ... } } }
+// (peers and groups: build_bgp_peer.cc; networks: build_bgp_network.cc)
 #include <cmath>
 #include <set>
 
@@ -124,77 +125,6 @@ void BuildDamping(const ConfigNode& n, DampingConfig* damping, Diagnostics* diag
   }
 }
 
-// Reads `import`/`export`: one policy name or a list; no name twice.
-void ReadChain(const ConfigNode& s, std::vector<NameRef>* chain, Diagnostics* diags) {
-  if (!ExpectArgs(s, 1, absl::StrFormat("%s [ POLICY ... ];", s.keyword), diags)) return;
-  for (const ConfigValue* v : Members(s.args[0])) {
-    auto name = ReadPolicyName(*v, diags);
-    if (!name) continue;
-    bool repeated = false;
-    for (const NameRef& r : *chain) repeated = repeated || r.name == *name;
-    if (repeated) {
-      diags->Add(v->loc,
-                 absl::StrFormat("policy '%s' appears twice in the %s chain", *name, s.keyword));
-      continue;
-    }
-    chain->push_back(NameRef{*name, Where{v->loc}});
-  }
-}
-
-bool IsWord(const ConfigValue& v, std::string_view word) {
-  return v.kind == ConfigValue::Kind::kWord && v.text == word;
-}
-
-// max-prefix N [received | accepted] [warn | restart SECONDS];
-void ReadMaxPrefix(const ConfigNode& s, bgp::MaxPrefix* max, Diagnostics* diags) {
-  constexpr std::string_view kUsage =
-      "max-prefix N [received | accepted] [warn | restart SECONDS];";
-  if (!ExpectArgRange(s, 1, 4, kUsage, diags)) return;
-  auto limit = ReadNumber(s.args[0], 1, 0xffffffff, "max-prefix limit", diags);
-  if (!limit) return;
-  max->limit = *limit;
-  max->action = bgp::MaxPrefixAction::kTeardown;
-  max->count = bgp::MaxPrefixCount::kReceived;
-  size_t at = 1;  // the argument after the limit and the optional count
-  if (at < s.args.size() && (IsWord(s.args[at], "received") || IsWord(s.args[at], "accepted"))) {
-    if (s.args[at].text == "accepted") max->count = bgp::MaxPrefixCount::kAccepted;
-    ++at;
-  }
-  if (at == s.args.size()) return;
-  const ConfigValue& action = s.args[at];
-  if (IsWord(action, "warn")) {
-    if (ExpectArgs(s, at + 1, kUsage, diags)) max->action = bgp::MaxPrefixAction::kWarn;
-  } else if (IsWord(action, "restart")) {
-    if (s.args.size() < at + 2) {
-      diags->Add(action.loc,
-                 "'restart' needs the seconds to wait before the session starts "
-                 "again (0: stay down)");
-      return;
-    }
-    if (!ExpectArgs(s, at + 2, kUsage, diags)) return;
-    if (auto t = ReadDuration(s.args[at + 1], 0, 86400, "max-prefix restart time", diags)) {
-      max->restart_after_s = *t;
-    }
-  } else {
-    diags->Add(action.loc, absl::StrFormat("expected 'received', 'accepted', 'warn' or 'restart' "
-                                           "after the max-prefix limit, found %s",
-                                           action.Describe()));
-  }
-}
-
-// enforce-first-as on | off;
-void ReadOnOff(const ConfigNode& s, bool* out, Diagnostics* diags) {
-  const std::string usage = absl::StrFormat("%s on | off;", s.keyword);
-  const ConfigValue* v = ExpectOne(s, usage, diags);
-  if (v == nullptr) return;
-  if (IsWord(*v, "on") || IsWord(*v, "off")) {
-    *out = v->text == "on";
-    return;
-  }
-  diags->Add(v->loc, absl::StrFormat("expected 'on' or 'off' after %s, found %s", s.keyword,
-                                     v->Describe()));
-}
-
 // listen ADDRESS [port N];
 void ReadListen(const ConfigNode& s, BgpConfig* bgp, Diagnostics* diags) {
   constexpr std::string_view kUsage = "listen ADDRESS [port N];";
@@ -235,160 +165,6 @@ void ReadListen(const ConfigNode& s, BgpConfig* bgp, Diagnostics* diags) {
   bgp->listen.push_back(listen);
 }
 
-void BuildPeer(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags) {
-  if (!ExpectBlock(n, 1, "peer ADDRESS { as N; ... }", diags)) return;
-  auto address = ReadAddress(n.args[0], nullptr, "peer address", diags);
-  if (!address) return;
-  if (IsMulticast(*address)) {
-    diags->Add(n.args[0].loc,
-               absl::StrFormat("peer address %s is a multicast address", address->ToString()));
-    return;
-  }
-  if (auto it = bgp->peers.find(*address); it != bgp->peers.end()) {
-    diags->Add(n.args[0].loc,
-               absl::StrFormat("peer %s is already defined at %s", address->ToString(),
-                               it->second.where.loc.ToString()));
-    return;
-  }
-  BgpPeer peer;
-  peer.where.loc = n.loc;
-  bgp::PeerConfig& p = peer.session;
-  p.address = *address;
-  const net::Family family = address->family();
-  const std::string context = absl::StrFormat("peer %s", address->ToString());
-  bool has_as = false;
-  bool bad = false;  // a value was refused: skip the whole-peer checks
-  auto one = [&](const ConfigNode& s, std::string_view usage) {
-    const ConfigValue* v = ExpectOne(s, usage, diags);
-    bad = bad || v == nullptr;
-    return v;
-  };
-  auto flag = [&](const ConfigNode& s, bool* out) {
-    if (ExpectArgs(s, 0, absl::StrFormat("%s;", s.keyword), diags)) *out = true;
-  };
-  BlockReader(context, diags)
-      .Once("as",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "as AS-NUMBER;");
-              if (!v) return;
-              if (auto as = ReadAsNumber(*v, "peer AS", diags)) {
-                p.remote_as = *as;
-                has_as = true;
-              } else {
-                bad = true;
-              }
-            })
-      .Once("local-ip",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "local-ip ADDRESS;");
-              if (!v) return;
-              p.local_address = ReadAddress(*v, &family, "local-ip", diags);
-              bad = bad || !p.local_address;
-              peer.local_ip_where.loc = v->loc;
-              if (p.local_address && *p.local_address == p.address) {
-                diags->Add(v->loc, "local-ip is the peer's own address");
-                bad = true;
-              }
-            })
-      .Once("port",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "port N;");
-              if (!v) return;
-              if (auto port = ReadNumber(*v, 1, 65535, "port", diags)) {
-                p.port = static_cast<uint16_t>(*port);
-              }
-            })
-      .Once("passive", [&](const ConfigNode& s) { flag(s, &p.passive); })
-      .Once("md5-password",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "md5-password \"SECRET\";");
-              if (!v) return;
-              // RFC 2385 keys: Linux TCP_MD5SIG takes at most 80 octets.
-              auto t = ReadText(*v, 80, "md5-password", diags);
-              if (t && t->empty()) diags->Add(v->loc, "md5-password is empty");
-              if (t && !t->empty()) p.md5_password = *t;
-            })
-      .Once("hold-time",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "hold-time SECONDS;");
-              if (!v) return;
-              auto t = ReadNumber(*v, 0, 65535, "hold-time", diags);
-              if (!t) return;
-              if (*t == 1 || *t == 2) {
-                diags->Add(v->loc, absl::StrFormat("hold-time %d: must be 0 or 3..65535 seconds "
-                                                   "(RFC 4271 §4.2)",
-                                                   *t));
-                return;
-              }
-              p.hold_time_s = static_cast<uint16_t>(*t);
-            })
-      .Once("import", [&](const ConfigNode& s) { ReadChain(s, &peer.import_policies, diags); })
-      .Once("export", [&](const ConfigNode& s) { ReadChain(s, &peer.export_policies, diags); })
-      .Once("route-reflector-client",
-            [&](const ConfigNode& s) {
-              flag(s, &p.route_reflector_client);
-              peer.route_reflector_where.loc = s.loc;
-            })
-      .Once("next-hop-self", [&](const ConfigNode& s) { flag(s, &p.next_hop_self); })
-      .Once("max-prefix", [&](const ConfigNode& s) { ReadMaxPrefix(s, &p.max_prefix, diags); })
-      .Once("adj-rib-in-limit",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "adj-rib-in-limit N;  (0: no ceiling)");
-              if (!v) return;
-              if (auto n = ReadNumber(*v, 0, 0xffffffff, "adj-rib-in-limit", diags)) {
-                p.adj_rib_in_limit = *n;
-              }
-            })
-      .Once("enforce-first-as",
-            [&](const ConfigNode& s) { ReadOnOff(s, &p.enforce_first_as, diags); })
-      .Once("ttl-security",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "ttl-security HOPS;");
-              if (!v) return;
-              // RFC 5082: accept packets with TTL >= 255 - (hops - 1).
-              if (auto h = ReadNumber(*v, 1, 254, "ttl-security hops", diags)) {
-                p.gtsm_hops = static_cast<int>(*h);
-              }
-            })
-      .Once("damping", [&](const ConfigNode& s) { flag(s, &peer.damping); })
-      .Once("graceful-restart",
-            [&](const ConfigNode& s) {
-              // RFC 4724: only the peer's opt-out; the timers are the bgp block's.
-              const ConfigValue* v = one(s, "graceful-restart disable;");
-              if (!v) return;
-              if (v->text != "disable") {
-                diags->Add(v->loc,
-                           "graceful-restart takes 'disable' in a peer (the timers are "
-                           "set in bgp { graceful-restart { ... } })");
-                bad = true;
-                return;
-              }
-              p.graceful_restart = false;
-            })
-      .Once("disable",
-            [&](const ConfigNode& s) {
-              bool disabled = false;
-              flag(s, &disabled);
-              p.enabled = !disabled;
-            })
-      .Once("description",
-            [&](const ConfigNode& s) {
-              const ConfigValue* v = one(s, "description \"TEXT\";");
-              if (!v) return;
-              if (auto t = ReadText(*v, 256, "description", diags)) p.description = *t;
-            })
-      .Read(n.children);
-  if (!has_as && !bad) {
-    diags->Add(n.loc, absl::StrFormat("%s needs 'as AS-NUMBER;'", context));
-    bad = true;
-  }
-  if (!bad) {
-    // The session layer's own checks, as a backstop for what the reader above let through.
-    if (absl::Status s = p.Validate(); !s.ok()) diags->Add(n.loc, std::string(s.message()));
-  }
-  bgp->peers.emplace(p.address, std::move(peer));
-}
-
 }  // namespace
 
 void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags) {
@@ -426,7 +202,18 @@ void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags) {
       .Once("damping", [&](const ConfigNode& s) { BuildDamping(s, &bgp->damping, diags); })
       .Once("graceful-restart", [&](const ConfigNode& s) { BuildGracefulRestart(s, bgp, diags); })
       .Many("listen", [&](const ConfigNode& s) { ReadListen(s, bgp, diags); })
-      .Many("peer", [&](const ConfigNode& s) { BuildPeer(s, bgp, diags); })
+      .Once("cluster-id",
+            [&](const ConfigNode& s) {
+              const ConfigValue* v = ExpectOne(s, "cluster-id A.B.C.D;", diags);
+              const net::Family v4 = net::Family::kIPv4;
+              // RFC 4456 §7: a 4-octet CLUSTER_ID, written as IPv4; the BGP Identifier when
+              // not given.
+              auto id = v ? ReadAddress(*v, &v4, "cluster-id", diags) : std::nullopt;
+              if (id) bgp->cluster_id = id->v4();
+            })
+      .Many("network", [&](const ConfigNode& s) { BuildNetwork(s, bgp, diags); })
+      .Many("group", [&](const ConfigNode& s) { BuildGroup(s, bgp, diags); })
+      .Many("peer", [&](const ConfigNode& s) { BuildPeer(s, nullptr, bgp, diags); })
       .Read(node.children);
   if (!has_as) diags->Add(node.loc, "bgp needs 'local-as AS-NUMBER;'");
   if (!has_id) diags->Add(node.loc, "bgp needs 'bgp-id A.B.C.D;'");
@@ -438,6 +225,13 @@ void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags) {
                  absl::StrFormat("route-reflector-client applies to iBGP peers only (RFC 4456): "
                                  "peer %s has AS %d, the local AS is %d",
                                  address.ToString(), peer.session.remote_as, bgp->local_as));
+    }
+    if (peer.session.multihop_ttl > 0 && peer.session.remote_as != 0 &&
+        peer.session.internal(bgp->local_as)) {
+      diags->Add(peer.multihop_where.loc,
+                 absl::StrFormat("multihop applies to external peers only: peer %s has the "
+                                 "local AS %d (internal peers are not limited to one hop)",
+                                 address.ToString(), bgp->local_as));
     }
   }
 }

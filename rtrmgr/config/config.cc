@@ -23,19 +23,32 @@ std::string BgpListen::ToString() const { return absl::StrCat(address.ToString()
 
 bool SamePeerConfig(const bgp::PeerConfig& a, const bgp::PeerConfig& b) {
   auto fields = [](const bgp::PeerConfig& p) {
-    return std::tie(
-        p.address, p.port, p.remote_as, p.local_address, p.hold_time_s, p.min_hold_time_s,
-        p.passive, p.md5_password, p.gtsm_hops, p.next_hop_self, p.route_reflector_client,
-        p.max_prefix.limit, p.max_prefix.action, p.max_prefix.count, p.max_prefix.restart_after_s,
-        p.adj_rib_in_limit, p.enforce_first_as, p.connect_retry_s, p.idle_hold_s, p.idle_hold_max_s,
-        p.stable_s, p.families, p.extended_messages, p.enabled, p.description, p.graceful_restart);
+    return std::tie(p.address, p.port, p.remote_as, p.local_address, p.hold_time_s,
+                    p.min_hold_time_s, p.passive, p.md5_password, p.gtsm_hops, p.next_hop_self,
+                    p.route_reflector_client, p.max_prefix.limit, p.max_prefix.action,
+                    p.max_prefix.count, p.max_prefix.restart_after_s, p.adj_rib_in_limit,
+                    p.enforce_first_as, p.connect_retry_s, p.idle_hold_s, p.idle_hold_max_s,
+                    p.stable_s, p.families, p.extended_messages, p.enabled, p.description,
+                    p.graceful_restart, p.keepalive_s, p.multihop_ttl);
   };
   return fields(a) == fields(b);
 }
 
 bool operator==(const BgpPeer& a, const BgpPeer& b) {
   return SamePeerConfig(a.session, b.session) && a.import_policies == b.import_policies &&
-         a.export_policies == b.export_policies && a.damping == b.damping;
+         a.export_policies == b.export_policies && a.damping == b.damping && a.group == b.group;
+}
+
+const char* BgpOriginName(BgpOrigin origin) {
+  switch (origin) {
+    case BgpOrigin::kIgp:
+      return "igp";
+    case BgpOrigin::kEgp:
+      return "egp";
+    case BgpOrigin::kIncomplete:
+      return "incomplete";
+  }
+  return "?";
 }
 
 bool operator==(const PolicyBlock& a, const PolicyBlock& b) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,10 +141,51 @@ struct BgpPeer {
   std::vector<NameRef> import_policies;  // the import filter bank's chain, in order
   std::vector<NameRef> export_policies;  // the export filter bank's chain, in order
   bool damping = false;                  // plumb a damping stage with BgpConfig::damping
+  // The group it is declared in ("" for none): its settings are the group's, then its own.
+  std::string group;
+  // The keywords its own block gives (the others come from the group or the defaults); what
+  // `show configuration` prints inside a group. Not compared.
+  std::set<std::string> own;
   Where where;
   Where local_ip_where;
   Where route_reflector_where;
+  Where keepalive_where;  // where keepalive, hold-time, multihop and ttl-security were written
+  Where hold_time_where;  // (in the peer or its group), for the checks that relate them
+  Where multihop_where;
+  Where ttl_security_where;
   friend bool operator==(const BgpPeer& a, const BgpPeer& b);
+};
+
+// group NAME { PEER-SETTING ... peer ADDRESS { PEER-SETTING ... } ... }: settings shared by the
+// peers declared inside it; a peer's own setting wins over the group's. The settings are the
+// peer block's (`as` included); a flag the group sets (passive, disable, ...) cannot be unset by
+// a peer.
+struct BgpGroup {
+  std::string name;             // [A-Za-z0-9_.-], 1..64, starting with a letter or digit
+  BgpPeer settings;             // the group's statements over the defaults (no address)
+  std::set<std::string> given;  // the keywords the group block gives
+  Where where;
+  friend bool operator==(const BgpGroup& a, const BgpGroup& b) {
+    return a.name == b.name && a.settings == b.settings && a.given == b.given;
+  }
+};
+
+// network PREFIX [{ next-hop A; origin igp|egp|incomplete; med N; local-pref N;
+//                   community [ .. ]; large-community [ .. ]; }]: a route this router originates
+// into BGP (bgp/1.0 originate_route), with these path attributes.
+enum class BgpOrigin { kIgp, kEgp, kIncomplete };
+const char* BgpOriginName(BgpOrigin origin);  // "igp" / "egp" / "incomplete"
+
+struct BgpNetwork {
+  net::Prefix prefix;                      // no host bits
+  std::optional<net::IPAddress> next_hop;  // of the prefix's family; unset: this router
+  BgpOrigin origin = BgpOrigin::kIgp;
+  std::optional<uint32_t> med;
+  std::optional<uint32_t> local_pref;
+  std::vector<std::string> communities;        // "65000:100", "no-export", "no-advertise", ...
+  std::vector<std::string> large_communities;  // "4200000000:1:2" (RFC 8092)
+  Where where;
+  friend bool operator==(const BgpNetwork&, const BgpNetwork&) = default;
 };
 
 // Equal session parameters, field by field.
@@ -172,7 +214,11 @@ struct BgpConfig {
   uint32_t gr_stale_routes_time = 360;
   // Listening sockets, in file order; none: port 179 on 0.0.0.0 and ::.
   std::vector<BgpListen> listen;
-  std::map<net::IPAddress, BgpPeer> peers;
+  // RFC 4456 §7 CLUSTER_ID of this route reflector; unset: the BGP Identifier.
+  std::optional<net::IPv4Address> cluster_id;
+  std::map<net::IPAddress, BgpPeer> peers;  // every peer, those of groups with their settings
+  std::map<std::string, BgpGroup> groups;
+  std::map<net::Prefix, BgpNetwork> networks;
   Where where;
   friend bool operator==(const BgpConfig&, const BgpConfig&) = default;
 };

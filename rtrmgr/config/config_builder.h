@@ -21,6 +21,11 @@ void BuildRib(const ConfigNode& node, RibConfig* rib, Diagnostics* diags);
 void BuildStatic(const ConfigNode& node, StaticConfig* routes, Diagnostics* diags);
 void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags);
 void BuildFinder(const ConfigNode& node, FinderConfig* finder, Diagnostics* diags);
+// Inside bgp: `peer ADDRESS { }` (of `group`, null outside one: the peer starts from its
+// settings), `group NAME { }` (its settings and its peers), `network PREFIX [{ }]`.
+void BuildPeer(const ConfigNode& n, const BgpGroup* group, BgpConfig* bgp, Diagnostics* diags);
+void BuildGroup(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
+void BuildNetwork(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
 
 // Names shared by several sections.
 // A policy name as the policy language spells it: [A-Za-z_][A-Za-z0-9_.-]*, at most 64.

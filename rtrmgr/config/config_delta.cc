@@ -46,6 +46,13 @@ std::string MaxPrefixText(const bgp::MaxPrefix& m) {
                       FormatDuration(static_cast<uint32_t>(m.restart_after_s)));
 }
 
+std::string FamiliesText(const bgp::AfiSafiSet& f) {
+  std::vector<std::string> names;
+  if (f.Has(bgp::kIPv4Unicast)) names.push_back("ipv4-unicast");
+  if (f.Has(bgp::kIPv6Unicast)) names.push_back("ipv6-unicast");
+  return absl::StrCat("[ ", absl::StrJoin(names, " "), " ]");
+}
+
 std::string DampingText(const DampingConfig& d) {
   return absl::StrCat("half-life ", FormatDuration(d.half_life_s), " reuse ", d.reuse, " suppress ",
                       d.suppress, " max-suppress ", FormatDuration(d.max_suppress_s));
@@ -277,6 +284,21 @@ const std::vector<PeerField>& PeerFields() {
       {"md5-password", [](const BgpPeer& p) { return p.session.md5_password; }, &PeerDelta::reset},
       {"ttl-security", [](const BgpPeer& p) { return absl::StrCat(p.session.gtsm_hops); },
        &PeerDelta::reset},
+      {"multihop", [](const BgpPeer& p) { return absl::StrCat(p.session.multihop_ttl); },
+       &PeerDelta::reset},
+      {"keepalive",
+       [](const BgpPeer& p) {
+         return p.session.keepalive_s ? absl::StrCat(*p.session.keepalive_s) : std::string();
+       },
+       &PeerDelta::reset},
+      // RFC 4760: the families are offered in the OPEN.
+      {"family", [](const BgpPeer& p) { return FamiliesText(p.session.families); },
+       &PeerDelta::reset},
+      {"connect-retry",
+       [](const BgpPeer& p) {
+         return FormatDuration(static_cast<uint32_t>(p.session.connect_retry_s));
+       },
+       &PeerDelta::update},
       {"passive", [](const BgpPeer& p) { return Flag(p.session.passive); }, &PeerDelta::update},
       {"max-prefix", [](const BgpPeer& p) { return MaxPrefixText(p.session.max_prefix); },
        &PeerDelta::update},
@@ -365,6 +387,10 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
   static const std::vector<Field<BgpConfig>> kFields = {
       {"local-as", [](const BgpConfig& b) { return b.enabled ? absl::StrCat(b.local_as) : ""; }},
       {"bgp-id", [](const BgpConfig& b) { return b.enabled ? b.bgp_id.ToString() : ""; }},
+      {"cluster-id",
+       [](const BgpConfig& b) {
+         return b.enabled && b.cluster_id ? b.cluster_id->ToString() : std::string();
+       }},
       {"threads",
        [](const BgpConfig& b) {
          if (!b.enabled) return std::string();
@@ -386,7 +412,10 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
   if (a.enabled && b.enabled) {
     d.fields = Diff(kFields, a, b);
     for (const FieldChange& f : d.fields) {
-      if (f.keyword == "local-as" || f.keyword == "bgp-id") d.identity_changed = true;
+      // A new CLUSTER_ID: reflected routes must be sent again with it (RFC 4456 §8).
+      if (f.keyword == "local-as" || f.keyword == "bgp-id" || f.keyword == "cluster-id") {
+        d.identity_changed = true;
+      }
       if (f.keyword == "threads") d.threads_changed = true;
       if (f.keyword == "damping") d.damping_changed = true;
       if (f.keyword == "graceful-restart") d.graceful_restart_changed = true;
@@ -410,6 +439,13 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
                         if (changed) p = *std::move(changed);
                         return changed.has_value();
                       });
+  d.networks = DiffKeyed(a.networks, b.networks, &NetworkDelta::prefix,
+                         [](NetworkDelta& n, const BgpNetwork& x, const BgpNetwork& y) {
+                           if (x == y) return false;
+                           n.before = x;
+                           n.after = y;
+                           return true;
+                         });
   const std::set<std::string> before = RedistributedProtocols(ca);
   const std::set<std::string> after = RedistributedProtocols(cb);
   std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
@@ -459,7 +495,8 @@ std::set<std::string> RedistributedProtocols(const Config& config) {
 
 bool BgpDelta::empty() const {
   return !started && !stopped && fields.empty() && listen_added.empty() && listen_removed.empty() &&
-         peers.empty() && redistribute_added.empty() && redistribute_removed.empty();
+         peers.empty() && networks.empty() && redistribute_added.empty() &&
+         redistribute_removed.empty();
 }
 
 bool ConfigDelta::empty() const {

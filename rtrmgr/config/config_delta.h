@@ -90,26 +90,35 @@ struct PeerDelta {
   std::vector<FieldChange> fields;    // kChanged: the keywords whose values changed
   std::vector<std::string> policies;  // changed policies its unchanged chains use
   bool reset = false;                 // session parameters changed (as, local-ip, port, hold-time,
-                                      // md5-password, ttl-security) or the local identity did
-  bool update = false;                // passive, max-prefix, description: new settings, no reset
-  bool enable = false;                // `disable` went away: start the session
-  bool disable = false;               // `disable` came: stop the session
-  bool refilter_import = false;       // recompile the import bank and re-filter the Adj-RIB-In
-  bool refilter_export = false;       // recompile the export bank (also for next-hop-self and
-                                      // route-reflector-client) and re-advertise
-  bool replumb_damping = false;       // damping turned on or off, or its parameters changed
+                                      // keepalive, family, md5-password, ttl-security, multihop)
+                                      // or the local identity did
+  bool update = false;   // passive, max-prefix, description, connect-retry: new settings, no reset
+  bool enable = false;   // `disable` went away: start the session
+  bool disable = false;  // `disable` came: stop the session
+  bool refilter_import = false;  // recompile the import bank and re-filter the Adj-RIB-In
+  bool refilter_export = false;  // recompile the export bank (also for next-hop-self and
+                                 // route-reflector-client) and re-advertise
+  bool replumb_damping = false;  // damping turned on or off, or its parameters changed
+};
+
+// A `network` added, removed (withdraw_route) or changed (originate_route again: it replaces).
+struct NetworkDelta {
+  Change change = Change::kChanged;
+  net::Prefix prefix;
+  std::optional<BgpNetwork> before, after;
 };
 
 struct BgpDelta {
   bool started = false;           // the bgp block is new: set the identity, then add the peers
   bool stopped = false;           // the bgp block is gone: every peer is removed
-  bool identity_changed = false;  // local-as or bgp-id; every remaining peer is reset
+  bool identity_changed = false;  // local-as, bgp-id or cluster-id; every remaining peer is reset
   bool threads_changed = false;
   bool damping_changed = false;
   bool graceful_restart_changed = false;  // bgp/1.0/set_graceful_restart again
-  std::vector<FieldChange> fields;        // local-as, bgp-id, threads, damping
+  std::vector<FieldChange> fields;        // local-as, bgp-id, cluster-id, threads, damping
   std::vector<BgpListen> listen_added, listen_removed;
-  std::vector<PeerDelta> peers;  // in address order
+  std::vector<PeerDelta> peers;        // in address order; a group's change is each of its peers'
+  std::vector<NetworkDelta> networks;  // in prefix order
   // Protocols whose routes BGP should receive from the RIB: those named by `from { protocol
   // X; }` in a peer's export chain (other than BGP itself).
   std::vector<std::string> redistribute_added, redistribute_removed;

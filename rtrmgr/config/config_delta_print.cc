@@ -131,6 +131,10 @@ std::string ConfigDelta::ToString() const {
   for (const std::string& p : bgp.redistribute_removed) {
     lines.push_back("bgp: redistribute - " + p);
   }
+  for (const NetworkDelta& n : bgp.networks) {
+    lines.push_back(absl::StrCat("bgp: network ", n.prefix.ToString(), " ", ChangeName(n.change),
+                                 n.change == Change::kRemoved ? " (withdrawn)" : " (originated)"));
+  }
   for (const PeerDelta& p : bgp.peers) {
     std::string line = absl::StrCat("bgp: peer ", p.address.ToString(), " ", ChangeName(p.change));
     if (p.change == Change::kAdded) {

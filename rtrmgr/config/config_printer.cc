@@ -1,5 +1,8 @@
 #include "rtrmgr/config/config_printer.h"
 
+#include <algorithm>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -102,24 +105,36 @@ void PrintStatic(const StaticConfig& routes, Writer* w) {
   w->Close();
 }
 
-void PrintPeer(const BgpPeer& peer, const PrintOptions& options, Writer* w) {
+// Every setting of `peer` that a statement can say, keyword first, in the order printed. Flags
+// that are off have no statement.
+std::vector<std::pair<std::string, std::string>> PeerStatements(const BgpPeer& peer,
+                                                                const PrintOptions& options) {
   const bgp::PeerConfig& p = peer.session;
   const bgp::PeerConfig defaults;
-  w->Open(absl::StrCat("peer ", p.address.ToString()));
-  w->Statement(absl::StrCat("as ", p.remote_as));
-  if (p.local_address) w->Statement("local-ip " + p.local_address->ToString());
-  if (p.port != defaults.port) w->Statement(absl::StrCat("port ", p.port));
-  if (p.passive) w->Statement("passive");
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](const char* keyword, std::string text) {
+    out.emplace_back(keyword, std::move(text));
+  };
+  add("as", absl::StrCat("as ", p.remote_as));
+  if (p.local_address) add("local-ip", "local-ip " + p.local_address->ToString());
+  add("port", absl::StrCat("port ", p.port));
+  if (p.passive) add("passive", "passive");
   if (!p.md5_password.empty()) {
-    w->Statement(absl::StrCat("md5-password ",
-                              options.hide_secrets ? "(hidden)" : QuoteString(p.md5_password)));
+    add("md5-password",
+        absl::StrCat("md5-password ",
+                     options.hide_secrets ? "(hidden)" : QuoteString(p.md5_password)));
   }
-  if (p.hold_time_s != defaults.hold_time_s)
-    w->Statement(absl::StrCat("hold-time ", p.hold_time_s));
-  if (!peer.import_policies.empty()) w->Statement("import " + Names(peer.import_policies));
-  if (!peer.export_policies.empty()) w->Statement("export " + Names(peer.export_policies));
-  if (p.route_reflector_client) w->Statement("route-reflector-client");
-  if (p.next_hop_self) w->Statement("next-hop-self");
+  add("hold-time", absl::StrCat("hold-time ", p.hold_time_s));
+  if (p.keepalive_s) add("keepalive", absl::StrCat("keepalive ", *p.keepalive_s));
+  add("connect-retry", "connect-retry " + FormatDuration(static_cast<uint32_t>(p.connect_retry_s)));
+  std::vector<std::string> families;
+  if (p.families.Has(bgp::kIPv4Unicast)) families.push_back("ipv4-unicast");
+  if (p.families.Has(bgp::kIPv6Unicast)) families.push_back("ipv6-unicast");
+  add("family", "family " + List(families));
+  add("import", "import " + Names(peer.import_policies));
+  add("export", "export " + Names(peer.export_policies));
+  if (p.route_reflector_client) add("route-reflector-client", "route-reflector-client");
+  if (p.next_hop_self) add("next-hop-self", "next-hop-self");
   if (p.max_prefix.limit != 0) {
     std::string text = absl::StrCat("max-prefix ", p.max_prefix.limit);
     if (p.max_prefix.count == bgp::MaxPrefixCount::kAccepted) text += " accepted";
@@ -129,17 +144,56 @@ void PrintPeer(const BgpPeer& peer, const PrintOptions& options, Writer* w) {
       absl::StrAppend(&text, " restart ",
                       FormatDuration(static_cast<uint32_t>(p.max_prefix.restart_after_s)));
     }
-    w->Statement(text);
+    add("max-prefix", text);
   }
-  if (p.adj_rib_in_limit != defaults.adj_rib_in_limit) {
-    w->Statement(absl::StrCat("adj-rib-in-limit ", p.adj_rib_in_limit));
+  add("adj-rib-in-limit", absl::StrCat("adj-rib-in-limit ", p.adj_rib_in_limit));
+  add("enforce-first-as", p.enforce_first_as ? "enforce-first-as on" : "enforce-first-as off");
+  if (p.gtsm_hops != 0) add("ttl-security", absl::StrCat("ttl-security ", p.gtsm_hops));
+  if (p.multihop_ttl != 0) add("multihop", absl::StrCat("multihop ", p.multihop_ttl));
+  if (peer.damping) add("damping", "damping");
+  if (!p.graceful_restart) add("graceful-restart", "graceful-restart disable");
+  if (!p.enabled) add("disable", "disable");
+  if (!p.description.empty()) add("description", "description " + QuoteString(p.description));
+  return out;
+}
+
+// The statements of `peer`: those in `only` when given (a group's, or a peer's own inside a
+// group), else those that differ from the defaults (and `as`).
+void PrintPeerStatements(const BgpPeer& peer, const std::set<std::string>* only,
+                         const PrintOptions& options, Writer* w) {
+  BgpPeer defaults;
+  const auto default_text = PeerStatements(defaults, options);
+  for (const auto& [keyword, text] : PeerStatements(peer, options)) {
+    if (only != nullptr) {
+      if (only->contains(keyword)) w->Statement(text);
+      continue;
+    }
+    const bool is_default = std::find(default_text.begin(), default_text.end(),
+                                      std::make_pair(keyword, text)) != default_text.end();
+    if (keyword == "as" || !is_default) w->Statement(text);
   }
-  if (!p.enforce_first_as) w->Statement("enforce-first-as off");
-  if (p.gtsm_hops != 0) w->Statement(absl::StrCat("ttl-security ", p.gtsm_hops));
-  if (peer.damping) w->Statement("damping");
-  if (!p.graceful_restart) w->Statement("graceful-restart disable");
-  if (!p.enabled) w->Statement("disable");
-  if (!p.description.empty()) w->Statement("description " + QuoteString(p.description));
+}
+
+void PrintPeer(const BgpPeer& peer, const PrintOptions& options, Writer* w) {
+  w->Open(absl::StrCat("peer ", peer.session.address.ToString()));
+  PrintPeerStatements(peer, peer.group.empty() ? nullptr : &peer.own, options, w);
+  w->Close();
+}
+
+void PrintNetwork(const BgpNetwork& n, Writer* w) {
+  const std::string head = "network " + n.prefix.ToString();
+  if (!n.next_hop && n.origin == BgpOrigin::kIgp && !n.med && !n.local_pref &&
+      n.communities.empty() && n.large_communities.empty()) {
+    w->Statement(head);
+    return;
+  }
+  w->Open(head);
+  if (n.next_hop) w->Statement("next-hop " + n.next_hop->ToString());
+  if (n.origin != BgpOrigin::kIgp) w->Statement(absl::StrCat("origin ", BgpOriginName(n.origin)));
+  if (n.med) w->Statement(absl::StrCat("med ", *n.med));
+  if (n.local_pref) w->Statement(absl::StrCat("local-pref ", *n.local_pref));
+  if (!n.communities.empty()) w->Statement("community " + List(n.communities));
+  if (!n.large_communities.empty()) w->Statement("large-community " + List(n.large_communities));
   w->Close();
 }
 
@@ -148,6 +202,7 @@ void PrintBgp(const BgpConfig& bgp, const PrintOptions& options, Writer* w) {
   w->Open("bgp");
   w->Statement(absl::StrCat("local-as ", bgp.local_as));
   w->Statement("bgp-id " + bgp.bgp_id.ToString());
+  if (bgp.cluster_id) w->Statement("cluster-id " + bgp.cluster_id->ToString());
   if (bgp.threads != BgpConfig().threads) w->Statement(absl::StrCat("threads ", bgp.threads));
   if (bgp.gr_restart_time != BgpConfig().gr_restart_time ||
       bgp.gr_stale_routes_time != BgpConfig().gr_stale_routes_time) {
@@ -167,7 +222,18 @@ void PrintBgp(const BgpConfig& bgp, const PrintOptions& options, Writer* w) {
   for (const BgpListen& l : bgp.listen) {
     w->Statement(l.port == 179 ? "listen " + l.address.ToString() : "listen " + l.ToString());
   }
-  for (const auto& [address, peer] : bgp.peers) PrintPeer(peer, options, w);
+  for (const auto& [prefix, network] : bgp.networks) PrintNetwork(network, w);
+  for (const auto& [name, group] : bgp.groups) {
+    w->Open("group " + name);
+    PrintPeerStatements(group.settings, &group.given, options, w);
+    for (const auto& [address, peer] : bgp.peers) {
+      if (peer.group == name) PrintPeer(peer, options, w);
+    }
+    w->Close();
+  }
+  for (const auto& [address, peer] : bgp.peers) {
+    if (peer.group.empty()) PrintPeer(peer, options, w);
+  }
   w->Close();
 }
 

@@ -12,6 +12,13 @@ namespace sluice::rtrmgr {
 std::string Diagnostic::ToString() const { return absl::StrCat(loc.ToString(), ": ", message); }
 
 void Diagnostics::Add(const Location& loc, std::string message) {
+  // A group's statement is checked once per peer of the group: say each error once.
+  for (const Diagnostic& d : kept_) {
+    if (d.message == message && d.loc.line == loc.line && d.loc.column == loc.column &&
+        d.loc.file == loc.file) {
+      return;
+    }
+  }
   ++total_;
   if (kept_.size() < limit_) kept_.push_back(Diagnostic{loc, std::move(message)});
 }

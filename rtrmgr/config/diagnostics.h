@@ -28,6 +28,7 @@ class Diagnostics {
   // At most `limit` errors are kept; later ones are only counted.
   explicit Diagnostics(size_t limit = 50) : limit_(limit) {}
 
+  // The same message at the same place again is dropped.
   void Add(const Location& loc, std::string message);
   // An error from the policy library, already "FILE:LINE:COL: message" for `file`: its location
   // is read back from the text; `fallback` is used when the text carries none.

@@ -12,6 +12,7 @@
 #include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
+#include "policy/community.h"
 
 namespace sluice::rtrmgr {
 
@@ -249,6 +250,33 @@ void Configurator::SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bg
   bgp_v1::SetBgpIdRequest id;
   ipc::ToProto(bgp.bgp_id, id.mutable_id());
   Batch::Call(batch, router_, "bgp", bgp::process::kSetBgpId, id, "bgp bgp-id");
+  bgp_v1::SetClusterIdRequest cluster;  // 0.0.0.0: the BGP Identifier
+  ipc::ToProto(bgp.cluster_id.value_or(net::IPv4Address()), cluster.mutable_id());
+  Batch::Call(batch, router_, "bgp", bgp::process::kSetClusterId, cluster, "bgp cluster-id");
+}
+
+void Configurator::Originate(std::shared_ptr<Batch> batch, const BgpNetwork& network) {
+  bgp_v1::OriginateRouteRequest r;
+  ipc::ToProto(network.prefix, r.mutable_network());
+  if (network.next_hop) ipc::ToProto(*network.next_hop, r.mutable_nexthop());
+  r.set_origin(BgpOriginName(network.origin));
+  if (network.med) r.set_med(*network.med);
+  if (network.local_pref) r.set_local_pref(*network.local_pref);
+  for (const std::string& c : network.communities) {
+    // bgp/1.0 takes HIGH:LOW and a few names; the numbers say every community.
+    auto value = policy::ParseCommunity(c);
+    if (value.ok()) r.add_communities(absl::StrCat(*value >> 16, ":", *value & 0xffff));
+  }
+  for (const std::string& c : network.large_communities) r.add_large_communities(c);
+  Batch::Call(batch, router_, "bgp", bgp::process::kOriginateRoute, r,
+              "bgp network " + network.prefix.ToString());
+}
+
+void Configurator::Withdraw(std::shared_ptr<Batch> batch, const net::Prefix& prefix) {
+  bgp_v1::WithdrawRouteRequest r;
+  ipc::ToProto(prefix, r.mutable_network());
+  Batch::Call(batch, router_, "bgp", bgp::process::kWithdrawRoute, r,
+              "bgp withdraw network " + prefix.ToString());
 }
 
 void Configurator::GracefulRestart(std::shared_ptr<Batch> batch, const BgpConfig& bgp) {
@@ -294,6 +322,11 @@ void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
   r.set_enforce_first_as(s.enforce_first_as);
   r.set_graceful_restart(s.graceful_restart);
   r.set_ttl_security(static_cast<uint32_t>(s.gtsm_hops));
+  r.set_multihop(static_cast<uint32_t>(s.multihop_ttl));
+  if (s.keepalive_s) r.set_keepalive_time(*s.keepalive_s);
+  r.set_connect_retry_s(s.connect_retry_s);
+  if (s.families.Has(bgp::kIPv4Unicast)) r.add_families("ipv4");
+  if (s.families.Has(bgp::kIPv6Unicast)) r.add_families("ipv6");
   r.set_description(s.description);
   r.set_enabled(s.enabled);
   // RFC 8212 stays on for a peer with policies: its configured banks are its policy (a
@@ -410,6 +443,7 @@ void Configurator::ConfigureBgp(const Config& config, Done done) {
   Damping(batch, config.bgp.damping);
   Redistribute(batch, config, RedistChains(config));
   for (const auto& [address, peer] : config.bgp.peers) AddPeerFully(batch, config, peer);
+  for (const auto& [prefix, network] : config.bgp.networks) Originate(batch, network);
 }
 
 void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, const Config& next,
@@ -481,6 +515,13 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
     }
     for (const std::string& protocol : b.redistribute_removed) changed[protocol];
     Redistribute(batch, next, changed);
+  }
+  for (const NetworkDelta& n : b.networks) {
+    if (n.change == Change::kRemoved) {
+      Withdraw(batch, n.prefix);
+    } else {
+      Originate(batch, *n.after);  // a route originated again replaces the old one
+    }
   }
   for (const PeerDelta& p : b.peers) {
     bgp_v1::PeerRequest r;

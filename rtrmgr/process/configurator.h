@@ -92,6 +92,9 @@ class Configurator {
   void Damping(std::shared_ptr<Batch> batch, const DampingConfig& damping);
   void PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address, bool enabled);
   void SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bgp);
+  // `network PREFIX { ... }`: originate_route with its attributes, or withdraw_route.
+  void Originate(std::shared_ptr<Batch> batch, const BgpNetwork& network);
+  void Withdraw(std::shared_ptr<Batch> batch, const net::Prefix& prefix);
   // bgp/1.0/set_graceful_restart: the restart and stale-routes times.
   void GracefulRestart(std::shared_ptr<Batch> batch, const BgpConfig& bgp);
   void Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop);

@@ -45,15 +45,74 @@ const ErrorCase kCases[] = {
      "t.conf:1:13: unknown keyword 'ospf' in protocols (expected one of: static, bgp)"},
     {"unknown peer keyword", BGP "peer 127.0.0.2 { as 2; remote-as 2; } } }",
      "t.conf:1:70: unknown keyword 'remote-as' in peer 127.0.0.2 (expected one of: as, local-ip, "
-     "port, passive, md5-password, hold-time, import, export, route-reflector-client, "
-     "next-hop-self, max-prefix, adj-rib-in-limit, enforce-first-as, ttl-security, damping, "
-     "graceful-restart, disable, description)"},
+     "port, passive, md5-password, hold-time, keepalive, connect-retry, family, import, export, "
+     "route-reflector-client, next-hop-self, max-prefix, adj-rib-in-limit, enforce-first-as, "
+     "ttl-security, multihop, damping, graceful-restart, disable, description)"},
     {"graceful-restart in a peer takes only disable",
      BGP "peer 127.0.0.2 { as 2; graceful-restart 120; } } }",
      "t.conf:1:87: graceful-restart takes 'disable' in a peer (the timers are set in bgp { "
      "graceful-restart { ... } })"},
     {"restart time over 12 bits", BGP "graceful-restart { restart-time 4096; } } }",
      "t.conf:1:79: restart-time (RFC 4724: 12 bits) 4096 is out of range 0..4095"},
+    // ---- peer timers, families, multihop, groups, networks, cluster-id
+    {"keepalive not below the hold time",
+     BGP "peer 127.0.0.2 { as 2; hold-time 9; keepalive 9; } } }",
+     "t.conf:1:93: peer 127.0.0.2: keepalive 9 must be 1..8, below hold-time 9 (at t.conf:1:80) "
+     "(RFC 4271 §4.4; 0 only with hold-time 0)"},
+    {"keepalive over the default hold time", BGP "peer 127.0.0.2 { as 2; keepalive 90; } } }",
+     "t.conf:1:80: peer 127.0.0.2: keepalive 90 must be 1..89, below hold-time 90 (the default) "
+     "(RFC 4271 §4.4; 0 only with hold-time 0)"},
+    {"keepalive 0 with a hold time", BGP "peer 127.0.0.2 { as 2; keepalive 0; } } }",
+     "t.conf:1:80: peer 127.0.0.2: keepalive 0 must be 1..89, below hold-time 90 (the default) "
+     "(RFC 4271 §4.4; 0 only with hold-time 0)"},
+    {"keepalive with hold time 0", BGP "peer 127.0.0.2 { as 2; hold-time 0; keepalive 3; } } }",
+     "t.conf:1:93: peer 127.0.0.2: keepalive 3 with hold-time 0 (at t.conf:1:80): with no hold "
+     "time there are no keepalives, so keepalive must be 0 (RFC 4271 §4.4)"},
+    {"keepalive not a number", BGP "peer 127.0.0.2 { as 2; keepalive soon; } } }",
+     "t.conf:1:80: expected keepalive (a number 0..65534), found 'soon'"},
+    {"connect-retry 0", BGP "peer 127.0.0.2 { as 2; connect-retry 0; } } }",
+     "t.conf:1:84: connect-retry 0 is out of range 1s..1h"},
+    {"unknown family", BGP "peer 127.0.0.2 { as 2; family [ ipv4-unicast l2vpn-evpn ]; } } }",
+     "t.conf:1:92: expected 'ipv4-unicast' or 'ipv6-unicast', found 'l2vpn-evpn'"},
+    {"family twice", BGP "peer 127.0.0.2 { as 2; family [ ipv6-unicast ipv6-unicast ]; } } }",
+     "t.conf:1:92: family ipv6-unicast is listed twice"},
+    {"no family", BGP "peer 127.0.0.2 { as 2; family [ ]; } } }",
+     "t.conf:1:77: family needs at least one of ipv4-unicast, ipv6-unicast"},
+    {"multihop out of range", BGP "peer 127.0.0.2 { as 2; multihop 256; } } }",
+     "t.conf:1:79: multihop TTL 256 is out of range 1..255"},
+    {"multihop with ttl-security", BGP "peer 127.0.0.2 { as 2; ttl-security 1; multihop 3; } } }",
+     "t.conf:1:95: peer 127.0.0.2: multihop and ttl-security (at t.conf:1:83) both set the TTL; "
+     "use one (ttl-security sends 255 and checks what arrives)"},
+    {"multihop to an internal peer", BGP "peer 127.0.0.2 { as 1; multihop 3; } } }",
+     "t.conf:1:79: multihop applies to external peers only: peer 127.0.0.2 has the local AS 1 "
+     "(internal peers are not limited to one hop)"},
+    {"cluster-id not IPv4", BGP "cluster-id 2001:db8::1; } }",
+     "t.conf:1:58: cluster-id 2001:db8::1 is an IPv6 address; expected IPv4"},
+    {"network with host bits", BGP "network 10.0.0.1/8; } }",
+     "t.conf:1:55: host bits set in network '10.0.0.1/8' (did you mean 10.0.0.0/8?)"},
+    {"network twice", BGP "network 10.0.0.0/8; network 10.0.0.0/8; } }",
+     "t.conf:1:75: network 10.0.0.0/8 is already given at t.conf:1:47"},
+    {"network next-hop of the other family", BGP "network 10.0.0.0/8 { next-hop ::1; } } }",
+     "t.conf:1:77: next-hop ::1 is an IPv6 address; expected IPv4"},
+    {"network unknown attribute", BGP "network 10.0.0.0/8 { weight 5; } } }",
+     "t.conf:1:68: unknown keyword 'weight' in network 10.0.0.0/8 (expected one of: next-hop, "
+     "origin, med, local-pref, community, large-community)"},
+    {"network bad community", BGP "network 10.0.0.0/8 { community [ 65536:1 ]; } } }",
+     "t.conf:1:80: bad community (expected AS:VALUE with each part 0..65535, or no-export, "
+     "no-advertise, no-export-subconfed, no-peer, blackhole, graceful-shutdown) '65536:1'"},
+    {"group twice", BGP "group g { as 2; } group g { as 3; } } }",
+     "t.conf:1:71: group g is already defined at t.conf:1:47"},
+    {"group peer without as", BGP "group g { passive; peer 127.0.0.2 { } } } }",
+     "t.conf:1:66: peer 127.0.0.2 (group g) needs 'as AS-NUMBER;'"},
+    {"group keepalive against a peer's hold time",
+     BGP "group g { as 2; keepalive 30; peer 127.0.0.2 { hold-time 30; } } } }",
+     "t.conf:1:73: peer 127.0.0.2 (group g): keepalive 30 must be 1..29, below hold-time 30 (at "
+     "t.conf:1:104) (RFC 4271 §4.4; 0 only with hold-time 0)"},
+    {"group unknown keyword", BGP "group g { as 2; bgp-id 1.2.3.4; } } }",
+     "t.conf:1:63: unknown keyword 'bgp-id' in group g (expected one of: as, local-ip, port, "
+     "passive, md5-password, hold-time, keepalive, connect-retry, family, import, export, "
+     "route-reflector-client, next-hop-self, max-prefix, adj-rib-in-limit, enforce-first-as, "
+     "ttl-security, multihop, damping, graceful-restart, disable, description, peer)"},
     // ---- bad values
     {"AS 0", "protocols { bgp { local-as 0; bgp-id 1.1.1.1; } }",
      "t.conf:1:28: local AS 0 is out of range 1..4294967295"},

@@ -60,7 +60,34 @@ TEST(ConfigExamples, Everything) {
   EXPECT_EQ(c->static_routes.routes.at(Net("172.16.0.0/12")).interface, "eth1");
   EXPECT_EQ(c->bgp.threads, 4u);
   EXPECT_EQ(c->bgp.damping.suppress, 6000u);
-  ASSERT_EQ(c->bgp.peers.size(), 3u);
+  ASSERT_EQ(c->bgp.peers.size(), 5u);
+  EXPECT_EQ(c->bgp.cluster_id, net::IPv4Address(0xc0000264));  // 192.0.2.100
+  ASSERT_EQ(c->bgp.networks.size(), 2u);
+  EXPECT_FALSE(c->bgp.networks.at(Net("10.9.0.0/16")).next_hop);
+  const BgpNetwork& n6 = c->bgp.networks.at(Net("2001:db8:9::/48"));
+  EXPECT_EQ(n6.next_hop, Ip("2001:db8:0:1::1"));
+  EXPECT_EQ(n6.med, 10u);
+  EXPECT_EQ(n6.local_pref, 200u);
+  EXPECT_EQ(n6.communities, (std::vector<std::string>{"65000:100", "no-export"}));
+  EXPECT_EQ(n6.large_communities, (std::vector<std::string>{"65000:1:2"}));
+  // The group's peers: its settings, their own winning.
+  ASSERT_EQ(c->bgp.groups.size(), 1u);
+  const BgpPeer& g3 = c->bgp.peers.at(Ip("127.0.0.3"));
+  EXPECT_EQ(g3.group, "ebgp-upstreams");
+  EXPECT_EQ(g3.session.remote_as, 65002u);
+  EXPECT_EQ(g3.session.keepalive_s, 20);
+  EXPECT_EQ(g3.session.connect_retry_s, 30);
+  EXPECT_EQ(g3.session.multihop_ttl, 2);
+  EXPECT_TRUE(g3.session.families.Has(bgp::kIPv4Unicast));
+  EXPECT_FALSE(g3.session.families.Has(bgp::kIPv6Unicast));
+  ASSERT_EQ(g3.import_policies.size(), 2u);
+  EXPECT_EQ(g3.session.local_address, Ip("127.0.0.1"));
+  const BgpPeer& g4 = c->bgp.peers.at(Ip("127.0.0.4"));
+  EXPECT_EQ(g4.session.remote_as, 65004u);
+  EXPECT_EQ(g4.session.keepalive_s, 10);
+  EXPECT_EQ(g4.session.multihop_ttl, 2);
+  EXPECT_TRUE(g4.session.families.Has(bgp::kIPv6Unicast));
+  EXPECT_FALSE(g4.session.local_address);
   const BgpPeer& transit = c->bgp.peers.at(Ip("127.0.0.2"));
   EXPECT_EQ(transit.session.port, 10180);
   EXPECT_EQ(transit.session.md5_password, "s3cret");
@@ -168,6 +195,53 @@ TEST(ConfigRoundTrip, LocationsDoNotMatterButValuesDo) {
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
   EXPECT_EQ(*a, *b);
   EXPECT_FALSE(*a == *c);
+}
+
+// A group prints as a group, its peers inside with only their own settings; a peer's own
+// setting equal to the default still wins over the group's.
+TEST(ConfigRoundTrip, GroupsKeepTheirShapeAndPeersTheirOverrides) {
+  auto c = ParseConfig(R"(
+    protocols { bgp {
+      local-as 65000; bgp-id 10.0.0.1; cluster-id 10.0.0.9;
+      network 10.9.0.0/16;
+      network 10.8.0.0/16 { next-hop 192.0.2.1; origin incomplete; med 0; }
+      group rr-clients {
+        as 65000; route-reflector-client; hold-time 30; keepalive 5;
+        peer 127.0.0.5 { hold-time 90; keepalive 30; }
+        peer 127.0.0.6 { description "six"; }
+      }
+      group empty { family ipv6-unicast; }
+      peer 127.0.0.2 { as 65001; keepalive 29; connect-retry 1m; multihop 64;
+                       family [ ipv6-unicast ipv4-unicast ]; }
+    } }
+  )",
+                       "t.conf");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const BgpPeer& five = c->bgp.peers.at(Ip("127.0.0.5"));
+  EXPECT_EQ(five.session.hold_time_s, 90);
+  EXPECT_EQ(five.session.keepalive_s, 30);
+  EXPECT_TRUE(five.session.route_reflector_client);
+  const BgpPeer& six = c->bgp.peers.at(Ip("127.0.0.6"));
+  EXPECT_EQ(six.session.hold_time_s, 30);
+  EXPECT_EQ(six.session.keepalive_s, 5);
+  EXPECT_EQ(c->bgp.groups.size(), 2u);
+  ExpectRoundTrip(*c);
+  const std::string text = PrintConfig(*c);
+  EXPECT_NE(text.find("        group rr-clients {\n"
+                      "            as 65000;\n"
+                      "            hold-time 30;\n"
+                      "            keepalive 5;\n"
+                      "            route-reflector-client;\n"
+                      "            peer 127.0.0.5 {\n"
+                      "                hold-time 90;\n"
+                      "                keepalive 30;\n"
+                      "            }\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("cluster-id 10.0.0.9;"), std::string::npos) << text;
+  EXPECT_NE(text.find("network 10.9.0.0/16;"), std::string::npos) << text;
+  EXPECT_NE(text.find("origin incomplete;"), std::string::npos) << text;
+  EXPECT_NE(text.find("multihop 64;"), std::string::npos) << text;
 }
 
 TEST(ConfigPrinter, HidesSecretsWhenAsked) {
