@@ -323,3 +323,66 @@ TEST(ConfigDelta, TheReverseDeltaUndoesEachChange) {
 
 }  // namespace
 }  // namespace sluice::rtrmgr
+
+namespace sluice::rtrmgr {
+namespace {
+
+const char kGroupBase[] = R"(
+protocols {
+    bgp {
+        local-as 65000;
+        bgp-id 192.0.2.1;
+        network 10.9.0.0/16;
+        group up {
+            as 65001;
+            hold-time 90;
+            peer 127.0.0.2 { }
+            peer 127.0.0.3 { hold-time 30; }
+        }
+        peer 127.0.0.4 { as 65004; }
+    }
+}
+)";
+
+const DeltaCase kGroupCases[] = {
+    {"a group's setting is each of its peers' (not one that overrides it)", "hold-time 90;",
+     "hold-time 60;", "bgp: peer 127.0.0.2 changed: hold-time 90 -> 60 => reset the session\n"},
+    {"a setting added to a group", "as 65001;", "as 65001; keepalive 10; family ipv4-unicast;",
+     "bgp: peer 127.0.0.2 changed: keepalive (none) -> 10; family [ ipv4-unicast ipv6-unicast ] "
+     "-> [ ipv4-unicast ] => reset the session\n"
+     "bgp: peer 127.0.0.3 changed: keepalive (none) -> 10; family [ ipv4-unicast ipv6-unicast ] "
+     "-> [ ipv4-unicast ] => reset the session\n"},
+    {"a group's peer removed", "peer 127.0.0.2 { }", "", "bgp: peer 127.0.0.2 removed\n"},
+    {"connect-retry: new settings", "peer 127.0.0.4 { as 65004; }",
+     "peer 127.0.0.4 { as 65004; connect-retry 30; }",
+     "bgp: peer 127.0.0.4 changed: connect-retry 2m -> 30s => update settings\n"},
+    {"multihop: reset", "peer 127.0.0.4 { as 65004; }", "peer 127.0.0.4 { as 65004; multihop 3; }",
+     "bgp: peer 127.0.0.4 changed: multihop 0 -> 3 => reset the session\n"},
+    {"cluster-id: every session restarts", "bgp-id 192.0.2.1;",
+     "bgp-id 192.0.2.1; cluster-id 192.0.2.9;",
+     "bgp: cluster-id (none) -> 192.0.2.9 (every session restarts)\n"
+     "bgp: peer 127.0.0.2 changed: local identity changed => reset the session\n"
+     "bgp: peer 127.0.0.3 changed: local identity changed => reset the session\n"
+     "bgp: peer 127.0.0.4 changed: local identity changed => reset the session\n"},
+    {"network added", "network 10.9.0.0/16;", "network 10.9.0.0/16; network 10.8.0.0/16;",
+     "bgp: network 10.8.0.0/16 added (originated)\n"},
+    {"network removed", "network 10.9.0.0/16;", "",
+     "bgp: network 10.9.0.0/16 removed (withdrawn)\n"},
+    {"network attributes changed", "network 10.9.0.0/16;", "network 10.9.0.0/16 { med 5; }",
+     "bgp: network 10.9.0.0/16 changed (originated)\n"},
+};
+
+TEST(ConfigDelta, GroupsNetworksAndClusterId) {
+  const Config base = Parse(kGroupBase);
+  ASSERT_TRUE(ComputeDelta(base, Parse(kGroupBase)).empty());
+  for (const DeltaCase& c : kGroupCases) {
+    SCOPED_TRACE(c.name);
+    const std::string text = kGroupBase;
+    ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
+    const ConfigDelta d = ComputeDelta(base, Parse(absl::StrReplaceAll(text, {{c.from, c.to}})));
+    EXPECT_EQ(d.ToString(), c.expected);
+  }
+}
+
+}  // namespace
+}  // namespace sluice::rtrmgr
