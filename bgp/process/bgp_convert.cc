@@ -309,9 +309,8 @@ absl::StatusOr<PathAttributes> AttributesFromProto(const v1::OriginateRouteReque
     return Invalid(m, absl::StrCat("nexthop ", nh->ToString(), " is not of the family of ",
                                    network.ToString()));
   }
-  if (nh->is_unspecified()) {
-    // no NEXT_HOP: the export rules put our own address
-  } else if (nh->is_v4()) {
+  // The unspecified address stands for this router: the export rules put our own address.
+  if (nh->is_v4()) {
     a.next_hop = nh->v4();
   } else {
     a.mp_next_hop = MpNextHop{*nh, std::nullopt};

@@ -37,7 +37,9 @@ PathAttributes Transform(const PathAttributes& in, const BgpRoute& route,
       a.cluster_list.insert(a.cluster_list.begin(), config.cluster_id);
     }
     if (!a.local_pref) a.local_pref = config.default_local_pref;
-    if (!keep_nexthop && self && (config.next_hop_self || !in.NextHopFor(family))) {
+    // No nexthop, or the unspecified address (a route originated "from this router"): ours.
+    const std::optional<net::IPAddress> nh = in.NextHopFor(family);
+    if (!keep_nexthop && self && (config.next_hop_self || !nh || nh->is_unspecified())) {
       SetNexthop(a, family, *self);
     }
   } else {

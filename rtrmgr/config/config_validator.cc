@@ -66,6 +66,12 @@ void ValidateConfig(const Config& config, bool policy_block_ok, Diagnostics* dia
                                  local->ToString(), address.ToString(), LocalAddresses(config)));
     }
   }
+  // A group's chains, also when it has no peer yet (with peers, the same errors are said once).
+  for (const auto& [name, group] : config.bgp.groups) {
+    if (!policy_block_ok) break;
+    CheckChain(group.settings.import_policies, "import", config, diags);
+    CheckChain(group.settings.export_policies, "export", config, diags);
+  }
   if (dummy) {
     for (const BgpListen& l : config.bgp.listen) {
       if (l.address.is_unspecified() || config.IsLocalAddress(l.address)) continue;

@@ -6,6 +6,7 @@
 
 #include "bgp/session/fsm.h"
 #include "bgp/session/log_limiter.h"
+#include "bgp/session/peer_config.h"
 #include "bgp/wire/constants.h"
 
 namespace sluice::bgp {
@@ -514,6 +515,59 @@ TEST_F(FsmTest, HoldTimeZeroMeansNoKeepalivesAndNoHoldTimer) {
   EXPECT_FALSE(fsm_.NextDeadline().has_value());
   EXPECT_EQ(Summary(Tick(seconds(3600))), "");
   EXPECT_EQ(fsm_.state(), FsmState::kEstablished);
+}
+
+}  // namespace
+}  // namespace sluice::bgp
+
+namespace sluice::bgp {
+namespace {
+
+// RFC 4271 §4.4: a configured KeepaliveTime is used, but never above a third of the negotiated
+// hold time (a peer offering a smaller hold time lowers it).
+TEST_F(FsmTest, ConfiguredKeepaliveIsUsedUpToAThirdOfTheHoldTime) {
+  FsmSettings s = Settings();
+  s.hold_time_s = 30;
+  s.keepalive_time_s = 4;
+  fsm_.set_settings(s);
+  Establish(/*peer_hold=*/60);
+  EXPECT_EQ(fsm_.negotiated(Side::kOutgoing).hold_time, 30);
+  EXPECT_EQ(fsm_.negotiated(Side::kOutgoing).keepalive_time, 4);
+  EXPECT_EQ(Summary(Tick(milliseconds(3900))), "");
+  EXPECT_EQ(Summary(Tick(milliseconds(100))), "send:KEEPALIVE");
+}
+
+TEST_F(FsmTest, ConfiguredKeepaliveAboveAThirdOfTheNegotiatedHoldTimeIsLowered) {
+  FsmSettings s = Settings();
+  s.hold_time_s = 90;
+  s.keepalive_time_s = 60;
+  fsm_.set_settings(s);
+  Establish(/*peer_hold=*/9);
+  EXPECT_EQ(fsm_.negotiated(Side::kOutgoing).keepalive_time, 3);
+}
+
+TEST(PeerConfigTest, KeepaliveAndMultihopAreChecked) {
+  PeerConfig c;
+  c.address = *net::IPAddress::Parse("127.0.0.2");
+  c.remote_as = 65001;
+  c.keepalive_s = 30;
+  EXPECT_TRUE(c.Validate().ok());
+  c.keepalive_s = 90;  // not below the hold time
+  EXPECT_FALSE(c.Validate().ok());
+  c.keepalive_s = 0;  // 0 only with hold time 0
+  EXPECT_FALSE(c.Validate().ok());
+  c.hold_time_s = 0;
+  EXPECT_TRUE(c.Validate().ok());
+  c.keepalive_s = 3;
+  EXPECT_FALSE(c.Validate().ok());
+  c.keepalive_s.reset();
+  c.multihop_ttl = 2;
+  EXPECT_TRUE(c.Validate().ok());
+  c.gtsm_hops = 1;  // both set the TTL
+  EXPECT_FALSE(c.Validate().ok());
+  c.gtsm_hops = 0;
+  c.multihop_ttl = 256;
+  EXPECT_FALSE(c.Validate().ok());
 }
 
 }  // namespace

@@ -372,6 +372,24 @@ const DeltaCase kGroupCases[] = {
      "bgp: network 10.9.0.0/16 changed (originated)\n"},
 };
 
+// Putting peers in a group changes nothing they are configured with: no delta.
+TEST(ConfigDelta, ThePeersOfAGroupWrittenOutAreTheSame) {
+  const Config grouped = Parse(kGroupBase);
+  const Config flat = Parse(R"(
+protocols {
+    bgp {
+        local-as 65000;
+        bgp-id 192.0.2.1;
+        network 10.9.0.0/16;
+        peer 127.0.0.2 { as 65001; }
+        peer 127.0.0.3 { as 65001; hold-time 30; }
+        peer 127.0.0.4 { as 65004; }
+    }
+}
+)");
+  EXPECT_EQ(ComputeDelta(grouped, flat).ToString(), "nothing to change\n");
+}
+
 TEST(ConfigDelta, GroupsNetworksAndClusterId) {
   const Config base = Parse(kGroupBase);
   ASSERT_TRUE(ComputeDelta(base, Parse(kGroupBase)).empty());

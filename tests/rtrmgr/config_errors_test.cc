@@ -424,3 +424,22 @@ TEST(ConfigErrors, ErrorsNameTheFileGiven) {
 
 }  // namespace
 }  // namespace sluice::rtrmgr
+
+namespace sluice::rtrmgr {
+namespace {
+
+// A group's mistake is said once, at the group's statement, however many peers it has.
+TEST(ConfigErrors, AGroupsErrorIsSaidOnce) {
+  auto config = ParseConfig(
+      "protocols { bgp { local-as 1; bgp-id 1.1.1.1;\n"
+      "  group g { as 2; import [ missing ];\n"
+      "    peer 127.0.0.2 { } peer 127.0.0.3 { } } } }\n",
+      "t.conf");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(std::string(config.status().message()),
+            "t.conf:2:28: import policy 'missing' is not defined (no policy-statement missing in "
+            "the policy block)");
+}
+
+}  // namespace
+}  // namespace sluice::rtrmgr
