@@ -117,6 +117,9 @@ TEST_F(ExportTest, Rules) {
        "origin IGP as_path [65000] next_hop 192.0.2.1 med 5"},
       {"originated route to iBGP", From(local, Attr().NextHop("10.9.9.9")), To(11, true),
        "origin IGP as_path [] next_hop 10.9.9.9 local_pref 100"},
+      {"originated from this router (nexthop 0.0.0.0) to iBGP: our address",
+       From(local, Attr().NextHop("0.0.0.0")), To(11, true),
+       "origin IGP as_path [] next_hop 10.0.0.1 local_pref 100"},
   };
   for (const Row& row : rows) EXPECT_EQ(Export(row.route, row.to), row.expected) << row.what;
 }
