@@ -183,6 +183,7 @@ void ToProto(const PeerView& v, v1::PeerInfo* out) {
   out->set_remote_as(s.remote_as);
   out->set_description(s.description);
   out->set_enabled(s.enabled);
+  out->set_disabled_by_operator(v.disabled_by_operator);
   out->set_internal(v.routing && v.routing->ibgp);
   out->set_passive(c.passive);
   out->set_md5(!c.md5_password.empty());

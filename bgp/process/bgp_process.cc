@@ -114,6 +114,7 @@ absl::Status BgpProcess::AddPeer(const PeerConfig& session, RoutingPeerConfig ro
   routing.families = session.families;
   if (routing.name.empty()) routing.name = session.address.ToString();
   adding_ = routing;
+  operator_disabled_.erase(session.address);
   absl::Status st = peers_.AddPeer(session);
   adding_.reset();
   return st;
@@ -164,13 +165,22 @@ absl::Status BgpProcess::RefilterPeer(const net::IPAddress& address) {
 }
 
 absl::Status BgpProcess::RemovePeer(const net::IPAddress& address) {
+  operator_disabled_.erase(address);
   return peers_.RemovePeer(address);
 }
 absl::Status BgpProcess::EnablePeer(const net::IPAddress& address) {
-  return peers_.EnablePeer(address);
+  RETURN_IF_ERROR(peers_.EnablePeer(address));
+  operator_disabled_.erase(address);
+  return absl::OkStatus();
 }
-absl::Status BgpProcess::DisablePeer(const net::IPAddress& address) {
-  return peers_.DisablePeer(address);
+absl::Status BgpProcess::DisablePeer(const net::IPAddress& address, bool by_operator) {
+  RETURN_IF_ERROR(peers_.DisablePeer(address));
+  if (by_operator) {
+    operator_disabled_.insert(address);
+  } else {
+    operator_disabled_.erase(address);
+  }
+  return absl::OkStatus();
 }
 absl::Status BgpProcess::ResetPeer(const net::IPAddress& address) {
   return peers_.ResetPeer(address);
@@ -180,6 +190,7 @@ absl::StatusOr<PeerView> BgpProcess::GetPeer(const net::IPAddress& address) cons
   ASSIGN_OR_RETURN(PeerStatus status, peers_.GetPeer(address));
   PeerView v;
   v.session = std::move(status);
+  v.disabled_by_operator = !v.session.enabled && operator_disabled_.count(address) > 0;
   if (PeerSession* s = const_cast<PeerManager&>(peers_).session(address)) v.config = s->config();
   absl::StatusOr<RoutingPeerStatus> r = routing_->Peer(address);
   if (r.ok()) v.routing = *std::move(r);
@@ -220,6 +231,20 @@ absl::Status BgpProcess::RouteRefresh(const net::IPAddress& address,
   if (!any) {
     return absl::FailedPreconditionError(
         absl::StrCat("peer ", address.ToString(), ": no unicast family negotiated"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BgpProcess::ResendRoutes(const net::IPAddress& address,
+                                      std::optional<AfiSafi> family) {
+  ASSIGN_OR_RETURN(PeerStatus status, peers_.GetPeer(address));
+  BgpPeer* peer = routing_->peer(address);
+  if (status.state != FsmState::kEstablished || peer == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("peer ", address.ToString(), " is not Established"));
+  }
+  for (const AfiSafi f : {kIPv4Unicast, kIPv6Unicast}) {
+    if (status.families.Has(f) && (!family || *family == f)) peer->OnRouteRefresh(f);
   }
   return absl::OkStatus();
 }

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,7 @@ struct BgpProcessOptions {
 struct PeerView {
   PeerStatus session;
   PeerConfig config;
+  bool disabled_by_operator = false;  // DisablePeer(address, true) and no enable or add since
   std::optional<RoutingPeerStatus> routing;
   // While we keep the peer's routes stale (RFC 4724 §4.2): "restart" (it is away) or
   // "end-of-rib" (it is back, sending its table), and the seconds left on that timer.
@@ -104,14 +106,20 @@ class BgpProcess : private RoutingSide {
   absl::Status AddPeer(const PeerConfig& session, RoutingPeerConfig routing = {});
   // Errors of these: NotFound.
   absl::Status RemovePeer(const net::IPAddress& address);
+  // EnablePeer, AddPeer and RemovePeer forget an operator's disable; `by_operator` marks the
+  // peer as disabled by a person (the CLI) rather than by the configuration (PeerView).
   absl::Status EnablePeer(const net::IPAddress& address);
-  absl::Status DisablePeer(const net::IPAddress& address);
+  absl::Status DisablePeer(const net::IPAddress& address, bool by_operator = false);
   absl::Status ResetPeer(const net::IPAddress& address);
   absl::StatusOr<PeerView> GetPeer(const net::IPAddress& address) const;
   std::vector<PeerView> ListPeers() const;  // by address
   // RFC 2918 towards the peer, for `family` or (nullopt) every family of the session.
   // Errors: NotFound; FailedPrecondition when down or not negotiated.
   absl::Status RouteRefresh(const net::IPAddress& address, std::optional<AfiSafi> family);
+  // Sends the peer our Adj-RIB-Out again for `family` or (nullopt) every family of the session,
+  // as when it asks with a ROUTE-REFRESH (RFC 2918 §4; "soft reset out").
+  // Errors: NotFound; FailedPrecondition when the session is not Established.
+  absl::Status ResendRoutes(const net::IPAddress& address, std::optional<AfiSafi> family);
 
   // --- Policy (policy_backend/1.0 import:ADDRESS and export:ADDRESS, policy_service.h) --------
   // The import and export filter slots of the peer at `address`, created empty (no policy:
@@ -187,6 +195,8 @@ class BgpProcess : private RoutingSide {
   std::vector<ListenerInfo> listeners_;
   // The routing settings of each configured peer (for RefilterPeer).
   std::map<net::IPAddress, RoutingPeerConfig> routing_configs_;
+  // The peers an operator disabled (DisablePeer by_operator), until enabled, added or removed.
+  std::set<net::IPAddress> operator_disabled_;
   // The routing settings of the peer being added (read by PeerAdded, inside PeerManager::AddPeer).
   std::optional<RoutingPeerConfig> adding_;
   double stale_routes_time_s_ = 360;

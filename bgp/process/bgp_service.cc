@@ -219,12 +219,12 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
                                    return v1::PeerReply();
                                  })));
   RETURN_IF_ERROR(router.Handle(
-      kDisablePeer,
-      PeerHandler<v1::PeerReply>("disable_peer",
-                                 [&](const net::IPAddress& a) -> absl::StatusOr<v1::PeerReply> {
-                                   RETURN_IF_ERROR(bgp.DisablePeer(a));
-                                   return v1::PeerReply();
-                                 })));
+      kDisablePeer, [&](const v1::PeerRequest& r) -> absl::StatusOr<v1::PeerReply> {
+        ASSIGN_OR_RETURN(net::IPAddress a,
+                         Address("disable_peer", "address", r.has_address(), r.address()));
+        RETURN_IF_ERROR(bgp.DisablePeer(a, r.by_operator()));
+        return v1::PeerReply();
+      }));
   RETURN_IF_ERROR(router.Handle(
       kResetPeer, PeerHandler<v1::PeerReply>(
                       "reset_peer", [&](const net::IPAddress& a) -> absl::StatusOr<v1::PeerReply> {
@@ -255,7 +255,8 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
           return absl::InvalidArgumentError(
               absl::StrCat("route_refresh: ", family.status().message()));
         }
-        RETURN_IF_ERROR(bgp.RouteRefresh(a, *family));
+        RETURN_IF_ERROR(r.outbound() ? bgp.ResendRoutes(a, *family)
+                                     : bgp.RouteRefresh(a, *family));
         return v1::RouteRefreshReply();
       }));
   for (const auto* method : {&kSetPeerImportPolicy, &kSetPeerExportPolicy}) {

@@ -553,11 +553,12 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
           if (p.before->damping && p.after->damping) PeerDamping(batch, p.address, false);
           PeerDamping(batch, p.address, p.after->damping);
         }
-        if (p.enable) {
-          Batch::Call(batch, router_, "bgp", bgp::process::kEnablePeer, r, what);
-        } else if (p.disable) {
-          Batch::Call(batch, router_, "bgp", bgp::process::kDisablePeer, r, what);
-        }
+        // A changed peer takes the configuration's enabled state, whatever an operator's
+        // `sluice disable bgp neighbor` set (an unchanged peer is not touched: that stays).
+        Batch::Call(batch, router_, "bgp",
+                    p.after->session.enabled ? bgp::process::kEnablePeer
+                                             : bgp::process::kDisablePeer,
+                    r, what);
         break;
     }
   }

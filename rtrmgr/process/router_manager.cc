@@ -271,11 +271,8 @@ absl::Status RouterManager::RegisterService() {
       });
   if (!s.ok()) return s;
   if (s = RegisterCommitService(); !s.ok()) return s;
-  s = router_->Handle(kGetConfig, [this](const v1::GetConfigRequest&) {
-    v1::GetConfigReply reply;
-    reply.set_file(options_.config_file);
-    reply.set_text(PrintConfig(running_));
-    return absl::StatusOr<v1::GetConfigReply>(std::move(reply));
+  s = router_->Handle(kGetConfig, [this](const v1::GetConfigRequest& r) {
+    return GetConfig(r.archived());
   });
   if (!s.ok()) return s;
   return router_->Handle(kGetStatus, [this](const v1::GetStatusRequest&) {

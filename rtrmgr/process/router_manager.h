@@ -101,6 +101,9 @@ class RouterManager {
   // from the archive, all or nothing as Reload; the configuration file stays the one a SIGHUP
   // re-reads. Errors: NotFound when the archive has no entry `n`, and Reload's.
   void Rollback(size_t n, ReloadDone done);
+  // rtrmgr/1.0/get_config: the running configuration (`archived` 0) or the one committed
+  // `archived` loads ago, as the archive holds it. Errors: NotFound, DataLoss (unreadable).
+  absl::StatusOr<v1::GetConfigReply> GetConfig(size_t archived) const;
   // The answer to load_config and rollback_config: the delta and warnings, or the error.
   static ReloadDone ReplyWithDelta(ipc::Responder<v1::LoadConfigReply> out);
   // Stops every process (BGP first, the Finder last). Blocks up to a few seconds per process.

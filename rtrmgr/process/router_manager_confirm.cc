@@ -2,9 +2,13 @@
 // confirm` arrives in time (rtrmgr/1.0/confirm_config). Rollback: the archive of committed
 // configurations (rtrmgr/1.0/rollback_config).
 
+#include <fstream>
+#include <sstream>
+
 #include "absl/strings/str_cat.h"
 #include "ipc/proto/rtrmgr.pb.h"
 #include "net/log.h"
+#include "net/status_macros.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/router_manager.h"
@@ -82,6 +86,23 @@ void RouterManager::ArchiveRunning() {
   if (absl::Status s = archive_.Add(PrintConfig(running_)); !s.ok()) {
     SLUICE_LOG(kWarning) << "configuration archive: " << s.message();
   }
+}
+
+absl::StatusOr<v1::GetConfigReply> RouterManager::GetConfig(size_t archived) const {
+  v1::GetConfigReply reply;
+  if (archived == 0) {
+    reply.set_file(options_.config_file);
+    reply.set_text(PrintConfig(running_));
+    return reply;
+  }
+  ASSIGN_OR_RETURN(std::string path, archive_.Path(archived));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::DataLossError(absl::StrCat("archived configuration ", path, " unreadable"));
+  reply.set_file(path);
+  reply.set_text(text.str());
+  return reply;
 }
 
 void RouterManager::Rollback(size_t n, ReloadDone done) {
