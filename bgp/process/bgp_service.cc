@@ -218,8 +218,8 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
                                    RETURN_IF_ERROR(bgp.EnablePeer(a));
                                    return v1::PeerReply();
                                  })));
-  RETURN_IF_ERROR(router.Handle(
-      kDisablePeer, [&](const v1::PeerRequest& r) -> absl::StatusOr<v1::PeerReply> {
+  RETURN_IF_ERROR(
+      router.Handle(kDisablePeer, [&](const v1::PeerRequest& r) -> absl::StatusOr<v1::PeerReply> {
         ASSIGN_OR_RETURN(net::IPAddress a,
                          Address("disable_peer", "address", r.has_address(), r.address()));
         RETURN_IF_ERROR(bgp.DisablePeer(a, r.by_operator()));
@@ -255,8 +255,7 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
           return absl::InvalidArgumentError(
               absl::StrCat("route_refresh: ", family.status().message()));
         }
-        RETURN_IF_ERROR(r.outbound() ? bgp.ResendRoutes(a, *family)
-                                     : bgp.RouteRefresh(a, *family));
+        RETURN_IF_ERROR(r.outbound() ? bgp.ResendRoutes(a, *family) : bgp.RouteRefresh(a, *family));
         return v1::RouteRefreshReply();
       }));
   for (const auto* method : {&kSetPeerImportPolicy, &kSetPeerExportPolicy}) {

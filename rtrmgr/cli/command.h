@@ -55,5 +55,8 @@ int RunTargets(const std::vector<std::string>& args, Context& context);
 int RunShow(const std::vector<std::string>& args, Context& context);
 int RunProfile(const std::vector<std::string>& args, Context& context);
 int RunConfigure(const std::vector<std::string>& args, Context& context);
+int RunClear(const std::vector<std::string>& args, Context& context);
+int RunEnable(const std::vector<std::string>& args, Context& context);
+int RunDisable(const std::vector<std::string>& args, Context& context);
 
 }  // namespace sluice::rtrmgr::cli

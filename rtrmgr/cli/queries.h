@@ -26,6 +26,14 @@ inline const M<rib::v1::ListProtocolsRequest, rib::v1::ListProtocolsReply> kRibL
     "rib/1.0/list_protocols"};
 inline const M<rib::v1::LookupRouteByNetworkRequest, rib::v1::LookupRouteReply> kRibLookupByNetwork{
     "rib/1.0/lookup_route_by_network"};
+inline const M<rib::v1::LookupRouteByDest4Request, rib::v1::LookupRouteReply> kRibLookupByDest4{
+    "rib/1.0/lookup_route_by_dest4"};
+inline const M<rib::v1::LookupRouteByDest6Request, rib::v1::LookupRouteReply> kRibLookupByDest6{
+    "rib/1.0/lookup_route_by_dest6"};
+inline const M<fea_fib::v1::LookupRouteByDest4Request, fea_fib::v1::LookupRouteReply>
+    kFibLookupByDest4{"fea_fib/1.0/lookup_route_by_dest4"};
+inline const M<fea_fib::v1::LookupRouteByDest6Request, fea_fib::v1::LookupRouteReply>
+    kFibLookupByDest6{"fea_fib/1.0/lookup_route_by_dest6"};
 inline const M<fea_fib::v1::ListRoutesRequest, fea_fib::v1::ListRoutesReply> kFibListRoutes{
     "fea_fib/1.0/list_routes"};
 inline const M<fea_ifmgr::v1::ListInterfacesRequest, fea_ifmgr::v1::ListInterfacesReply>

@@ -555,10 +555,10 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
         }
         // A changed peer takes the configuration's enabled state, whatever an operator's
         // `sluice disable bgp neighbor` set (an unchanged peer is not touched: that stays).
-        Batch::Call(batch, router_, "bgp",
-                    p.after->session.enabled ? bgp::process::kEnablePeer
-                                             : bgp::process::kDisablePeer,
-                    r, what);
+        Batch::Call(
+            batch, router_, "bgp",
+            p.after->session.enabled ? bgp::process::kEnablePeer : bgp::process::kDisablePeer, r,
+            what);
         break;
     }
   }

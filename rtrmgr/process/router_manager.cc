@@ -271,9 +271,8 @@ absl::Status RouterManager::RegisterService() {
       });
   if (!s.ok()) return s;
   if (s = RegisterCommitService(); !s.ok()) return s;
-  s = router_->Handle(kGetConfig, [this](const v1::GetConfigRequest& r) {
-    return GetConfig(r.archived());
-  });
+  s = router_->Handle(kGetConfig,
+                      [this](const v1::GetConfigRequest& r) { return GetConfig(r.archived()); });
   if (!s.ok()) return s;
   return router_->Handle(kGetStatus, [this](const v1::GetStatusRequest&) {
     v1::GetStatusReply reply;

@@ -15,7 +15,6 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/json_util.h"
 #include "ipc/proto/bgp.pb.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "ipc/types_convert.h"
@@ -132,11 +131,11 @@ TEST(RtrmgrGlue, StaticRoutesPoliciesAndDampingGoThroughTheirProcessesInterfaces
   ASSERT_TRUE(damped.ok());
   EXPECT_EQ(damped->ToString(), "127.0.0.2");
 
-  // The CLI's damping view parses as list_damped's reply; the table has its header.
+  // The CLI's damping view is one document with the list in it; the table has its header.
   CommandResult json = r.Sluice({"show", "bgp", "damping", "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  bgp_v1::ListDampedReply parsed;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json.out, &parsed).ok()) << json.out;
+  EXPECT_THAT(json.out, ::testing::StartsWith("{\"routes\":["));
+  EXPECT_EQ(std::count(json.out.begin(), json.out.end(), '\n'), 1) << json.out;
   CommandResult table = r.Sluice({"show", "bgp", "damping"});
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_THAT(table.out, HasSubstr("penalty"));

@@ -130,7 +130,7 @@ protocols {
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr") << r.process()->Output();
   CommandResult json = r.Sluice({"show", "bgp", "peers", "--json"});
   EXPECT_THAT(json.out, HasSubstr("\"max_prefix_count\":\"accepted\"")) << json.err;
-  EXPECT_THAT(json.out, HasSubstr("\"adj_rib_in_limit\":\"5000\""));
+  EXPECT_THAT(json.out, HasSubstr("\"adj_rib_in_limit\":5000"));
   EXPECT_THAT(json.out, HasSubstr("\"enforce_first_as\":true"));
 
   bgp::testing::FakePeer peer("127.0.0.2", "127.0.0.1", uint16_t(port));
@@ -161,7 +161,7 @@ protocols {
            std::string::npos;
   })) << r.Sluice({"show", "bgp", "peers"}).out;
   json = r.Sluice({"show", "bgp", "peers", "--json"});
-  EXPECT_THAT(json.out, HasSubstr("\"session_resets\":{\"update-error\":\"1\"}"));
+  EXPECT_THAT(json.out, HasSubstr("\"session_resets\":{\"update-error\":1}"));
   EXPECT_EQ(adj_rib_in_v6().find("2001:db8:"), std::string::npos) << adj_rib_in_v6();
   EXPECT_THAT(r.Logs("bgp"), HasSubstr("malformed UPDATE (session-reset, RFC 7606)"));
 }

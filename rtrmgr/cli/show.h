@@ -1,0 +1,43 @@
+#pragma once
+// The `sluice show` views (show_command.cc dispatches). Each prints a table, or with `json` one
+// JSON document (json_view.h, docs/json.md), and returns an exit code (command.h).
+
+#include <string>
+#include <vector>
+
+#include "ipc/proto/types.pb.h"
+#include "rtrmgr/cli/command.h"
+
+namespace sluice::rtrmgr::cli {
+
+using Args = std::vector<std::string>;
+
+// Addresses and prefixes as text; "-" when unset or unreadable.
+std::string Text(const types::v1::IPAddress& a);
+std::string Text(const types::v1::IPPrefix& p);
+// "sluice show WHAT: message" on the error stream; kFailed.
+int Fail(Context& c, const std::string& what, const absl::Status& s);
+// kUsage after printing `form`'s usage line.
+int UsageError(Context& c, const std::string& form);
+
+// show_bgp.cc
+int ShowBgpPeers(Context& c, bool json);
+int ShowBgpSummary(Context& c, bool json);
+int ShowBgpNeighbor(const Args& args, Context& c, bool json);
+int ShowBgpDamping(const Args& args, Context& c, bool json);
+// show_bgp_routes.cc
+int ShowBgpRoutes(const Args& args, Context& c, bool json);
+int ShowBgpRoutesCount(Context& c, bool json);
+// show_route.cc
+int ShowRoute(const Args& args, Context& c, bool json);
+int ShowRouteFor(const std::string& address, Context& c, bool json);
+int ShowRouteSummary(Context& c, bool json);
+int ShowFib(Context& c, bool json);
+// show_system.cc
+int ShowInterfaces(Context& c, bool json);
+int ShowPlumbing(const std::string& process, Context& c, bool json);
+int ShowProcesses(Context& c, bool json);
+int ShowConfiguration(Context& c, bool json);
+int ShowConfigurationDiff(const std::string& n, Context& c, bool json);
+
+}  // namespace sluice::rtrmgr::cli

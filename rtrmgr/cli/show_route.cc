@@ -1,0 +1,209 @@
+// sluice show route ... and show fib: the RIB's winners (rib/1.0 list_routes), one destination's
+// longest match in the RIB and in the FEA's FIB (lookup_route_by_dest4/6 of each), routes per
+// protocol, and the FIB (fea_fib/1.0 list_routes).
+
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "ipc/types_convert.h"
+#include "rtrmgr/cli/json_view.h"
+#include "rtrmgr/cli/queries.h"
+#include "rtrmgr/cli/show.h"
+
+namespace sluice::rtrmgr::cli {
+namespace {
+
+constexpr char kRouteHeader[] = "%-24s %-10s %4s %-20s %-8s %6s\n";
+
+void PrintRibRoute(const rib::v1::RibRoute& r, std::ostream& out) {
+  std::string nexthop = r.has_nexthop() ? Text(r.nexthop()) : "direct";
+  if (r.resolved() && r.has_resolved_nexthop()) {
+    nexthop += " (via " + Text(r.resolved_nexthop()) + ")";
+  }
+  out << absl::StrFormat(
+      kRouteHeader, Text(r.network()), r.protocol(), absl::StrCat(r.admin_distance()), nexthop,
+      r.resolved_ifname().empty() ? r.ifname() : r.resolved_ifname(), absl::StrCat(r.metric()));
+}
+
+std::string Nexthops(const fea_fib::v1::FibRoute& f) {
+  std::vector<std::string> hops;
+  for (const auto& h : f.nexthops()) {
+    hops.push_back(absl::StrCat(h.has_gateway() ? Text(h.gateway()) : "direct",
+                                h.ifname().empty() ? "" : " dev " + h.ifname()));
+  }
+  return absl::StrJoin(hops, ", ");
+}
+
+// Longest match for `a` in the RIB and in the FIB; nullopt when none covers it.
+struct Lookup {
+  std::optional<rib::v1::RibRoute> rib;
+  std::optional<fea_fib::v1::FibRoute> fib;
+};
+absl::StatusOr<Lookup> LookUp(SyncClient& client, const net::IPAddress& a) {
+  Lookup out;
+  absl::StatusOr<rib::v1::LookupRouteReply> rib;
+  absl::StatusOr<fea_fib::v1::LookupRouteReply> fib;
+  if (a.is_v4()) {
+    rib::v1::LookupRouteByDest4Request q;
+    ipc::ToProto(a.v4(), q.mutable_dest());
+    rib = client.Call("rib", kRibLookupByDest4, q);
+    fea_fib::v1::LookupRouteByDest4Request f;
+    ipc::ToProto(a.v4(), f.mutable_dest());
+    fib = client.Call("fea", kFibLookupByDest4, f);
+  } else {
+    rib::v1::LookupRouteByDest6Request q;
+    ipc::ToProto(a.v6(), q.mutable_dest());
+    rib = client.Call("rib", kRibLookupByDest6, q);
+    fea_fib::v1::LookupRouteByDest6Request f;
+    ipc::ToProto(a.v6(), f.mutable_dest());
+    fib = client.Call("fea", kFibLookupByDest6, f);
+  }
+  if (!rib.ok()) return rib.status();
+  if (!fib.ok()) return fib.status();
+  if (rib->found()) out.rib = rib->route();
+  if (fib->found()) out.fib = fib->route();
+  return out;
+}
+
+}  // namespace
+
+int ShowRoute(const Args& args, Context& c, bool json) {
+  std::string family = "ipv4";
+  std::optional<net::Prefix> prefix;
+  for (const std::string& a : args) {
+    if (a == "ipv4" || a == "ipv6") {
+      family = a;
+    } else if (auto p = net::Prefix::Parse(a); p.ok()) {
+      prefix = *p;
+      family = p->is_v4() ? "ipv4" : "ipv6";
+    } else {
+      return UsageError(c, "show route [ ipv4 | ipv6 ] [ PREFIX ] [ --json ]");
+    }
+  }
+  SyncClient client(c.finder_address, c.timeout_ms);
+  std::vector<rib::v1::RibRoute> routes;
+  if (prefix) {
+    rib::v1::LookupRouteByNetworkRequest q;
+    ipc::ToProto(*prefix, q.mutable_network());
+    auto r = client.Call("rib", kRibLookupByNetwork, q);
+    if (!r.ok()) return Fail(c, "route", r.status());
+    if (r->found()) routes.push_back(r->route());
+  } else {
+    auto r = AllRibRoutes(client, family);
+    if (!r.ok()) return Fail(c, "route", r.status());
+    routes = *std::move(r);
+  }
+  if (json) {
+    Json list = Json::array();
+    for (const rib::v1::RibRoute& r : routes) list.push_back(RibRouteJson(r));
+    *c.out << Print(Json{{"family", family}, {"routes", list}}) << "\n";
+    return kOk;
+  }
+  *c.out << absl::StrFormat(kRouteHeader, "network", "protocol", "AD", "nexthop", "ifname",
+                            "metric");
+  for (const rib::v1::RibRoute& r : routes) PrintRibRoute(r, *c.out);
+  *c.out << routes.size() << " routes\n";
+  return kOk;
+}
+
+int ShowRouteFor(const std::string& address, Context& c, bool json) {
+  auto a = net::IPAddress::Parse(address);
+  if (!a.ok()) return UsageError(c, "show route for ADDRESS [ --json ]");
+  SyncClient client(c.finder_address, c.timeout_ms);
+  auto found = LookUp(client, *a);
+  if (!found.ok()) return Fail(c, "route for " + address, found.status());
+  if (json) {
+    *c.out << Print(Json{{"address", a->ToString()},
+                         {"rib", found->rib ? RibRouteJson(*found->rib) : Json(nullptr)},
+                         {"fib", found->fib ? FibRouteJson(*found->fib) : Json(nullptr)}})
+           << "\n";
+    return kOk;
+  }
+  *c.out << "RIB:";
+  if (found->rib) {
+    *c.out << "\n"
+           << absl::StrFormat(kRouteHeader, "network", "protocol", "AD", "nexthop", "ifname",
+                              "metric");
+    PrintRibRoute(*found->rib, *c.out);
+  } else {
+    *c.out << " no route to " << a->ToString() << "\n";
+  }
+  *c.out << "FIB: ";
+  if (found->fib) {
+    *c.out << Text(found->fib->network()) << " " << found->fib->protocol() << " via "
+           << Nexthops(*found->fib) << " metric " << found->fib->metric() << "\n";
+  } else {
+    *c.out << "no route to " << a->ToString() << "\n";
+  }
+  return kOk;
+}
+
+// Per family: each protocol's own routes and how many of them won.
+int ShowRouteSummary(Context& c, bool json) {
+  SyncClient client(c.finder_address, c.timeout_ms);
+  auto protocols = client.Call("rib", kRibListProtocols, rib::v1::ListProtocolsRequest());
+  if (!protocols.ok()) return Fail(c, "route summary", protocols.status());
+  Json families = Json::array();
+  for (const char* family : {"ipv4", "ipv6"}) {
+    auto winners = AllRibRoutes(client, family);
+    if (!winners.ok()) return Fail(c, "route summary", winners.status());
+    std::map<std::string, uint64_t> selected;
+    for (const rib::v1::RibRoute& r : *winners) ++selected[r.protocol()];
+    Json list = Json::array();
+    uint64_t total = 0;
+    for (const rib::v1::ProtocolInfo& p : protocols->protocols()) {
+      auto own = AllRibRoutes(client, family, p.protocol());
+      if (!own.ok()) return Fail(c, "route summary", own.status());
+      if (own->empty() && !selected.count(p.protocol())) continue;
+      total += own->size();
+      list.push_back(Json{{"protocol", p.protocol()},
+                          {"admin_distance", p.admin_distance()},
+                          {"routes", own->size()},
+                          {"selected", selected[p.protocol()]}});
+    }
+    families.push_back(Json{
+        {"family", family}, {"routes", total}, {"selected", winners->size()}, {"protocols", list}});
+  }
+  if (json) {
+    *c.out << Print(Json{{"families", families}}) << "\n";
+    return kOk;
+  }
+  *c.out << absl::StrFormat("%-6s %-12s %4s %10s %10s\n", "family", "protocol", "AD", "routes",
+                            "selected");
+  for (const Json& f : families) {
+    for (const Json& p : f["protocols"]) {
+      *c.out << absl::StrFormat("%-6s %-12s %4u %10u %10u\n", f["family"].get<std::string>(),
+                                p["protocol"].get<std::string>(),
+                                p["admin_distance"].get<uint32_t>(), p["routes"].get<uint64_t>(),
+                                p["selected"].get<uint64_t>());
+    }
+    *c.out << absl::StrFormat("%-6s %-12s %4s %10u %10u\n", f["family"].get<std::string>(), "total",
+                              "", f["routes"].get<uint64_t>(), f["selected"].get<uint64_t>());
+  }
+  return kOk;
+}
+
+int ShowFib(Context& c, bool json) {
+  SyncClient client(c.finder_address, c.timeout_ms);
+  auto r = AllFibRoutes(client);
+  if (!r.ok()) return Fail(c, "fib", r.status());
+  if (json) {
+    Json list = Json::array();
+    for (const fea_fib::v1::FibRoute& f : *r) list.push_back(FibRouteJson(f));
+    *c.out << Print(Json{{"routes", list}}) << "\n";
+    return kOk;
+  }
+  *c.out << absl::StrFormat("%-24s %-10s %-30s %6s\n", "network", "protocol", "nexthops", "metric");
+  for (const fea_fib::v1::FibRoute& f : *r) {
+    *c.out << absl::StrFormat("%-24s %-10s %-30s %6u\n", Text(f.network()), f.protocol(),
+                              Nexthops(f), f.metric());
+  }
+  *c.out << r->size() << " routes\n";
+  return kOk;
+}
+
+}  // namespace sluice::rtrmgr::cli
