@@ -1,6 +1,7 @@
 // sluice profile list|enable|disable|get|clear [POINT] [on PROCESS] [--json]: profiling points
 // (XORP NSDI'05 §8.1) through profile/1.0. Without `on PROCESS` the command goes to every
-// process that has the point (bgp, rib, fea).
+// process that has the point (bgp, rib, fea). --json: one document (docs/json.md) for list and
+// get; nothing for the others.
 //
 //   sluice profile list
 //   sluice profile enable bgp_route_in
@@ -10,8 +11,8 @@
 #include <iostream>
 
 #include "absl/strings/str_format.h"
-#include "google/protobuf/util/json_util.h"
 #include "rtrmgr/cli/command.h"
+#include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/queries.h"
 
 namespace sluice::rtrmgr::cli {
@@ -37,6 +38,9 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
   }
   SyncClient client(c.finder_address, c.timeout_ms);
   int found = 0;
+  // --json: one document for the whole command (docs/json.md).
+  Json listed = Json::array(), entries = Json::array();
+  uint64_t dropped = 0;
   for (const std::string& process : processes) {
     auto points = client.Call(process, kProfileList, profile::v1::ListPointsRequest());
     if (!points.ok()) {
@@ -49,9 +53,10 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
     if (verb == "list") {
       for (const auto& p : points->points()) {
         if (json) {
-          std::string out;
-          (void)google::protobuf::util::MessageToJsonString(p, &out);
-          *c.out << "{\"process\":\"" << process << "\",\"point\":" << out << "}\n";
+          listed.push_back(Json{{"process", process},
+                                {"name", p.name()},
+                                {"enabled", p.enabled()},
+                                {"entries", p.entries()}});
         } else {
           *c.out << absl::StrFormat("%-6s %-32s %-8s %8u entries\n", process, p.name(),
                                     p.enabled() ? "enabled" : "disabled", p.entries());
@@ -82,15 +87,16 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
       if (r.ok()) {
         for (const auto& e : r->entries()) {
           if (json) {
-            *c.out << absl::StrFormat(
-                "{\"process\":\"%s\",\"point\":\"%s\",\"time_us\":%d,"
-                "\"text\":\"%s\"}\n",
-                process, point, e.time_us(), e.text());
+            entries.push_back(Json{{"process", process},
+                                   {"point", point},
+                                   {"time_us", e.time_us()},
+                                   {"text", e.text()}});
           } else {
             *c.out << absl::StrFormat("%s %s %d.%06d %s\n", process, point, e.time_us() / 1000000,
                                       e.time_us() % 1000000, e.text());
           }
         }
+        dropped += r->dropped();
         if (r->dropped() > 0 && !json) *c.out << r->dropped() << " entries dropped\n";
       }
     } else {
@@ -107,6 +113,10 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
     *c.err << "sluice profile: no process has "
            << (point.empty() ? "profiling points" : "the point " + point) << "\n";
     return kFailed;
+  }
+  if (json && verb == "list") *c.out << Print(Json{{"points", listed}}) << "\n";
+  if (json && verb == "get") {
+    *c.out << Print(Json{{"entries", entries}, {"dropped", dropped}}) << "\n";
   }
   return kOk;
 }

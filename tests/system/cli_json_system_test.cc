@@ -215,13 +215,15 @@ TEST(CliJsonSystem, EveryShowCommandPrintsTheShapeDocsJsonGives) {
   EXPECT_EQ(jq.exit_code, 0) << jq.out << jq.err;
 
   const Shapes shapes = ReadShapes();
-  ASSERT_GE(shapes.commands.size(), 15u);
+  ASSERT_GE(shapes.commands.size(), 17u);
   ASSERT_TRUE(shapes.types.count("peer"));
   for (const auto& [command, shape] : shapes.commands) {
     ASSERT_FALSE(shape.is_discarded()) << command << ": the template is not JSON";
-    const std::string line = absl::StrReplaceAll(
-        command,
-        {{"ADDRESS", "10.1.2.3"}, {"ADDR", "127.0.0.2"}, {"PROCESS", "bgp"}, {" N ", " 1 "}});
+    const std::string line = absl::StrReplaceAll(command, {{"ADDRESS", "10.1.2.3"},
+                                                           {"ADDR", "127.0.0.2"},
+                                                           {"PROCESS", "bgp"},
+                                                           {"POINT", "bgp_route_in"},
+                                                           {" N ", " 1 "}});
     std::vector<std::string> args = absl::StrSplit(line, ' ', absl::SkipEmpty());
     const CommandResult c = t.r().Sluice(args);
     ASSERT_EQ(c.exit_code, 0) << line << ": " << c.err;
