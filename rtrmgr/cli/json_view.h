@@ -23,6 +23,9 @@ using Json = nlohmann::ordered_json;
 Json AddressJson(const types::v1::IPAddress& a);
 Json AddressJson(const types::v1::IPv4Address& a);
 Json PrefixJson(const types::v1::IPPrefix& p);
+Json StringList(const google::protobuf::RepeatedPtrField<std::string>& list);
+
+// json_bgp.cc
 
 // A peer's configuration, session, counters and graceful restart.
 Json PeerJson(const bgp::v1::PeerInfo& p);
@@ -30,6 +33,8 @@ Json PeerJson(const bgp::v1::PeerInfo& p);
 std::string PeerStateText(const bgp::v1::PeerInfo& p);
 Json BgpRouteJson(const bgp::v1::Route& r);
 Json DampedJson(const bgp::v1::DampedRoute& d);
+
+// json_view.cc
 Json RibRouteJson(const rib::v1::RibRoute& r);
 Json FibRouteJson(const fea_fib::v1::FibRoute& r);
 Json InterfaceJson(const fea_ifmgr::v1::Interface& i);

@@ -240,8 +240,11 @@ TEST(CliJsonSystem, EveryShowCommandPrintsTheShapeDocsJsonGives) {
   const json peers = json::parse(t.r().Sluice({"show", "bgp", "peers", "--json"}).out);
   EXPECT_EQ(peers["peers"][0]["description"], "upstream");
   EXPECT_GT(peers["peers"][0]["messages_in"].get<uint64_t>(), 0u);
-  const json count = json::parse(t.r().Sluice({"show", "bgp", "routes", "count", "--json"}).out);
-  EXPECT_EQ(count["peers"][0]["adj_rib_in"]["ipv4"], 20) << count.dump();
+  json count;
+  EXPECT_TRUE(Eventually([&] {
+    count = json::parse(t.r().Sluice({"show", "bgp", "routes", "count", "--json"}).out);
+    return count["peers"][0]["adj_rib_in"]["ipv4"] == 20 && count["loc_rib"]["ipv4"] == 20;
+  })) << count.dump();
   const json diff = json::parse(t.r().Sluice({"show", "configuration", "diff", "1", "--json"}).out);
   EXPECT_THAT(diff["changes"].dump(), HasSubstr("metric 8")) << diff.dump();
   EXPECT_THAT(diff["changes"].dump(), HasSubstr("metric 7")) << diff.dump();
