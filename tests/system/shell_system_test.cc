@@ -146,17 +146,11 @@ TEST_F(ShellSystemTest, TabCompletesAKeywordAndListsSeveral) {
   shell->Keys("Tab");
   EXPECT_TRUE(shell->WaitForPromptLine("sluice> show bgp peers")) << shell->Screen();
 
-  // `show bgp su<TAB>`, when the table has a form there; it must complete to that one keyword.
-  absl::StatusOr<rtrmgr::cli::Grammar> grammar =
-      rtrmgr::cli::Grammar::Build(rtrmgr::cli::Commands());
-  ASSERT_TRUE(grammar.ok()) << grammar.status();
-  const rtrmgr::cli::Completion su = grammar->Complete({"show", "bgp"}, "su");
-  if (su.next.size() == 1) {
-    shell->Keys("C-u");
-    shell->Type("show bgp su");
-    shell->Keys("Tab");
-    EXPECT_TRUE(shell->WaitForPromptLine("sluice> show bgp " + su.next[0].word)) << shell->Screen();
-  }
+  // `show bgp su<TAB>`: one keyword starts so there.
+  shell->Keys("C-u");
+  shell->Type("show bgp su");
+  shell->Keys("Tab");
+  EXPECT_TRUE(shell->WaitForPromptLine("sluice> show bgp summary")) << shell->Screen();
 
   // Several candidates: listed, and the line stays as typed.
   shell->Keys("C-u");
