@@ -67,6 +67,15 @@ void VrpTable::Clear() {
   size_v4_ = size_v6_ = 0;
 }
 
+std::vector<Vrp> VrpTable::All() const {
+  std::vector<Vrp> out;
+  out.reserve(size());
+  for (auto it = vrps_.begin(); it != vrps_.end(); ++it) {
+    for (const Authorisation& a : it.value()) out.push_back(Vrp{it.key(), a.max_length, a.asn});
+  }
+  return out;
+}
+
 RpkiState VrpTable::Validate(const net::Prefix& prefix, std::optional<uint32_t> origin) {
   bool covered = false;
   for (auto it = vrps_.longest_match(prefix); it != vrps_.end();

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "bgp/wire/as_path.h"
@@ -31,6 +32,10 @@ struct Vrp {
   uint32_t asn = 0;
 
   bool operator==(const Vrp&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const Vrp& v) {
+    return H::combine(std::move(h), v.prefix, v.max_length, v.asn);
+  }
 };
 
 // The Route Origin ASN of RFC 6811 §2: the rightmost AS of a final AS_SEQUENCE; `local_as` when
@@ -52,6 +57,9 @@ class VrpTable {
   // RFC 6811 §2 for a route to `prefix` whose Route Origin ASN is `origin` (nullopt: NONE).
   RpkiState Validate(const net::Prefix& prefix, std::optional<uint32_t> origin);
 
+  // Every VRP, in no particular order.
+  std::vector<Vrp> All() const;
+
   size_t size_v4() const { return size_v4_; }
   size_t size_v6() const { return size_v6_; }
   size_t size() const { return size_v4_ + size_v6_; }
@@ -62,7 +70,8 @@ class VrpTable {
     uint32_t asn;
     bool operator==(const Authorisation&) const = default;
   };
-  net::PrefixMap<std::vector<Authorisation>> vrps_;
+  // mutable: net::PrefixMap walks are not const (safe iterators pin their entries).
+  mutable net::PrefixMap<std::vector<Authorisation>> vrps_;
   size_t size_v4_ = 0;
   size_t size_v6_ = 0;
 };
