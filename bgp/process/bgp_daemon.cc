@@ -41,6 +41,9 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   if (rib_) end_of_rib = [rib = rib_.get()] { rib->EndOfRib(); };
   restart_ = std::make_unique<RestartCoordinator>(io, &bgp_->peers(), &bgp_->routing(),
                                                   &bgp_->end_of_rib_gate(), std::move(end_of_rib));
+  if (!options_.rpki.empty()) {
+    rpki_ = std::make_unique<RpkiIpcClient>(router_.get(), options_.rpki);
+  }
   // A new restart time: the RIB keeps our routes that long.
   bgp_->set_on_restart_time([this](uint16_t restart_time) {
     if (rib_ && !shut_down_) rib_->RegisterProtocols(restart_time);
@@ -55,6 +58,7 @@ absl::Status BgpDaemon::Start() {
   RETURN_IF_ERROR(ServeDamping(*router_, *damping_));  // bgp/1.0 damping methods
   if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_, redist_.get()));
   RETURN_IF_ERROR(ServePolicyBackend(*router_, *policy_));
+  if (rpki_) RETURN_IF_ERROR(rpki_->Start());  // rpki_client/1.0, and the rpki class's births
   RETURN_IF_ERROR(ipc::ServeProfile(
       *router_, profiler_, [this] { return bgp_->Describe(); },
       ipc::UnknownPointText::kWithKnownPoints));

@@ -12,6 +12,8 @@
 //   Finder birth of the RIB class ──► RibIpcClient::RegisterProtocols + BgpProcess::OnRibBorn
 //                                     + BgpRedist::OnRibBorn (subscribe again)
 //   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
+//   Finder birth of sluice-rpki ──► RpkiIpcClient: subscribe; rpki_client/1.0/vrp_changes ──►
+//                                     its VrpTable (rpki_ipc_client.h; not used by routes yet)
 //   RIB register_protocol answer (stale routes) ──► RestartCoordinator ──► R bit, End-of-RIB
 //                                     gate, rib/1.0/end_of_rib (restart_coordinator.h)
 //
@@ -33,6 +35,7 @@
 #include "bgp/process/policy_service.h"
 #include "bgp/process/restart_coordinator.h"
 #include "bgp/process/rib_ipc_client.h"
+#include "bgp/process/rpki_ipc_client.h"
 #include "bgp/stages/damping_control.h"
 #include "ipc/xrl_router.h"
 #include "stage/profile.h"
@@ -43,6 +46,7 @@ struct BgpDaemonOptions {
   std::string instance = "bgp";  // our instance name (the RIB calls it back)
   ipc::RouterOptions router;     // the Finder's address, endpoints
   std::string rib = "rib";       // the RIB's class or instance; empty: run without a RIB
+  std::string rpki;              // sluice-rpki's class to subscribe to; empty: no RPKI
   bool ipv4 = true;
   bool ipv6 = true;
   PipelineOptions pipeline;
@@ -75,6 +79,7 @@ class BgpDaemon {
   DampingControl& damping() { return *damping_; }
   BgpPolicyBackend& policy() { return *policy_; }
   BgpRedist* redist() { return redist_.get(); }  // null without a RIB
+  RpkiIpcClient* rpki() { return rpki_.get(); }  // null without RPKI
 
  private:
   BgpDaemonOptions options_;
@@ -87,6 +92,7 @@ class BgpDaemon {
   std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
   std::unique_ptr<BgpPolicyBackend> policy_;
   std::unique_ptr<RestartCoordinator> restart_;  // uses bgp_ and rib_
+  std::unique_ptr<RpkiIpcClient> rpki_;
   bool shut_down_ = false;
 };
 

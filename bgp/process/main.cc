@@ -3,7 +3,8 @@
 // (bgp/1.0, rib_client/1.0, profile/1.0) and the RIB client.
 //
 //   sluice-bgp [--finder ENDPOINT] [--instance NAME] [--listen ADDR[:PORT]]...
-//              [--local-as AS] [--bgp-id ADDR] [--rib TARGET | --no-rib] [--ipv4-only]
+//              [--local-as AS] [--bgp-id ADDR] [--rib TARGET | --no-rib] [--rpki CLASS]
+//              [--ipv4-only]
 //              [--send-buffer-kb KB] [--send-budget-mb MB] [--threads N]
 //
 // Prints "ready INSTANCE" on stdout once registered with the Finder. SIGINT/SIGTERM (or
@@ -41,6 +42,7 @@ struct Flags {
   std::optional<uint32_t> local_as;
   std::optional<net::IPv4Address> bgp_id;
   std::string rib = "rib";
+  std::string rpki;
   bool no_rib = false;
   bool ipv4_only = false;
   // PeerOut's high water: with the 1 MiB of bgp/stages, a downstream peer that reads a full
@@ -127,6 +129,8 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
   app.add_option("--rib", f->rib, "the RIB's class or instance name");
   app.add_flag("--no-rib", f->no_rib,
                "run without a RIB: every nexthop resolves, no route is sent to a RIB");
+  app.add_option("--rpki", f->rpki,
+                 "sluice-rpki's class to take VRPs from (rpki/1.0 subscribe); none by default");
   app.add_flag("--ipv4-only", f->ipv4_only, "run IPv4 unicast only");
   app.add_option("--send-buffer-kb", f->send_buffer_kb,
                  "encoded UPDATEs queued per peer (KiB) before the peer's branch waits in the "
@@ -152,6 +156,7 @@ int Run(const Flags& flags) {
   options.instance = flags.instance;
   options.router.finder_address = flags.finder;
   options.rib = flags.no_rib ? "" : flags.rib;
+  options.rpki = flags.rpki;
   options.ipv6 = !flags.ipv4_only;
   options.pipeline.peer_out.high_water = flags.send_buffer_kb * 1024;
   options.pipeline.peer_out.budget = &send_budget;

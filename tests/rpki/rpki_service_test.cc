@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "bgp/process/rpki_ipc_client.h"
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/rpki_client.pb.h"
 #include "ipc/types_convert.h"
@@ -57,12 +58,7 @@ class RpkiServiceTest : public ::testing::Test {
     finder_options.listen = {"unix:" + rundir_ + "/finder.sock"};
     finder_ = std::make_unique<sluice::testing::FinderThread>(finder_options);
     ASSERT_TRUE(finder_->status().ok()) << finder_->status();
-    // As rpki/main.cc wires them.
-    rpki_router_ = std::make_unique<ipc::XrlRouter>(io_, "rpki", "rpki", Options());
-    publisher_ = std::make_unique<VrpPublisher>(rpki_router_.get(), &store_, 7);
-    caches_ = std::make_unique<CacheSet>(io_, &store_, [this] { publisher_->Flush(); });
-    ASSERT_TRUE(ServeRpki(*rpki_router_, *caches_, store_, *publisher_).ok());
-    ASSERT_TRUE(rpki_router_->Start().ok());
+    StartRpki(7);
     // The subscriber.
     bgp_ = std::make_unique<ipc::XrlRouter>(io_, "bgp", "bgp", Options());
     ASSERT_TRUE(
@@ -77,12 +73,25 @@ class RpkiServiceTest : public ::testing::Test {
     ASSERT_TRUE(RunUntil([&] { return bgp_->registered() && rpki_router_->registered(); }));
   }
   void TearDown() override {
-    caches_.reset();
-    publisher_.reset();
     bgp_.reset();
-    rpki_router_.reset();
+    StopRpki();
     finder_.reset();
     std::filesystem::remove_all(rundir_);
+  }
+
+  // sluice-rpki's parts as rpki/main.cc wires them, with a fresh store (a new process).
+  void StartRpki(uint64_t epoch) {
+    store_ = std::make_unique<VrpStore>();
+    rpki_router_ = std::make_unique<ipc::XrlRouter>(io_, "rpki", "rpki", Options());
+    publisher_ = std::make_unique<VrpPublisher>(rpki_router_.get(), store_.get(), epoch);
+    caches_ = std::make_unique<CacheSet>(io_, store_.get(), [this] { publisher_->Flush(); });
+    ASSERT_TRUE(ServeRpki(*rpki_router_, *caches_, *store_, *publisher_).ok());
+    ASSERT_TRUE(rpki_router_->Start().ok());
+  }
+  void StopRpki() {
+    caches_.reset();
+    publisher_.reset();
+    rpki_router_.reset();
   }
 
   ipc::RouterOptions Options() {
@@ -136,7 +145,7 @@ class RpkiServiceTest : public ::testing::Test {
   boost::asio::io_context io_;
   std::string rundir_;
   std::unique_ptr<sluice::testing::FinderThread> finder_;
-  VrpStore store_;
+  std::unique_ptr<VrpStore> store_;
   std::unique_ptr<ipc::XrlRouter> rpki_router_;
   std::unique_ptr<VrpPublisher> publisher_;
   std::unique_ptr<CacheSet> caches_;
@@ -148,7 +157,7 @@ TEST_F(RpkiServiceTest, ASubscriberGetsTheWholeSetThenOnlyWhatChanged) {
   testing::FakeCache cache(io_);
   cache.Set({V("192.0.2.0/24", 24, 64496), V("2001:db8::/32", 48, 64497)});
   ASSERT_TRUE(AddCache(cache, 1).ok());
-  ASSERT_TRUE(RunUntil([&] { return store_.size() == 2; }));
+  ASSERT_TRUE(RunUntil([&] { return store_->size() == 2; }));
   ASSERT_TRUE(Call(kSubscribe, pb::SubscribeRequest()).ok());
   ASSERT_TRUE(RunUntil([&] { return DumpDone(); }));
   EXPECT_TRUE(batches_.front().full());
@@ -179,10 +188,10 @@ TEST_F(RpkiServiceTest, VrpsStayWhenTheCacheGoes) {
   testing::FakeCache cache(io_);
   cache.Set({V("192.0.2.0/24", 24, 64496)});
   ASSERT_TRUE(AddCache(cache, 1).ok());
-  ASSERT_TRUE(RunUntil([&] { return store_.size() == 1; }));
+  ASSERT_TRUE(RunUntil([&] { return store_->size() == 1; }));
   cache.Stop();
   ASSERT_TRUE(RunUntil([&] { return !Status().caches(0).connected(); }));
-  EXPECT_EQ(store_.size(), 1u);  // until the expire interval (7200 s here)
+  EXPECT_EQ(store_->size(), 1u);  // until the expire interval (7200 s here)
   EXPECT_THAT(Status().caches(0).last_error(), HasSubstr("closed"));
 }
 
@@ -197,17 +206,17 @@ TEST_F(RpkiServiceTest, TheMostPreferredCacheInSyncServes) {
     pb::GetStatusReply s = Status();
     return s.caches(0).state() == "established" && s.caches(1).state() == "stopped";
   }));
-  ASSERT_TRUE(RunUntil([&] { return store_.size() == 1; }));
-  EXPECT_TRUE(store_.Contains(V("192.0.2.0/24", 24, 1)));
+  ASSERT_TRUE(RunUntil([&] { return store_->size() == 1; }));
+  EXPECT_TRUE(store_->Contains(V("192.0.2.0/24", 24, 1)));
   // The preferred cache goes: the next one takes over; the first one's VRPs stay until expiry.
   first.Stop();
   ASSERT_TRUE(RunUntil([&] { return Status().caches(1).state() == "established"; }));
-  ASSERT_TRUE(RunUntil([&] { return store_.size() == 2; }));
+  ASSERT_TRUE(RunUntil([&] { return store_->size() == 2; }));
   // It comes back: the second is stopped again and its VRPs go.
   first.Start();
   ASSERT_TRUE(RunUntil([&] { return Status().caches(1).state() == "stopped"; }, 30000));
-  ASSERT_TRUE(RunUntil([&] { return store_.size() == 1; }));
-  EXPECT_TRUE(store_.Contains(V("192.0.2.0/24", 24, 1)));
+  ASSERT_TRUE(RunUntil([&] { return store_->size() == 1; }));
+  EXPECT_TRUE(store_->Contains(V("192.0.2.0/24", 24, 1)));
 }
 
 TEST_F(RpkiServiceTest, BadRequestsNameTheField) {
@@ -236,7 +245,7 @@ TEST_F(RpkiServiceTest, ListVrpsFiltersAndPages) {
   cache.Set({V("10.0.0.0/8", 8, 1), V("10.1.0.0/16", 24, 2), V("10.1.2.0/24", 24, 3),
              V("11.0.0.0/8", 8, 4)});
   ASSERT_TRUE(AddCache(cache, 1).ok());
-  ASSERT_TRUE(RunUntil([&] { return store_.size() == 4; }));
+  ASSERT_TRUE(RunUntil([&] { return store_->size() == 4; }));
   pb::ListVrpsRequest r;
   ipc::ToProto(*net::Prefix::Parse("10.1.0.0/16"), r.mutable_within());
   pb::ListVrpsReply within = Call(kListVrps, r).value();
@@ -255,6 +264,46 @@ TEST_F(RpkiServiceTest, ListVrpsFiltersAndPages) {
   ASSERT_EQ(page.vrps_size(), 1);
   EXPECT_EQ(Text(page.vrps(0)), "11.0.0.0/8-8 AS4");
   EXPECT_FALSE(page.more());
+}
+
+// sluice-bgp's client: subscribes when sluice-rpki is born, holds the VRPs while it is gone, and
+// after a new sluice-rpki's dump withdraws only what the new one did not carry.
+TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
+  ipc::XrlRouter bgp(io_, "bgp", "bgp-rpki", Options());
+  std::vector<bgp::rpki::Vrp> changed;
+  bgp::process::RpkiIpcClient client(&bgp, "rpki", [&](const std::vector<bgp::rpki::Vrp>& c) {
+    changed.insert(changed.end(), c.begin(), c.end());
+  });
+  ASSERT_TRUE(client.Start().ok());
+  ASSERT_TRUE(bgp.Start().ok());
+  auto cache = std::make_unique<testing::FakeCache>(io_);
+  cache->Set({V("192.0.2.0/24", 24, 64496), V("198.51.100.0/24", 24, 64497)});
+  ASSERT_TRUE(AddCache(*cache, 1).ok());
+  ASSERT_TRUE(RunUntil([&] { return client.table().size() == 2; }));
+  const auto valid = [&] {
+    return client.table().Validate(*net::Prefix::Parse("198.51.100.0/24"), 64497);
+  };
+  EXPECT_EQ(valid(), bgp::rpki::RpkiState::kValid);
+
+  // sluice-rpki dies: the VRPs stay.
+  StopRpki();
+  cache.reset();
+  ASSERT_TRUE(RunUntil([&] { return !client.subscribed(); }));
+  for (int i = 0; i < 20; ++i) io_.run_one_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(client.table().size(), 2u);
+  EXPECT_EQ(valid(), bgp::rpki::RpkiState::kValid);
+
+  // A new one, whose cache no longer has 198.51.100.0/24: after its dump, only that one goes.
+  changed.clear();
+  StartRpki(8);
+  cache = std::make_unique<testing::FakeCache>(io_);
+  cache->Set({V("192.0.2.0/24", 24, 64496)});
+  ASSERT_TRUE(AddCache(*cache, 1).ok());
+  ASSERT_TRUE(RunUntil([&] { return client.table().size() == 1; })) << client.table().size();
+  EXPECT_EQ(valid(), bgp::rpki::RpkiState::kNotFound);
+  EXPECT_EQ(client.feed().epoch(), 8u);
+  ASSERT_EQ(changed.size(), 1u);  // 192.0.2.0/24 never left
+  EXPECT_EQ(changed[0].prefix.ToString(), "198.51.100.0/24");
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+#include "bgp/process/rpki_ipc_client.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "ipc/method.h"
+#include "ipc/proto/rpki.pb.h"
+#include "ipc/proto/rpki_client.pb.h"
+#include "ipc/types_convert.h"
+#include "net/log.h"
+
+namespace sluice::bgp::process {
+namespace {
+
+namespace rpki_v1 = ::sluice::rpki::v1;
+namespace client_v1 = ::sluice::rpki_client::v1;
+const ipc::Method<rpki_v1::SubscribeRequest, rpki_v1::SubscribeReply> kSubscribe{
+    "rpki/1.0/subscribe"};
+const ipc::Method<client_v1::VrpChangesRequest, client_v1::VrpChangesReply> kVrpChanges{
+    "rpki_client/1.0/vrp_changes"};
+
+// The VRPs of a repeated field; a malformed prefix is an error naming the field.
+absl::StatusOr<std::vector<rpki::Vrp>> FromProto(
+    const google::protobuf::RepeatedPtrField<rpki_v1::Vrp>& in, const char* field) {
+  std::vector<rpki::Vrp> out;
+  out.reserve(in.size());
+  for (const rpki_v1::Vrp& v : in) {
+    absl::StatusOr<net::Prefix> prefix = ipc::FromProto(v.prefix());
+    if (!prefix.ok() || v.max_length() > 128) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": a malformed VRP"));
+    }
+    out.push_back(rpki::Vrp{*prefix, static_cast<uint8_t>(v.max_length()), v.asn()});
+  }
+  return out;
+}
+
+}  // namespace
+
+RpkiIpcClient::RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class, OnChanged on_changed)
+    : router_(router), rpki_class_(std::move(rpki_class)), on_changed_(std::move(on_changed)) {}
+
+RpkiIpcClient::~RpkiIpcClient() { *alive_ = false; }
+
+absl::Status RpkiIpcClient::Start() {
+  absl::Status s = router_->Handle(
+      kVrpChanges,
+      [this](const client_v1::VrpChangesRequest& r) -> absl::StatusOr<client_v1::VrpChangesReply> {
+        rpki::VrpBatch batch{r.epoch(), r.full(), r.dump_done(), {}, {}};
+        absl::StatusOr<std::vector<rpki::Vrp>> announced = FromProto(r.announced(), "announced");
+        if (!announced.ok()) return announced.status();
+        absl::StatusOr<std::vector<rpki::Vrp>> withdrawn = FromProto(r.withdrawn(), "withdrawn");
+        if (!withdrawn.ok()) return withdrawn.status();
+        batch.announced = std::move(*announced);
+        batch.withdrawn = std::move(*withdrawn);
+        ++batches_;
+        absl::StatusOr<std::vector<rpki::Vrp>> changed = feed_.Apply(batch);
+        if (!changed.ok()) {
+          ++refused_;
+          return changed.status();
+        }
+        if (r.dump_done()) {
+          SLUICE_LOG(kInfo) << "RPKI: " << table_.size() << " VRPs (" << feed_.swept()
+                            << " withdrawn by dumps so far)";
+        }
+        if (!changed->empty() && on_changed_) on_changed_(*changed);
+        return client_v1::VrpChangesReply();
+      });
+  if (!s.ok()) return s;
+  router_->WatchClass(rpki_class_, [this](const ipc::TargetEvent& e) {
+    if (e.kind == ipc::TargetEvent::kBirth) {
+      SLUICE_LOG(kInfo) << "RPKI " << e.instance_name << " is up: subscribing";
+      Subscribe();
+    } else if (e.kind == ipc::TargetEvent::kDeath) {
+      subscribed_ = false;
+      SLUICE_LOG(kWarning) << "RPKI " << e.instance_name << " died: keeping " << table_.size()
+                           << " VRPs until a new one's set is complete";
+    }
+  });
+  return absl::OkStatus();
+}
+
+void RpkiIpcClient::Subscribe() {
+  router_->Call(
+      rpki_class_, kSubscribe, rpki_v1::SubscribeRequest(),
+      [this, alive = std::weak_ptr<bool>(alive_)](absl::StatusOr<rpki_v1::SubscribeReply> reply) {
+        if (alive.expired()) return;
+        subscribed_ = reply.ok();
+        if (!reply.ok()) {
+          SLUICE_LOG(kWarning) << "RPKI: subscribe: " << reply.status().message();
+        }
+      });
+}
+
+}  // namespace sluice::bgp::process

@@ -1,0 +1,58 @@
+#pragma once
+// RpkiIpcClient: BGP's side of sluice-rpki — the VRPs it holds, fed over rpki_client/1.0.
+//
+//   Finder birth of the rpki class ─► rpki/1.0/subscribe (as our instance); sluice-rpki then
+//                                     sends the whole VRP set, then its changes
+//   rpki_client/1.0/vrp_changes ────► VrpFeed (bgp/rpki/vrp_feed.h) ─► VrpTable, and
+//                                     `on_changed` with the VRPs whose presence changed
+//   death of sluice-rpki ───────────► nothing: the VRPs stay (DESIGN.md § Restarts) until the
+//                                     next process's dump is complete, which then withdraws
+//                                     only what it did not carry
+//
+// Everything on the router's event loop. Route validation reads table() (RFC 6811).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "bgp/rpki/route_origin.h"
+#include "bgp/rpki/vrp_feed.h"
+#include "ipc/xrl_router.h"
+
+namespace sluice::bgp::process {
+
+class RpkiIpcClient {
+ public:
+  using OnChanged = std::function<void(const std::vector<rpki::Vrp>& changed)>;
+
+  // `router` outlives the client; `rpki_class`: sluice-rpki's class ("rpki").
+  RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class, OnChanged on_changed = {});
+  ~RpkiIpcClient();
+
+  // Serves rpki_client/1.0 and watches the rpki class (before router.Start()).
+  // Errors: those of XrlRouter::Handle.
+  absl::Status Start();
+
+  rpki::VrpTable& table() { return table_; }
+  const rpki::VrpFeed& feed() const { return feed_; }
+  uint64_t batches() const { return batches_; }
+  uint64_t refused_batches() const { return refused_; }
+  bool subscribed() const { return subscribed_; }
+
+ private:
+  void Subscribe();
+
+  ipc::XrlRouter* router_;
+  std::string rpki_class_;
+  OnChanged on_changed_;
+  rpki::VrpTable table_;
+  rpki::VrpFeed feed_{&table_};
+  uint64_t batches_ = 0;
+  uint64_t refused_ = 0;
+  bool subscribed_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace sluice::bgp::process
