@@ -54,6 +54,7 @@ void CacheSet::Evaluate() {
   for (const auto& c : caches_) {
     if (c->connected() && c->session().has_data()) {
       serving = c->config().preference;
+      synchronized_ = true;
       break;
     }
   }

@@ -28,6 +28,8 @@ class CacheSet {
   // Stops the cache and drops its data. Errors: NotFound.
   absl::Status Remove(const net::IPAddress& address, uint16_t port);
 
+  // Whether any cache has completed a response since this set was made.
+  bool synchronized() const { return synchronized_; }
   // In preference order, then address and port.
   const std::vector<std::unique_ptr<RtrConnection>>& caches() const { return caches_; }
 
@@ -41,6 +43,7 @@ class CacheSet {
   std::vector<std::unique_ptr<RtrConnection>> caches_;
   VrpStore::CacheId next_id_ = 1;
   bool evaluating_ = false;
+  bool synchronized_ = false;
 };
 
 }  // namespace sluice::rpki

@@ -1,7 +1,6 @@
 // sluice-rpki: RTR sessions to RPKI caches (RFC 8210, and RFC 6810 by negotiation) and the VRP
-// set they give, served as rpki/1.0 (ipc/proto/rpki.proto). Flags and signals here; CacheSet
-// (cache_set.h) runs the sessions, VrpStore (vrp_store.h) holds the union, VrpPublisher
-// (vrp_publisher.h) sends it to subscribers (sluice-bgp), ServeRpki (rpki_xrl.h) answers.
+// set they give, served as rpki/1.0 (ipc/proto/rpki.proto). Flags and signals here;
+// RpkiService (rpki_service.h) wires the rest.
 //
 //   sluice-rpki [--finder ENDPOINT] [--instance NAME] [--cache ADDRESS[:PORT][/PREFERENCE]]...
 //               [--refresh S] [--retry S] [--expire S]
@@ -26,10 +25,7 @@
 #include "ipc/xrl_router.h"
 #include "net/log.h"
 #include "net/program_options.h"
-#include "rpki/cache_set.h"
-#include "rpki/rpki_xrl.h"
-#include "rpki/vrp_publisher.h"
-#include "rpki/vrp_store.h"
+#include "rpki/rpki_service.h"
 
 namespace sluice::rpki {
 namespace {
@@ -82,19 +78,17 @@ absl::StatusOr<CacheConfig> ParseCache(const std::string& text) {
 int Run(const Flags& flags) {
   boost::asio::io_context io;
   ipc::XrlRouter router(io, "rpki", flags.instance, flags.router);
-  VrpStore store;
   uint64_t epoch = 0;
   const std::string random = ipc::RandomOctets(sizeof epoch);
   std::memcpy(&epoch, random.data(), sizeof epoch);
-  VrpPublisher publisher(&router, &store, epoch);
-  CacheSet caches(io, &store, [&publisher] { publisher.Flush(); });
-  if (absl::Status s = ServeRpki(router, caches, store, publisher); !s.ok()) {
+  RpkiService service(io, &router, epoch, std::chrono::seconds(flags.intervals.expire));
+  if (absl::Status s = service.Start(); !s.ok()) {
     std::cerr << "sluice-rpki: " << s.message() << "\n";
     return 1;
   }
   for (CacheConfig c : flags.caches) {
     c.intervals = flags.intervals;
-    if (absl::Status s = caches.Add(c); !s.ok()) {
+    if (absl::Status s = service.caches().Add(c); !s.ok()) {
       std::cerr << "sluice-rpki: --cache: " << s.message() << "\n";
       return 2;
     }

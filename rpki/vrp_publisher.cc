@@ -44,6 +44,23 @@ void VrpPublisher::Subscribe(const std::string& instance) {
           if (!alive.expired() && e.kind != ipc::TargetEvent::kBirth) Forget(instance);
         });
   }
+  if (!complete_) {
+    SLUICE_LOG(kInfo) << instance << " subscribes: its dump waits for a cache's answer";
+    return;
+  }
+  SendDump(instance);
+}
+
+void VrpPublisher::SetComplete() {
+  if (complete_) return;
+  complete_ = true;
+  store_->TakeChanges();               // the dumps carry them
+  std::vector<std::string> instances;  // a failed call forgets its subscriber
+  for (const auto& [instance, watch] : subscribers_) instances.push_back(instance);
+  for (const std::string& instance : instances) SendDump(instance);
+}
+
+void VrpPublisher::SendDump(const std::string& instance) {
   const std::vector<Vrp> all = store_->Snapshot();
   SLUICE_LOG(kInfo) << instance << " subscribes: sending " << all.size() << " VRPs";
   size_t from = 0;
@@ -57,7 +74,7 @@ void VrpPublisher::Subscribe(const std::string& instance) {
 
 void VrpPublisher::Flush() {
   VrpChanges changes = store_->TakeChanges();
-  if (changes.empty() || subscribers_.empty()) return;
+  if (!complete_ || changes.empty() || subscribers_.empty()) return;
   std::vector<std::string> instances;
   for (const auto& [instance, watch] : subscribers_) instances.push_back(instance);
   // Withdrawals first, so no batch boundary shows a VRP twice; each batch is a whole slice.

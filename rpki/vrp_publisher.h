@@ -1,7 +1,9 @@
 #pragma once
 // The subscribers of rpki/1.0 and what they are sent on rpki_client/1.0/vrp_changes (see
 // ipc/proto/rpki_client.proto): on subscribe, the whole VRP set in batches marked `full`, the
-// last with `dump_done`; after that, the store's net changes as they happen. Calls to one
+// last with `dump_done`; after that, the store's net changes as they happen. Nothing is sent
+// before SetComplete (see rpki_service.h): a subscriber that comes earlier gets its dump then.
+// Calls to one
 // subscriber travel in order on the router's stream to it. A subscriber whose instance dies is
 // forgotten; one whose call fails is forgotten too (it subscribes again when it comes back).
 
@@ -29,11 +31,15 @@ class VrpPublisher {
   void Subscribe(const std::string& instance);
   // Sends the store's net changes to every subscriber (call after anything that may change it).
   void Flush();
+  // The set is complete: every subscriber gets its dump now, and changes from then on.
+  void SetComplete();
+  bool complete() const { return complete_; }
 
   size_t subscribers() const { return subscribers_.size(); }
   uint64_t batches_sent() const { return batches_sent_; }
 
  private:
+  void SendDump(const std::string& instance);
   void Send(const std::string& instance, const std::vector<Vrp>& announced,
             const std::vector<Vrp>& withdrawn, bool full, bool dump_done);
   void Forget(const std::string& instance);
@@ -43,6 +49,7 @@ class VrpPublisher {
   uint64_t epoch_;
   absl::flat_hash_map<std::string, ipc::WatchId> subscribers_;  // instance → its death watch
   uint64_t batches_sent_ = 0;
+  bool complete_ = false;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

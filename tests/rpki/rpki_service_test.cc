@@ -2,6 +2,8 @@
 // caches on loopback, in one process: rpki/1.0 as the router manager and the CLI use it, and a
 // subscriber (class bgp) receiving rpki_client/1.0/vrp_changes.
 
+#include "rpki/rpki_service.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -16,9 +18,6 @@
 #include "ipc/proto/rpki_client.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
-#include "rpki/cache_set.h"
-#include "rpki/rpki_xrl.h"
-#include "rpki/vrp_publisher.h"
 #include "tests/ipc/finder_thread.h"
 #include "tests/rpki/fake_cache.h"
 
@@ -79,18 +78,17 @@ class RpkiServiceTest : public ::testing::Test {
     std::filesystem::remove_all(rundir_);
   }
 
-  // sluice-rpki's parts as rpki/main.cc wires them, with a fresh store (a new process).
-  void StartRpki(uint64_t epoch) {
-    store_ = std::make_unique<VrpStore>();
+  // sluice-rpki as its main wires it, with a fresh store (a new process).
+  void StartRpki(uint64_t epoch, std::chrono::seconds expire = std::chrono::seconds(7200)) {
     rpki_router_ = std::make_unique<ipc::XrlRouter>(io_, "rpki", "rpki", Options());
-    publisher_ = std::make_unique<VrpPublisher>(rpki_router_.get(), store_.get(), epoch);
-    caches_ = std::make_unique<CacheSet>(io_, store_.get(), [this] { publisher_->Flush(); });
-    ASSERT_TRUE(ServeRpki(*rpki_router_, *caches_, *store_, *publisher_).ok());
+    service_ = std::make_unique<RpkiService>(io_, rpki_router_.get(), epoch, expire);
+    ASSERT_TRUE(service_->Start().ok());
+    store_ = &service_->store();
     ASSERT_TRUE(rpki_router_->Start().ok());
   }
   void StopRpki() {
-    caches_.reset();
-    publisher_.reset();
+    service_.reset();
+    store_ = nullptr;
     rpki_router_.reset();
   }
 
@@ -145,10 +143,9 @@ class RpkiServiceTest : public ::testing::Test {
   boost::asio::io_context io_;
   std::string rundir_;
   std::unique_ptr<sluice::testing::FinderThread> finder_;
-  std::unique_ptr<VrpStore> store_;
   std::unique_ptr<ipc::XrlRouter> rpki_router_;
-  std::unique_ptr<VrpPublisher> publisher_;
-  std::unique_ptr<CacheSet> caches_;
+  std::unique_ptr<RpkiService> service_;
+  VrpStore* store_ = nullptr;
   std::unique_ptr<ipc::XrlRouter> bgp_;
   std::vector<cpb::VrpChangesRequest> batches_;
 };
@@ -293,9 +290,15 @@ TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   EXPECT_EQ(client.table().size(), 2u);
   EXPECT_EQ(valid(), bgp::rpki::RpkiState::kValid);
 
-  // A new one, whose cache no longer has 198.51.100.0/24: after its dump, only that one goes.
+  // A new one: bgp subscribes at once, but no cache has answered yet, so nothing changes.
   changed.clear();
   StartRpki(8);
+  ASSERT_TRUE(RunUntil([&] { return client.subscribed(); }));
+  for (int i = 0; i < 20; ++i) io_.run_one_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(client.table().size(), 2u);
+  EXPECT_TRUE(changed.empty());
+
+  // Its cache no longer has 198.51.100.0/24: after the dump, only that one goes.
   cache = std::make_unique<testing::FakeCache>(io_);
   cache->Set({V("192.0.2.0/24", 24, 64496)});
   ASSERT_TRUE(AddCache(*cache, 1).ok());
@@ -304,6 +307,18 @@ TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   EXPECT_EQ(client.feed().epoch(), 8u);
   ASSERT_EQ(changed.size(), 1u);  // 192.0.2.0/24 never left
   EXPECT_EQ(changed[0].prefix.ToString(), "198.51.100.0/24");
+}
+
+// No cache ever answers: after the expire interval the empty set counts, and every route is
+// not-found (RFC 8210 §6).
+TEST_F(RpkiServiceTest, WithoutAnyAnswerTheSetEmptiesAfterTheExpireInterval) {
+  StopRpki();
+  StartRpki(9, std::chrono::seconds(1));
+  ASSERT_TRUE(Call(kSubscribe, pb::SubscribeRequest()).ok());
+  for (int i = 0; i < 40; ++i) io_.run_one_for(std::chrono::milliseconds(5));
+  EXPECT_FALSE(DumpDone());
+  ASSERT_TRUE(RunUntil([&] { return DumpDone(); }, 5000));
+  EXPECT_TRUE(Held().empty());
 }
 
 }  // namespace
