@@ -15,16 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "bgp/rpki/rpki_state.h"
 #include "bgp/wire/as_path.h"
 #include "net/prefix.h"
 #include "net/prefix_map.h"
 
 namespace sluice::bgp::rpki {
-
-enum class RpkiState : uint8_t { kNotFound, kValid, kInvalid };
-
-// "not-found", "valid", "invalid": the words of the policy language and the CLI.
-const char* RpkiStateName(RpkiState state);
 
 struct Vrp {
   net::Prefix prefix;

@@ -32,6 +32,7 @@ std::string BgpRoute::ToString() const {
   absl::StrAppend(&s, " [", attrs ? attrs->ToString() : std::string("no attributes"), "]");
   if (resolved()) absl::StrAppend(&s, " igp ", igp_metric);
   if (flags & kUnresolvable) s += " unresolvable";
+  if (rpki) absl::StrAppend(&s, " rpki ", rpki::RpkiStateName(*rpki));
   return s;
 }
 

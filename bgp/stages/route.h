@@ -3,11 +3,11 @@
 // and who it came from.
 //
 // BgpRoute is a small value (56 octets): the prefix, an AttrRef to the interned path attributes
-// (bgp/wire/attribute_store.h), the PeerSource it was learnt from, its ADD-PATH path id, and
-// what the NexthopResolver found out about its nexthop (resolvable, IGP metric). Routes are
-// stored only in PeerIn (the Adj-RIB-In) and in Deletion stages, as a 16-octet StoredRoute
-// keyed by prefix in a trie; every other stage builds BgpRoute values on the fly and looks
-// upstream when it needs one. Copying a route copies one AttrRef (an atomic increment).
+// (bgp/wire/attribute_store.h), the PeerSource it was learnt from, its ADD-PATH path id, what
+// the NexthopResolver found out about its nexthop (resolvable, IGP metric) and its RPKI state.
+// Routes are stored only in PeerIn (the Adj-RIB-In) and in Deletion stages, as a 16-octet
+// StoredRoute keyed by prefix in a trie; every other stage builds BgpRoute values on the fly and
+// looks upstream when it needs one. Copying a route copies one AttrRef (an atomic increment).
 //
 // PeerSource describes one established session of a peer (or the router itself for locally
 // originated routes). It is immutable: routes of an earlier session of the same peer (still
@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bgp/rpki/rpki_state.h"
 #include "bgp/wire/attribute_store.h"
 #include "net/ip_address.h"
 #include "net/prefix.h"
@@ -67,6 +68,9 @@ struct BgpRoute {
   uint32_t path_id = 0;     // RFC 7911 Path Identifier as received (0 without ADD-PATH)
   uint32_t igp_metric = 0;  // IGP cost to the nexthop when resolved (§9.1.2.2 e)
   uint8_t flags = 0;
+  // RFC 6811 origin validation state, set by the OriginValidation stage before the import filter
+  // (origin_validation.h); nullopt where no such stage runs (sluice-bgp without RPKI).
+  std::optional<rpki::RpkiState> rpki;
 
   const net::Prefix& prefix() const { return net; }
   bool resolved() const { return (flags & kResolved) != 0; }
@@ -81,7 +85,8 @@ struct BgpRoute {
   friend bool operator==(const BgpRoute&, const BgpRoute&) = default;
 };
 
-static_assert(sizeof(BgpRoute) == 56, "BgpRoute: 24 prefix + 8 attrs + 8 source + 4 + 4 + 1");
+static_assert(sizeof(BgpRoute) == 56,
+              "BgpRoute: 24 prefix + 8 attrs + 8 source + 4 + 4 + 1 + 2 (flags, rpki)");
 
 // What PeerIn and Deletion stages store per prefix (the prefix is the trie key, the source is
 // the table's). 16 octets.
@@ -97,7 +102,7 @@ using RouteTable = net::PrefixMap<StoredRoute>;
 
 inline BgpRoute MakeRoute(const net::Prefix& prefix, const StoredRoute& stored,
                           const PeerSource* source) {
-  return BgpRoute{prefix, stored.attrs, source, stored.path_id, 0, 0};
+  return BgpRoute{prefix, stored.attrs, source, stored.path_id, 0, 0, std::nullopt};
 }
 
 }  // namespace sluice::bgp
