@@ -351,6 +351,7 @@ void ToProto(const BgpRoute& route, v1::Route* out) {
   out->set_ibgp(route.source != nullptr && route.source->ibgp);
   out->set_path_id(route.path_id);
   out->set_igp_metric(route.igp_metric);
+  if (route.rpki) out->set_rpki(rpki::RpkiStateName(*route.rpki));
   if (!route.attrs) return;
   const PathAttributes& a = *route.attrs;
   if (a.origin) out->set_origin(std::string(OriginName(*a.origin)));

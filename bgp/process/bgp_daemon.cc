@@ -7,6 +7,20 @@
 #include "net/status_macros.h"
 
 namespace sluice::bgp::process {
+namespace {
+
+// VRP changes from sluice-rpki → the routing's re-validation.
+class RoutingVrpListener : public VrpListener {
+ public:
+  explicit RoutingVrpListener(BgpRouting* routing) : routing_(routing) {}
+  void BeforeChange(const rpki::VrpDelta& delta) override { routing_->VrpsChanging(delta); }
+  void AfterChange(const rpki::VrpDelta&) override { routing_->VrpsChanged(); }
+
+ private:
+  BgpRouting* routing_;
+};
+
+}  // namespace
 
 BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
     : options_(std::move(options)),
@@ -18,7 +32,9 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   if (!options_.rib.empty()) {
     rib_ = std::make_unique<RibIpcClient>(io, router_.get(), options_.rib, options_.instance);
   }
+  if (!options_.rpki.empty()) vrps_ = std::make_unique<rpki::OriginValidator>();
   BgpProcessOptions o;
+  o.validator = vrps_.get();
   o.interest = rib_.get();
   o.rib = rib_.get();
   o.profiler = &profiler_;
@@ -42,7 +58,9 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   restart_ = std::make_unique<RestartCoordinator>(io, &bgp_->peers(), &bgp_->routing(),
                                                   &bgp_->end_of_rib_gate(), std::move(end_of_rib));
   if (!options_.rpki.empty()) {
-    rpki_ = std::make_unique<RpkiIpcClient>(router_.get(), options_.rpki);
+    vrp_listener_ = std::make_unique<RoutingVrpListener>(&bgp_->routing());
+    rpki_ = std::make_unique<RpkiIpcClient>(router_.get(), options_.rpki, vrps_.get(),
+                                            vrp_listener_.get());
   }
   // A new restart time: the RIB keeps our routes that long.
   bgp_->set_on_restart_time([this](uint16_t restart_time) {

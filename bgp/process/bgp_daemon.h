@@ -13,7 +13,9 @@
 //                                     + BgpRedist::OnRibBorn (subscribe again)
 //   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
 //   Finder birth of sluice-rpki ──► RpkiIpcClient: subscribe; rpki_client/1.0/vrp_changes ──►
-//                                     its VrpTable (rpki_ipc_client.h; not used by routes yet)
+//                                     the OriginValidator the pipelines' OriginValidation
+//                                     stages read, with BgpRouting::VrpsChanging before a
+//                                     change and VrpsChanged (re-validation) after it
 //   RIB register_protocol answer (stale routes) ──► RestartCoordinator ──► R bit, End-of-RIB
 //                                     gate, rib/1.0/end_of_rib (restart_coordinator.h)
 //
@@ -86,12 +88,14 @@ class BgpDaemon {
   // Destroyed in reverse: the core first (it may still send to the RIB), the router last.
   std::unique_ptr<ipc::XrlRouter> router_;
   stage::Profiler profiler_;
+  std::unique_ptr<rpki::OriginValidator> vrps_;  // with RPKI; outlives the stages reading it
   std::unique_ptr<RibIpcClient> rib_;
   std::unique_ptr<BgpProcess> bgp_;
   std::unique_ptr<DampingControl> damping_;  // plumbs damping stages into bgp_'s pipelines
   std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
   std::unique_ptr<BgpPolicyBackend> policy_;
   std::unique_ptr<RestartCoordinator> restart_;  // uses bgp_ and rib_
+  std::unique_ptr<VrpListener> vrp_listener_;    // VRP changes → bgp_'s re-validation
   std::unique_ptr<RpkiIpcClient> rpki_;
   bool shut_down_ = false;
 };

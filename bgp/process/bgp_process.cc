@@ -24,6 +24,7 @@ RoutingServices MakeServices(const BgpProcessOptions& o, AttributeStore* store) 
   s.rib = o.rib;
   s.store = store;
   s.profiler = o.profiler;
+  s.validator = o.validator;
   return s;
 }
 

@@ -44,6 +44,8 @@ struct BgpProcessOptions {
   NexthopInterestClient* interest = nullptr;
   RibRouteClient* rib = nullptr;
   stage::Profiler* profiler = nullptr;  // null: no profiling points
+  // Null: no RPKI. Else the VRP set route origins are validated against (RoutingServices).
+  const rpki::OriginValidator* validator = nullptr;
   PipelineOptions pipeline;
   bool ipv4 = true;
   bool ipv6 = true;

@@ -52,6 +52,15 @@ auto PeerHandler(const char* method, Fn fn) {
   };
 }
 
+absl::StatusOr<rpki::RpkiState> RpkiStateFromName(const char* method, const std::string& name) {
+  for (rpki::RpkiState s :
+       {rpki::RpkiState::kValid, rpki::RpkiState::kInvalid, rpki::RpkiState::kNotFound}) {
+    if (name == rpki::RpkiStateName(s)) return s;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(method, ": rpki: \"", name, "\" is not valid, invalid or not-found"));
+}
+
 absl::StatusOr<v1::ListRoutesReply> ListRoutes(BgpProcess& bgp, const v1::ListRoutesRequest& r) {
   constexpr const char* m = "list_routes";
   RouteQuery q;
@@ -94,6 +103,9 @@ absl::StatusOr<v1::ListRoutesReply> ListRoutes(BgpProcess& bgp, const v1::ListRo
     f = (*p)->family();
   }
   q.family = f.value_or(net::Family::kIPv4);
+  if (!r.rpki().empty()) {
+    ASSIGN_OR_RETURN(q.rpki, RpkiStateFromName(m, r.rpki()));
+  }
   const size_t page =
       r.max_routes() == 0 ? kDefaultPage : std::min<size_t>(r.max_routes(), kMaxPage);
   q.max = page + 1;  // one more tells whether another page follows

@@ -37,8 +37,13 @@ absl::StatusOr<std::vector<rpki::Vrp>> FromProto(
 
 }  // namespace
 
-RpkiIpcClient::RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class, OnChanged on_changed)
-    : router_(router), rpki_class_(std::move(rpki_class)), on_changed_(std::move(on_changed)) {}
+RpkiIpcClient::RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class,
+                             rpki::OriginValidator* set, VrpListener* listener)
+    : router_(router),
+      rpki_class_(std::move(rpki_class)),
+      set_(set),
+      listener_(listener),
+      feed_(set) {}
 
 RpkiIpcClient::~RpkiIpcClient() { *alive_ = false; }
 
@@ -54,16 +59,20 @@ absl::Status RpkiIpcClient::Start() {
         batch.announced = std::move(*announced);
         batch.withdrawn = std::move(*withdrawn);
         ++batches_;
-        absl::StatusOr<std::vector<rpki::Vrp>> changed = feed_.Apply(batch);
-        if (!changed.ok()) {
+        absl::StatusOr<rpki::VrpDelta> delta = feed_.Plan(batch);
+        if (!delta.ok()) {
           ++refused_;
-          return changed.status();
+          return delta.status();
+        }
+        if (!delta->empty()) {
+          if (listener_ != nullptr) listener_->BeforeChange(*delta);
+          set_->Apply(*delta);
+          if (listener_ != nullptr) listener_->AfterChange(*delta);
         }
         if (r.dump_done()) {
-          SLUICE_LOG(kInfo) << "RPKI: " << table_.size() << " VRPs (" << feed_.swept()
+          SLUICE_LOG(kInfo) << "RPKI: " << set_->size() << " VRPs (" << feed_.swept()
                             << " withdrawn by dumps so far)";
         }
-        if (!changed->empty() && on_changed_) on_changed_(*changed);
         return client_v1::VrpChangesReply();
       });
   if (!s.ok()) return s;
@@ -73,7 +82,7 @@ absl::Status RpkiIpcClient::Start() {
       Subscribe();
     } else if (e.kind == ipc::TargetEvent::kDeath) {
       subscribed_ = false;
-      SLUICE_LOG(kWarning) << "RPKI " << e.instance_name << " died: keeping " << table_.size()
+      SLUICE_LOG(kWarning) << "RPKI " << e.instance_name << " died: keeping " << set_->size()
                            << " VRPs until a new one's set is complete";
     }
   });

@@ -3,13 +3,14 @@
 //
 //   Finder birth of the rpki class ─► rpki/1.0/subscribe (as our instance); sluice-rpki then
 //                                     sends the whole VRP set, then its changes
-//   rpki_client/1.0/vrp_changes ────► VrpFeed (bgp/rpki/vrp_feed.h) ─► VrpTable, and
-//                                     `on_changed` with the VRPs whose presence changed
+//   rpki_client/1.0/vrp_changes ────► VrpFeed::Plan (bgp/rpki/vrp_feed.h): the delta;
+//                                     listener BeforeChange; OriginValidator::Apply; listener
+//                                     AfterChange (the re-validation of the routes it covers)
 //   death of sluice-rpki ───────────► nothing: the VRPs stay (DESIGN.md § Restarts) until the
 //                                     next process's dump is complete, which then withdraws
 //                                     only what it did not carry
 //
-// Everything on the router's event loop. Route validation reads table() (RFC 6811).
+// Everything on the router's event loop. Route validation reads the OriginValidator (RFC 6811).
 
 #include <cstdint>
 #include <functional>
@@ -23,19 +24,27 @@
 
 namespace sluice::bgp::process {
 
+// Told of each change to the VRP set, before and after it is applied.
+class VrpListener {
+ public:
+  virtual ~VrpListener() = default;
+  virtual void BeforeChange(const rpki::VrpDelta& delta) = 0;
+  virtual void AfterChange(const rpki::VrpDelta& delta) = 0;
+};
+
 class RpkiIpcClient {
  public:
-  using OnChanged = std::function<void(const std::vector<rpki::Vrp>& changed)>;
-
-  // `router` outlives the client; `rpki_class`: sluice-rpki's class ("rpki").
-  RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class, OnChanged on_changed = {});
+  // `router` and `set` outlive the client, `listener` (may be null) too; `rpki_class`:
+  // sluice-rpki's class ("rpki").
+  RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class, rpki::OriginValidator* set,
+                VrpListener* listener = nullptr);
   ~RpkiIpcClient();
 
   // Serves rpki_client/1.0 and watches the rpki class (before router.Start()).
   // Errors: those of XrlRouter::Handle.
   absl::Status Start();
 
-  rpki::VrpTable& table() { return table_; }
+  const rpki::OriginValidator& table() const { return *set_; }
   const rpki::VrpFeed& feed() const { return feed_; }
   uint64_t batches() const { return batches_; }
   uint64_t refused_batches() const { return refused_; }
@@ -46,9 +55,9 @@ class RpkiIpcClient {
 
   ipc::XrlRouter* router_;
   std::string rpki_class_;
-  OnChanged on_changed_;
-  rpki::VrpTable table_;
-  rpki::VrpFeed feed_{&table_};
+  rpki::OriginValidator* set_;
+  VrpListener* listener_;
+  rpki::VrpFeed feed_;
   uint64_t batches_ = 0;
   uint64_t refused_ = 0;
   bool subscribed_ = false;

@@ -62,6 +62,12 @@ bool VrpTable::Remove(const Vrp& vrp) {
   return true;
 }
 
+bool VrpTable::Contains(const Vrp& vrp) const {
+  const std::vector<Authorisation>* list = vrps_.find_value(vrp.prefix);
+  return list != nullptr && std::find(list->begin(), list->end(),
+                                      Authorisation{vrp.max_length, vrp.asn}) != list->end();
+}
+
 void VrpTable::Clear() {
   vrps_.clear();
   size_v4_ = size_v6_ = 0;

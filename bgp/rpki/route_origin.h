@@ -49,6 +49,7 @@ class VrpTable {
   // RFC 8210 §5.6 withdraw: false when the VRP is not there.
   bool Remove(const Vrp& vrp);
   void Clear();
+  bool Contains(const Vrp& vrp) const;
 
   // RFC 6811 §2 for a route to `prefix` whose Route Origin ASN is `origin` (nullopt: NONE).
   RpkiState Validate(const net::Prefix& prefix, std::optional<uint32_t> origin);

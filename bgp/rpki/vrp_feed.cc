@@ -4,7 +4,7 @@
 
 namespace sluice::bgp::rpki {
 
-absl::StatusOr<std::vector<Vrp>> VrpFeed::Apply(const VrpBatch& batch) {
+absl::StatusOr<VrpDelta> VrpFeed::Plan(const VrpBatch& batch) {
   if (batch.full && !batch.withdrawn.empty()) {
     return absl::InvalidArgumentError("withdrawn: not allowed in a full (dump) batch");
   }
@@ -17,9 +17,13 @@ absl::StatusOr<std::vector<Vrp>> VrpFeed::Apply(const VrpBatch& batch) {
     carried_.clear();
   }
   epoch_ = batch.epoch;
-  std::vector<Vrp> changed;
+  absl::flat_hash_map<Vrp, bool> planned;  // VRP → true: enters the set, false: leaves it
   for (const Vrp& v : batch.withdrawn) {
-    if (table_->Remove(v)) changed.push_back(v);
+    if (auto it = planned.find(v); it != planned.end()) {
+      if (it->second) planned.erase(it);  // announced earlier in this batch
+    } else if (set_->Contains(v)) {
+      planned[v] = false;
+    }
   }
   for (const Vrp& v : batch.announced) {
     const bool malformed = v.max_length < v.prefix.length() || v.max_length > v.prefix.max_length();
@@ -28,24 +32,32 @@ absl::StatusOr<std::vector<Vrp>> VrpFeed::Apply(const VrpBatch& batch) {
       continue;
     }
     if (dumping_) carried_.insert(v);
-    if (table_->Add(v)) changed.push_back(v);
+    if (auto it = planned.find(v); it != planned.end()) {
+      if (!it->second) planned.erase(it);  // withdrawn earlier in this batch: it stays
+    } else if (!set_->Contains(v)) {
+      planned[v] = true;
+    }
   }
-  if (batch.dump_done && dumping_) {
-    std::vector<Vrp> gone = Sweep();
-    changed.insert(changed.end(), gone.begin(), gone.end());
-  }
-  return changed;
+  if (batch.dump_done && dumping_) Sweep(&planned);
+  VrpDelta delta;
+  for (const auto& [v, enters] : planned) (enters ? delta.added : delta.removed).push_back(v);
+  return delta;
 }
 
-std::vector<Vrp> VrpFeed::Sweep() {
-  std::vector<Vrp> gone;
-  for (const Vrp& v : table_->All()) {
-    if (!carried_.contains(v) && table_->Remove(v)) gone.push_back(v);
+absl::StatusOr<VrpDelta> VrpFeed::Apply(const VrpBatch& batch) {
+  absl::StatusOr<VrpDelta> delta = Plan(batch);
+  if (delta.ok()) set_->Apply(*delta);
+  return delta;
+}
+
+void VrpFeed::Sweep(absl::flat_hash_map<Vrp, bool>* planned) {
+  for (const Vrp& v : set_->All()) {
+    if (carried_.contains(v) || planned->contains(v)) continue;
+    (*planned)[v] = false;
+    ++swept_;
   }
-  swept_ += gone.size();
   dumping_ = false;
   carried_.clear();
-  return gone;
 }
 
 }  // namespace sluice::bgp::rpki

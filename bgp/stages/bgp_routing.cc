@@ -25,6 +25,7 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.sources = &sources_;
   ps.rib = services_.rib;
   ps.profiler = services_.profiler;
+  ps.validator = services_.validator;
   const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
   if (threads > 1 || config_.shard_single_thread) {
     std::vector<AttributeStore*> stores;
@@ -51,6 +52,27 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
     pipelines_[1] = std::make_unique<FamilyPipeline>(net::Family::kIPv6, router, ps, options);
   }
   families_ = {pipelines_[0].get(), pipelines_[1].get()};
+}
+
+void BgpRouting::VrpsChanging(const rpki::VrpDelta& delta) {
+  if (services_.validator == nullptr) return;
+  std::vector<net::Prefix> prefixes;
+  prefixes.reserve(delta.size());
+  for (const rpki::Vrp& v : delta.added) prefixes.push_back(v.prefix);
+  for (const rpki::Vrp& v : delta.removed) prefixes.push_back(v.prefix);
+  for (FamilyRouting* f : families_) {
+    if (f == nullptr) continue;
+    f->ForEachPipeline(
+        [&](FamilyPipeline& p, stage::Plumber&) { p.PrepareRevalidation(prefixes); });
+  }
+}
+
+void BgpRouting::VrpsChanged() {
+  if (services_.validator == nullptr) return;
+  for (FamilyRouting* f : families_) {
+    if (f != nullptr)
+      f->ForEachPipeline([](FamilyPipeline& p, stage::Plumber&) { p.Revalidate(); });
+  }
 }
 
 int RouterConfig::DefaultThreads() {

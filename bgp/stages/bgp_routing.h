@@ -93,6 +93,9 @@ struct RoutingServices {
   RibRouteClient* rib = nullptr;
   AttributeStore* store = nullptr;
   stage::Profiler* profiler = nullptr;
+  // Non-null: route origins are validated against this VRP set (RFC 6811), which the caller
+  // changes only between VrpsChanging and VrpsChanged.
+  const rpki::OriginValidator* validator = nullptr;
 };
 
 struct RoutingPeerStatus {
@@ -169,6 +172,13 @@ class BgpRouting {
   // Every family's RIB branch has handed the RIB every route (FamilyRouting::RibSynced).
   bool RibSynced();
   NexthopCache& nexthop_cache() { return *nexthops_; }
+
+  // --- RPKI (origin_validation.h) -----------------------------------------------------------
+  // The VRP set is about to change by `delta`: every copy of every family's pipeline notes the
+  // routes it covers. After the caller has applied it, VrpsChanged re-validates them in the
+  // background. No effect without services.validator.
+  void VrpsChanging(const rpki::VrpDelta& delta);
+  void VrpsChanged();
 
   // --- Graceful restart, helper (RFC 4724 §4.2) ---------------------------------------------
   // Seconds a restarted peer has to send End-of-RIB (RouterConfig::stale_routes_time_s), for

@@ -110,6 +110,31 @@ void FamilyPipeline::SetRouter(const RouterSettings& router) {
   router_ = router;
   router_.decision = decision;
   if (router_.cluster_id == 0) router_.cluster_id = router_.router_id.value();
+  for (auto& [id, b] : branches_) {
+    if (b.validation != nullptr) b.validation->set_local_as(router_.local_as);
+  }
+}
+
+void FamilyPipeline::PrepareRevalidation(const std::vector<net::Prefix>& vrp_prefixes) {
+  std::vector<net::Prefix> mine;
+  for (const net::Prefix& p : vrp_prefixes) {
+    if (p.family() == family_) mine.push_back(p);
+  }
+  if (mine.empty()) return;
+  for (auto& [id, b] : branches_) {
+    if (b.validation != nullptr) b.validation->Prepare(mine);
+  }
+}
+
+void FamilyPipeline::Revalidate() {
+  for (auto& [id, b] : branches_) {
+    if (b.validation != nullptr) b.validation->Revalidate();
+  }
+}
+
+OriginValidation* FamilyPipeline::origin_validation(uint32_t peer_id) {
+  auto it = branches_.find(peer_id);
+  return it == branches_.end() ? nullptr : it->second.validation;
 }
 
 void FamilyPipeline::AddPeer(const PeerSettings& settings) {
@@ -135,6 +160,14 @@ void FamilyPipeline::AddPeer(const PeerSettings& settings) {
                                 services_.profiler);
   b.stages.push_back(b.in);
   BgpStage* tail = b.in;
+  if (services_.validator != nullptr) {
+    b.validation = Append(
+        &tail,
+        plumber_->Make<OriginValidation>(Name("OriginValidation", settings.name), plumber_->io(),
+                                         b.tables.get(), services_.validator, router_.local_as),
+        &b.stages, settings.name);
+    b.stages.push_back(b.validation);
+  }
   b.import = Append(&tail,
                     plumber_->Make<ImportFilter>(
                         Name("ImportFilter", settings.name), plumber_->io(), b.tables.get(),
@@ -435,16 +468,24 @@ absl::StatusOr<std::vector<BgpRoute>> FamilyPipeline::ReadRoutes(const RouteQuer
   if (q.view == RibView::kAdjRibIn && in == nullptr) {
     return absl::NotFoundError("the peer does not run this family");
   }
-  auto lookup = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
+  // The Adj-RIB-In through the validation stage, so its routes carry their RPKI state.
+  const BgpStage* adj_rib_in = in;
+  if (OriginValidation* v = in != nullptr ? origin_validation(peer_id) : nullptr) adj_rib_in = v;
+  auto view = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
     switch (q.view) {
       case RibView::kAdjRibIn:
-        return in->lookup_route(p);
+        return adj_rib_in->lookup_route(p);
       case RibView::kLocRib:
         return decision_->lookup_route(p);
       case RibView::kAdjRibOut:
         return AdjRibOutLookup(peer_id, p);
     }
     return std::nullopt;
+  };
+  auto lookup = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
+    std::optional<BgpRoute> r = view(p);
+    if (r && q.rpki && r->rpki != q.rpki) return std::nullopt;
+    return r;
   };
   std::vector<BgpRoute> out;
   if (q.prefix) {

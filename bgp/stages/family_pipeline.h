@@ -2,9 +2,10 @@
 // FamilyPipeline: the stages of one address family (IPv4 or IPv6 unicast) and how they are
 // plumbed (DESIGN.md § Route stages):
 //
-//   PeerIn(P) → [Deletion]* → ImportFilter(P) → [Damping] → NexthopResolver(P) ┐
-//   PeerIn(local) ─────────────────────────────────────────────────────────────┤
-//                                                                    Decision ←┘
+//   PeerIn(P) → [Deletion]* → [OriginValidation(P)] → ImportFilter(P) → [Damping] →
+//       NexthopResolver(P) ┐
+//   PeerIn(local) ─────────┤
+//                 Decision ←┘
 //   Decision → Fanout ─┬→ FanoutReader(P) → [Dump] → ExportFilter(P) → PeerOut(P) → UPDATEs
 //                      └→ FanoutReader(rib) → [Dump] → RibOut → RibRouteClient
 //
@@ -36,6 +37,7 @@
 #include "bgp/stages/import_filter.h"
 #include "bgp/stages/nexthop_cache.h"
 #include "bgp/stages/nexthop_resolver.h"
+#include "bgp/stages/origin_validation.h"
 #include "bgp/stages/peer_in.h"
 #include "bgp/stages/peer_out.h"
 #include "bgp/stages/rib_client.h"
@@ -93,6 +95,8 @@ struct PipelineServices {
   // Null: branches end in PeerOut and RibOut. Otherwise the factory makes their tails (a shard's
   // copy of the pipeline, shard_pipeline.h); the RIB branch exists when it says so.
   BranchTailFactory* tails = nullptr;
+  // Non-null: every peer's branch validates route origins against this VRP set (RPKI).
+  const rpki::OriginValidator* validator = nullptr;
 };
 
 class FamilyPipeline : public FamilyRouting {
@@ -142,6 +146,14 @@ class FamilyPipeline : public FamilyRouting {
   // The peer's session can take more.
   void Writable(uint32_t peer_id) override;
 
+  // --- RPKI (origin_validation.h) -----------------------------------------------------------
+  // The VRPs with these prefixes are about to enter or leave the set: every branch notes the
+  // routes they cover. Then, once the set has changed, Revalidate re-checks them in the
+  // background. No effect without a VRP set.
+  void PrepareRevalidation(const std::vector<net::Prefix>& vrp_prefixes);
+  void Revalidate();
+  OriginValidation* origin_validation(uint32_t peer_id);  // null without RPKI
+
   // --- Originated routes ---------------------------------------------------------------------
   PeerIn* local_in() { return local_in_; }
   RouteInput* local_input() override { return local_in_; }
@@ -186,6 +198,7 @@ class FamilyPipeline : public FamilyRouting {
     PeerSettings settings;
     std::unique_ptr<RouteTableSet> tables;
     PeerIn* in = nullptr;
+    OriginValidation* validation = nullptr;  // with a VRP set only
     ImportFilter* import = nullptr;
     NexthopResolver* resolver = nullptr;
     std::vector<stage::StageBase*> stages;  // the input branch's stages as built

@@ -37,10 +37,11 @@ enum class RibView { kAdjRibIn, kLocRib, kAdjRibOut };
 struct RouteQuery {
   RibView view = RibView::kLocRib;
   net::Family family = net::Family::kIPv4;
-  std::optional<net::IPAddress> peer;  // Adj-RIB-In / Adj-RIB-Out: whose
-  std::optional<net::Prefix> prefix;   // exactly this prefix
-  std::optional<net::Prefix> within;   // prefixes inside this one (itself included)
-  std::optional<net::Prefix> after;    // paging: start after this prefix
+  std::optional<net::IPAddress> peer;   // Adj-RIB-In / Adj-RIB-Out: whose
+  std::optional<net::Prefix> prefix;    // exactly this prefix
+  std::optional<net::Prefix> within;    // prefixes inside this one (itself included)
+  std::optional<net::Prefix> after;     // paging: start after this prefix
+  std::optional<rpki::RpkiState> rpki;  // only routes of this RPKI state (RFC 6811)
   size_t max = 1000;
 };
 

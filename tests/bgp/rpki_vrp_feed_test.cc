@@ -23,31 +23,39 @@ VrpBatch Dump(uint64_t epoch, std::vector<Vrp> vrps, bool done) {
 
 class VrpFeedTest : public ::testing::Test {
  protected:
-  VrpTable table_;
+  // The VRPs the batch added or removed.
+  absl::StatusOr<std::vector<Vrp>> Apply(const VrpBatch& batch) {
+    absl::StatusOr<VrpDelta> delta = feed_.Apply(batch);
+    if (!delta.ok()) return delta.status();
+    std::vector<Vrp> changed = delta->added;
+    changed.insert(changed.end(), delta->removed.begin(), delta->removed.end());
+    return changed;
+  }
+
+  OriginValidator table_;
   VrpFeed feed_{&table_};
 };
 
 TEST_F(VrpFeedTest, ADumpThenChanges) {
-  auto changed = feed_.Apply(Dump(7, {V("10.0.0.0/8", 8, 1), V("11.0.0.0/8", 8, 2)}, true));
+  auto changed = Apply(Dump(7, {V("10.0.0.0/8", 8, 1), V("11.0.0.0/8", 8, 2)}, true));
   ASSERT_TRUE(changed.ok());
   EXPECT_EQ(changed->size(), 2u);
   EXPECT_EQ(table_.Validate(*net::Prefix::Parse("10.0.0.0/8"), 1), RpkiState::kValid);
-  changed =
-      feed_.Apply(VrpBatch{7, false, false, {V("12.0.0.0/8", 8, 3)}, {V("11.0.0.0/8", 8, 2)}});
+  changed = Apply(VrpBatch{7, false, false, {V("12.0.0.0/8", 8, 3)}, {V("11.0.0.0/8", 8, 2)}});
   ASSERT_TRUE(changed.ok());
   EXPECT_THAT(*changed, UnorderedElementsAre(V("12.0.0.0/8", 8, 3), V("11.0.0.0/8", 8, 2)));
   EXPECT_EQ(table_.Validate(*net::Prefix::Parse("11.0.0.0/8"), 2), RpkiState::kNotFound);
 }
 
 TEST_F(VrpFeedTest, ANewProcessesDumpKeepsEverythingUntilDoneThenSweeps) {
-  ASSERT_TRUE(feed_.Apply(Dump(7, {V("10.0.0.0/8", 8, 1), V("11.0.0.0/8", 8, 2)}, true)).ok());
+  ASSERT_TRUE(Apply(Dump(7, {V("10.0.0.0/8", 8, 1), V("11.0.0.0/8", 8, 2)}, true)).ok());
   // sluice-rpki restarted: its dump comes in two batches and no longer has 11/8.
-  auto changed = feed_.Apply(Dump(9, {V("10.0.0.0/8", 8, 1)}, false));
+  auto changed = Apply(Dump(9, {V("10.0.0.0/8", 8, 1)}, false));
   ASSERT_TRUE(changed.ok());
   EXPECT_THAT(*changed, IsEmpty());  // 10/8 was there already; 11/8 stays for now
   EXPECT_EQ(table_.size(), 2u);
   EXPECT_TRUE(feed_.dumping());
-  changed = feed_.Apply(Dump(9, {V("12.0.0.0/8", 8, 3)}, true));
+  changed = Apply(Dump(9, {V("12.0.0.0/8", 8, 3)}, true));
   ASSERT_TRUE(changed.ok());
   EXPECT_THAT(*changed, UnorderedElementsAre(V("12.0.0.0/8", 8, 3), V("11.0.0.0/8", 8, 2)));
   EXPECT_EQ(table_.size(), 2u);
@@ -57,25 +65,53 @@ TEST_F(VrpFeedTest, ANewProcessesDumpKeepsEverythingUntilDoneThenSweeps) {
 }
 
 TEST_F(VrpFeedTest, AnEmptyDumpSweepsEverything) {
-  ASSERT_TRUE(feed_.Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
-  auto changed = feed_.Apply(Dump(8, {}, true));
+  ASSERT_TRUE(Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
+  auto changed = Apply(Dump(8, {}, true));
   ASSERT_TRUE(changed.ok());
   EXPECT_THAT(*changed, ElementsAre(V("10.0.0.0/8", 8, 1)));
   EXPECT_EQ(table_.size(), 0u);
 }
 
 TEST_F(VrpFeedTest, BadBatchesChangeNothing) {
-  ASSERT_TRUE(feed_.Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
+  ASSERT_TRUE(Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
   VrpBatch withdraw_in_dump = Dump(7, {}, true);
   withdraw_in_dump.withdrawn = {V("10.0.0.0/8", 8, 1)};
-  EXPECT_EQ(feed_.Apply(withdraw_in_dump).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(feed_.Apply(VrpBatch{5, false, false, {}, {V("10.0.0.0/8", 8, 1)}}).status().code(),
+  EXPECT_EQ(Apply(withdraw_in_dump).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Apply(VrpBatch{5, false, false, {}, {V("10.0.0.0/8", 8, 1)}}).status().code(),
             absl::StatusCode::kFailedPrecondition);  // a gone process's changes
   EXPECT_EQ(table_.size(), 1u);
-  auto changed = feed_.Apply(VrpBatch{7, false, false, {V("10.0.0.0/16", 8, 1)}, {}});
+  auto changed = Apply(VrpBatch{7, false, false, {V("10.0.0.0/16", 8, 1)}, {}});
   ASSERT_TRUE(changed.ok());
   EXPECT_THAT(*changed, IsEmpty());  // maxLength below the prefix length: skipped
   EXPECT_EQ(feed_.malformed(), 1u);
+}
+
+// Plan leaves the set as it is, so that the stages can read the states before the change.
+TEST_F(VrpFeedTest, PlanChangesNothingUntilApplied) {
+  ASSERT_TRUE(Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
+  auto delta =
+      feed_.Plan(VrpBatch{7, false, false, {V("11.0.0.0/8", 8, 2)}, {V("10.0.0.0/8", 8, 1)}});
+  ASSERT_TRUE(delta.ok());
+  EXPECT_THAT(delta->added, ElementsAre(V("11.0.0.0/8", 8, 2)));
+  EXPECT_THAT(delta->removed, ElementsAre(V("10.0.0.0/8", 8, 1)));
+  EXPECT_EQ(table_.Validate(*net::Prefix::Parse("10.0.0.0/8"), 1), RpkiState::kValid);
+  table_.Apply(*delta);
+  EXPECT_EQ(table_.Validate(*net::Prefix::Parse("10.0.0.0/8"), 1), RpkiState::kNotFound);
+  EXPECT_EQ(table_.Validate(*net::Prefix::Parse("11.0.0.0/8"), 2), RpkiState::kValid);
+}
+
+// A VRP withdrawn and announced again in one batch, or announced twice, changes nothing twice.
+TEST_F(VrpFeedTest, ABatchIsNet) {
+  ASSERT_TRUE(Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
+  auto delta =
+      feed_.Plan(VrpBatch{7,
+                          false,
+                          false,
+                          {V("10.0.0.0/8", 8, 1), V("12.0.0.0/8", 8, 3), V("12.0.0.0/8", 8, 3)},
+                          {V("10.0.0.0/8", 8, 1)}});
+  ASSERT_TRUE(delta.ok());
+  EXPECT_THAT(delta->added, ElementsAre(V("12.0.0.0/8", 8, 3)));
+  EXPECT_THAT(delta->removed, IsEmpty());
 }
 
 }  // namespace

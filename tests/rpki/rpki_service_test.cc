@@ -267,10 +267,17 @@ TEST_F(RpkiServiceTest, ListVrpsFiltersAndPages) {
 // after a new sluice-rpki's dump withdraws only what the new one did not carry.
 TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   ipc::XrlRouter bgp(io_, "bgp", "bgp-rpki", Options());
-  std::vector<bgp::rpki::Vrp> changed;
-  bgp::process::RpkiIpcClient client(&bgp, "rpki", [&](const std::vector<bgp::rpki::Vrp>& c) {
-    changed.insert(changed.end(), c.begin(), c.end());
-  });
+  struct Listener : bgp::process::VrpListener {
+    void BeforeChange(const bgp::rpki::VrpDelta&) override {}
+    void AfterChange(const bgp::rpki::VrpDelta& d) override {
+      changed.insert(changed.end(), d.added.begin(), d.added.end());
+      changed.insert(changed.end(), d.removed.begin(), d.removed.end());
+    }
+    std::vector<bgp::rpki::Vrp> changed;
+  } listener;
+  std::vector<bgp::rpki::Vrp>& changed = listener.changed;
+  bgp::rpki::OriginValidator set;
+  bgp::process::RpkiIpcClient client(&bgp, "rpki", &set, &listener);
   ASSERT_TRUE(client.Start().ok());
   ASSERT_TRUE(bgp.Start().ok());
   auto cache = std::make_unique<testing::FakeCache>(io_);
