@@ -22,7 +22,7 @@ std::string_view MatchKindName(MatchKind kind) {
   static constexpr std::string_view kNames[kMatchKindCount] = {
       "protocol", "network4", "network6",       "prefix-list", "nexthop",       "neighbor",
       "tag",      "as-path",  "as-path-length", "community",   "ext-community", "large-community",
-      "origin",   "med",      "local-pref"};
+      "origin",   "med",      "local-pref",     "rpki"};
   return kNames[static_cast<int>(kind)];
 }
 

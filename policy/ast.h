@@ -83,8 +83,9 @@ enum class MatchKind {
   kOrigin,          // origin igp|egp|incomplete
   kMed,             // med COMPARISON
   kLocalPref,       // local-pref COMPARISON
+  kRpki,            // rpki valid|invalid|not-found   (RFC 6811 §2; read-only)
 };
-inline constexpr int kMatchKindCount = 15;
+inline constexpr int kMatchKindCount = 16;
 std::string_view MatchKindName(MatchKind kind);
 
 struct Condition {
@@ -93,9 +94,9 @@ struct Condition {
   bool in_to_block = false;  // protocol and neighbor read kToProtocol / kToNeighbor there
   std::string set_name;      // a named set, when referenced by name
   SourceLocation set_loc;
-  std::vector<std::string> names;             // kProtocol
-  std::vector<PrefixEntry> prefixes;          // kNetwork4/6, kNexthop, kNeighbor
-  Comparison comparison;                      // kTag, kMed, kLocalPref, kAsPathLength, kOrigin
+  std::vector<std::string> names;     // kProtocol
+  std::vector<PrefixEntry> prefixes;  // kNetwork4/6, kNexthop, kNeighbor
+  Comparison comparison;              // kTag, kMed, kLocalPref, kAsPathLength, kOrigin, kRpki (==)
   std::vector<CommunityPattern> communities;  // kCommunity (inline)
   std::vector<ExtCommunityPattern> ext_communities;
   std::vector<LargeCommunityPattern> large_communities;

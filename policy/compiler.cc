@@ -214,13 +214,17 @@ class Compiler {
       case MatchKind::kMed:
       case MatchKind::kLocalPref:
       case MatchKind::kOrigin:
+      case MatchKind::kRpki:
         var = c.kind == MatchKind::kTag      ? VarId::kTag
               : c.kind == MatchKind::kMed    ? VarId::kMed
               : c.kind == MatchKind::kOrigin ? VarId::kOrigin
+              : c.kind == MatchKind::kRpki   ? VarId::kRpki
                                              : VarId::kLocalPref;
         m = std::make_unique<CompareMatcher>(
             c.comparison, c.kind == MatchKind::kOrigin
                               ? absl::StrCat("origin ", Av(OriginName(c.comparison.a)))
+                          : c.kind == MatchKind::kRpki
+                              ? absl::StrCat("rpki ", Av(RpkiValidationName(c.comparison.a)))
                               : DescribeComparison(MatchKindName(c.kind), c.comparison));
         break;
       case MatchKind::kAsPathLength:

@@ -194,6 +194,16 @@ absl::StatusOr<Origin> Parser::ExpectOrigin() {
   return Expected("an origin (igp, egp or incomplete)");
 }
 
+absl::StatusOr<RpkiValidation> Parser::ExpectRpkiState() {
+  if (Peek().kind == TokenKind::kWord) {
+    if (auto s = RpkiValidationFromName(Peek().text)) {
+      Next();
+      return *s;
+    }
+  }
+  return Expected("an RPKI state (valid, invalid or not-found)");
+}
+
 absl::StatusOr<RegexText> Parser::ParseRegex() {
   const Token t = Peek();
   if (t.kind != TokenKind::kString) return Expected("an AS-path regular expression in quotes");

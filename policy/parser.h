@@ -73,6 +73,8 @@ class Parser {
   // PREFIX [MODIFIER]; family must match when given.
   absl::StatusOr<PrefixEntry> ParsePrefixEntry(const net::Family* family);
   absl::StatusOr<Origin> ExpectOrigin();
+  // valid | invalid | not-found.
+  absl::StatusOr<RpkiValidation> ExpectRpkiState();
   // Calls item() for one item or for each item of "[ ... ]".
   template <typename F>
   absl::Status OneOrList(F&& item) {

@@ -67,10 +67,11 @@ absl::Status Parser::ParseCommunityOperand(MatchKind kind, std::string* set_name
 }
 
 absl::Status Parser::ParseMatch(bool to_block, Condition* out) {
-  ASSIGN_OR_RETURN(Token key, ExpectAnyWord("a match condition (protocol, network4, network6, "
-                                            "prefix-list, nexthop, neighbor, tag, as-path, "
-                                            "as-path-length, community, ext-community, "
-                                            "large-community, origin, med, local-pref) or '}'"));
+  ASSIGN_OR_RETURN(Token key,
+                   ExpectAnyWord("a match condition (protocol, network4, network6, "
+                                 "prefix-list, nexthop, neighbor, tag, as-path, "
+                                 "as-path-length, community, ext-community, "
+                                 "large-community, origin, med, local-pref, rpki) or '}'"));
   out->loc = Loc(key);
   out->in_to_block = to_block;
   const std::string& k = key.text;
@@ -148,12 +149,16 @@ absl::Status Parser::ParseMatch(bool to_block, Condition* out) {
     out->kind = MatchKind::kOrigin;
     ASSIGN_OR_RETURN(Origin o, ExpectOrigin());
     out->comparison = Comparison{CompareOp::kEq, static_cast<uint32_t>(o), 0};
+  } else if (k == "rpki") {
+    out->kind = MatchKind::kRpki;
+    ASSIGN_OR_RETURN(RpkiValidation s, ExpectRpkiState());
+    out->comparison = Comparison{CompareOp::kEq, static_cast<uint32_t>(s), 0};
   } else {
     return ErrorAt(
         key, absl::StrFormat("unknown match condition '%s' (expected protocol, network4, "
                              "network6, prefix-list, nexthop, neighbor, tag, as-path, "
                              "as-path-length, community, ext-community, large-community, origin, "
-                             "med or local-pref)",
+                             "med, local-pref or rpki)",
                              k));
   }
   return Expect(TokenKind::kSemicolon);
@@ -247,6 +252,11 @@ absl::Status Parser::ParseAction(Action* out) {
       ASSIGN_OR_RETURN(out->count, ExpectNumber("a prepend count 1..64", 64));
       if (out->count == 0) return ErrorAt(t, "a prepend count must be 1..64");
     }
+  } else if (k == "rpki") {
+    return ErrorAt(key,
+                   "'rpki' cannot be set: a route's RPKI state is the result of origin "
+                   "validation (RFC 6811); a policy can only match it, in 'from { rpki valid; }' "
+                   "(valid, invalid or not-found)");
   } else {
     return ErrorAt(
         key, absl::StrFormat("unknown action '%s' (expected accept, reject, next term, next "

@@ -96,6 +96,9 @@ absl::Status ParseAttribute(Parser& p, bool expect, SimpleRoute* r) {
   } else if (k == "origin") {
     ASSIGN_OR_RETURN(Origin o, p.ExpectOrigin());
     r->origin = static_cast<uint32_t>(o);
+  } else if (k == "rpki") {
+    ASSIGN_OR_RETURN(RpkiValidation s, p.ExpectRpkiState());
+    r->rpki = static_cast<uint32_t>(s);
   } else if (k == "as-path") {
     const Token t = p.Peek();
     if (t.kind != TokenKind::kString) return p.Expected("an AS path in quotes");

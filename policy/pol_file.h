@@ -4,11 +4,12 @@
 //
 //   test NAME {
 //     route {                        # the input route: any of
-//       protocol bgp;                #   protocol NAME        to-protocol NAME
+//       protocol bgp;                #   protocol NAME   to-protocol NAME
 //       network 10.1.0.0/16;         #   network PREFIX (or network4 / network6)
-//       nexthop 192.0.2.1;           #   nexthop ADDRESS      neighbor ADDRESS   to-neighbor
-//       ADDRESS as-path "65001 65002";       #   as-path "PATH"       tag N   origin
-//       igp|egp|incomplete community [ 65000:100 ];     #   med N   local-pref N   local-as N
+//       nexthop 192.0.2.1;           #   nexthop ADDRESS   neighbor ADDRESS   to-neighbor ADDRESS
+//       as-path "65001 65002";       #   as-path "PATH"   tag N   origin igp|egp|incomplete
+//       community [ 65000:100 ];     #   med N   local-pref N   local-as N
+//       rpki invalid;                #   rpki valid|invalid|not-found (absent: none)
 //     }                              #   community / ext-community / large-community [ ... ]
 //     filter [ import-a import-b ];  # the chain (one name without brackets is fine)
 //     default reject;                # the bank's default verdict (accept when omitted)

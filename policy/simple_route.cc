@@ -42,6 +42,8 @@ Value SimpleRoute::Get(VarId id) const {
       return address(to_neighbor);
     case VarId::kLocalAs:
       return u32(local_as);
+    case VarId::kRpki:
+      return u32(rpki);
   }
   return Value::None();
 }

@@ -37,6 +37,7 @@ struct SimpleRoute {
   std::optional<std::string> to_protocol;         // kToProtocol
   std::optional<net::IPAddress> to_neighbor;      // kToNeighbor
   std::optional<uint32_t> local_as;               // kLocalAs
+  std::optional<uint32_t> rpki;                   // kRpki (RpkiValidation); none: not validated
 
   friend bool operator==(const SimpleRoute&, const SimpleRoute&) = default;
   // The value of a variable as the VM would read it.

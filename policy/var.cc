@@ -4,9 +4,9 @@ namespace sluice::policy {
 namespace {
 
 constexpr std::string_view kVarNames[kVarCount] = {
-    "protocol",    "network",     "nexthop", "neighbor",  "tag",           "origin",
-    "med",         "local-pref",  "as-path", "community", "ext-community", "large-community",
-    "to-protocol", "to-neighbor", "local-as"};
+    "protocol",    "network",     "nexthop",  "neighbor",  "tag",           "origin",
+    "med",         "local-pref",  "as-path",  "community", "ext-community", "large-community",
+    "to-protocol", "to-neighbor", "local-as", "rpki"};
 
 }  // namespace
 
@@ -27,6 +27,7 @@ bool VarReadOnly(VarId id) {
     case VarId::kToProtocol:
     case VarId::kToNeighbor:
     case VarId::kLocalAs:
+    case VarId::kRpki:
       return true;
     default:
       return false;
@@ -50,6 +51,26 @@ std::optional<Origin> OriginFromName(std::string_view name) {
   if (name == "igp") return Origin::kIgp;
   if (name == "egp") return Origin::kEgp;
   if (name == "incomplete") return Origin::kIncomplete;
+  return std::nullopt;
+}
+
+std::string_view RpkiValidationName(uint32_t state) {
+  switch (state) {
+    case 0:
+      return "not-found";
+    case 1:
+      return "valid";
+    case 2:
+      return "invalid";
+    default:
+      return "?";
+  }
+}
+
+std::optional<RpkiValidation> RpkiValidationFromName(std::string_view name) {
+  if (name == "not-found") return RpkiValidation::kNotFound;
+  if (name == "valid") return RpkiValidation::kValid;
+  if (name == "invalid") return RpkiValidation::kInvalid;
   return std::nullopt;
 }
 

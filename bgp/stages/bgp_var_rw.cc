@@ -32,6 +32,19 @@ AsPath FromPolicyWords(std::span<const uint32_t> words) {
   return path;
 }
 
+policy::RpkiValidation PolicyRpkiState(const std::optional<rpki::RpkiState>& state) {
+  if (!state) return policy::RpkiValidation::kNotFound;
+  switch (*state) {
+    case rpki::RpkiState::kValid:
+      return policy::RpkiValidation::kValid;
+    case rpki::RpkiState::kInvalid:
+      return policy::RpkiValidation::kInvalid;
+    case rpki::RpkiState::kNotFound:
+      return policy::RpkiValidation::kNotFound;
+  }
+  return policy::RpkiValidation::kNotFound;
+}
+
 void BgpVarRW::Reset(const BgpRoute& route, const PolicyContext& context) {
   route_ = &route;
   context_ = &context;
@@ -94,6 +107,8 @@ Value BgpVarRW::Read(VarId id) {
       return context_->to_neighbor ? Value::Of(*context_->to_neighbor) : Value::None();
     case VarId::kLocalAs:
       return Value::U32(context_->local_as);
+    case VarId::kRpki:
+      return Value::U32(static_cast<uint32_t>(PolicyRpkiState(route_->rpki)));
   }
   return Value::None();
 }

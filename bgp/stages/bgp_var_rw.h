@@ -10,15 +10,20 @@
 // nexthop for IPv6; writes of `self` and `peer` take the addresses of the context); neighbor
 // (the peer the route was learnt from; none for originated routes); origin; med; local-pref;
 // as-path; community, ext-community, large-community; to-protocol "bgp" and to-neighbor on
-// export only; local-as. `tag` is not a BGP attribute: reads none, writes are ignored.
+// export only; local-as; rpki (read-only: the route's origin validation state, RFC 6811 §2, set
+// by the validation stage before the import filter; a route no validation stage has seen, as
+// when sluice-bgp runs without RPKI, reads not-found, since with no VRPs every route is
+// NotFound). `tag` is not a BGP attribute: reads none, writes are ignored.
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "bgp/rpki/rpki_state.h"
 #include "bgp/stages/route.h"
 #include "bgp/wire/path_attributes.h"
 #include "policy/community.h"
+#include "policy/var.h"
 #include "policy/var_rw.h"
 
 namespace sluice::bgp {
@@ -58,6 +63,9 @@ class BgpVarRW : public policy::VarRW {
   bool as_words_valid_ = false;
   std::vector<policy::LargeCommunity> large_;
 };
+
+// The policy language's value of a route's RPKI state (BgpRoute::rpki); nullopt is not-found.
+policy::RpkiValidation PolicyRpkiState(const std::optional<rpki::RpkiState>& state);
 
 // AS_PATH conversions between the codec (bgp/wire/as_path.h) and the policy language
 // (policy/as_path.h) word encodings.

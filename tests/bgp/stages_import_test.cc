@@ -1,7 +1,10 @@
 // ImportFilter: AS_PATH and route-reflection loops, RFC 8212 default deny, the import policy,
-// and a policy change applied by a background re-filter walk (golden trace).
+// a policy change applied by a background re-filter walk (golden trace), and the policy's view of
+// a route's RPKI state.
 #include <gtest/gtest.h>
 
+#include "bgp/rpki/rpki_state.h"
+#include "bgp/stages/bgp_var_rw.h"
 #include "bgp/stages/import_filter.h"
 #include "bgp/stages/peer_in.h"
 #include "policy/filter.h"
@@ -123,6 +126,75 @@ TEST_F(ImportTest, PolicyChangeRefiltersInTheBackground) {
   EXPECT_TRUE(violations_.empty()) << violations_.front();
   EXPECT_EQ(cache_->Verify(), 0u);
   EXPECT_GOLDEN(cap_->Text(), "tests/bgp/golden/import_refilter.trace");
+}
+
+// Route origin validation in the import policy (RFC 6811 §2): the state the validation stage
+// set on the route decides; a route no validation stage has seen reads not-found.
+TEST_F(ImportTest, RpkiInvalidRoutesAreRejectedByPolicy) {
+  const char* text = R"(
+      policy-statement rov {
+        term invalid { from { rpki invalid; } then { reject; } }
+        term rest { then { accept; } }
+      }
+      policy-statement only-not-found {
+        term nf { from { rpki not-found; } then { accept; } }
+        term rest { then { reject; } }
+      })";
+  ImportConfig config = Config(true);
+  config.filter = Policy(text, "rov");
+  ASSERT_NE(config.filter, nullptr);
+  Build(testing::Source(1, "e", "10.0.0.1", 65001, false), config);
+  BgpRoute route;
+  route.net = P("192.0.2.0/24");
+  route.attrs = Attr().Path({65001, 64500}).NextHop("10.0.0.1").In(store_);
+  route.source = sources_.Intern(testing::Source(1, "e", "10.0.0.1", 65001, false));
+  auto passes = [&](std::optional<rpki::RpkiState> state, const ImportConfig& c) {
+    route.rpki = state;
+    std::optional<BgpRoute> out = filter_->Apply(route, c);
+    if (out) {
+      EXPECT_EQ(out->rpki, state) << "the state travels on with the route";
+    }
+    return out.has_value();
+  };
+  EXPECT_FALSE(passes(rpki::RpkiState::kInvalid, config));
+  EXPECT_TRUE(passes(rpki::RpkiState::kValid, config));
+  EXPECT_TRUE(passes(rpki::RpkiState::kNotFound, config));
+  EXPECT_TRUE(passes(std::nullopt, config));
+  ImportConfig nf = Config(true);
+  nf.filter = Policy(text, "only-not-found");
+  EXPECT_TRUE(passes(rpki::RpkiState::kNotFound, nf));
+  EXPECT_TRUE(passes(std::nullopt, nf)) << "sluice-bgp without RPKI: every route is not-found";
+  EXPECT_FALSE(passes(rpki::RpkiState::kValid, nf));
+  EXPECT_FALSE(passes(rpki::RpkiState::kInvalid, nf));
+}
+
+TEST(BgpVarRW, RpkiIsReadOnly) {
+  AttributeStore store;
+  PeerSourceRegistry sources;
+  BgpRoute route;
+  route.net = P("2001:db8::/32");
+  route.attrs = Attr().Path({65001}).In(store);
+  route.source = sources.Local();
+  PolicyContext context;
+  BgpVarRW rw;
+  const std::pair<std::optional<rpki::RpkiState>, policy::RpkiValidation> cases[] = {
+      {std::nullopt, policy::RpkiValidation::kNotFound},
+      {rpki::RpkiState::kNotFound, policy::RpkiValidation::kNotFound},
+      {rpki::RpkiState::kValid, policy::RpkiValidation::kValid},
+      {rpki::RpkiState::kInvalid, policy::RpkiValidation::kInvalid},
+  };
+  for (const auto& [state, want] : cases) {
+    route.rpki = state;
+    rw.Reset(route, context);
+    const policy::Value v = rw.Read(policy::VarId::kRpki);
+    ASSERT_EQ(v.kind(), policy::ValueKind::kU32);
+    EXPECT_EQ(policy::RpkiValidationName(v.u32()),
+              policy::RpkiValidationName(static_cast<uint32_t>(want)));
+    rw.Write(policy::VarId::kRpki,
+             policy::Value::U32(static_cast<uint32_t>(policy::RpkiValidation::kValid)));
+    EXPECT_FALSE(rw.modified());
+    EXPECT_FALSE(rw.Wrote(policy::VarId::kRpki));
+  }
 }
 
 }  // namespace

@@ -167,6 +167,60 @@ TEST(Vm, InternedAsPathsGiveTheSameAnswers) {
   EXPECT_TRUE(RunProgram(**second, b).accepted());
 }
 
+// Route origin validation (RFC 6811): drop invalid routes, prefer valid ones.
+TEST(Vm, RpkiStatesSelectTheTerm) {
+  PolicyConfig config = Config(R"(
+    policy-statement rov {
+      term invalid { from { rpki invalid; } then { reject; } }
+      term valid { from { rpki valid; } then { local-pref 200; accept; } }
+      term not-found { from { rpki not-found; } then { local-pref 50; } }
+      term rest { then { accept; } }
+    }
+  )");
+  auto program = CompileProgram(config, Chain({"rov"}, Verdict::kReject));
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_NE((*program)->Disassemble().find("TEST rpki [rpki invalid]"), std::string::npos)
+      << (*program)->Disassemble();
+  auto run = [&](std::optional<RpkiValidation> state) {
+    SimpleRoute route;
+    route.network = *net::Prefix::Parse("192.0.2.0/24");
+    route.local_pref = 100;
+    if (state) route.rpki = static_cast<uint32_t>(*state);
+    SimpleRouteVarRW rw(route);
+    const Result result = RunProgram(**program, rw);
+    return std::make_pair(result.accepted(), rw.route().local_pref.value_or(0));
+  };
+  EXPECT_EQ(run(RpkiValidation::kInvalid), std::make_pair(false, 100u));
+  EXPECT_EQ(run(RpkiValidation::kValid), std::make_pair(true, 200u));
+  EXPECT_EQ(run(RpkiValidation::kNotFound), std::make_pair(true, 50u));
+  // A route that carries no state at all matches none of the three words.
+  EXPECT_EQ(run(std::nullopt), std::make_pair(true, 100u));
+}
+
+// rpki is read-only, and only banks whose routes are validated can read it.
+TEST(Compiler, RpkiOnlyWhereRoutesCarryIt) {
+  PolicyConfig config = Config(R"(policy-statement rov {
+  term invalid { from { rpki invalid; } then { reject; } }
+})");
+  EXPECT_TRUE(CheckPolicyConfig(config).ok());
+  EXPECT_TRUE(VarReadOnly(VarId::kRpki));
+  EXPECT_EQ(VarName(VarId::kRpki), "rpki");
+  EXPECT_EQ(VarFromName("rpki"), VarId::kRpki);
+  CompileOptions rib;
+  rib.readable = VarSet().Add(VarId::kProtocol).Add(VarId::kNetwork).Add(VarId::kTag);
+  rib.writable = VarSet().Add(VarId::kTag);
+  auto r = CompileProgram(config, Chain({"rov"}), rib);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(std::string(r.status().message()),
+            "c.conf:2:25: 'rpki' is not available in this filter: its routes have no rpki");
+  // Even a bank that lists it as writable cannot be given a program that sets it: the language
+  // has no such action.
+  auto set = ParsePolicy("policy-statement p { term t { then { rpki valid; } } }",
+                         SourceLocation{"c.conf", 1, 1});
+  ASSERT_FALSE(set.ok());
+  EXPECT_EQ(set.status().message().substr(0, 36), "c.conf:1:38: 'rpki' cannot be set: a");
+}
+
 TEST(Compiler, ErrorsNameTheLine) {
   PolicyConfig config = Config(R"(prefix-list nets { 10.0.0.0/8; }
 community-list wild { 65000:*; }

@@ -1,5 +1,6 @@
 #include "policy/parser.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace sluice::policy {
@@ -64,7 +65,15 @@ TEST(Parser, ErrorsNameLineColumnAndWhatWasExpected) {
       {"policy-statement p { term t { from { colour red; } } }",
        "t.conf:1:38: unknown match condition 'colour' (expected protocol, network4, network6, "
        "prefix-list, nexthop, neighbor, tag, as-path, as-path-length, community, ext-community, "
-       "large-community, origin, med or local-pref)"},
+       "large-community, origin, med, local-pref or rpki)"},
+      {"policy-statement p { term t { from { rpki maybe; } then { reject; } } }",
+       "t.conf:1:43: expected an RPKI state (valid, invalid or not-found), found 'maybe'"},
+      {"policy-statement p { term t { from { rpki; } } }",
+       "t.conf:1:42: expected an RPKI state (valid, invalid or not-found), found ';'"},
+      {"policy-statement p {\n  term t { then { rpki valid; accept; } }\n}",
+       "t.conf:2:19: 'rpki' cannot be set: a route's RPKI state is the result of origin "
+       "validation (RFC 6811); a policy can only match it, in 'from { rpki valid; }' (valid, "
+       "invalid or not-found)"},
       {"policy-statement p { term t { then { accept; med 5; } } }",
        "t.conf:1:46: nothing may follow 'accept' in a then block"},
       {"policy-statement p { term t { from { as-path \"1 (2\"; } } }",
@@ -104,6 +113,33 @@ TEST(Parser, ErrorsNameLineColumnAndWhatWasExpected) {
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_EQ(std::string(r.status().message()), c.message) << c.text;
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
+// The three RFC 6811 states, each one word, in from and to blocks.
+TEST(Parser, RpkiStates) {
+  auto c = Parse(R"(
+    policy-statement rov {
+      term invalid { from { rpki invalid; } then { reject; } }
+      term valid { from { rpki valid; } then { local-pref 200; } }
+      term unknown { to { rpki not-found; } then { accept; } }
+    }
+  )");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const auto& terms = c->statements[0].terms;
+  ASSERT_EQ(terms.size(), 3u);
+  const Condition& invalid = terms[0].from.at(0);
+  EXPECT_EQ(invalid.kind, MatchKind::kRpki);
+  EXPECT_EQ(invalid.comparison.op, CompareOp::kEq);
+  EXPECT_EQ(invalid.comparison.a, static_cast<uint32_t>(RpkiValidation::kInvalid));
+  EXPECT_EQ(invalid.loc.ToString(), "t.conf:3:29");
+  EXPECT_EQ(terms[1].from.at(0).comparison.a, static_cast<uint32_t>(RpkiValidation::kValid));
+  EXPECT_EQ(terms[2].to.at(0).kind, MatchKind::kRpki);
+  EXPECT_EQ(terms[2].to.at(0).comparison.a, static_cast<uint32_t>(RpkiValidation::kNotFound));
+  // The words are exact: no other spelling is a state.
+  for (const char* word : {"Valid", "notfound", "not_found", "unknown", "0"}) {
+    auto bad = Parse(absl::StrCat("policy-statement p { term t { from { rpki ", word, "; } } }"));
+    EXPECT_FALSE(bad.ok()) << word;
   }
 }
 
