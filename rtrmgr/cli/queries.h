@@ -12,6 +12,7 @@
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/profile.pb.h"
 #include "ipc/proto/rib.pb.h"
+#include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/rtrmgr.pb.h"
 #include "rtrmgr/cli/sync_client.h"
 
@@ -48,6 +49,10 @@ inline const M<rtrmgr::v1::ConfirmConfigRequest, rtrmgr::v1::ConfirmConfigReply>
     kRtrmgrConfirmConfig{"rtrmgr/1.0/confirm_config"};
 inline const M<rtrmgr::v1::RollbackConfigRequest, rtrmgr::v1::LoadConfigReply>
     kRtrmgrRollbackConfig{"rtrmgr/1.0/rollback_config"};
+inline const M<rpki::v1::GetStatusRequest, rpki::v1::GetStatusReply> kRpkiStatus{
+    "rpki/1.0/get_status"};
+inline const M<rpki::v1::ListVrpsRequest, rpki::v1::ListVrpsReply> kRpkiListVrps{
+    "rpki/1.0/list_vrps"};
 // profile/1.0 (ipc/profile_methods.h), by the names the CLI and bench/ use.
 inline const auto& kProfileList = ipc::kProfileListPoints;
 inline const auto& kProfileEnable = ipc::kProfileEnable;

@@ -119,6 +119,30 @@ struct StaticConfig {
   friend bool operator==(const StaticConfig&, const StaticConfig&) = default;
 };
 
+// ---- protocols { rpki { cache ADDRESS { ... } } } — sluice-rpki (rpki/1.0 add_cache).
+
+// One RTR cache (RFC 8210). The intervals are what sluice-rpki uses until the cache's End of
+// Data brings its own (RFC 8210 §6); 0: sluice-rpki's defaults (3600, 600, 7200 s).
+struct RpkiCache {
+  net::IPAddress address;
+  uint32_t port = 323;      // 1..65535 (RFC 8210 §9: 323, plain TCP)
+  uint32_t preference = 0;  // 0..255; lower is preferred (RFC 8210 §10)
+  uint32_t refresh = 0;     // seconds, 1..86400
+  uint32_t retry = 0;       // seconds, 1..7200
+  uint32_t expire = 0;      // seconds, 600..172800, more than refresh and retry
+  Where where;
+  std::string ToString() const;  // "127.0.0.1 port 8323", "::1 port 323"
+  friend bool operator==(const RpkiCache&, const RpkiCache&) = default;
+};
+
+struct RpkiConfig {
+  bool enabled = false;  // the block is there: sluice-rpki runs, even without caches
+  // By (address, port): one address may serve on several ports.
+  std::map<std::pair<net::IPAddress, uint32_t>, RpkiCache> caches;
+  Where where;
+  friend bool operator==(const RpkiConfig&, const RpkiConfig&) = default;
+};
+
 // ---- protocols { bgp { ... } }
 
 // Route flap damping parameters (RFC 2439 §4.2; defaults RIPE-580). Times in seconds; reuse and
@@ -281,6 +305,7 @@ struct Config {
   FeaConfig fea;
   RibConfig rib;
   StaticConfig static_routes;
+  RpkiConfig rpki;
   BgpConfig bgp;
   PolicyBlock policy;
   FinderConfig finder;
@@ -290,8 +315,8 @@ struct Config {
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.interfaces == b.interfaces && a.fea == b.fea && a.rib == b.rib &&
-           a.static_routes == b.static_routes && a.bgp == b.bgp && a.policy == b.policy &&
-           a.finder == b.finder && a.user == b.user;
+           a.static_routes == b.static_routes && a.rpki == b.rpki && a.bgp == b.bgp &&
+           a.policy == b.policy && a.finder == b.finder && a.user == b.user;
   }
   // True when `address` is one of the dummy FEA's local addresses: an address of a configured
   // interface, or of the built-in loopback (127.0.0.0/8, ::1).

@@ -1,4 +1,4 @@
-// The top level: interfaces, fea, rib, protocols { static bgp }, policy, finder, user.
+// The top level: interfaces, fea, rib, protocols { static rpki bgp }, policy, finder, user.
 #include "rtrmgr/config/config_builder.h"
 
 #include "absl/strings/str_format.h"
@@ -41,10 +41,14 @@ void BuildConfig(const ConfigTree& tree, Config* config, Diagnostics* diags) {
       .Once("rib", [&](const ConfigNode& n) { BuildRib(n, &config->rib, diags); })
       .Once("protocols",
             [&](const ConfigNode& n) {
-              if (!ExpectBlock(n, 0, "protocols { static { ... } bgp { ... } }", diags)) return;
+              if (!ExpectBlock(n, 0, "protocols { static { ... } rpki { ... } bgp { ... } }",
+                               diags)) {
+                return;
+              }
               BlockReader("protocols", diags)
                   .Once("static",
                         [&](const ConfigNode& s) { BuildStatic(s, &config->static_routes, diags); })
+                  .Once("rpki", [&](const ConfigNode& s) { BuildRpki(s, &config->rpki, diags); })
                   .Once("bgp", [&](const ConfigNode& s) { BuildBgp(s, &config->bgp, diags); })
                   .Read(n.children);
             })

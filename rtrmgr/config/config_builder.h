@@ -19,6 +19,7 @@ void BuildInterfaces(const ConfigNode& node, Config* config, Diagnostics* diags)
 void BuildFea(const ConfigNode& node, FeaConfig* fea, Diagnostics* diags);
 void BuildRib(const ConfigNode& node, RibConfig* rib, Diagnostics* diags);
 void BuildStatic(const ConfigNode& node, StaticConfig* routes, Diagnostics* diags);
+void BuildRpki(const ConfigNode& node, RpkiConfig* rpki, Diagnostics* diags);
 void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags);
 void BuildFinder(const ConfigNode& node, FinderConfig* finder, Diagnostics* diags);
 // Inside bgp: `peer ADDRESS { }` (of `group`, null outside one: the peer starts from its

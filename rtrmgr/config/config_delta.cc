@@ -210,6 +210,27 @@ std::vector<StaticRouteDelta> DiffStatic(const StaticConfig& a, const StaticConf
                    });
 }
 
+RpkiDelta DiffRpki(const RpkiConfig& a, const RpkiConfig& b) {
+  static const std::vector<Field<RpkiCache>> kFields = {
+      {"preference", [](const RpkiCache& c) { return absl::StrCat(c.preference); }},
+      {"refresh", [](const RpkiCache& c) { return absl::StrCat(c.refresh); }},
+      {"retry", [](const RpkiCache& c) { return absl::StrCat(c.retry); }},
+      {"expire", [](const RpkiCache& c) { return absl::StrCat(c.expire); }},
+  };
+  RpkiDelta d;
+  d.started = !a.enabled && b.enabled;
+  d.stopped = a.enabled && !b.enabled;
+  d.caches = DiffKeyed(a.caches, b.caches, &RpkiCacheDelta::key,
+                       [](RpkiCacheDelta& c, const RpkiCache& x, const RpkiCache& y) {
+                         if (x == y) return false;
+                         c.before = x;
+                         c.after = y;
+                         c.fields = Diff(kFields, x, y);
+                         return true;
+                       });
+  return d;
+}
+
 // ---- policy
 
 std::set<std::string> SetsUsedBy(const policy::PolicyStatement& st) {
@@ -501,7 +522,7 @@ bool BgpDelta::empty() const {
 
 bool ConfigDelta::empty() const {
   return finder.empty() && fea.empty() && !rib.restart && admin_distances.empty() &&
-         static_routes.empty() && policy.items.empty() && bgp.empty();
+         static_routes.empty() && rpki.empty() && policy.items.empty() && bgp.empty();
 }
 
 ConfigDelta ComputeDelta(const Config& running, const Config& next) {
@@ -511,6 +532,7 @@ ConfigDelta ComputeDelta(const Config& running, const Config& next) {
   d.rib = DiffRib(running.rib, next.rib);
   d.admin_distances = DiffAdminDistances(running.rib, next.rib);
   d.static_routes = DiffStatic(running.static_routes, next.static_routes);
+  d.rpki = DiffRpki(running.rpki, next.rpki);
   d.policy = DiffPolicy(running.policy, next.policy);
   d.bgp = DiffBgp(running, next, d.policy);
   return d;

@@ -13,6 +13,8 @@
 //   3. rib         restart: restart-time changed (fixed when the RIB starts); admin distances
 //                  set (a protocol no longer named goes back to its default).
 //   4. static      routes added, removed, or changed (replace the route).
+//   4b. rpki      started/stopped (the block came or went); caches added, removed, or changed
+//                  (a changed cache is deleted and added again: its session restarts).
 //   5. policy      which sets and statements changed; the filter banks they affect are listed
 //                  on the peers below (recompile and re-filter those banks only).
 //   6. bgp         started/stopped (the whole block came or went); identity (local AS or BGP
@@ -79,6 +81,20 @@ struct StaticRouteDelta {
   net::Prefix prefix;
   std::optional<StaticRoute> before, after;
   std::vector<FieldChange> fields;  // kChanged: next-hop, interface, metric, tag, track
+};
+
+struct RpkiCacheDelta {
+  Change change = Change::kChanged;
+  std::pair<net::IPAddress, uint32_t> key;  // address, port
+  std::optional<RpkiCache> before, after;
+  std::vector<FieldChange> fields;  // kChanged: preference, refresh, retry, expire
+};
+
+struct RpkiDelta {
+  bool started = false;  // the rpki block came: sluice-rpki starts (with every cache)
+  bool stopped = false;  // it went: sluice-rpki stops
+  std::vector<RpkiCacheDelta> caches;
+  bool empty() const { return !started && !stopped && caches.empty(); }
 };
 
 // What a changed peer needs. `reset` replaces everything else: the peer is removed and added
@@ -155,6 +171,7 @@ struct ConfigDelta {
   RibDelta rib;
   std::vector<AdminDistanceDelta> admin_distances;
   std::vector<StaticRouteDelta> static_routes;
+  RpkiDelta rpki;
   PolicyDelta policy;
   BgpDelta bgp;
 

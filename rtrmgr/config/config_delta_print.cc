@@ -112,6 +112,15 @@ std::string ConfigDelta::ToString() const {
     if (r.change == Change::kChanged) absl::StrAppend(&line, ": ", Fields(r.fields));
     lines.push_back(line);
   }
+  // 4b. rpki
+  if (rpki.started) lines.push_back("rpki: started");
+  if (rpki.stopped) lines.push_back("rpki: stopped");
+  for (const RpkiCacheDelta& c : rpki.caches) {
+    std::string line = absl::StrCat("rpki: cache ", c.key.first.ToString(), " port ", c.key.second,
+                                    " ", ChangeName(c.change));
+    if (c.change == Change::kChanged) absl::StrAppend(&line, ": ", Fields(c.fields));
+    lines.push_back(line);
+  }
   // 5. policy
   for (const PolicyItemDelta& p : policy.items) {
     lines.push_back(absl::StrCat("policy: ", p.kind, " ", p.name, " ", ChangeName(p.change)));

@@ -105,6 +105,27 @@ void PrintStatic(const StaticConfig& routes, Writer* w) {
   w->Close();
 }
 
+void PrintRpki(const RpkiConfig& rpki, Writer* w) {
+  if (!rpki.enabled) return;
+  w->Open("rpki");
+  for (const auto& [key, c] : rpki.caches) {
+    std::vector<std::string> body;
+    if (c.port != RpkiCache().port) body.push_back(absl::StrCat("port ", c.port));
+    if (c.preference != 0) body.push_back(absl::StrCat("preference ", c.preference));
+    if (c.refresh != 0) body.push_back("refresh " + FormatDuration(c.refresh));
+    if (c.retry != 0) body.push_back("retry " + FormatDuration(c.retry));
+    if (c.expire != 0) body.push_back("expire " + FormatDuration(c.expire));
+    if (body.empty()) {
+      w->Statement("cache " + c.address.ToString());
+      continue;
+    }
+    w->Open("cache " + c.address.ToString());
+    for (const std::string& b : body) w->Statement(b);
+    w->Close();
+  }
+  w->Close();
+}
+
 // Every setting of `peer` that a statement can say, keyword first, in the order printed. Flags
 // that are off have no statement.
 std::vector<std::pair<std::string, std::string>> PeerStatements(const BgpPeer& peer,
@@ -284,9 +305,10 @@ std::string PrintConfig(const Config& config, const PrintOptions& options) {
   Writer w;
   PrintInterfaces(config, &w);
   PrintFeaRib(config, &w);
-  if (!config.static_routes.routes.empty() || config.bgp.enabled) {
+  if (!config.static_routes.routes.empty() || config.rpki.enabled || config.bgp.enabled) {
     w.Open("protocols");
     PrintStatic(config.static_routes, &w);
+    PrintRpki(config.rpki, &w);
     PrintBgp(config.bgp, options, &w);
     w.Close();
   }

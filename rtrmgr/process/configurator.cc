@@ -9,6 +9,7 @@
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "ipc/proto/rib.pb.h"
+#include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
@@ -23,6 +24,7 @@ namespace rib_v1 = ::sluice::rib::v1;
 namespace ifmgr_v1 = ::sluice::fea_ifmgr::v1;
 namespace policy_v1 = ::sluice::policy_backend::v1;
 namespace static_v1 = ::sluice::static_routes::v1;
+namespace rpki_v1 = ::sluice::rpki::v1;
 template <typename Req, typename Reply>
 using M = ipc::Method<Req, Reply>;
 
@@ -37,6 +39,9 @@ const M<static_v1::AddRouteRequest, static_v1::AddRouteReply> kStaticAdd{
 const M<static_v1::DeleteRouteRequest, static_v1::DeleteRouteReply> kStaticDelete{
     "static_routes/1.0/delete_route"};
 const M<static_v1::SyncedRequest, static_v1::SyncedReply> kStaticSynced{"static_routes/1.0/synced"};
+const M<rpki_v1::AddCacheRequest, rpki_v1::AddCacheReply> kAddCache{"rpki/1.0/add_cache"};
+const M<rpki_v1::DeleteCacheRequest, rpki_v1::DeleteCacheReply> kDeleteCache{
+    "rpki/1.0/delete_cache"};
 const M<bgp_v1::SetDampingRequest, bgp_v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
 const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
     "bgp/1.0/set_peer_damping"};
@@ -149,6 +154,11 @@ std::string Configurator::AccessListText(const Config& config) {
   std::string text =
       "# written by sluice-rtrmgr from the finder block\n"
       "allow rtrmgr * *\n";
+  if (config.rpki.enabled) {
+    // The VRP feed: sluice-bgp subscribes, sluice-rpki sends the changes.
+    absl::StrAppend(&text, "allow bgp ", kRpkiTarget, " rpki/1.0\n", "allow ", kRpkiTarget,
+                    " bgp rpki_client/1.0\n");
+  }
   for (const auto& [caller, access] : f.access) {
     for (const ResolveRule& r : access.resolve) {
       absl::StrAppend(&text, "allow ", caller, " ", r.target, " ",
@@ -231,6 +241,29 @@ void Configurator::ConfigureStatic(const Config& config, Done done) {
   // The whole configuration is there (same ordered stream): sluice-static may say end-of-RIB.
   Batch::Call(batch, router_, kStaticTarget, kStaticSynced, static_v1::SyncedRequest(),
               "static routes synced");
+}
+
+void Configurator::AddCache(std::shared_ptr<Batch> batch, const RpkiCache& cache) {
+  rpki_v1::AddCacheRequest r;
+  ipc::ToProto(cache.address, r.mutable_address());
+  r.set_port(cache.port);
+  r.set_preference(cache.preference);
+  r.set_refresh(cache.refresh);
+  r.set_retry(cache.retry);
+  r.set_expire(cache.expire);
+  Batch::Call(batch, router_, kRpkiTarget, kAddCache, r, "rpki cache " + cache.ToString());
+}
+
+void Configurator::DeleteCache(std::shared_ptr<Batch> batch, const RpkiCache& cache) {
+  rpki_v1::DeleteCacheRequest r;
+  ipc::ToProto(cache.address, r.mutable_address());
+  r.set_port(cache.port);
+  Batch::Call(batch, router_, kRpkiTarget, kDeleteCache, r, "rpki cache " + cache.ToString());
+}
+
+void Configurator::ConfigureRpki(const Config& config, Done done) {
+  auto batch = std::make_shared<Batch>(std::move(done));
+  for (const auto& [key, cache] : config.rpki.caches) AddCache(batch, cache);
 }
 
 void Configurator::ConfigureRib(const Config& config, Done done) {
@@ -488,6 +521,10 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
   for (const StaticRouteDelta& d : delta.static_routes) {
     if (d.change != Change::kAdded) DeleteStatic(batch, d.prefix);
     if (d.change != Change::kRemoved) AddStatic(batch, *d.after);
+  }
+  for (const RpkiCacheDelta& c : delta.rpki.caches) {
+    if (c.change != Change::kAdded) DeleteCache(batch, *c.before);
+    if (c.change != Change::kRemoved) AddCache(batch, *c.after);
   }
   // BGP.
   const BgpDelta& b = delta.bgp;

@@ -13,6 +13,8 @@
 //   rib   admin distances (rib/1.0/set_admin_distance).
 //   static_routes  the static routes (static_routes/1.0 on sluice-static, which hands them to
 //         the RIB as protocol "static"; they leave the RIB if sluice-static dies).
+//   rpki  the RTR caches (rpki/1.0/add_cache, delete_cache on sluice-rpki; a changed cache is
+//         deleted and added again).
 //   bgp   local AS, BGP Identifier, listening sockets, damping parameters (set_damping), then
 //         per peer add_peer, its import and export chains (policy_backend/1.0 configure of
 //         "import:ADDRESS" / "export:ADDRESS" with the whole policy block as source; reset when
@@ -20,7 +22,9 @@
 //         protocol a peer's export chain names in `from { protocol ...; }`. A peer without
 //         policies is added with ebgp_requires_policy false (the file's "default verdicts"); a
 //         peer with policies keeps RFC 8212 for a direction without a chain.
-//   finder the access list is a file the Finder re-reads on SIGHUP (router_manager.h).
+//   finder the access list is a file the Finder re-reads on SIGHUP (router_manager.h); with an
+//         rpki block it lets sluice-bgp call rpki/1.0 on sluice-rpki and sluice-rpki call
+//         rpki_client/1.0 on sluice-bgp, whatever the class rules say.
 
 #include <functional>
 #include <map>
@@ -44,6 +48,7 @@ class Configurator {
   void ConfigureRib(const Config& config, Done done);
   void ConfigureBgp(const Config& config, Done done);
   void ConfigureStatic(const Config& config, Done done);
+  void ConfigureRpki(const Config& config, Done done);
   // Applies `delta` (computed from the running configuration to `next`) to the live processes,
   // except the FEA restart and the Finder's access list, which the router manager does itself.
   void ApplyDelta(const ConfigDelta& delta, const Config& before, const Config& next, Done done);
@@ -60,6 +65,8 @@ class Configurator {
   static std::string PolicySource(const Config& config);
   // sluice-static's component class and instance.
   static constexpr const char* kStaticTarget = "static_routes";
+  // sluice-rpki's component class and instance (sluice-bgp --rpki names it).
+  static constexpr const char* kRpkiTarget = "rpki";
   // Per protocol that an export chain names in `from { protocol X; }`: the chain its
   // redistribution bank runs — the export chains of the peers that name it, in order, each
   // policy once. Only what a
@@ -75,6 +82,8 @@ class Configurator {
                     bool defaults_too);
   void AddStatic(std::shared_ptr<Batch> batch, const StaticRoute& route);
   void DeleteStatic(std::shared_ptr<Batch> batch, const net::Prefix& prefix);
+  void AddCache(std::shared_ptr<Batch> batch, const RpkiCache& cache);
+  void DeleteCache(std::shared_ptr<Batch> batch, const RpkiCache& cache);
   void AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer);
   void RemovePeer(std::shared_ptr<Batch> batch, const net::IPAddress& address);
   // add_peer, then its banks and damping (a peer added again starts with neither).

@@ -18,6 +18,7 @@ const std::map<std::string, std::string>& BuildTreeFolders() {
       {"sluice-rib", "rib"},
       {"sluice-bgp", "bgp/process"},
       {"sluice-static", "static_routes"},
+      {"sluice-rpki", "rpki"},
   };
   return *folders;
 }

@@ -26,6 +26,12 @@ namespace v1 = ::sluice::rtrmgr::v1;
 const ipc::Method<v1::LoadConfigRequest, v1::LoadConfigReply> kLoadConfig{"rtrmgr/1.0/load_config"};
 const ipc::Method<v1::GetConfigRequest, v1::GetConfigReply> kGetConfig{"rtrmgr/1.0/get_config"};
 const ipc::Method<v1::GetStatusRequest, v1::GetStatusReply> kGetStatus{"rtrmgr/1.0/get_status"};
+// The processes, in the order they start: sluice-rpki before sluice-bgp, so that its VRPs
+// are there early.
+const std::vector<const char*> kComponents = {"fea", "rib", Configurator::kRpkiTarget, "bgp",
+                                              Configurator::kStaticTarget};
+const std::vector<const char*> kChildren = {
+    "finder", "fea", "rib", Configurator::kRpkiTarget, "bgp", Configurator::kStaticTarget};
 
 }  // namespace
 
@@ -74,6 +80,10 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
     return {ProgramPath(bin, "sluice-static"), "--finder",       finder_address(), "--instance",
             Configurator::kStaticTarget,       "--wait-for-sync"};
   }
+  if (name == Configurator::kRpkiTarget) {
+    return {ProgramPath(bin, "sluice-rpki"), "--finder", finder_address(), "--instance",
+            Configurator::kRpkiTarget};
+  }
   if (name == "rib") {
     std::vector<std::string> argv = {ProgramPath(bin, "sluice-rib"), "--finder", finder_address(),
                                      "--instance", "rib"};
@@ -85,6 +95,10 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
   if (running_.bgp.threads != 0) {  // else sluice-bgp's default: the hardware threads
     argv.push_back("--threads");
     argv.push_back(absl::StrCat(running_.bgp.threads));
+  }
+  if (running_.rpki.enabled) {  // fixed for the process's life: VRPs from sluice-rpki
+    argv.push_back("--rpki");
+    argv.push_back(Configurator::kRpkiTarget);
   }
   return argv;
 }
@@ -143,7 +157,7 @@ absl::Status RouterManager::Start() {
                             "capability (create it: adduser --system --group sluice)";
   }
   if (child_user_) {
-    for (const char* name : {"finder", "fea", "rib", "bgp", Configurator::kStaticTarget}) {
+    for (const char* name : kChildren) {
       RETURN_IF_ERROR(CheckUserCanExecute(*child_user_, ProcessArgv(name).front()));
     }
   }
@@ -162,10 +176,11 @@ absl::Status RouterManager::Start() {
     skip_birth_.erase(name);
     SaveChildren();
   };
-  for (const char* name : {"finder", "fea", "rib", "bgp", Configurator::kStaticTarget}) {
+  for (const char* name : kChildren) {
     const bool wanted =
         (std::string(name) != "bgp" || running_.bgp.enabled) &&
-        (name != Configurator::kStaticTarget || !running_.static_routes.routes.empty());
+        (name != Configurator::kStaticTarget || !running_.static_routes.routes.empty()) &&
+        (name != Configurator::kRpkiTarget || running_.rpki.enabled);
     if (wanted || live_.count(name)) configured_[name] = std::string(name) == "finder";
   }
   RETURN_IF_ERROR(StartOrAdopt("finder"));
@@ -187,14 +202,14 @@ absl::Status RouterManager::Start() {
     CheckReady();
   });
   if (absl::Status s = router_->Start(); !s.ok()) return s;
-  for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
+  for (const char* name : kComponents) {
     router_->WatchClass(name, [this](const ipc::TargetEvent& e) {
       if (e.kind == ipc::TargetEvent::kBirth) OnBirth(e.class_name);
       // The Finder's word is a second sign of an adopted process's death.
       if (e.kind == ipc::TargetEvent::kDeath) supervisor_.CheckExited(e.class_name);
     });
   }
-  for (const char* name : {"fea", "rib", "bgp", Configurator::kStaticTarget}) {
+  for (const char* name : kComponents) {
     if (!configured_.count(name)) continue;
     RETURN_IF_ERROR(StartOrAdopt(name));
   }
@@ -224,6 +239,7 @@ void RouterManager::OnBirth(const std::string& class_name) {
   if (class_name == "rib") configurator_->ConfigureRib(running_, done);
   if (class_name == "bgp") configurator_->ConfigureBgp(running_, done);
   if (class_name == Configurator::kStaticTarget) configurator_->ConfigureStatic(running_, done);
+  if (class_name == Configurator::kRpkiTarget) configurator_->ConfigureRpki(running_, done);
 }
 
 void RouterManager::Configured(const std::string& name, std::vector<std::string> errors) {

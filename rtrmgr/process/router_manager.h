@@ -1,12 +1,12 @@
 #pragma once
 // RouterManager: sluice-rtrmgr's core (XORP's rtrmgr). From one validated
-// configuration file it starts sluice-finder, sluice-fea, sluice-rib, sluice-bgp and (when
-// static routes are configured) sluice-static as child processes (Supervisor), pushes each its part
-// of the configuration through XRLs when it registers with the Finder (Configurator; again after
-// every restart), applies a changed file as a delta (SIGHUP, or rtrmgr/1.0/load_config from `sluice
-// configure load FILE`) all or nothing, with an optional confirmation time, keeps the last 20
-// committed configurations for `sluice configure rollback N` (config_archive.h), and stops
-// everything on Shutdown() (SIGTERM in main).
+// configuration file it starts sluice-finder, sluice-fea, sluice-rib, sluice-bgp, (when
+// static routes are configured) sluice-static and (with an rpki block) sluice-rpki as child
+// processes (Supervisor), pushes each its part of the configuration through XRLs when it registers
+// with the Finder (Configurator; again after every restart), applies a changed file as a delta
+// (SIGHUP, or rtrmgr/1.0/load_config from `sluice configure load FILE`) all or nothing, with an
+// optional confirmation time, keeps the last 20 committed configurations for `sluice configure
+// rollback N` (config_archive.h), and stops everything on Shutdown() (SIGTERM in main).
 //
 // A file with errors is refused before anything happens: Start() fails with every
 // "FILE:LINE:COL: message", and a reload with errors leaves the running configuration as it was.
@@ -15,6 +15,13 @@
 // the Finder on SIGHUP. The FEA restarts when its backend, kernel table or retain-on-exit
 // changes, the RIB when its restart-time does, sluice-bgp when its threads do: each with
 // SIGUSR2 ("exit so that a successor takes over; leave your state for it").
+//
+// RPKI: with an rpki block, sluice-rpki starts before sluice-bgp, which runs with `--rpki rpki`
+// (it subscribes to the VRPs). sluice-bgp's flags are fixed for its life: an rpki block that
+// comes at a reload starts sluice-rpki and its caches, but a running sluice-bgp validates only
+// from its next start (a warning says so; it is not restarted for it). One that goes deletes
+// every cache (no VRPs: every route not-found) and leaves sluice-rpki running until the next
+// start. A restarted sluice-rpki gets its caches again when it registers.
 //
 // Restarts of the router manager itself (DESIGN.md § Restarts). Its death stops nothing: the
 // children run in sessions of their own. It keeps the running configuration and the children

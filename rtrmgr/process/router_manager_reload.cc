@@ -35,6 +35,8 @@ ConfigDelta RouterManager::ProcessesPart(ConfigDelta delta) const {
   // No sluice-static yet: the first static routes start it (TakeEffect), and it gets every
   // route when it registers.
   if (!configured_.count(Configurator::kStaticTarget)) delta.static_routes.clear();
+  // The same for sluice-rpki and the first rpki block.
+  if (!configured_.count(Configurator::kRpkiTarget)) delta.rpki.caches.clear();
   // A bgp block that comes takes effect at the next start: no sluice-bgp to tell.
   if (!configured_.count("bgp")) delta.bgp = BgpDelta();
   return delta;
@@ -98,6 +100,14 @@ std::vector<std::string> RouterManager::TakeEffect(Config next, const std::strin
   if (next.bgp.enabled != running_.bgp.enabled) {
     warnings.push_back("a bgp block that comes or goes takes effect at the next start");
   }
+  if (delta.rpki.started && configured_.count("bgp")) {
+    warnings.push_back(
+        "sluice-bgp takes VRPs from sluice-rpki (--rpki) from its next start; until then its "
+        "routes are not validated");
+  }
+  if (delta.rpki.stopped) {
+    warnings.push_back("sluice-rpki runs on without caches (no VRPs) until the next start");
+  }
   const FinderConfig& was = running_.finder;
   const FinderConfig& will = next.finder;
   if (will.operator_group != was.operator_group || will.admin_group != was.admin_group ||
@@ -111,7 +121,8 @@ std::vector<std::string> RouterManager::TakeEffect(Config next, const std::strin
   // Saved once applied: a successor that finds the old one applies the delta again.
   SaveRunning();
   ArchiveRunning();
-  if (!delta.finder.empty()) {
+  // The access list lets sluice-bgp and sluice-rpki talk only while there is an rpki block.
+  if (!delta.finder.empty() || delta.rpki.started || delta.rpki.stopped) {
     if (absl::Status s = WriteAccessList(running_); !s.ok()) {
       warnings.push_back(std::string(s.message()));
     } else if (const Supervisor::Child* f = supervisor_.Find("finder"); f && f->pid > 0) {
@@ -133,6 +144,12 @@ std::vector<std::string> RouterManager::TakeEffect(Config next, const std::strin
   if (!running_.static_routes.routes.empty() && !configured_.count(Configurator::kStaticTarget)) {
     configured_[Configurator::kStaticTarget] = false;
     if (absl::Status s = StartChild(Configurator::kStaticTarget); !s.ok()) {
+      warnings.push_back(std::string(s.message()));
+    }
+  }
+  if (running_.rpki.enabled && !configured_.count(Configurator::kRpkiTarget)) {
+    configured_[Configurator::kRpkiTarget] = false;
+    if (absl::Status s = StartChild(Configurator::kRpkiTarget); !s.ok()) {
       warnings.push_back(std::string(s.message()));
     }
   }

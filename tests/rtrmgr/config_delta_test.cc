@@ -266,6 +266,30 @@ TEST(ConfigDelta, StartingAndStoppingBgp) {
             "bgp: peer 127.0.0.3 removed\n");
 }
 
+TEST(ConfigDelta, RpkiCachesAddedRemovedAndChanged) {
+  const Config none = Parse("fea { backend dummy; }");
+  const Config one = Parse("protocols { rpki { cache 127.0.0.1 { port 8323; } } }");
+  const Config two =
+      Parse("protocols { rpki { cache 127.0.0.1 { port 8323; preference 2; } cache ::1; } }");
+  const ConfigDelta start = ComputeDelta(none, one);
+  EXPECT_TRUE(start.rpki.started);
+  ASSERT_EQ(start.rpki.caches.size(), 1u);
+  EXPECT_EQ(start.rpki.caches[0].change, Change::kAdded);
+  EXPECT_EQ(start.ToString(),
+            "rpki: started\n"
+            "rpki: cache 127.0.0.1 port 8323 added\n");
+  const ConfigDelta grow = ComputeDelta(one, two);
+  EXPECT_FALSE(grow.rpki.started);
+  EXPECT_EQ(grow.ToString(),
+            "rpki: cache 127.0.0.1 port 8323 changed: preference 0 -> 2\n"
+            "rpki: cache ::1 port 323 added\n");
+  const ConfigDelta stop = ComputeDelta(two, none);
+  EXPECT_TRUE(stop.rpki.stopped);
+  EXPECT_EQ(stop.rpki.caches.size(), 2u);
+  EXPECT_TRUE(ComputeDelta(two, two).empty());
+  EXPECT_FALSE(ComputeDelta(none, Parse("protocols { rpki { } }")).empty());
+}
+
 TEST(ConfigDelta, RedistributedProtocols) {
   const Config c = Edit("term a { then { accept; } }",
                         "term a { from { protocol [ static connected bgp ]; } then { accept; } }");

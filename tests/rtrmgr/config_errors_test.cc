@@ -42,7 +42,7 @@ const ErrorCase kCases[] = {
      "t.conf:1:1: unknown keyword 'protocol' in the configuration (expected one of: interfaces, "
      "fea, rib, protocols, policy, finder, user)"},
     {"unknown protocol", "protocols { ospf { } }",
-     "t.conf:1:13: unknown keyword 'ospf' in protocols (expected one of: static, bgp)"},
+     "t.conf:1:13: unknown keyword 'ospf' in protocols (expected one of: static, rpki, bgp)"},
     {"unknown peer keyword", BGP "peer 127.0.0.2 { as 2; remote-as 2; } } }",
      "t.conf:1:70: unknown keyword 'remote-as' in peer 127.0.0.2 (expected one of: as, local-ip, "
      "port, passive, md5-password, hold-time, keepalive, connect-retry, family, import, export, "
@@ -301,6 +301,25 @@ const ErrorCase kCases[] = {
     {"interfaces with netlink", "fea { backend netlink; }\ninterfaces { interface eth0 { } }",
      "t.conf:2:1: with 'backend netlink' the FEA reads interfaces and addresses from the kernel; "
      "remove the interfaces block or use 'backend dummy'"},
+    // ---- protocols { rpki { } }
+    {"rpki port", "protocols {\n  rpki { cache 127.0.0.1 { port 0; } }\n}",
+     "t.conf:2:33: port 0 is out of range 1..65535"},
+    {"rpki preference", "protocols { rpki { cache ::1 { preference 256; } } }",
+     "t.conf:1:43: preference 256 is out of range 0..255"},
+    {"rpki address", "protocols { rpki { cache 10.0.0.0/8; } }",
+     "t.conf:1:26: expected cache address (an IPv4 or IPv6 address), found '10.0.0.0/8'"},
+    {"rpki expire below RFC 8210's bound", "protocols { rpki { cache ::1 { expire 599; } } }",
+     "t.conf:1:39: expire 599 is out of range 10m..48h"},
+    {"rpki expire not above refresh",
+     "protocols { rpki { cache ::1 { refresh 900; expire 900; } } }",
+     "t.conf:1:52: expire 900 must be more than refresh (900) and retry (600) (RFC 8210 section "
+     "6)"},
+    {"rpki cache twice",
+     "protocols { rpki {\n cache 127.0.0.1;\n cache 127.0.0.1 { preference 3; } } }",
+     "t.conf:3:8: cache 127.0.0.1 port 323 is already defined at t.conf:2:2"},
+    {"rpki unknown statement", "protocols { rpki { cache ::1 { refesh 900; } } }",
+     "t.conf:1:32: unknown keyword 'refesh' in cache ::1 (expected one of: port, preference, "
+     "refresh, retry, expire)"},
     // ---- the policy block: the policy parser's and compiler's errors at absolute positions
     {"policy syntax", "policy {\n  prefix-list l {\n    10.0.0.0/8 sideways;\n  }\n}",
      "t.conf:3:16: expected ';', found 'sideways'"},

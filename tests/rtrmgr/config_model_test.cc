@@ -58,6 +58,16 @@ TEST(ConfigExamples, Everything) {
   EXPECT_EQ(r.tag, 100u);
   EXPECT_TRUE(r.track);
   EXPECT_EQ(c->static_routes.routes.at(Net("172.16.0.0/12")).interface, "eth1");
+  ASSERT_TRUE(c->rpki.enabled);
+  ASSERT_EQ(c->rpki.caches.size(), 2u);
+  const RpkiCache& first = c->rpki.caches.at({Ip("127.0.0.1"), 8323});
+  EXPECT_EQ(first.preference, 1u);
+  EXPECT_EQ(first.expire, 0u);  // sluice-rpki's default
+  const RpkiCache& second = c->rpki.caches.at({Ip("::1"), 323});
+  EXPECT_EQ(second.preference, 2u);
+  EXPECT_EQ(second.refresh, 1800u);
+  EXPECT_EQ(second.retry, 300u);
+  EXPECT_EQ(second.expire, 3600u);
   EXPECT_EQ(c->bgp.threads, 4u);
   EXPECT_EQ(c->bgp.damping.suppress, 6000u);
   ASSERT_EQ(c->bgp.peers.size(), 5u);

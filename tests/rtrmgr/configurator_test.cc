@@ -37,6 +37,24 @@ TEST(Configurator, TheFinderBlockBecomesAnAccessListTheFinderEnforces) {
   EXPECT_TRUE(acl->Allows(P{"rtrmgr", "rtrmgr"}, bgp, "sluice.bgp.v1.Bgp"));
 }
 
+TEST(Configurator, AnRpkiBlockLetsBgpAndRpkiTalkWhateverTheClassRules) {
+  auto c = LoadConfigFile(Example("everything.conf"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  using P = finder::AccessList::Party;
+  const P bgp{"bgp", "bgp"}, rpki{"rpki", "rpki"}, rib{"rib", "rib"};
+  c->finder.default_allow = false;
+  auto acl = finder::AccessList::Parse(Configurator::AccessListText(*c));
+  ASSERT_TRUE(acl.ok()) << acl.status();
+  EXPECT_TRUE(acl->Allows(bgp, rpki, "sluice.rpki.v1.Rpki"));
+  EXPECT_TRUE(acl->Allows(rpki, bgp, "sluice.rpki_client.v1.RpkiClient"));
+  EXPECT_FALSE(acl->Allows(rpki, rib, "sluice.rib.v1.Rib"));
+  EXPECT_FALSE(acl->Allows(rpki, bgp, "sluice.bgp.v1.Bgp"));
+  c->rpki = RpkiConfig();
+  acl = finder::AccessList::Parse(Configurator::AccessListText(*c));
+  ASSERT_TRUE(acl.ok()) << acl.status();
+  EXPECT_FALSE(acl->Allows(bgp, rpki, "sluice.rpki.v1.Rpki"));
+}
+
 TEST(Configurator, NoFinderBlockAllowsEverything) {
   auto c = LoadConfigFile(Example("main-job.conf"));
   ASSERT_TRUE(c.ok()) << c.status();
