@@ -14,8 +14,15 @@ const std::vector<Command>& Commands() {
            {"show bgp neighbor ADDR [ received-routes | advertised-routes ] [ --json ]",
             "one peer in detail: timers, families, capabilities, counters, graceful restart; or "
             "its Adj-RIB-In / Adj-RIB-Out"},
+           {"show bgp neighbor ADDR received-routes rpki { valid | invalid | not-found } "
+            "[ --json ]",
+            "the peer's Adj-RIB-In routes in that RPKI origin validation state"},
            {"show bgp routes [ PREFIX ] [ peer ADDR ] [ in | out ] [ ipv4 | ipv6 ] [ --json ]",
             "the Loc-RIB, or a peer's Adj-RIB-In (in) or Adj-RIB-Out (out)"},
+           {"show bgp routes rpki { valid | invalid | not-found } [ peer ADDR ] [ ipv4 | ipv6 ] "
+            "[ --json ]",
+            "every peer's (or one peer's) received routes in that RPKI origin validation state "
+            "(RFC 6811)"},
            {"show bgp routes count [ --json ]",
             "routes in the Loc-RIB and in each peer's Adj-RIB-In and Adj-RIB-Out"},
            {"show bgp damping [ peer ADDR ] [ suppressed ] [ --json ]",
@@ -27,6 +34,10 @@ const std::vector<Command>& Commands() {
             "the longest match for ADDRESS in the RIB and in the FEA's FIB"},
            {"show route summary [ --json ]", "routes per protocol and family, and how many won"},
            {"show fib [ --json ]", "the FEA's forwarding table"},
+           {"show rpki [ --json ]",
+            "RPKI caches: session state, serial, errors; VRP counts per family; subscribers"},
+           {"show rpki vrps [ PREFIX ] [ --json ]",
+            "the VRPs (prefix, max length, origin AS), or those covering PREFIX"},
            {"show interfaces [ --json ]", "the FEA's interfaces and addresses"},
            {"show plumbing { bgp | rib | fea } [ --json ]", "a process's stage network"},
            {"show processes [ --json ]", "what the router manager runs: pid, restarts, memory"},

@@ -140,7 +140,8 @@ Json BgpRouteJson(const bgp::v1::Route& r) {
       {"path_id", r.path_id()},
       {"igp_metric", r.igp_metric()},
       {"best", r.best()},
-      {"ibgp", r.ibgp()}};
+      {"ibgp", r.ibgp()},
+      {"rpki", r.rpki().empty() ? Json(nullptr) : Json(r.rpki())}};
 }
 
 Json DampedJson(const bgp::v1::DampedRoute& d) {

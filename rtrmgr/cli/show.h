@@ -2,9 +2,11 @@
 // The `sluice show` views (show_command.cc dispatches). Each prints a table, or with `json` one
 // JSON document (json_view.h, docs/json.md), and returns an exit code (command.h).
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ipc/proto/bgp.pb.h"
 #include "ipc/proto/types.pb.h"
 #include "rtrmgr/cli/command.h"
 
@@ -26,6 +28,17 @@ int ShowBgpSummary(Context& c, bool json);
 int ShowBgpNeighbor(const Args& args, Context& c, bool json);
 int ShowBgpDamping(const Args& args, Context& c, bool json);
 // show_bgp_routes.cc
+// What `show bgp routes ARGS` asks sluice-bgp for (bgp/1.0 list_routes): `request`, sent once
+// per family listed (both with `rpki STATE` and neither a family nor a prefix) and, with
+// `every_peer` (`rpki STATE` without `peer ADDR`), once per peer with its address in `peer`.
+// `rpki STATE` selects the Adj-RIB-In's routes in that RFC 6811 state ("valid", "invalid",
+// "not-found"). nullopt (after printing why) on a usage error.
+struct BgpRoutesQuery {
+  bgp::v1::ListRoutesRequest request;
+  bool every_peer = false;
+  bool both_families = false;
+};
+std::optional<BgpRoutesQuery> ParseBgpRoutes(const Args& args, Context& c);
 int ShowBgpRoutes(const Args& args, Context& c, bool json);
 int ShowBgpRoutesCount(Context& c, bool json);
 // show_route.cc
@@ -33,6 +46,9 @@ int ShowRoute(const Args& args, Context& c, bool json);
 int ShowRouteFor(const std::string& address, Context& c, bool json);
 int ShowRouteSummary(Context& c, bool json);
 int ShowFib(Context& c, bool json);
+// show_rpki.cc
+int ShowRpki(Context& c, bool json);
+int ShowRpkiVrps(const Args& args, Context& c, bool json);
 // show_system.cc
 int ShowInterfaces(Context& c, bool json);
 int ShowPlumbing(const std::string& process, Context& c, bool json);

@@ -100,7 +100,11 @@ int ShowBgpSummary(Context& c, bool json) {
 
 // show bgp neighbor ADDR [ received-routes | advertised-routes ]
 int ShowBgpNeighbor(const Args& args, Context& c, bool json) {
-  constexpr char kForm[] = "show bgp neighbor ADDR [ received-routes | advertised-routes ]";
+  constexpr char kForm[] =
+      "show bgp neighbor ADDR [ received-routes [ rpki STATE ] | advertised-routes ]";
+  if (args.size() == 4 && args[1] == "received-routes" && args[2] == "rpki") {
+    return ShowBgpRoutes({"peer", args[0], "in", "rpki", args[3]}, c, json);
+  }
   if (args.empty() || args.size() > 2) return UsageError(c, kForm);
   if (args.size() == 2) {
     if (args[1] != "received-routes" && args[1] != "advertised-routes") {

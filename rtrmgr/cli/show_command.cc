@@ -71,6 +71,10 @@ int RunShow(const std::vector<std::string>& all_args, Context& context) {
   }
   if (what == "route") return ShowRoute(rest, context, json);
   if (what == "fib" && rest.empty()) return ShowFib(context, json);
+  if (what == "rpki" && rest.empty()) return ShowRpki(context, json);
+  if (what == "rpki" && !rest.empty() && rest[0] == "vrps") {
+    return ShowRpkiVrps(Args(rest.begin() + 1, rest.end()), context, json);
+  }
   if (what == "interfaces" && rest.empty()) return ShowInterfaces(context, json);
   if (what == "plumbing" && rest.size() == 1) return ShowPlumbing(rest[0], context, json);
   if (what == "processes" && rest.empty()) return ShowProcesses(context, json);

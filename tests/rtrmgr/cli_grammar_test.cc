@@ -235,6 +235,22 @@ TEST(CliGrammarTest, TheRealTableOffersItsVerbsAndShowBgpPeers) {
   EXPECT_THAT(Words(g->Complete({"call"}, "")), IsSupersetOf({"-f", "XRL"}));
 }
 
+TEST(CliGrammarTest, TheRealTableOffersTheRpkiForms) {
+  absl::StatusOr<Grammar> g = Grammar::Build(Commands());
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_THAT(Words(g->Complete({"show"}, "rp")), ElementsAre("rpki"));
+  EXPECT_THAT(Words(g->Complete({"show", "rpki"}, "")), IsSupersetOf({"vrps", "--json"}));
+  EXPECT_TRUE(g->Complete({"show", "rpki"}, "").complete);
+  EXPECT_THAT(Words(g->Complete({"show", "rpki", "vrps"}, "")), IsSupersetOf({"PREFIX"}));
+  EXPECT_THAT(Words(g->Complete({"show", "bgp", "routes"}, "")), IsSupersetOf({"rpki"}));
+  EXPECT_THAT(Words(g->Complete({"show", "bgp", "routes", "rpki"}, "")),
+              ElementsAre("invalid", "not-found", "valid"));
+  EXPECT_TRUE(g->Complete({"show", "bgp", "routes", "rpki", "invalid"}, "").complete);
+  EXPECT_THAT(
+      Words(g->Complete({"show", "bgp", "neighbor", "192.0.2.1", "received-routes", "rpki"}, "")),
+      ElementsAre("invalid", "not-found", "valid"));
+}
+
 TEST(ShellWordsTest, BlanksSeparateAndQuotesJoin) {
   EXPECT_THAT(*SplitWords("  show   bgp\tpeers "), ElementsAre("show", "bgp", "peers"));
   EXPECT_THAT(*SplitWords(""), IsEmpty());

@@ -40,6 +40,7 @@ protocols {
         route 10.0.0.0/8 { next-hop 10.1.0.254; metric )",
                       metric, R"(; }
     }
+    rpki { cache 127.0.0.1 { port 1; preference 1; } }
     bgp {
         local-as 4200000001;
         bgp-id 10.255.0.1;
@@ -245,6 +246,16 @@ TEST(CliJsonSystem, EveryShowCommandPrintsTheShapeDocsJsonGives) {
     count = json::parse(t.r().Sluice({"show", "bgp", "routes", "count", "--json"}).out);
     return count["peers"][0]["adj_rib_in"]["ipv4"] == 20 && count["loc_rib"]["ipv4"] == 20;
   })) << count.dump();
+  // sluice-rpki runs from the rpki block; sluice-bgp subscribes to it; its cache is unreachable.
+  const std::string rpki = t.r().Sluice({"show", "rpki"}).out;
+  EXPECT_THAT(rpki, HasSubstr("VRPs: 0 (IPv4 0, IPv6 0)")) << rpki;
+  EXPECT_THAT(rpki, HasSubstr("subscribers: 1")) << rpki;
+  EXPECT_THAT(rpki, HasSubstr("127.0.0.1")) << rpki;
+  const json invalid =
+      json::parse(t.r().Sluice({"show", "bgp", "routes", "rpki", "invalid", "--json"}).out);
+  EXPECT_EQ(invalid["rpki"], "invalid");
+  EXPECT_EQ(invalid["view"], "adj_rib_in");
+  for (const json& route : invalid["routes"]) EXPECT_EQ(route["peer"], "127.0.0.2");
   const json diff = json::parse(t.r().Sluice({"show", "configuration", "diff", "1", "--json"}).out);
   EXPECT_THAT(diff["changes"].dump(), HasSubstr("metric 8")) << diff.dump();
   EXPECT_THAT(diff["changes"].dump(), HasSubstr("metric 7")) << diff.dump();

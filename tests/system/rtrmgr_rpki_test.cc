@@ -1,8 +1,8 @@
 // The router manager runs sluice-rpki from the configuration's rpki block, against stayrtr
 // (Debian), a real RTR cache, on loopback: the cache is configured and in sync with its VRPs,
-// sluice-bgp subscribes to them (started with --rpki), `sluice show rpki` shows both; a cache
-// added at a reload is added to the running sluice-rpki (no restart); a sluice-rpki killed
-// with SIGKILL is restarted by the supervisor and gets its caches again.
+// sluice-bgp subscribes to them (started with --rpki), `sluice show rpki` and `show rpki vrps`
+// show both; a cache added at a reload is added to the running sluice-rpki (no restart); a
+// sluice-rpki killed with SIGKILL is restarted by the supervisor and gets its caches again.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -96,6 +96,19 @@ TEST_F(RtrmgrRpki, CachesFromTheConfigurationSurviveReloadsAndRestarts) {
   ASSERT_TRUE(r_.Start(conf)) << r_.Logs("rtrmgr");
   ASSERT_TRUE(Eventually([&] { return InSync(port_); }))
       << Status().DebugString() << r_.Logs("rpki");
+
+  // What an operator sees.
+  const std::string shown = r_.Sluice({"show", "rpki"}).out;
+  EXPECT_THAT(shown, HasSubstr("VRPs: 3 (IPv4 2, IPv6 1)")) << shown;
+  EXPECT_THAT(shown, HasSubstr("established")) << shown;
+  EXPECT_THAT(shown, HasSubstr("subscribers: 1")) << shown;
+  const std::string covering = r_.Sluice({"show", "rpki", "vrps", "192.0.2.128/25"}).out;
+  EXPECT_THAT(covering, HasSubstr("192.0.2.0/24")) << covering;
+  EXPECT_THAT(covering, HasSubstr("AS64496")) << covering;
+  EXPECT_THAT(covering, ::testing::Not(HasSubstr("198.51.100.0/22"))) << covering;
+  EXPECT_THAT(covering, HasSubstr("1 VRPs")) << covering;
+  EXPECT_THAT(r_.Sluice({"show", "rpki", "vrps", "--json"}).out,
+              HasSubstr(R"({"prefix":"2001:db8::/32","max_length":48,"asn":64498})"));
 
   // A second cache (nothing listens there) at a reload: added to the running process.
   const int rpki_pid = r_.ChildPid("rpki");
