@@ -49,12 +49,22 @@ void PrintCaches(const rpki::v1::GetStatusReply& s, std::ostream& out) {
   }
 }
 
+// The failure, or that there is no sluice-rpki (the configuration has no rpki block).
+int RpkiFail(Context& c, const std::string& what, const absl::Status& s) {
+  if (absl::IsNotFound(s) && s.message().find("no such target") != std::string_view::npos) {
+    *c.err << "sluice show " << what
+           << ": sluice-rpki is not running (the configuration has no rpki block)\n";
+    return kFailed;
+  }
+  return Fail(c, what, s);
+}
+
 }  // namespace
 
 int ShowRpki(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
   auto s = client.Call(kRpkiTarget, kRpkiStatus, rpki::v1::GetStatusRequest());
-  if (!s.ok()) return Fail(c, "rpki", s.status());
+  if (!s.ok()) return RpkiFail(c, "rpki", s.status());
   const uint64_t total = s->vrps_ipv4() + s->vrps_ipv6();
   if (json) {
     Json caches = Json::array();
@@ -91,7 +101,7 @@ int ShowRpkiVrps(const Args& args, Context& c, bool json) {
   uint64_t n = 0;
   while (true) {
     auto r = client.Call(kRpkiTarget, kRpkiListVrps, q);
-    if (!r.ok()) return Fail(c, "rpki vrps", r.status());
+    if (!r.ok()) return RpkiFail(c, "rpki vrps", r.status());
     for (const rpki::v1::Vrp& v : r->vrps()) {
       ++n;
       if (json) {

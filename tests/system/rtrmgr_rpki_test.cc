@@ -143,5 +143,31 @@ TEST_F(RtrmgrRpki, CachesFromTheConfigurationSurviveReloadsAndRestarts) {
   EXPECT_EQ(Status().caches_size(), 1);
 }
 
+// An rpki block that comes at a reload: sluice-rpki starts with its cache; the running
+// sluice-bgp, started without --rpki, is not restarted for it and says so.
+TEST_F(RtrmgrRpki, ABlockThatComesAtAReloadStartsSluiceRpki) {
+  const std::string bgp = absl::StrCat(R"(
+fea { backend dummy; }
+protocols {
+    bgp { local-as 64500; bgp-id 10.255.0.1; listen 127.0.0.1 port )",
+                                       bgp_port_, "; }\n}\n");
+  ASSERT_TRUE(r_.Start(r_.WriteConfig("bgp.conf", bgp))) << r_.Logs("rtrmgr");
+  const testing::CommandResult none = r_.Sluice({"show", "rpki"});
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_THAT(none.err, HasSubstr("sluice-rpki is not running")) << none.err;
+  const int bgp_pid = r_.ChildPid("bgp");
+
+  const testing::CommandResult loaded = r_.Sluice(
+      {"configure", "load", r_.WriteConfig("router.conf", Config(Cache(port_, 1), bgp_port_))});
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.out << loaded.err;
+  EXPECT_THAT(loaded.out + loaded.err, HasSubstr("from its next start")) << loaded.out;
+  ASSERT_TRUE(Eventually([&] {
+    const rpki::v1::GetStatusReply s = Status();
+    return s.caches_size() == 1 && s.caches(0).state() == "established" && s.vrps_ipv4() == 2;
+  })) << Status().DebugString();
+  EXPECT_EQ(Status().subscribers(), 0u);
+  EXPECT_EQ(r_.ChildPid("bgp"), bgp_pid);
+}
+
 }  // namespace
 }  // namespace sluice
