@@ -1,0 +1,163 @@
+#include "tests/system/rov_daemons.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "tests/system/rtrmgr_processes.h"
+
+namespace sluice::testing {
+namespace {
+
+constexpr char kStayrtr[] = "/usr/bin/stayrtr";
+constexpr char kBird[] = "/usr/sbin/bird";
+constexpr char kBirdc[] = "/usr/sbin/birdc";
+
+bool Accepts(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+// The parts both BIRDs share: a log, and loopback nexthops made resolvable through private IGP
+// tables holding a default route via lo (BIRD ignores 127/8 routes; INTEROP.md).
+std::string BirdCommon(const std::string& dir, const char* router_id) {
+  return absl::StrCat("router id ", router_id, ";\nlog \"", dir,
+                      "/bird.log\" { warning, error, fatal };\n", R"(protocol device { }
+ipv4 table igp4;
+ipv6 table igp6;
+protocol static igpstatic4 { ipv4 { table igp4; }; route 0.0.0.0/0 via "lo"; }
+protocol static igpstatic6 { ipv6 { table igp6; }; route ::/0 via "lo"; }
+)");
+}
+
+const char* Channel(net::Family family) { return family == net::Family::kIPv4 ? "ipv4" : "ipv6"; }
+const char* Igp(net::Family family) { return family == net::Family::kIPv4 ? "igp4" : "igp6"; }
+
+}  // namespace
+
+bool Stayrtr::Installed() { return ::access(kStayrtr, X_OK) == 0; }
+
+Stayrtr::Stayrtr(std::string vrp_file) : vrp_file_(std::move(vrp_file)) {}
+
+bool Stayrtr::Start() {
+  port_ = FreeLoopbackPort();
+  process_ = ChildProcess::Start({kStayrtr, "-cache", vrp_file_, "-bind",
+                                  absl::StrCat("127.0.0.1:", port_), "-checktime=false",
+                                  "-metrics.addr", "", "-refresh", "1", "-loglevel", "error"});
+  return process_ != nullptr && Eventually([&] { return Accepts(port_); }, 20);
+}
+
+bool BirdDaemon::Installed() { return ::access(kBird, X_OK) == 0 && ::access(kBirdc, X_OK) == 0; }
+
+BirdDaemon::BirdDaemon(std::string dir) : dir_(std::move(dir)) { mkdir(dir_.c_str(), 0755); }
+
+BirdDaemon::~BirdDaemon() {
+  if (process_) {
+    process_->Signal(SIGTERM);
+    if (!process_->Wait(5000)) process_->Signal(SIGKILL);
+  }
+}
+
+bool BirdDaemon::Start(const std::string& config) {
+  const std::string path = dir_ + "/bird.conf";
+  std::ofstream(path) << config;
+  process_ = ChildProcess::Start(
+      {kBird, "-f", "-c", path, "-s", dir_ + "/bird.ctl", "-P", dir_ + "/bird.pid"});
+  return process_ != nullptr && Eventually([&] { return !Birdc({"show", "status"}).empty(); }, 20);
+}
+
+std::string BirdDaemon::Birdc(const std::vector<std::string>& command, int ms) {
+  std::vector<std::string> argv = {kBirdc, "-s", dir_ + "/bird.ctl"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  CommandResult r = RunCommand(argv, {}, ms);
+  return r.exit_code == 0 ? r.out : "";
+}
+
+int64_t BirdDaemon::Count(const std::string& table) {
+  const std::string out = Birdc({"show", "route", "table", table, "count"});
+  std::smatch m;
+  const std::regex re("(\\d+) of \\d+ routes for \\d+ networks in table " + table);
+  return std::regex_search(out, m, re) ? std::stoll(m[1]) : -1;
+}
+
+std::set<net::Prefix> BirdDaemon::Prefixes(net::Family family) {
+  const std::string out = Birdc(
+      {"show", "route", "table", family == net::Family::kIPv4 ? "master4" : "master6", "primary"});
+  std::set<net::Prefix> prefixes;
+  for (absl::string_view line : absl::StrSplit(out, '\n')) {
+    const size_t space = line.find_first_of(" \t");
+    if (space == 0 || space == absl::string_view::npos) continue;
+    auto p = net::Prefix::Parse(std::string(line.substr(0, space)));
+    if (p.ok()) prefixes.insert(*p);
+  }
+  return prefixes;
+}
+
+BirdImportStats BirdDaemon::ImportStats(const std::string& protocol) {
+  const std::string out = Birdc({"show", "protocols", "all", protocol});
+  BirdImportStats s;
+  std::smatch m;
+  // received rejected filtered ignored accepted
+  if (std::regex_search(out, m, std::regex("Import updates:\\s+(\\d+)\\s+\\d+\\s+(\\d+)"))) {
+    s.updates_received = std::stoll(m[1]);
+    s.updates_filtered = std::stoll(m[2]);
+  }
+  if (std::regex_search(out, m, std::regex("Import withdraws:\\s+(\\d+)"))) {
+    s.withdraws_received = std::stoll(m[1]);
+  }
+  return s;
+}
+
+std::string BirdDaemon::Logs() {
+  CommandResult tail = RunCommand({"/usr/bin/tail", "-n", "30", dir_ + "/bird.log"});
+  return absl::StrCat(process_ ? process_->Output() : "", tail.out);
+}
+
+std::string ValidatingBirdConfig(const std::string& dir, net::Family family, int cache_port,
+                                 int upstream_port, int downstream_port, int collector_port) {
+  const bool v4 = family == net::Family::kIPv4;
+  const char* roa = v4 ? "r4" : "r6";
+  // Over an IPv4 session BIRD needs an IPv6 address to send as its own next hop.
+  const std::string next_hop = v4 ? "" : " next hop address 2001:db8:ffff::1;";
+  return absl::StrCat(
+      BirdCommon(dir, "10.255.0.2"), "roa4 table r4;\nroa6 table r6;\n",
+      "protocol rpki cache {\n  roa4 { table r4; };\n  roa6 { table r6; };\n",
+      "  remote 127.0.0.1 port ", cache_port, ";\n  retry keep 2;\n}\n",
+      "filter rov {\n  if roa_check(", roa, ", net, bgp_path.last) = ROA_INVALID then reject;\n",
+      "  accept;\n}\n", "protocol bgp upstream {\n  local ", kSpeakerAddress, " port ",
+      upstream_port, " as ", kSpeakerAs, ";\n  neighbor ", kUpstreamAddress, " as ", kUpstreamAs,
+      ";\n  multihop 2;\n  hold time 90;\n  ", Channel(family),
+      " { import table on; import filter rov; export none; igp table ", Igp(family), "; };\n}\n",
+      "protocol bgp downstream {\n  local ", kSpeakerAddress, " port ", downstream_port, " as ",
+      kSpeakerAs, ";\n  neighbor ", kCollectorAddress, " port ", collector_port, " as ",
+      kCollectorAs, ";\n  multihop 2;\n  hold time 90;\n  connect retry time 1;\n  ",
+      Channel(family), " { import none; export all; igp table ", Igp(family), ";", next_hop,
+      " };\n}\n");
+}
+
+std::string CollectorBirdConfig(const std::string& dir, net::Family family, int collector_port,
+                                const std::string& speaker_address, int speaker_port) {
+  return absl::StrCat(BirdCommon(dir, "10.255.0.4"), "protocol bgp speaker {\n  local ",
+                      kCollectorAddress, " port ", collector_port, " as ", kCollectorAs,
+                      ";\n  neighbor ", speaker_address, " port ", speaker_port, " as ", kSpeakerAs,
+                      ";\n  multihop 2;\n  hold time 90;\n  connect retry time 1;\n  ",
+                      Channel(family), " { import all; export none; igp table ", Igp(family),
+                      "; };\n}\n");
+}
+
+}  // namespace sluice::testing
