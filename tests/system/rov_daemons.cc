@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -134,14 +135,18 @@ std::string ValidatingBirdConfig(const std::string& dir, net::Family family, int
   const char* roa = v4 ? "r4" : "r6";
   // Over an IPv4 session BIRD needs an IPv6 address to send as its own next hop.
   const std::string next_hop = v4 ? "" : " next hop address 2001:db8:ffff::1;";
+  const std::string rpki =
+      cache_port == 0
+          ? "filter rov {\n  accept;\n}\n"
+          : absl::StrCat("roa4 table r4;\nroa6 table r6;\n",
+                         "protocol rpki cache {\n  roa4 { table r4; };\n  roa6 { table r6; };\n",
+                         "  remote 127.0.0.1 port ", cache_port, ";\n  retry keep 2;\n}\n",
+                         "filter rov {\n  if roa_check(", roa,
+                         ", net, bgp_path.last) = ROA_INVALID then reject;\n", "  accept;\n}\n");
   return absl::StrCat(
-      BirdCommon(dir, "10.255.0.2"), "roa4 table r4;\nroa6 table r6;\n",
-      "protocol rpki cache {\n  roa4 { table r4; };\n  roa6 { table r6; };\n",
-      "  remote 127.0.0.1 port ", cache_port, ";\n  retry keep 2;\n}\n",
-      "filter rov {\n  if roa_check(", roa, ", net, bgp_path.last) = ROA_INVALID then reject;\n",
-      "  accept;\n}\n", "protocol bgp upstream {\n  local ", kSpeakerAddress, " port ",
-      upstream_port, " as ", kSpeakerAs, ";\n  neighbor ", kUpstreamAddress, " as ", kUpstreamAs,
-      ";\n  multihop 2;\n  hold time 90;\n  ", Channel(family),
+      BirdCommon(dir, "10.255.0.2"), rpki, "protocol bgp upstream {\n  local ", kSpeakerAddress,
+      " port ", upstream_port, " as ", kSpeakerAs, ";\n  neighbor ", kUpstreamAddress, " as ",
+      kUpstreamAs, ";\n  multihop 2;\n  hold time 90;\n  ", Channel(family),
       " { import table on; import filter rov; export none; igp table ", Igp(family), "; };\n}\n",
       "protocol bgp downstream {\n  local ", kSpeakerAddress, " port ", downstream_port, " as ",
       kSpeakerAs, ";\n  neighbor ", kCollectorAddress, " port ", collector_port, " as ",
@@ -158,6 +163,89 @@ std::string CollectorBirdConfig(const std::string& dir, net::Family family, int 
                       ";\n  multihop 2;\n  hold time 90;\n  connect retry time 1;\n  ",
                       Channel(family), " { import all; export none; igp table ", Igp(family),
                       "; };\n}\n");
+}
+
+std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port) {
+  return ChildProcess::Start({BuildPath("bgp/replay/sluice-replay"),
+                              "--connect",
+                              absl::StrCat(kSpeakerAddress, ":", port),
+                              "--local-address",
+                              kUpstreamAddress,
+                              "--local-as",
+                              absl::StrCat(kUpstreamAs),
+                              "--peer-as",
+                              absl::StrCat(kSpeakerAs),
+                              "--mrt",
+                              feed.capture,
+                              "--peer-index",
+                              absl::StrCat(feed.peer_index),
+                              "--mode",
+                              "table",
+                              "--prepend-own-as",
+                              "--next-hop-self",
+                              "--next-hop6",
+                              kUpstreamNextHop6,
+                              "--linger",
+                              "--json",
+                              "--quiet"});
+}
+
+absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
+                              size_t vrps, Speaker* s) {
+  const int upstream_port = FreeLoopbackPort(), downstream_port = FreeLoopbackPort();
+  const int collector_port = FreeLoopbackPort();
+  auto fail = [&](const std::string& what) {
+    return absl::UnavailableError(absl::StrCat(what, "\n", s->bird ? s->bird->Logs() : "",
+                                               s->collector ? s->collector->Logs() : "",
+                                               s->upstream ? s->upstream->Output() : ""));
+  };
+  s->collector = std::make_unique<BirdDaemon>(dir + "/bird-collector");
+  if (!s->collector->Start(CollectorBirdConfig(s->collector->dir(), feed.family, collector_port,
+                                               kSpeakerAddress, downstream_port))) {
+    return fail("the collector BIRD did not start");
+  }
+  s->bird = std::make_unique<BirdDaemon>(dir + "/bird");
+  if (!s->bird->Start(ValidatingBirdConfig(s->bird->dir(), feed.family, cache_port, upstream_port,
+                                           downstream_port, collector_port))) {
+    return fail("BIRD did not start");
+  }
+  const char* roa = feed.family == net::Family::kIPv4 ? "r4" : "r6";
+  if (cache_port != 0 && !Eventually([&] { return s->bird->Count(roa) == int64_t(vrps); }, 60)) {
+    return fail(
+        absl::StrCat("BIRD's ", roa, " holds ", s->bird->Count(roa), " of ", vrps, " VRPs"));
+  }
+  s->upstream = StartUpstream(feed, upstream_port);
+  if (!s->upstream || !s->upstream->WaitForOutput("\"event\":\"table_start\"", 120000)) {
+    return fail("sluice-replay did not start sending");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (!s->upstream->WaitForOutput("\"event\":\"sent\"", 120000)) {
+    return fail("sluice-replay did not finish sending");
+  }
+  const bool imported = Eventually(
+      [&] { return s->bird->ImportStats("upstream").updates_received == int64_t(feed.routes); },
+      60);
+  s->import_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // BIRD's own count from its protocol counters: `show route count` walks the table, and BIRD
+  // answers the CLI in the loop that imports routes. The collector's table is walked.
+  const std::string master = feed.family == net::Family::kIPv4 ? "master4" : "master6";
+  auto arrived = [&] {
+    const BirdImportStats in = s->bird->ImportStats("upstream");
+    return s->collector->Count(master) == in.updates_received - in.updates_filtered;
+  };
+  if (!imported || !Eventually(arrived, 60)) {
+    return fail(absl::StrCat("BIRD received ", s->bird->ImportStats("upstream").updates_received,
+                             " of ", feed.routes, ", the collector holds ",
+                             s->collector->Count(master)));
+  }
+  s->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int64_t held = s->bird->Count(master);
+  if (held != s->collector->Count(master)) {
+    return fail(
+        absl::StrCat("BIRD holds ", held, " routes, the collector ", s->collector->Count(master)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace sluice::testing

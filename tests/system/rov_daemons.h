@@ -18,8 +18,10 @@
 #include <set>
 #include <string>
 
+#include "absl/status/status.h"
 #include "net/prefix.h"
 #include "tests/system/child_process.h"
+#include "tests/system/rtrmgr_processes.h"
 
 namespace sluice::testing {
 
@@ -71,6 +73,7 @@ class BirdDaemon {
   std::set<net::Prefix> Prefixes(net::Family family);
   BirdImportStats ImportStats(const std::string& protocol);
   const std::string& dir() const { return dir_; }
+  pid_t pid() const { return process_ ? process_->pid() : -1; }
   std::string Logs();  // its stdout and the tail of its log file
 
  private:
@@ -78,11 +81,42 @@ class BirdDaemon {
   std::unique_ptr<ChildProcess> process_;
 };
 
+// What the upstream sends: the final table of one peer of a capture, in one family.
+struct UpstreamFeed {
+  std::string capture;  // an MRT file
+  size_t peer_index = 0;
+  net::Family family = net::Family::kIPv4;
+  size_t routes = 0;  // the peer's prefixes of `family`
+};
+
+// sluice-replay as the upstream: the feed's table (--mode table) to kSpeakerAddress:port from
+// kUpstreamAddress, AS kUpstreamAs prepended, NEXT_HOP itself (IPv6: kUpstreamNextHop6).
+std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port);
+
+// The speaker under test with its upstream and its collector, kept running by the caller.
+struct Speaker {
+  std::unique_ptr<BirdDaemon> bird;       // the BIRD side
+  std::unique_ptr<RtrmgrProcess> sluice;  // the Sluice side
+  std::unique_ptr<ChildProcess> upstream;
+  std::unique_ptr<BirdDaemon> collector;
+  double seconds = 0;         // from the upstream's first UPDATE until the collector held the table
+  double import_seconds = 0;  // ... until the speaker had taken the whole table (BIRD only)
+};
+
+// BIRD as the speaker, in folders under `dir`: starts the collector and BIRD (with route origin
+// validation from 127.0.0.1:cache_port, or none when cache_port is 0), waits until BIRD holds
+// `vrps` VRPs (it filters a route once, when it arrives), starts the upstream and returns once
+// the collector holds every route BIRD accepted.
+// Errors: a daemon that does not start or a table that does not arrive within a minute, with
+// what the daemons said.
+absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
+                              size_t vrps, Speaker* s);
+
 // The speaker under test as BIRD: AS kSpeakerAs on kSpeakerAddress, listening on `upstream_port`
 // for the upstream (kUpstreamAddress, kUpstreamAs) and on `downstream_port` for the collector,
 // which it also connects to (kCollectorAddress:collector_port); RPKI from 127.0.0.1:cache_port.
 // Only `family` is negotiated. The upstream channel keeps an import table (`import table on`) so
-// that VRP changes re-filter what it had accepted.
+// that VRP changes re-filter what it had accepted. cache_port 0: no RPKI, the filter accepts all.
 std::string ValidatingBirdConfig(const std::string& dir, net::Family family, int cache_port,
                                  int upstream_port, int downstream_port, int collector_port);
 // The collector: AS kCollectorAs on kCollectorAddress:collector_port, its one peer the speaker

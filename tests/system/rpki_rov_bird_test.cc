@@ -50,6 +50,7 @@ struct RovData {
   net::Family family;
   std::string capture;
   size_t peer_index = 0;
+  UpstreamFeed feed;
   std::vector<rpki::RouteOrigin> routes;
   rpki::GeneratedVrps generated;
   rpki::OracleStates oracle;
@@ -74,6 +75,7 @@ const RovData& Data(net::Family family) {
   d.generated = rpki::GenerateVrps(d.routes, rpki::VrpShares{}, kSeed);
   d.oracle = rpki::Validate(d.generated.vrps, d.routes);
   for (const auto& r : d.routes) d.upstream.insert(r.prefix);
+  d.feed = UpstreamFeed{d.capture, d.peer_index, family, d.routes.size()};
   std::printf("%s: %zu routes (peer %zu of %s), %zu VRPs\n", FamilyName(family).data(),
               d.routes.size(), d.peer_index, d.capture.c_str(), d.generated.vrps.size());
   for (size_t k = 0; k < rpki::kVrpKinds; ++k) {
@@ -108,41 +110,6 @@ std::string Describe(const PrefixSet& s) {
   return out;
 }
 
-// The speaker under test with its upstream and its collector, kept running by the test.
-struct Speaker {
-  std::unique_ptr<BirdDaemon> bird;       // the BIRD side
-  std::unique_ptr<RtrmgrProcess> sluice;  // the Sluice side
-  std::unique_ptr<ChildProcess> upstream;
-  std::unique_ptr<BirdDaemon> collector;
-  double seconds = 0;  // from the upstream's first UPDATE until the collector held the table
-};
-
-std::unique_ptr<ChildProcess> StartUpstream(const RovData& d, int port) {
-  std::vector<std::string> argv = {BuildPath("bgp/replay/sluice-replay"),
-                                   "--connect",
-                                   absl::StrCat(kSpeakerAddress, ":", port),
-                                   "--local-address",
-                                   kUpstreamAddress,
-                                   "--local-as",
-                                   absl::StrCat(kUpstreamAs),
-                                   "--peer-as",
-                                   absl::StrCat(kSpeakerAs),
-                                   "--mrt",
-                                   d.capture,
-                                   "--peer-index",
-                                   absl::StrCat(d.peer_index),
-                                   "--mode",
-                                   "table",
-                                   "--prepend-own-as",
-                                   "--next-hop-self",
-                                   "--next-hop6",
-                                   kUpstreamNextHop6,
-                                   "--linger",
-                                   "--json",
-                                   "--quiet"};
-  return ChildProcess::Start(argv);
-}
-
 class RovTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -166,45 +133,11 @@ class RovTest : public ::testing::Test {
     ASSERT_TRUE(cache_->Start()) << cache_->Output();
   }
 
-  // BIRD as the speaker: waits for the whole VRP set before the upstream sends (BIRD filters a
-  // route when it arrives), then until the collector holds everything BIRD accepted.
+  // BIRD as the speaker, validating against the cache.
   void StartBird(const RovData& d, Speaker* s) {
-    const int upstream_port = FreeLoopbackPort(), downstream_port = FreeLoopbackPort();
-    const int collector_port = FreeLoopbackPort();
-    s->collector = std::make_unique<BirdDaemon>(dir_ + "/bird-collector");
-    ASSERT_TRUE(s->collector->Start(CollectorBirdConfig(
-        s->collector->dir(), d.family, collector_port, kSpeakerAddress, downstream_port)))
-        << s->collector->Logs();
-    s->bird = std::make_unique<BirdDaemon>(dir_ + "/bird");
-    ASSERT_TRUE(s->bird->Start(ValidatingBirdConfig(
-        s->bird->dir(), d.family, cache_->port(), upstream_port, downstream_port, collector_port)))
-        << s->bird->Logs();
-    const char* roa = d.family == net::Family::kIPv4 ? "r4" : "r6";
-    const auto vrps = int64_t(d.generated.vrps.size());
-    ASSERT_TRUE(Eventually([&] { return s->bird->Count(roa) == vrps; }, 60))
-        << "BIRD's " << roa << " holds " << s->bird->Count(roa) << " of " << vrps << " VRPs\n"
-        << s->bird->Logs() << cache_->Output();
-    s->upstream = StartUpstream(d, upstream_port);
-    ASSERT_TRUE(s->upstream->WaitForOutput("\"event\":\"table_start\"", 120000))
-        << s->upstream->Output() << s->bird->Logs();
-    const auto start = Clock::now();
-    ASSERT_TRUE(s->upstream->WaitForOutput("\"event\":\"sent\"", 120000))
-        << s->upstream->Output() << s->bird->Logs();
-    const std::string master = d.family == net::Family::kIPv4 ? "master4" : "master6";
-    ASSERT_TRUE(Eventually(
-        [&] {
-          const BirdImportStats st = s->bird->ImportStats("upstream");
-          const int64_t held = s->bird->Count(master);
-          return st.updates_received == int64_t(d.routes.size()) &&
-                 held == st.updates_received - st.updates_filtered &&
-                 s->collector->Count(master) == held;
-        },
-        60))
-        << "BIRD received " << s->bird->ImportStats("upstream").updates_received << " of "
-        << d.routes.size() << ", holds " << s->bird->Count(master) << "; the collector holds "
-        << s->collector->Count(master) << "\n"
-        << s->bird->Logs() << s->collector->Logs();
-    s->seconds = Since(start);
+    const absl::Status started =
+        StartBirdSpeaker(dir_, d.feed, cache_->port(), d.generated.vrps.size(), s);
+    ASSERT_TRUE(started.ok()) << started << cache_->Output();
   }
 
   // Sluice as the speaker: sluice-rtrmgr with the same cache, upstream and collector as BIRD.
@@ -242,7 +175,7 @@ class RovTest : public ::testing::Test {
         },
         60))
         << s->sluice->Sluice({"show", "rpki"}).out << s->sluice->Logs("rpki");
-    s->upstream = StartUpstream(d, port);
+    s->upstream = StartUpstream(d.feed, port);
     ASSERT_TRUE(s->upstream->WaitForOutput("\"event\":\"table_start\"", 120000))
         << s->upstream->Output() << s->sluice->Logs("bgp");
     const auto start = Clock::now();
