@@ -156,7 +156,7 @@ int Run(int runs, size_t rewrite, uint64_t seed) {
   int status = 0;
   for (const char* who : {"bird", "sluice"}) {
     for (bool rov : {false, true}) {
-      std::vector<double> seconds, rss;
+      std::vector<double> seconds, taken, rss;
       for (int run = 0; run < runs; ++run) {
         const std::string run_dir = absl::StrCat(dir, "/", who, rov ? "-rov-" : "-", run);
         std::filesystem::create_directories(run_dir);
@@ -171,6 +171,7 @@ int Run(int runs, size_t rewrite, uint64_t seed) {
           break;
         }
         seconds.push_back(s.seconds);
+        taken.push_back(s.import_seconds);
         rss.push_back(s.bird ? PeakRssMib(s.bird->pid()) : 0);
         std::printf(
             "  %s%s, run %d: the collector had the table after %.2f s (the speaker "
@@ -182,9 +183,11 @@ int Run(int runs, size_t rewrite, uint64_t seed) {
         }
       }
       if (!seconds.empty()) {
-        std::printf("%s%s: %.2f s (median of %zu), peak RSS %.0f MiB\n", who,
-                    rov ? " with ROV" : " without ROV", Median(seconds), seconds.size(),
-                    Median(rss));
+        std::printf(
+            "%s%s (medians of %zu): the speaker took the table in %.2f s, the "
+            "collector had it after %.2f s; peak RSS %.0f MiB\n",
+            who, rov ? " with ROV" : " without ROV", seconds.size(), Median(taken), Median(seconds),
+            Median(rss));
       }
     }
   }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -50,6 +51,17 @@ const char* Channel(net::Family family) { return family == net::Family::kIPv4 ? 
 const char* Igp(net::Family family) { return family == net::Family::kIPv4 ? "igp4" : "igp6"; }
 
 }  // namespace
+
+std::vector<int> FreeLoopbackPorts(size_t n, int avoid) {
+  std::vector<int> ports;
+  while (ports.size() < n) {
+    const int port = FreeLoopbackPort();
+    if (port > 0 && port != avoid && std::find(ports.begin(), ports.end(), port) == ports.end()) {
+      ports.push_back(port);
+    }
+  }
+  return ports;
+}
 
 bool Stayrtr::Installed() { return ::access(kStayrtr, X_OK) == 0; }
 
@@ -124,6 +136,10 @@ BirdImportStats BirdDaemon::ImportStats(const std::string& protocol) {
   return s;
 }
 
+bool BirdDaemon::Established(const std::string& protocol) {
+  return Birdc({"show", "protocols", protocol}).find("Established") != std::string::npos;
+}
+
 std::string BirdDaemon::Logs() {
   CommandResult tail = RunCommand({"/usr/bin/tail", "-n", "30", dir_ + "/bird.log"});
   return absl::StrCat(process_ ? process_->Output() : "", tail.out);
@@ -150,19 +166,20 @@ std::string ValidatingBirdConfig(const std::string& dir, net::Family family, int
       " { import table on; import filter rov; export none; igp table ", Igp(family), "; };\n}\n",
       "protocol bgp downstream {\n  local ", kSpeakerAddress, " port ", downstream_port, " as ",
       kSpeakerAs, ";\n  neighbor ", kCollectorAddress, " port ", collector_port, " as ",
-      kCollectorAs, ";\n  multihop 2;\n  hold time 90;\n  connect retry time 1;\n  ",
+      kCollectorAs,
+      ";\n  multihop 2;\n  hold time 90;\n  connect retry time 1;\n  connect delay time 1;\n  ",
       Channel(family), " { import none; export all; igp table ", Igp(family), ";", next_hop,
       " };\n}\n");
 }
 
 std::string CollectorBirdConfig(const std::string& dir, net::Family family, int collector_port,
                                 const std::string& speaker_address, int speaker_port) {
-  return absl::StrCat(BirdCommon(dir, "10.255.0.4"), "protocol bgp speaker {\n  local ",
-                      kCollectorAddress, " port ", collector_port, " as ", kCollectorAs,
-                      ";\n  neighbor ", speaker_address, " port ", speaker_port, " as ", kSpeakerAs,
-                      ";\n  multihop 2;\n  hold time 90;\n  connect retry time 1;\n  ",
-                      Channel(family), " { import all; export none; igp table ", Igp(family),
-                      "; };\n}\n");
+  return absl::StrCat(
+      BirdCommon(dir, "10.255.0.4"), "protocol bgp speaker {\n  local ", kCollectorAddress,
+      " port ", collector_port, " as ", kCollectorAs, ";\n  neighbor ", speaker_address, " port ",
+      speaker_port, " as ", kSpeakerAs,
+      ";\n  multihop 2;\n  hold time 90;\n  connect retry time 1;\n  connect delay time 1;\n  ",
+      Channel(family), " { import all; export none; igp table ", Igp(family), "; };\n}\n");
 }
 
 std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port) {
@@ -192,9 +209,10 @@ std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port) 
 
 absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
                               size_t vrps, Speaker* s) {
-  const int upstream_port = FreeLoopbackPort(), downstream_port = FreeLoopbackPort();
-  const int collector_port = FreeLoopbackPort();
+  const std::vector<int> ports = FreeLoopbackPorts(3, cache_port);
+  const int upstream_port = ports[0], downstream_port = ports[1], collector_port = ports[2];
   auto fail = [&](const std::string& what) {
+    if (s->upstream) s->upstream->Wait(2000);  // all it said, if it has ended
     return absl::UnavailableError(absl::StrCat(what, "\n", s->bird ? s->bird->Logs() : "",
                                                s->collector ? s->collector->Logs() : "",
                                                s->upstream ? s->upstream->Output() : ""));
@@ -213,6 +231,9 @@ absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, 
   if (cache_port != 0 && !Eventually([&] { return s->bird->Count(roa) == int64_t(vrps); }, 60)) {
     return fail(
         absl::StrCat("BIRD's ", roa, " holds ", s->bird->Count(roa), " of ", vrps, " VRPs"));
+  }
+  if (!Eventually([&] { return s->collector->Established("speaker"); }, 30)) {
+    return fail("BIRD's session to the collector did not come up");
   }
   s->upstream = StartUpstream(feed, upstream_port);
   if (!s->upstream || !s->upstream->WaitForOutput("\"event\":\"table_start\"", 120000)) {

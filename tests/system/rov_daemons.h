@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "net/prefix.h"
@@ -35,6 +36,10 @@ inline constexpr char kUpstreamAddress[] = "127.0.0.3";
 inline constexpr char kCollectorAddress[] = "127.0.0.4";
 // The IPv6 NEXT_HOP the upstream sends (BIRD resolves it through a default route via lo).
 inline constexpr char kUpstreamNextHop6[] = "2001:db8::3";
+
+// `n` distinct TCP ports on 127.0.0.1 free a moment ago, none equal to `avoid` (the kernel may
+// hand out the same free port twice in a row).
+std::vector<int> FreeLoopbackPorts(size_t n, int avoid = 0);
 
 // stayrtr (Debian) serving `vrp_file` on 127.0.0.1:port(), re-reading it every second.
 class Stayrtr {
@@ -72,6 +77,8 @@ class BirdDaemon {
   // The prefixes of master4 or master6.
   std::set<net::Prefix> Prefixes(net::Family family);
   BirdImportStats ImportStats(const std::string& protocol);
+  // True when the BGP protocol's session is Established.
+  bool Established(const std::string& protocol);
   const std::string& dir() const { return dir_; }
   pid_t pid() const { return process_ ? process_->pid() : -1; }
   std::string Logs();  // its stdout and the tail of its log file
@@ -105,7 +112,8 @@ struct Speaker {
 
 // BIRD as the speaker, in folders under `dir`: starts the collector and BIRD (with route origin
 // validation from 127.0.0.1:cache_port, or none when cache_port is 0), waits until BIRD holds
-// `vrps` VRPs (it filters a route once, when it arrives), starts the upstream and returns once
+// `vrps` VRPs (it filters a route once, when it arrives) and its session to the collector is
+// Established, starts the upstream and returns once
 // the collector holds every route BIRD accepted.
 // Errors: a daemon that does not start or a table that does not arrive within a minute, with
 // what the daemons said.
