@@ -51,16 +51,19 @@ class ShardRouter {
   };
 
   // `shard_single_thread`: with threads 1, the shard stage on one worker thread anyway.
+  // `validator`: with RPKI (every branch validates against it), or null.
   ShardRouter(int threads, uint32_t local_as, PipelineOptions options = {},
-              bool shard_single_thread = false) {
+              bool shard_single_thread = false,
+              const rpki::OriginValidator* validator = nullptr) {
     rib_ = std::make_unique<FakeRib>(io_);
     RouterConfig rc;
     rc.local_as = local_as;
     rc.router_id = net::IPv4Address(0xc0000201);  // 192.0.2.1
     rc.threads = threads;
     rc.shard_single_thread = shard_single_thread;
-    routing_ = std::make_unique<BgpRouting>(io_, rc, RoutingServices{nullptr, rib_.get(), &store_},
-                                            options);
+    RoutingServices services{nullptr, rib_.get(), &store_};
+    services.validator = validator;
+    routing_ = std::make_unique<BgpRouting>(io_, rc, services, options);
   }
   ~ShardRouter() {
     routing_.reset();

@@ -235,6 +235,48 @@ TEST(ShardedRouting, APeerUpAfterTheLastUpdateGetsTheTable) {
   EXPECT_EQ(late.session->end_of_ribs, 2u) << "End-of-RIB for both families";
 }
 
+// RPKI: a VRP change reaches every shard's OriginValidation stages, whose re-validation runs on
+// the shards' threads while the set they share changes between UPDATEs; the import policy
+// rejects the invalid routes and takes them back when they are valid again.
+TEST(ShardedRouting, VrpChangesRevalidateInEveryShard) {
+  policy::FilterSpec spec;
+  spec.policies = {"rov"};
+  auto rov = policy::Filter::FromText(
+      "policy-statement rov { term invalid { from { rpki invalid; } then { reject; } } "
+      "term rest { then { accept; } } }",
+      policy::SourceLocation{"test", 1, 1}, spec);
+  ASSERT_TRUE(rov.ok()) << rov.status();
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(absl::StrCat(threads, " threads"));
+    policy::FilterSlot slot(*rov);
+    rpki::OriginValidator vrps;
+    ShardRouter r(threads, kLocalAs, {}, false, &vrps);
+    ShardRouter::Peer& up = r.AddPeer("up", A("192.0.2.11"), 65011, true, &slot);
+    ShardRouter::Peer& down = r.AddPeer("down", A("192.0.2.14"), 65014);
+    r.Up(up);
+    r.Up(down);
+    UpdateMessage u = SpreadUpdate(r, 200, 7);
+    up.listener->OnUpdate(u);
+    r.Settle();
+    ASSERT_EQ(down.session->held.size(), 200u);
+    // Only AS 1 may originate 10.0.0.0/8 and its /24s: every route is invalid.
+    const rpki::VrpDelta add{{rpki::Vrp{P("10.0.0.0/8"), 24, 1}}, {}};
+    r.routing().VrpsChanging(add);
+    vrps.Apply(add);
+    r.routing().VrpsChanged();
+    r.Settle();
+    EXPECT_EQ(r.LocRib(net::Family::kIPv4).lines, 0u);
+    EXPECT_EQ(down.session->held.size(), 0u);
+    EXPECT_EQ(r.AdjRibIn(up, net::Family::kIPv4).lines, 200u) << "the Adj-RIB-In keeps them";
+    const rpki::VrpDelta remove{{}, {rpki::Vrp{P("10.0.0.0/8"), 24, 1}}};
+    r.routing().VrpsChanging(remove);
+    vrps.Apply(remove);
+    r.routing().VrpsChanged();
+    r.Settle();
+    EXPECT_EQ(down.session->held.size(), 200u);
+  }
+}
+
 TEST(ShardedRouting, ThreadsAndPlumbing) {
   ShardRouter r(3, kLocalAs);
   EXPECT_EQ(r.routing().threads(), 3);
