@@ -67,7 +67,7 @@ void VrpPublisher::SendDump(const std::string& instance) {
   do {  // an empty set is one empty batch with dump_done
     const size_t to = std::min(all.size(), from + kBatch);
     Send(instance, std::vector<Vrp>(all.begin() + from, all.begin() + to), {}, true,
-         to == all.size());
+         to == all.size(), to == all.size());
     from = to;
   } while (from < all.size());
 }
@@ -83,20 +83,21 @@ void VrpPublisher::Flush() {
       const size_t to = std::min(changes.withdrawn.size(), from + kBatch);
       Send(instance, {},
            std::vector<Vrp>(changes.withdrawn.begin() + from, changes.withdrawn.begin() + to),
-           false, false);
+           false, false, to == changes.withdrawn.size() && changes.announced.empty());
     }
     for (size_t from = 0; from < changes.announced.size(); from += kBatch) {
       const size_t to = std::min(changes.announced.size(), from + kBatch);
       Send(instance,
            std::vector<Vrp>(changes.announced.begin() + from, changes.announced.begin() + to), {},
-           false, false);
+           false, false, to == changes.announced.size());
     }
   }
 }
 
 void VrpPublisher::Send(const std::string& instance, const std::vector<Vrp>& announced,
-                        const std::vector<Vrp>& withdrawn, bool full, bool dump_done) {
+                        const std::vector<Vrp>& withdrawn, bool full, bool dump_done, bool last) {
   client_v1::VrpChangesRequest r;
+  r.set_last(last);
   r.set_epoch(epoch_);
   r.set_full(full);
   r.set_dump_done(dump_done);

@@ -40,8 +40,9 @@ class VrpPublisher {
 
  private:
   void SendDump(const std::string& instance);
+  // `last`: the last batch of one change (rpki_client.proto).
   void Send(const std::string& instance, const std::vector<Vrp>& announced,
-            const std::vector<Vrp>& withdrawn, bool full, bool dump_done);
+            const std::vector<Vrp>& withdrawn, bool full, bool dump_done, bool last);
   void Forget(const std::string& instance);
 
   ipc::XrlRouter* router_;

@@ -14,7 +14,7 @@ class RoutingVrpListener : public VrpListener {
  public:
   explicit RoutingVrpListener(BgpRouting* routing) : routing_(routing) {}
   void BeforeChange(const rpki::VrpDelta& delta) override { routing_->VrpsChanging(delta); }
-  void AfterChange(const rpki::VrpDelta&) override { routing_->VrpsChanged(); }
+  void AfterChange() override { routing_->VrpsChanged(); }
 
  private:
   BgpRouting* routing_;

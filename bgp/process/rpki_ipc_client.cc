@@ -67,8 +67,9 @@ absl::Status RpkiIpcClient::Start() {
         if (!delta->empty()) {
           if (listener_ != nullptr) listener_->BeforeChange(*delta);
           set_->Apply(*delta);
-          if (listener_ != nullptr) listener_->AfterChange(*delta);
+          change_open_ = true;
         }
+        if (r.last()) EndChange();
         if (r.dump_done()) {
           SLUICE_LOG(kInfo) << "RPKI: " << set_->size() << " VRPs (" << feed_.swept()
                             << " withdrawn by dumps so far)";
@@ -82,11 +83,18 @@ absl::Status RpkiIpcClient::Start() {
       Subscribe();
     } else if (e.kind == ipc::TargetEvent::kDeath) {
       subscribed_ = false;
+      EndChange();  // what it sent of a change is all there will be
       SLUICE_LOG(kWarning) << "RPKI " << e.instance_name << " died: keeping " << set_->size()
                            << " VRPs until a new one's set is complete";
     }
   });
   return absl::OkStatus();
+}
+
+void RpkiIpcClient::EndChange() {
+  if (!change_open_) return;
+  change_open_ = false;
+  if (listener_ != nullptr) listener_->AfterChange();
 }
 
 void RpkiIpcClient::Subscribe() {

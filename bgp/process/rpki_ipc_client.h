@@ -4,8 +4,9 @@
 //   Finder birth of the rpki class ─► rpki/1.0/subscribe (as our instance); sluice-rpki then
 //                                     sends the whole VRP set, then its changes
 //   rpki_client/1.0/vrp_changes ────► VrpFeed::Plan (bgp/rpki/vrp_feed.h): the delta;
-//                                     listener BeforeChange; OriginValidator::Apply; listener
-//                                     AfterChange (the re-validation of the routes it covers)
+//                                     listener BeforeChange; OriginValidator::Apply; after the
+//                                     change's last batch, listener AfterChange (the
+//                                     re-validation of the routes it covered)
 //   death of sluice-rpki ───────────► nothing: the VRPs stay (DESIGN.md § Restarts) until the
 //                                     next process's dump is complete, which then withdraws
 //                                     only what it did not carry
@@ -24,12 +25,14 @@
 
 namespace sluice::bgp::process {
 
-// Told of each change to the VRP set, before and after it is applied.
+// Told of each change to the VRP set: BeforeChange before each batch of it is applied, and
+// AfterChange once after its last batch (rpki_client.proto `last`; or when sluice-rpki dies in
+// the middle of one).
 class VrpListener {
  public:
   virtual ~VrpListener() = default;
   virtual void BeforeChange(const rpki::VrpDelta& delta) = 0;
-  virtual void AfterChange(const rpki::VrpDelta& delta) = 0;
+  virtual void AfterChange() = 0;
 };
 
 class RpkiIpcClient {
@@ -52,6 +55,7 @@ class RpkiIpcClient {
 
  private:
   void Subscribe();
+  void EndChange();
 
   ipc::XrlRouter* router_;
   std::string rpki_class_;
@@ -61,6 +65,7 @@ class RpkiIpcClient {
   uint64_t batches_ = 0;
   uint64_t refused_ = 0;
   bool subscribed_ = false;
+  bool change_open_ = false;  // batches applied whose change has not ended yet
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

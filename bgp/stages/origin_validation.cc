@@ -73,6 +73,7 @@ std::optional<BgpRoute> OriginValidation::lookup_route(const net::Prefix& prefix
 
 size_t OriginValidation::Prepare(const std::vector<net::Prefix>& changed) {
   const size_t before = pending_.size();
+  held_ = true;
   if (!branch_->NextPrefix(std::nullopt)) return 0;  // no routes
   std::vector<net::Prefix> prefixes = changed;
   std::sort(prefixes.begin(), prefixes.end());
@@ -94,10 +95,12 @@ void OriginValidation::NoteCovered(const net::Prefix& vrp_prefix) {
 }
 
 void OriginValidation::Revalidate() {
+  held_ = false;
   if (!pending_.empty()) walk_.Start();
 }
 
 bool OriginValidation::Slice() {
+  if (held_) return false;  // Revalidate starts it again
   for (size_t n = 0; n < kPrefixesPerSlice && !pending_.empty(); ++n) {
     const auto [prefix, sent] = *pending_.begin();
     pending_.erase(pending_.begin());

@@ -14,6 +14,8 @@
 //      VRP covers (its prefix equal to or inside the VRP's) is noted as pending, with the state
 //      downstream has for it — the state as of now.
 //   2. The caller applies the change to the OriginValidator.
+//      A change may come in several parts (batches): each is prepared and applied in turn, and
+//      the walk waits (a running one pauses) until the last part is in.
 //   3. Revalidate(): a background task takes the pending prefixes in order, a slice at a time,
 //      computes each one's new state and, where it differs, sends replace_route(route with the
 //      old state, route with the new) downstream; the import filter re-filters it.
@@ -60,7 +62,7 @@ class OriginValidation : public BgpLinearStage {
   // Step 1 above: `changed` are the prefixes of the VRPs (of this branch's family) about to
   // enter or leave the set. Returns how many prefixes became pending.
   size_t Prepare(const std::vector<net::Prefix>& changed);
-  // Step 3 above.
+  // Step 3 above, once the change is complete.
   void Revalidate();
 
   void set_local_as(uint32_t local_as) { local_as_ = local_as; }
@@ -79,6 +81,7 @@ class OriginValidation : public BgpLinearStage {
   const rpki::OriginValidator* validator_;
   uint32_t local_as_;
   absl::btree_map<net::Prefix, rpki::RpkiState> pending_;
+  bool held_ = false;  // a change is being applied: the walk waits for Revalidate
   Counters counters_;
   stage::BackgroundTask walk_;
 };

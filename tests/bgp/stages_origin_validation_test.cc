@@ -4,6 +4,7 @@
 // routes keep coming.
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "bgp/rpki/origin_validator.h"
 #include "bgp/stages/origin_validation.h"
 #include "bgp/stages/peer_in.h"
@@ -107,6 +108,37 @@ TEST_F(OriginValidationTest, AChangeRevalidatesOnlyWhatItCovers) {
   EXPECT_EQ(Downstream("10.1.2.0/24"), RpkiState::kNotFound);
   EXPECT_EQ(Replaces(), 4u);
   EXPECT_TRUE(violations_.empty()) << violations_.front();
+}
+
+// A change that comes in two parts (a VRP withdrawn in one batch, its replacement announced in
+// the next) moves no route, even while the walk of an earlier change is running: it pauses
+// until the last part is in.
+TEST_F(OriginValidationTest, AChangeInPartsNeverFlaps) {
+  vrps_.Apply({{V("10.1.0.0/16", 16, 7)}, {}});
+  Announce("10.1.0.0/16", 7);
+  for (int i = 0; i < 3000; ++i) {
+    Announce(absl::StrCat("20.", i / 256, ".", i % 256, ".0/24").c_str(), 7);
+  }
+  ASSERT_EQ(Downstream("10.1.0.0/16"), RpkiState::kValid);
+  const size_t seen = cap_->trace().size();
+  Change({{V("20.0.0.0/8", 24, 7)}, {}});  // 3000 routes to re-validate: several slices
+  Poll(1);
+  ASSERT_TRUE(stage_->revalidating());
+  const rpki::VrpDelta part1{{}, {V("10.1.0.0/16", 16, 7)}};
+  const rpki::VrpDelta part2{{V("10.1.0.0/16", 24, 7)}, {}};
+  stage_->Prepare({part1.removed[0].prefix});
+  vrps_.Apply(part1);
+  RunLoop();
+  stage_->Prepare({part2.added[0].prefix});
+  vrps_.Apply(part2);
+  stage_->Revalidate();
+  RunLoop();
+  for (size_t i = seen; i < cap_->trace().size(); ++i) {
+    EXPECT_EQ(cap_->trace()[i].find("10.1.0.0/16"), std::string::npos) << cap_->trace()[i];
+  }
+  EXPECT_EQ(Replaces(), 3000u);
+  EXPECT_EQ(stage_->pending(), 0u);
+  EXPECT_EQ(Downstream("10.1.0.0/16"), RpkiState::kValid);
 }
 
 // Routes that change while their re-validation is pending: every delete and replace downstream

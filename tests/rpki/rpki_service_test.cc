@@ -268,12 +268,13 @@ TEST_F(RpkiServiceTest, ListVrpsFiltersAndPages) {
 TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   ipc::XrlRouter bgp(io_, "bgp", "bgp-rpki", Options());
   struct Listener : bgp::process::VrpListener {
-    void BeforeChange(const bgp::rpki::VrpDelta&) override {}
-    void AfterChange(const bgp::rpki::VrpDelta& d) override {
+    void BeforeChange(const bgp::rpki::VrpDelta& d) override {
       changed.insert(changed.end(), d.added.begin(), d.added.end());
       changed.insert(changed.end(), d.removed.begin(), d.removed.end());
     }
+    void AfterChange() override { ++changes; }
     std::vector<bgp::rpki::Vrp> changed;
+    int changes = 0;
   } listener;
   std::vector<bgp::rpki::Vrp>& changed = listener.changed;
   bgp::rpki::OriginValidator set;
@@ -314,6 +315,7 @@ TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   EXPECT_EQ(client.feed().epoch(), 8u);
   ASSERT_EQ(changed.size(), 1u);  // 192.0.2.0/24 never left
   EXPECT_EQ(changed[0].prefix.ToString(), "198.51.100.0/24");
+  EXPECT_EQ(listener.changes, 2);  // each dump ended one change
 }
 
 // No cache ever answers: after the expire interval the empty set counts, and every route is
