@@ -209,6 +209,13 @@ void ReadPeerSettings(const ConfigNode& n, const std::string& context, const net
     peer->route_reflector_where.loc = s.loc;
   });
   on("next-hop-self", [&](const ConfigNode& s) { flag(s, &p.next_hop_self); });
+  on("next-hop6", [&](const ConfigNode& s) {
+    const ConfigValue* v = one(s, "next-hop6 IPV6-ADDRESS;");
+    if (!v) return;
+    const net::Family v6 = net::Family::kIPv6;
+    peer->next_hop6 = ReadAddress(*v, &v6, "next-hop6", diags);
+    state->bad = state->bad || !peer->next_hop6;
+  });
   on("max-prefix", [&](const ConfigNode& s) { ReadMaxPrefix(s, &p.max_prefix, diags); });
   on("adj-rib-in-limit", [&](const ConfigNode& s) {
     const ConfigValue* v = one(s, "adj-rib-in-limit N;  (0: no ceiling)");

@@ -37,7 +37,8 @@ bool SamePeerConfig(const bgp::PeerConfig& a, const bgp::PeerConfig& b) {
 
 bool operator==(const BgpPeer& a, const BgpPeer& b) {
   return SamePeerConfig(a.session, b.session) && a.import_policies == b.import_policies &&
-         a.export_policies == b.export_policies && a.damping == b.damping && a.group == b.group;
+         a.export_policies == b.export_policies && a.damping == b.damping && a.group == b.group &&
+         a.next_hop6 == b.next_hop6;
 }
 
 const char* BgpOriginName(BgpOrigin origin) {

@@ -165,6 +165,9 @@ struct BgpPeer {
   std::vector<NameRef> import_policies;  // the import filter bank's chain, in order
   std::vector<NameRef> export_policies;  // the export filter bank's chain, in order
   bool damping = false;                  // plumb a damping stage with BgpConfig::damping
+  // next-hop6 ADDRESS: our NEXT_HOP for IPv6 routes to this peer (RFC 4760, RFC 2545), needed
+  // when the session runs over IPv4; default: the session's local address when it is IPv6.
+  std::optional<net::IPAddress> next_hop6;
   // The group it is declared in ("" for none): its settings are the group's, then its own.
   std::string group;
   // The keywords its own block gives (the others come from the group or the defaults); what

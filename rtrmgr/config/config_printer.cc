@@ -156,6 +156,7 @@ std::vector<std::pair<std::string, std::string>> PeerStatements(const BgpPeer& p
   add("export", "export " + Names(peer.export_policies));
   if (p.route_reflector_client) add("route-reflector-client", "route-reflector-client");
   if (p.next_hop_self) add("next-hop-self", "next-hop-self");
+  if (peer.next_hop6) add("next-hop6", "next-hop6 " + peer.next_hop6->ToString());
   if (p.max_prefix.limit != 0) {
     std::string text = absl::StrCat("max-prefix ", p.max_prefix.limit);
     if (p.max_prefix.count == bgp::MaxPrefixCount::kAccepted) text += " accepted";

@@ -83,6 +83,7 @@ bool HasPolicies(const BgpPeer& peer) {
 bool NeedsAddAgain(const BgpPeer& before, const BgpPeer& after) {
   return HasPolicies(before) != HasPolicies(after) ||
          before.session.next_hop_self != after.session.next_hop_self ||
+         before.next_hop6 != after.next_hop6 ||
          before.session.route_reflector_client != after.session.route_reflector_client;
 }
 
@@ -345,6 +346,7 @@ void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
   r.set_passive(s.passive);
   r.set_md5_password(s.md5_password);
   r.set_next_hop_self(s.next_hop_self);
+  if (peer.next_hop6) ipc::ToProto(peer.next_hop6->v6(), r.mutable_next_hop6());
   r.set_route_reflector_client(s.route_reflector_client);
   r.set_max_prefix(static_cast<uint32_t>(s.max_prefix.limit));
   r.set_max_prefix_action(s.max_prefix.action == bgp::MaxPrefixAction::kWarn ? "warn" : "teardown");

@@ -104,6 +104,12 @@ void WriteVrps(const std::string& path, const std::vector<rpki::Vrp>& vrps) {
   std::filesystem::rename(path + ".new", path);
 }
 
+// The upstream's IPv6 next hop (kUpstreamNextHop6, 2001:db8::3) is on a subnet of the dummy
+// FEA's interface, so it resolves in the RIB.
+std::string Ipv6NextHopInterface() {
+  return "interfaces {\n    interface eth0 { address 2001:db8::1/64; }\n}\n";
+}
+
 PrefixSet Minus(const PrefixSet& a, const PrefixSet& b) {
   PrefixSet out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
@@ -163,15 +169,17 @@ class RovTest : public ::testing::Test {
     s->sluice = std::make_unique<RtrmgrProcess>();
     const std::string conf = s->sluice->WriteConfig(
         "rov.conf",
-        absl::StrCat("fea { backend dummy; }\nprotocols {\n    rpki { cache 127.0.0.1 { port ",
+        absl::StrCat(v4 ? "" : Ipv6NextHopInterface(),
+                     "fea { backend dummy; }\nprotocols {\n    rpki { cache 127.0.0.1 { port ",
                      cache_->port(), "; preference 1; } }\n    bgp {\n        local-as ",
                      kSpeakerAs, ";\n        bgp-id 10.255.0.2;\n        listen ", kSpeakerAddress,
                      " port ", port, ";\n        peer ", kUpstreamAddress, " { as ", kUpstreamAs,
                      "; local-ip ", kSpeakerAddress, "; passive; family [ ", v4 ? "ipv4" : "ipv6",
                      "-unicast ]; import [ rov ]; }\n        peer ", kCollectorAddress, " { as ",
                      kCollectorAs, "; local-ip ", kSpeakerAddress, "; port ", collector_port,
-                     "; family [ ", v4 ? "ipv4" : "ipv6",
-                     "-unicast ]; export [ all ]; }\n    }\n}\npolicy {\n"
+                     "; family [ ", v4 ? "ipv4" : "ipv6", "-unicast ]; export [ all ];",
+                     v4 ? "" : " next-hop6 2001:db8:ffff::2;",
+                     " }\n    }\n}\npolicy {\n"
                      "    policy-statement rov {\n"
                      "        term invalid { from { rpki invalid; } then { reject; } }\n"
                      "        term rest { then { accept; } }\n    }\n"
