@@ -269,4 +269,96 @@ absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, 
   return absl::OkStatus();
 }
 
+namespace {
+
+// The configuration StartSluiceSpeaker runs (rtrmgr/examples and sluice.conf(5) for the forms).
+std::string SluiceSpeakerConfig(net::Family family, int cache_port, int port, int collector_port) {
+  const bool v4 = family == net::Family::kIPv4;
+  const std::string fam = v4 ? "ipv4-unicast" : "ipv6-unicast";
+  // The upstream's IPv6 next hop (kUpstreamNextHop6) is on the dummy FEA's interface's subnet,
+  // so it resolves in the RIB; over the IPv4 session to the collector, IPv6 routes need an IPv6
+  // next hop of ours.
+  return absl::StrCat(
+      v4 ? "" : "interfaces {\n    interface eth0 { address 2001:db8::1/64; }\n}\n",
+      "fea { backend dummy; }\nprotocols {\n",
+      cache_port != 0
+          ? absl::StrCat("    rpki { cache 127.0.0.1 { port ", cache_port, "; preference 1; } }\n")
+          : "",
+      "    bgp {\n        local-as ", kSpeakerAs, ";\n        bgp-id 10.255.0.2;\n        listen ",
+      kSpeakerAddress, " port ", port, ";\n        peer ", kUpstreamAddress, " { as ", kUpstreamAs,
+      "; local-ip ", kSpeakerAddress, "; passive; family [ ", fam, " ]; import [ ",
+      cache_port != 0 ? "rov" : "all", " ]; }\n        peer ", kCollectorAddress, " { as ",
+      kCollectorAs, "; local-ip ", kSpeakerAddress, "; port ", collector_port, "; family [ ", fam,
+      " ]; export [ all ];", v4 ? "" : " next-hop6 2001:db8:ffff::2;",
+      " }\n    }\n}\npolicy {\n"
+      "    policy-statement rov {\n"
+      "        term invalid { from { rpki invalid; } then { reject; } }\n"
+      "        term rest { then { accept; } }\n    }\n"
+      "    policy-statement all { term all { then { accept; } } }\n}\n");
+}
+
+double Seconds(std::chrono::steady_clock::time_point from,
+               std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace
+
+absl::Status StartSluiceSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
+                                size_t vrps, Speaker* s) {
+  const std::vector<int> ports = FreeLoopbackPorts(2, cache_port);
+  const int port = ports[0], collector_port = ports[1];
+  auto fail = [&](const std::string& what) {
+    if (s->upstream) s->upstream->Wait(2000);
+    return absl::UnavailableError(absl::StrCat(
+        what, "\n", s->sluice ? s->sluice->Logs("rtrmgr") + s->sluice->Logs("bgp") : "",
+        s->collector ? s->collector->Logs() : "", s->upstream ? s->upstream->Output() : ""));
+  };
+  s->collector = std::make_unique<BirdDaemon>(dir + "/sluice-collector");
+  if (!s->collector->Start(CollectorBirdConfig(s->collector->dir(), feed.family, collector_port,
+                                               kSpeakerAddress, port))) {
+    return fail("the collector BIRD did not start");
+  }
+  s->sluice = std::make_unique<RtrmgrProcess>();
+  const std::string conf = s->sluice->WriteConfig(
+      "rov.conf", SluiceSpeakerConfig(feed.family, cache_port, port, collector_port));
+  if (!s->sluice->Start(conf)) return fail("sluice-rtrmgr did not start");
+  // The whole VRP set first, like BIRD: sluice-bgp logs the count at the end of the dump.
+  const std::string held = absl::StrCat("RPKI: ", vrps, " VRPs");
+  if (cache_port != 0 &&
+      !Eventually([&] { return s->sluice->Logs("bgp").find(held) != std::string::npos; }, 60)) {
+    return fail(absl::StrCat("sluice-bgp did not get the ", vrps, " VRPs\n",
+                             s->sluice->Sluice({"show", "rpki"}).out));
+  }
+  if (!Eventually([&] { return s->collector->Established("speaker"); }, 60)) {
+    return fail("the session to the collector did not come up");
+  }
+  s->upstream = StartUpstream(feed, port);
+  if (!s->upstream || !s->upstream->WaitForOutput("\"event\":\"table_start\"", 120000)) {
+    return fail("sluice-replay did not start sending");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (!s->upstream->WaitForOutput("\"event\":\"sent\"", 120000)) {
+    return fail("sluice-replay did not finish sending");
+  }
+  // Settled: the collector's count has not changed for 3 s.
+  const std::string master = feed.family == net::Family::kIPv4 ? "master4" : "master6";
+  int64_t last = -1;
+  auto changed = std::chrono::steady_clock::now();
+  const bool settled = Eventually(
+      [&] {
+        const int64_t n = s->collector->Count(master);
+        const auto now = std::chrono::steady_clock::now();
+        if (n != last) {
+          last = n;
+          changed = now;
+        }
+        return n > 0 && Seconds(changed, now) > 3;
+      },
+      120);
+  if (!settled) return fail(absl::StrCat("the collector holds ", last, " routes, still changing"));
+  s->seconds = Seconds(start, changed);
+  return absl::OkStatus();
+}
+
 }  // namespace sluice::testing

@@ -117,6 +117,15 @@ struct Speaker {
 // the collector holds every route BIRD accepted.
 // Errors: a daemon that does not start or a table that does not arrive within a minute, with
 // what the daemons said.
+// Sluice as the speaker, the same way: sluice-rtrmgr with the cache (none when cache_port is
+// 0: no rpki block, and the upstream's import policy accepts everything) and the `rov` import
+// policy (`from { rpki invalid; } then { reject; }`), the same upstream and collector. Waits
+// until sluice-bgp holds `vrps` VRPs and the collector's session is Established, starts the
+// upstream and returns once the collector's count has not changed for 3 s (`seconds` ends at
+// its last change). Errors: as StartBirdSpeaker.
+absl::Status StartSluiceSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
+                                size_t vrps, Speaker* s);
+
 absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
                               size_t vrps, Speaker* s);
 

@@ -104,12 +104,6 @@ void WriteVrps(const std::string& path, const std::vector<rpki::Vrp>& vrps) {
   std::filesystem::rename(path + ".new", path);
 }
 
-// The upstream's IPv6 next hop (kUpstreamNextHop6, 2001:db8::3) is on a subnet of the dummy
-// FEA's interface, so it resolves in the RIB.
-std::string Ipv6NextHopInterface() {
-  return "interfaces {\n    interface eth0 { address 2001:db8::1/64; }\n}\n";
-}
-
 PrefixSet Minus(const PrefixSet& a, const PrefixSet& b) {
   PrefixSet out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
@@ -159,64 +153,9 @@ class RovTest : public ::testing::Test {
 
   // Sluice as the speaker: sluice-rtrmgr with the same cache, upstream and collector as BIRD.
   void StartSluice(const RovData& d, Speaker* s) {
-    const std::vector<int> ports = FreeLoopbackPorts(2, cache_->port());
-    const int port = ports[0], collector_port = ports[1];
-    const bool v4 = d.family == net::Family::kIPv4;
-    s->collector = std::make_unique<BirdDaemon>(dir_ + "/sluice-collector");
-    ASSERT_TRUE(s->collector->Start(
-        CollectorBirdConfig(s->collector->dir(), d.family, collector_port, kSpeakerAddress, port)))
-        << s->collector->Logs();
-    s->sluice = std::make_unique<RtrmgrProcess>();
-    const std::string conf = s->sluice->WriteConfig(
-        "rov.conf",
-        absl::StrCat(v4 ? "" : Ipv6NextHopInterface(),
-                     "fea { backend dummy; }\nprotocols {\n    rpki { cache 127.0.0.1 { port ",
-                     cache_->port(), "; preference 1; } }\n    bgp {\n        local-as ",
-                     kSpeakerAs, ";\n        bgp-id 10.255.0.2;\n        listen ", kSpeakerAddress,
-                     " port ", port, ";\n        peer ", kUpstreamAddress, " { as ", kUpstreamAs,
-                     "; local-ip ", kSpeakerAddress, "; passive; family [ ", v4 ? "ipv4" : "ipv6",
-                     "-unicast ]; import [ rov ]; }\n        peer ", kCollectorAddress, " { as ",
-                     kCollectorAs, "; local-ip ", kSpeakerAddress, "; port ", collector_port,
-                     "; family [ ", v4 ? "ipv4" : "ipv6", "-unicast ]; export [ all ];",
-                     v4 ? "" : " next-hop6 2001:db8:ffff::2;",
-                     " }\n    }\n}\npolicy {\n"
-                     "    policy-statement rov {\n"
-                     "        term invalid { from { rpki invalid; } then { reject; } }\n"
-                     "        term rest { then { accept; } }\n    }\n"
-                     "    policy-statement all { term all { then { accept; } } }\n}\n"));
-    ASSERT_TRUE(s->sluice->Start(conf)) << s->sluice->Logs("rtrmgr");
-    // The whole VRP set first, like BIRD (`sluice show rpki`: the total VRP count).
-    const std::string total = absl::StrCat(d.generated.vrps.size());
-    ASSERT_TRUE(Eventually(
-        [&] {
-          return s->sluice->Sluice({"show", "rpki"}).out.find(total) != std::string::npos;
-        },
-        60))
-        << s->sluice->Sluice({"show", "rpki"}).out << s->sluice->Logs("rpki");
-    ASSERT_TRUE(Eventually([&] { return s->collector->Established("speaker"); }, 60))
-        << s->collector->Logs() << s->sluice->Logs("bgp");
-    s->upstream = StartUpstream(d.feed, port);
-    ASSERT_TRUE(s->upstream->WaitForOutput("\"event\":\"table_start\"", 120000))
-        << s->upstream->Output() << s->sluice->Logs("bgp");
-    const auto start = Clock::now();
-    ASSERT_TRUE(s->upstream->WaitForOutput("\"event\":\"sent\"", 120000))
-        << s->upstream->Output() << s->sluice->Logs("bgp");
-    // Settled: the collector's count has not changed for 3 s.
-    const std::string master = v4 ? "master4" : "master6";
-    int64_t last = -1;
-    auto changed = Clock::now();
-    ASSERT_TRUE(Eventually(
-        [&] {
-          const int64_t n = s->collector->Count(master);
-          if (n != last) {
-            last = n;
-            changed = Clock::now();
-          }
-          return n > 0 && Since(changed) > 3;
-        },
-        120))
-        << s->collector->Logs() << s->sluice->Logs("bgp");
-    s->seconds = Since(start) - 3;
+    const absl::Status started =
+        StartSluiceSpeaker(dir_, d.feed, cache_->port(), d.generated.vrps.size(), s);
+    ASSERT_TRUE(started.ok()) << started << cache_->Output();
   }
 
   // BIRD's collector against the oracle: the prefixes BIRD did not pass on are the invalid ones.
