@@ -28,6 +28,7 @@
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/queries.h"
 #include "tests/system/child_process.h"
+#include "tests/system/rov_daemons.h"
 #include "tests/system/rtrmgr_processes.h"
 
 namespace sluice {
@@ -39,7 +40,6 @@ using testing::Eventually;
 using testing::FreeLoopbackPort;
 using testing::RtrmgrProcess;
 
-constexpr char kStayrtr[] = "/usr/bin/stayrtr";
 constexpr int kPrefixes = 3000;
 
 std::string Config(int rtr_port, int bgp_port) {
@@ -78,16 +78,14 @@ struct Route {
 class RovSystem : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::access(kStayrtr, X_OK) != 0) {
-      GTEST_SKIP() << kStayrtr << " is not installed (Debian package stayrtr)";
+    if (!testing::Stayrtr::Installed()) {
+      GTEST_SKIP() << "stayrtr is not installed (Debian package stayrtr)";
     }
     vrps_ = r_.rundir() + "/vrps.json";
     WriteVrps({});
-    rtr_port_ = FreeLoopbackPort();
-    stayrtr_ = ChildProcess::Start({kStayrtr, "-cache", vrps_, "-bind",
-                                    absl::StrCat("127.0.0.1:", rtr_port_), "-checktime=false",
-                                    "-metrics.addr", "", "-refresh", "1", "-loglevel", "warn"});
-    ASSERT_NE(stayrtr_, nullptr);
+    stayrtr_ = std::make_unique<testing::Stayrtr>(vrps_);
+    ASSERT_TRUE(stayrtr_->Start()) << stayrtr_->Output();
+    rtr_port_ = stayrtr_->port();
   }
 
   // The VRP file stayrtr serves, replaced at once (stayrtr re-reads it within a second).
@@ -135,7 +133,7 @@ class RovSystem : public ::testing::Test {
   std::string vrps_;
   int rtr_port_ = 0;
   int bgp_port_ = FreeLoopbackPort();
-  std::unique_ptr<ChildProcess> stayrtr_;
+  std::unique_ptr<testing::Stayrtr> stayrtr_;
 };
 
 TEST_F(RovSystem, InvalidRoutesStayOutAndAVrpChangeMovesOnlyTheRoutesItCovers) {
@@ -195,8 +193,7 @@ TEST_F(RovSystem, InvalidRoutesStayOutAndAVrpChangeMovesOnlyTheRoutesItCovers) {
   std::cout << "  the VRP change reached the downstream's Adj-RIB-Out in " << ms << " ms\n";
 
   // The cache goes: for 10 s nothing changes.
-  stayrtr_->Signal(SIGTERM);
-  stayrtr_->Wait(10000);
+  stayrtr_.reset();
   for (int i = 0; i < 10; ++i) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     ASSERT_EQ(Advertised(), want) << "after " << i + 1 << " s without the cache";

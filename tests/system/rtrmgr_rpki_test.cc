@@ -15,18 +15,16 @@
 #include "absl/strings/str_cat.h"
 #include "rtrmgr/cli/queries.h"
 #include "tests/system/child_process.h"
+#include "tests/system/rov_daemons.h"
 #include "tests/system/rtrmgr_processes.h"
 
 namespace sluice {
 namespace {
 
-using testing::ChildProcess;
 using testing::Eventually;
 using testing::FreeLoopbackPort;
 using ::testing::HasSubstr;
 using testing::RtrmgrProcess;
-
-constexpr char kStayrtr[] = "/usr/bin/stayrtr";
 
 // The configuration's form: caches with a port and a preference, and a BGP peer.
 std::string Config(const std::string& caches, int bgp_port) {
@@ -50,8 +48,8 @@ protocols {
 class RtrmgrRpki : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::access(kStayrtr, X_OK) != 0) {
-      GTEST_SKIP() << kStayrtr << " is not installed (Debian package stayrtr)";
+    if (!testing::Stayrtr::Installed()) {
+      GTEST_SKIP() << "stayrtr is not installed (Debian package stayrtr)";
     }
     vrps_ = r_.rundir() + "/vrps.json";
     std::ofstream(vrps_) << R"({"roas":[
@@ -59,11 +57,9 @@ class RtrmgrRpki : public ::testing::Test {
         {"prefix":"198.51.100.0/22","maxLength":24,"asn":"AS64497"},
         {"prefix":"2001:db8::/32","maxLength":48,"asn":"AS64498"}]})"
                          << "\n";
-    port_ = FreeLoopbackPort();
-    stayrtr_ = ChildProcess::Start({kStayrtr, "-cache", vrps_, "-bind",
-                                    absl::StrCat("127.0.0.1:", port_), "-checktime=false",
-                                    "-metrics.addr", "", "-refresh", "1", "-loglevel", "warn"});
-    ASSERT_NE(stayrtr_, nullptr);
+    stayrtr_ = std::make_unique<testing::Stayrtr>(vrps_);
+    ASSERT_TRUE(stayrtr_->Start()) << stayrtr_->Output();
+    port_ = stayrtr_->port();
   }
   std::string Cache(int port, int preference) {
     return absl::StrCat("        cache 127.0.0.1 { port ", port, "; preference ", preference,
@@ -88,7 +84,7 @@ class RtrmgrRpki : public ::testing::Test {
   std::string vrps_;
   int port_ = 0;
   int bgp_port_ = FreeLoopbackPort();
-  std::unique_ptr<ChildProcess> stayrtr_;
+  std::unique_ptr<testing::Stayrtr> stayrtr_;
 };
 
 TEST_F(RtrmgrRpki, CachesFromTheConfigurationSurviveReloadsAndRestarts) {
