@@ -53,8 +53,7 @@ class ShardRouter {
   // `shard_single_thread`: with threads 1, the shard stage on one worker thread anyway.
   // `validator`: with RPKI (every branch validates against it), or null.
   ShardRouter(int threads, uint32_t local_as, PipelineOptions options = {},
-              bool shard_single_thread = false,
-              const rpki::OriginValidator* validator = nullptr) {
+              bool shard_single_thread = false, const rpki::OriginValidator* validator = nullptr) {
     rib_ = std::make_unique<FakeRib>(io_);
     RouterConfig rc;
     rc.local_as = local_as;

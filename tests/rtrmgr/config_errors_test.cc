@@ -46,7 +46,8 @@ const ErrorCase kCases[] = {
     {"unknown peer keyword", BGP "peer 127.0.0.2 { as 2; remote-as 2; } } }",
      "t.conf:1:70: unknown keyword 'remote-as' in peer 127.0.0.2 (expected one of: as, local-ip, "
      "port, passive, md5-password, hold-time, keepalive, connect-retry, family, import, export, "
-     "route-reflector-client, next-hop-self, next-hop6, max-prefix, adj-rib-in-limit, enforce-first-as, "
+     "route-reflector-client, next-hop-self, next-hop6, max-prefix, adj-rib-in-limit, "
+     "enforce-first-as, "
      "ttl-security, multihop, damping, graceful-restart, disable, description)"},
     {"graceful-restart in a peer takes only disable",
      BGP "peer 127.0.0.2 { as 2; graceful-restart 120; } } }",
@@ -111,7 +112,8 @@ const ErrorCase kCases[] = {
     {"group unknown keyword", BGP "group g { as 2; bgp-id 1.2.3.4; } } }",
      "t.conf:1:63: unknown keyword 'bgp-id' in group g (expected one of: as, local-ip, port, "
      "passive, md5-password, hold-time, keepalive, connect-retry, family, import, export, "
-     "route-reflector-client, next-hop-self, next-hop6, max-prefix, adj-rib-in-limit, enforce-first-as, "
+     "route-reflector-client, next-hop-self, next-hop6, max-prefix, adj-rib-in-limit, "
+     "enforce-first-as, "
      "ttl-security, multihop, damping, graceful-restart, disable, description, peer)"},
     // ---- bad values
     {"AS 0", "protocols { bgp { local-as 0; bgp-id 1.1.1.1; } }",
