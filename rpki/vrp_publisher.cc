@@ -29,7 +29,11 @@ void AddVrps(const std::vector<Vrp>& vrps, size_t from, size_t to,
 }  // namespace
 
 VrpPublisher::VrpPublisher(ipc::XrlRouter* router, VrpStore* store, uint64_t epoch)
-    : router_(router), store_(store), epoch_(epoch) {}
+    : router_(router), store_(store), epoch_(epoch) {
+  UpdateTracking();
+}
+
+void VrpPublisher::UpdateTracking() { store_->set_tracking(complete_ && !subscribers_.empty()); }
 
 VrpPublisher::~VrpPublisher() {
   *alive_ = false;
@@ -44,6 +48,7 @@ void VrpPublisher::Subscribe(const std::string& instance) {
           if (!alive.expired() && e.kind != ipc::TargetEvent::kBirth) Forget(instance);
         });
   }
+  UpdateTracking();
   if (!complete_) {
     SLUICE_LOG(kInfo) << instance << " subscribes: its dump waits for a cache's answer";
     return;
@@ -54,7 +59,8 @@ void VrpPublisher::Subscribe(const std::string& instance) {
 void VrpPublisher::SetComplete() {
   if (complete_) return;
   complete_ = true;
-  store_->TakeChanges();               // the dumps carry them
+  store_->TakeChanges();  // the dumps carry them
+  UpdateTracking();
   std::vector<std::string> instances;  // a failed call forgets its subscriber
   for (const auto& [instance, watch] : subscribers_) instances.push_back(instance);
   for (const std::string& instance : instances) SendDump(instance);
@@ -119,6 +125,7 @@ void VrpPublisher::Forget(const std::string& instance) {
   if (it == subscribers_.end()) return;
   router_->Unwatch(it->second);
   subscribers_.erase(it);
+  UpdateTracking();
 }
 
 }  // namespace sluice::rpki

@@ -40,6 +40,8 @@ class VrpPublisher {
 
  private:
   void SendDump(const std::string& instance);
+  // The store keeps changes only while someone will be sent them.
+  void UpdateTracking();
   // `last`: the last batch of one change (rpki_client.proto).
   void Send(const std::string& instance, const std::vector<Vrp>& announced,
             const std::vector<Vrp>& withdrawn, bool full, bool dump_done, bool last);

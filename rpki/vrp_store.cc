@@ -41,14 +41,21 @@ size_t VrpStore::DropCache(CacheId cache) {
 
 void VrpStore::Enter(const Vrp& vrp) {
   ++(vrp.prefix.is_v4() ? size_v4_ : size_v6_);
+  if (!tracking_) return;
   auto [it, inserted] = pending_.try_emplace(vrp, true);
   if (!inserted) pending_.erase(it);  // withdrawn earlier, back now: no net change
 }
 
 void VrpStore::Leave(const Vrp& vrp) {
   --(vrp.prefix.is_v4() ? size_v4_ : size_v6_);
+  if (!tracking_) return;
   auto [it, inserted] = pending_.try_emplace(vrp, false);
   if (!inserted) pending_.erase(it);  // announced earlier, gone now: no net change
+}
+
+void VrpStore::set_tracking(bool on) {
+  tracking_ = on;
+  if (!on) pending_ = {};  // its memory too
 }
 
 VrpChanges VrpStore::TakeChanges() {

@@ -51,8 +51,11 @@ class VrpStore {
   // Everything `cache` holds goes (expiry, or the cache was removed); returns how many.
   size_t DropCache(CacheId cache);
 
-  // The net changes to the union since the last call.
+  // The net changes to the union since the last call (while tracking).
   VrpChanges TakeChanges();
+  // Whether changes are kept for TakeChanges (the default). Off, nothing is kept (no one would
+  // take them: a new subscriber gets a Snapshot), which spares a large first load a second copy.
+  void set_tracking(bool on);
 
   // The union, in (prefix, maxLength, AS) order.
   std::vector<Vrp> Snapshot() const;
@@ -76,6 +79,7 @@ class VrpStore {
   absl::flat_hash_map<Vrp, bool> pending_;  // VRP → true: announced, false: withdrawn
   size_t size_v4_ = 0;
   size_t size_v6_ = 0;
+  bool tracking_ = true;
 };
 
 }  // namespace sluice::rpki

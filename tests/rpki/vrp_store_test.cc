@@ -78,5 +78,18 @@ TEST(VrpStoreTest, DropCacheTakesOnlyThatCache) {
   EXPECT_EQ(s.TakeChanges().withdrawn.size(), 2u);
 }
 
+// With no one to send them to, changes are not kept; the union and its counts are.
+TEST(VrpStoreTest, WithoutTrackingNoChangesAreKept) {
+  VrpStore s;
+  s.set_tracking(false);
+  EXPECT_TRUE(s.Announce(1, V("10.0.0.0/8", 16, 65001)));
+  EXPECT_TRUE(s.TakeChanges().empty());
+  EXPECT_EQ(s.size_v4(), 1u);
+  EXPECT_TRUE(s.Contains(V("10.0.0.0/8", 16, 65001)));
+  s.set_tracking(true);
+  EXPECT_TRUE(s.Withdraw(1, V("10.0.0.0/8", 16, 65001)));
+  EXPECT_EQ(s.TakeChanges().withdrawn.size(), 1u);
+}
+
 }  // namespace
 }  // namespace sluice::rpki
