@@ -28,6 +28,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -38,6 +39,9 @@ import tempfile
 import threading
 import urllib.parse
 import time
+
+sys.dont_write_bytecode = True  # no __pycache__ next to the script
+import rov  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -59,7 +63,13 @@ WORKLOADS = {
 }
 # GoBGP last: it is by far the slowest, and results.md is written after every device.
 ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-t4", "sluice-rib",
-               "sluice-rib-t1", "sluice-rib-t2", "bird", "frr", "openbgpd", "gobgp"]
+               "sluice-rib-t1", "sluice-rib-t2", "sluice-rov", "sluice-rib-rov", "bird",
+               "bird-rov", "frr", "openbgpd", "gobgp"]
+# The import policy of the ROV devices: reject what RFC 6811 calls invalid, accept the rest.
+ROV_POLICY = ("policy-statement rov {\n  term invalid { from { rpki invalid; } then { reject; } }\n"
+              "  term rest { then { accept; } }\n}\n")
+BIRD_ROV_FILTER = ("filter rov {\n  if roa_check(r4, net, bgp_path.last) = ROA_INVALID then "
+                   "reject;\n  accept;\n}")
 
 
 # ---------------------------------------------------------------- processes and /proc
@@ -227,9 +237,10 @@ def run_ok(argv, timeout=10):
 class Topology:
     """What a device must be configured with."""
 
-    def __init__(self, upstreams, port):
+    def __init__(self, upstreams, port, rtr_port=None):
         self.upstreams = upstreams  # [(address, as)]
         self.port = port            # the device listens on DEVICE_ADDR:port
+        self.rtr_port = rtr_port    # ROV devices: stayrtr on 127.0.0.1:rtr_port
         self.monitor = (MONITOR_ADDR, MONITOR_AS)
 
 
@@ -237,9 +248,22 @@ class Device:
     name = "?"
     label = "?"
     next_hop = None  # what the upstreams send as NEXT_HOP (None: their own address)
+    rov = False  # validates against stayrtr, rejecting RPKI-invalid routes from the upstreams
 
     def available(self, ctx):
         return True, ""
+
+    def rov_available(self, ctx):
+        if ctx.quick:
+            return False, "ROV runs take the PCH table (no --quick)"
+        if not ctx.vrps:
+            return False, "no VRP file (--vrps or --make-vrps)"
+        if shutil.which("stayrtr") is None:
+            return False, "stayrtr not installed (Debian stayrtr)"
+        return True, ""
+
+    def wait_vrps(self, ctx):
+        """ROV devices: returns once the device holds the whole VRP set; raises RuntimeError."""
 
     def start(self, topo, tmp, ctx):
         """Starts the processes; returns the root PIDs to account."""
@@ -261,11 +285,13 @@ class Floor(Device):
 
 
 class Sluice(Device):
-    def __init__(self, with_rib, threads):
-        self.with_rib, self.threads = with_rib, threads
-        self.name = ("sluice-rib" if with_rib else "sluice") + (f"-t{threads}" if threads else "")
+    def __init__(self, with_rib, threads, rov_on=False):
+        self.with_rib, self.threads, self.rov = with_rib, threads, rov_on
+        self.name = (("sluice-rib" if with_rib else "sluice") + (f"-t{threads}" if threads else "")
+                     + ("-rov" if rov_on else ""))
         self.label = "Sluice BGP" + (" + RIB + FEA(dummy)" if with_rib else "") + (
-            f", threads {threads}" if threads else f", threads {os.cpu_count() or 1} (default)")
+            f", threads {threads}" if threads else f", threads {os.cpu_count() or 1} (default)") + (
+            ", ROV (sluice-rpki)" if rov_on else "")
 
     def binary(self, ctx, rel):
         return os.path.join(ctx.build, rel)
@@ -274,6 +300,11 @@ class Sluice(Device):
         need = ["finder/sluice-finder", "bgp/process/sluice-bgp", "rtrmgr/cli/sluice"]
         if self.with_rib:
             need += ["rib/sluice-rib", "fea/sluice-fea"]
+        if self.rov:
+            ok, why = self.rov_available(ctx)
+            if not ok:
+                return ok, why
+            need.append("rpki/sluice-rpki")
         for rel in need:
             if not os.access(self.binary(ctx, rel), os.X_OK):
                 return False, f"{rel} not built in {ctx.build}"
@@ -311,11 +342,17 @@ class Sluice(Device):
                                "network:ipv4net=127.0.0.0/8&ifname:txt=lo")
             if not ok:
                 raise RuntimeError("static route 127.0.0.0/8 refused: " + out)
+        if self.rov:
+            self.children.append(Child([self.binary(ctx, "rpki/sluice-rpki"), "--finder",
+                                        self.finder, "--cache", f"127.0.0.1:{topo.rtr_port}/1"],
+                                       f"{tmp}/rpki.out", env))
         argv = [self.binary(ctx, "bgp/process/sluice-bgp"), "--finder", self.finder,
                 "--instance", "bgp", "--listen", f"{DEVICE_ADDR}:{topo.port}", "--local-as",
                 str(DEVICE_AS), "--bgp-id", "10.255.0.1", "--ipv4-only"]
         if not self.with_rib:
             argv.append("--no-rib")
+        if self.rov:
+            argv += ["--rpki", "rpki"]
         if self.threads:
             argv += ["--threads", str(self.threads)]
         bgp = Child(argv, f"{tmp}/bgp.out", env)
@@ -328,38 +365,72 @@ class Sluice(Device):
                                "ebgp_requires_policy:bool=false")
             if not ok:
                 raise RuntimeError(f"add_peer {addr}: {out}")
+        policy = None
         if ctx.sluice_import_policy:
             # The same import policy on every upstream (policy-statement "import"), as the
             # router manager would send it (the heavy policy that bgp_pipeline_bench
             # --print-policy prints).
             with open(ctx.sluice_import_policy) as f:
-                source = urllib.parse.quote(f.read(), safe="")
+                policy = (f.read(), "import")
+        if self.rov:
+            policy = (ROV_POLICY, "rov")
+        if policy:
+            source = urllib.parse.quote(policy[0], safe="")
             for addr, _ in topo.upstreams:
                 ok, out = self.cli("call", "finder://bgp/policy_backend/1.0/configure?"
                                    f"filter:txt=import:{addr}&source:txt={source}&"
-                                   "policies:list<txt>=import")
+                                   f"policies:list<txt>={policy[1]}")
                 if not ok:
                     raise RuntimeError(f"import policy for {addr}: {out}")
         return [c.pid for c in self.children]
 
+    def wait_vrps(self, ctx):
+        """sluice-rpki's union (rpki/1.0 get_status), then sluice-bgp's log of its dump."""
+        def rpki_count():
+            ok, out = self.cli("call", "finder://rpki/rpki/1.0/get_status")
+            m4, m6 = re.search(r"vrps_ipv4:u64=(\d+)", out), re.search(r"vrps_ipv6:u64=(\d+)", out)
+            return sum(int(m.group(1)) for m in (m4, m6) if m) if ok else -1
+        if not wait_for(lambda: rpki_count() >= ctx.vrp_count, ctx.timeout, 0.5):
+            raise RuntimeError(f"sluice-rpki holds {rpki_count()} VRPs, not {ctx.vrp_count}\n"
+                               + self.logs())
+        bgp = self.children[-1]
+
+        def bgp_count():
+            found = re.findall(r"RPKI: (\d+) VRPs", bgp.tail(1 << 20))
+            return int(found[-1]) if found else -1
+        if not wait_for(lambda: bgp_count() >= ctx.vrp_count, ctx.timeout, 0.2):
+            raise RuntimeError(f"sluice-bgp logged {bgp_count()} VRPs, not {ctx.vrp_count}\n"
+                               + self.logs())
+
 
 class Bird(Device):
-    name, label = "bird", "BIRD 2"
+    def __init__(self, rov_on=False):
+        self.rov = rov_on
+        self.name = "bird-rov" if rov_on else "bird"
+        self.label = "BIRD 2, ROV (roa_check)" if rov_on else "BIRD 2"
 
     def available(self, ctx):
-        return (shutil.which("bird") is not None, "bird not installed (Debian bird2)")
+        if shutil.which("bird") is None:
+            return False, "bird not installed (Debian bird2)"
+        return self.rov_available(ctx) if self.rov else (True, "")
 
     def start(self, topo, tmp, ctx):
         conf = [f'router id 10.255.0.1;\nlog "{tmp}/bird.log" {{ error, fatal }};',
                 "protocol device { }", "ipv4 table igp4;",
                 'protocol static igpstatic { ipv4 { table igp4; }; route 0.0.0.0/0 via "lo"; }']
+        if self.rov:
+            conf += ["roa4 table r4;",
+                     f"protocol rpki rpki1 {{\n  roa4 {{ table r4; }};\n  remote 127.0.0.1 port "
+                     f"{topo.rtr_port};\n  retry keep 5;\n}}", BIRD_ROV_FILTER]
         for i, (addr, asn) in enumerate(topo.upstreams + [topo.monitor]):
             # No policy, as the other daemons run it: every route to every peer (BIRD needs the
             # words; the upstreams get the table back as FRR, GoBGP, OpenBGPD and Sluice send it).
+            # ROV: the upstreams' routes through the filter `rov`.
+            imp = "filter rov" if self.rov and (addr, asn) != topo.monitor else "all"
             conf.append(
                 f"protocol bgp p{i} {{\n  local {DEVICE_ADDR} port {topo.port} as {DEVICE_AS};\n"
                 f"  neighbor {addr} as {asn};\n  multihop 2;\n  passive on;\n"
-                "  ipv4 { import all; export all; igp table igp4; };\n}")
+                f"  ipv4 {{ import {imp}; export all; igp table igp4; }};\n}}")
         path = f"{tmp}/bird.conf"
         with open(path, "w") as f:
             f.write("\n".join(conf) + "\n")
@@ -369,6 +440,16 @@ class Bird(Device):
         if not wait_for(lambda: run_ok(["birdc", "-s", self.sock, "show", "status"])[0], 20):
             raise RuntimeError("BIRD did not start")
         return [self.children[0].pid]
+
+    def wait_vrps(self, ctx):
+        """BIRD 2.0 does not re-filter accepted routes when VRPs arrive: the whole set first."""
+        def count():
+            ok, out = run_ok(["birdc", "-s", self.sock, "show", "route", "table", "r4", "count"])
+            m = re.search(r"(\d+) of (\d+) routes", out)
+            return int(m.group(1)) if ok and m else -1
+        if not wait_for(lambda: count() >= ctx.vrp_count4, ctx.timeout, 0.5):
+            raise RuntimeError(f"BIRD's r4 holds {count()} VRPs, not {ctx.vrp_count4}\n"
+                               + self.logs())
 
 
 class Frr(Device):
@@ -471,10 +552,14 @@ class OpenBgpd(Device):
 def make_device(name):
     if name == "floor":
         return Floor()
-    if name.startswith("sluice"):
-        threads = int(name.rsplit("-t", 1)[1]) if "-t" in name else 0
-        return Sluice(name.startswith("sluice-rib"), threads)
-    return {"bird": Bird, "frr": Frr, "gobgp": GoBgp, "openbgpd": OpenBgpd}[name]()
+    rov_on = name.endswith("-rov")
+    base = name[:-len("-rov")] if rov_on else name
+    if base.startswith("sluice"):
+        threads = int(base.rsplit("-t", 1)[1]) if "-t" in base else 0
+        return Sluice(base.startswith("sluice-rib"), threads, rov_on)
+    if base == "bird":
+        return Bird(rov_on)
+    return {"frr": Frr, "gobgp": GoBgp, "openbgpd": OpenBgpd}[base]()
 
 
 # ---------------------------------------------------------------- one run
@@ -531,6 +616,12 @@ def measure(device, workload, ctx, expect, log):
         upstream_peers += [(add_addr(addr, i), asn) for i in range(sessions)]
     floor = isinstance(device, Floor)
     procs, monitors, upstreams, roots = [], [], [], []
+    cache = None
+    # An ROV device's monitor gets no --expect (it holds fewer prefixes than the floor's): its
+    # run ends on the quiet rule, short when within --slack of the count computed here.
+    quiet_target = expect
+    if device.rov:
+        quiet_target, expect = ctx.rov_expect, None
     try:
         if floor:
             # Each upstream straight into its own monitor, which listens.
@@ -547,9 +638,15 @@ def measure(device, workload, ctx, expect, log):
             time.sleep(0.3)
         else:
             port = free_port(DEVICE_ADDR)
-            topo = Topology(upstream_peers, port)
-            roots = device.start(topo, tmp, ctx)
+            if device.rov:
+                cache = rov.Stayrtr(ctx.vrps, tmp, Child, free_port)
+            topo = Topology(upstream_peers, port, cache.port if cache else None)
             procs.append(device)
+            roots = device.start(topo, tmp, ctx)
+            if device.rov:
+                t = time.monotonic()
+                device.wait_vrps(ctx)
+                log(f"    {device.name}: {ctx.vrp_count} VRPs in {time.monotonic() - t:.1f} s")
             m = JsonChild([replay_bin(ctx), "--connect", f"{DEVICE_ADDR}:{port}",
                            "--local-address", MONITOR_ADDR, "--local-as", str(MONITOR_AS),
                            "--peer-as", str(DEVICE_AS), "--receive-only", "--linger", "--json",
@@ -612,8 +709,8 @@ def measure(device, workload, ctx, expect, log):
                     held = sum(p["held"] for p in progress)
                     # Within a few prefixes of the expected count (the AS 0 routes): a short
                     # wait; else a long one, as some daemons pause for seconds mid-table.
-                    near = expect and (held <= ctx.slack if target_zero
-                                       else held >= expect - ctx.slack)
+                    near = quiet_target and (held <= ctx.slack if target_zero
+                                             else abs(held - quiet_target) <= ctx.slack)
                     quiet = ctx.quiet_seconds if near else ctx.long_quiet_seconds
                     if time.monotonic() - changed >= quiet:
                         return changed, held
@@ -641,6 +738,9 @@ def measure(device, workload, ctx, expect, log):
             result = {"seconds": end - start, "cpu": cpu_seconds(descendants(roots)) - cpu0,
                       "held": held, "table_held": result["held"]}
         peak = sampler.stop()
+        if device.rov and workload == "1" and ctx.revalidate_changes:
+            result["reval"] = revalidate(device, ctx, cache, port, roots, upstreams + monitors,
+                                         m)
         result["peak_rss"] = peak
         base = result.get("table_held", result["held"])
         result["bytes_per_route"] = (peak - idle_rss) / base if base and roots else 0
@@ -651,10 +751,47 @@ def measure(device, workload, ctx, expect, log):
             c.stop()
         for d in procs:
             d.stop()
+        if cache:
+            cache.stop()
         if ctx.keep:
             log(f"    kept {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def revalidate(device, ctx, cache, port, roots, children, monitor):
+    """The re-validation phase: the cache's file rewritten with ctx.rewritten (the VRPs of
+    --revalidate-changes with a new origin); from the rename until the UPDATEs the device sends
+    the monitor stop (--revalidate-wait at least, then --quiet-seconds without one with
+    prefixes). Returns seconds (None: nothing changed), UPDATEs, prefixes announced and withdrawn
+    in them, the device's CPU seconds, the prefixes the monitor holds after, and `missed` (frames
+    the capture lost: the counts are exact when 0)."""
+    counter = rov.UpdateCounter(DEVICE_ADDR, port, MONITOR_ADDR)
+    counter.start()
+    staged = rov.write_vrps(ctx.rewritten, cache.path, replace=False)
+    time.sleep(0.5)
+    cpu0 = cpu_seconds(descendants(roots))
+    t0 = time.monotonic()
+    os.replace(staged, cache.path)
+    while True:
+        time.sleep(0.1)
+        for c in children:
+            if not c.alive():
+                counter.stop()
+                raise RuntimeError(f"{c.argv[0]} exited during re-validation:\n{c.tail()}")
+        now, snap = time.monotonic(), counter.snapshot()
+        last = snap["last_mono"] or t0
+        if now - t0 >= ctx.revalidate_wait and now - last >= ctx.quiet_seconds:
+            break
+        if now - t0 >= ctx.timeout:
+            break
+    cpu = cpu_seconds(descendants(roots)) - cpu0
+    missed = counter.stop()
+    snap = counter.snapshot()
+    return {"seconds": snap["last_mono"] - t0 if snap["last_mono"] else None,
+            "updates": snap["updates"], "announced": snap["announced"],
+            "withdrawn": snap["withdrawn"], "cpu": cpu,
+            "held": (monitor.last("progress") or {}).get("held", 0), "missed": missed}
 
 
 # ---------------------------------------------------------------- report
@@ -743,6 +880,89 @@ plot for [i=2:{len(workloads) + 1}] '{data}' using i:xtic(1)
     return ok
 
 
+def prepare_rov(ctx, args, log):
+    """ctx.vrps (the file), vrp_count, rov_expect (prefixes an ROV device keeps), rewritten (the
+    VRPs of the re-validation phase) and flips (routes whose RFC 6811 state the rewrite turns
+    to or from invalid), computed here from the PCH table (bgpdump -m)."""
+    mrt = os.path.join(ctx.data, "mrt", "pch-2015-10-23-fulltable-updates.mrt.gz")
+    t = time.monotonic()
+    routes = rov.pch_routes(mrt)
+    if args.make_vrps:
+        ctx.vrps = args.vrps or os.path.join(args.out, "vrps.json")
+        rov.write_vrps(rov.make_vrps(routes, args.make_vrps), ctx.vrps)
+        log(f"wrote {ctx.vrps}")
+    if not ctx.vrps:
+        return
+    ctx.vrps = os.path.abspath(ctx.vrps)
+    vrps = rov.read_vrps(ctx.vrps)
+    ctx.vrp_count = len(set(vrps))  # stayrtr drops duplicates
+    ctx.vrp_count4 = len({v for v in vrps if isinstance(v[0], int)})
+    before = rov.Validator(vrps).states(routes)
+    ctx.rov_states = {k: sum(1 for v in before.values() if v == k)
+                      for k in ("valid", "invalid", "not-found")}
+    ctx.rov_expect = len(routes) - ctx.rov_states["invalid"]
+    ctx.rewritten = rov.rewrite_vrps(vrps, routes, args.revalidate_changes)
+    ctx.changed_vrps = sum(1 for a, b in zip(vrps, ctx.rewritten) if a != b)
+    after = rov.Validator(ctx.rewritten).states(routes)
+    ctx.flips = {"to_invalid": sum(1 for k, v in after.items()
+                                   if v == "invalid" and before[k] != "invalid"),
+                 "from_invalid": sum(1 for k, v in after.items()
+                                     if v != "invalid" and before[k] == "invalid")}
+    log(f"VRPs: {ctx.vrp_count:,} in {ctx.vrps}; PCH routes {len(routes):,}: {ctx.rov_states}; "
+        f"re-validation: {ctx.changed_vrps:,} VRPs change, {ctx.flips} "
+        f"({time.monotonic() - t:.0f} s)")
+
+
+def rov_markdown(results, devices, ctx):
+    """The ROV overhead (workload 1) and the re-validation phase's table."""
+    def median_of(name, key):
+        r = results.get(("1", name))
+        ok = [x[key] for x in r if isinstance(x, dict)] if isinstance(r, list) else []
+        return statistics.median(ok) if ok else None
+
+    lines = ["### RPKI route origin validation (workload 1)", ""]
+    if getattr(ctx, "vrp_count", None):
+        lines += [f"VRPs: {ctx.vrp_count:,} (IPv4, `{os.path.basename(ctx.vrps)}`), served by "
+                  "stayrtr on loopback. RFC 6811 states of the PCH table against them, computed "
+                  f"by the script: {ctx.rov_states['valid']:,} valid, "
+                  f"{ctx.rov_states['invalid']:,} invalid, {ctx.rov_states['not-found']:,} "
+                  f"not-found; an ROV device should hold about {ctx.rov_expect:,} prefixes.", ""]
+    for d in devices:
+        if d.rov:
+            plain, with_rov = median_of(d.name[:-4], "seconds"), median_of(d.name, "seconds")
+            if plain and with_rov:
+                lines.append(f"- {d.label}: {with_rov:.2f} s against {plain:.2f} s without ROV "
+                             f"({(with_rov / plain - 1) * 100:+.0f}%).")
+    lines.append("")
+    if getattr(ctx, "flips", None):
+        lines += [f"Re-validation: {ctx.changed_vrps:,} VRPs get a new origin AS (file rewritten "
+                  "atomically; stayrtr re-reads it every second). Expected by the script: "
+                  f"{ctx.flips['to_invalid']:,} prefixes turn invalid (withdrawn), "
+                  f"{ctx.flips['from_invalid']:,} stop being invalid (announced). Time: from the "
+                  "rename until the last UPDATE with prefixes the monitor was sent (captured on "
+                  "lo).", "",
+                  "| device | time s | UPDATEs | announced | withdrawn | CPU s | held after | "
+                  "runs |", "|---|---|---|---|---|---|---|---|"]
+        for d in devices:
+            r = results.get(("1", d.name))
+            ok = [x["reval"] for x in r if isinstance(x, dict) and "reval" in x] \
+                if isinstance(r, list) else []
+            if not ok:
+                continue
+            secs = [x["seconds"] for x in ok if x["seconds"] is not None]
+            missed = sum(x["missed"] for x in ok)
+            lines.append(
+                f"| {d.label} | "
+                + (fmt_range(secs, lambda v: f"{v:.2f}") if secs else "no change")
+                + "".join(" | " + fmt_range([x[k] for x in ok], lambda v: f"{v:,.0f}")
+                          for k in ("updates", "announced", "withdrawn"))
+                + f" | {fmt_range([x['cpu'] for x in ok], lambda v: f'{v:.2f}')}"
+                + f" | {fmt_range([x['held'] for x in ok], lambda v: f'{v:,.0f}')}"
+                + f" | {len(ok)}{f' (capture lost {missed} frames)' if missed else ''} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -770,6 +990,16 @@ def main():
     ap.add_argument("--sluice-import-policy", default="",
                     help="a policy file (policy-statement \"import\") Sluice devices apply to "
                     "every upstream; the other daemons run without")
+    ap.add_argument("--vrps", default="",
+                    help="a stayrtr JSON VRP file for the -rov devices (with --make-vrps: "
+                    "written there)")
+    ap.add_argument("--make-vrps", type=int, default=0, metavar="N",
+                    help="write N VRPs made from the PCH table (to --vrps, else OUT/vrps.json)")
+    ap.add_argument("--revalidate-changes", type=int, default=10000,
+                    help="ROV devices, workload 1: after convergence, this many VRPs get a new "
+                    "origin AS; 0: no re-validation phase")
+    ap.add_argument("--revalidate-wait", type=float, default=10,
+                    help="seconds the re-validation phase lasts at least")
     args = ap.parse_args()
 
     ctx = Context()
@@ -798,6 +1028,8 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     results, expect_of = {}, {}
     os.makedirs(args.out, exist_ok=True)
+    if any(d.rov for d in devices) and not args.quick:
+        prepare_rov(ctx, args, log)
     loads = []
 
     def write(final):
@@ -813,6 +1045,8 @@ def main():
                   + f"; load average at the {'end' if final else 'last write'}: {' '.join(load)}"
                   + mean_load + f"; {os.cpu_count()} CPUs.\n")
         md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
+        if "1" in workloads and any(d.rov for d in devices):
+            md += rov_markdown(results, devices, ctx)
         with open(os.path.join(args.out, "results.md"), "w") as f:
             f.write(md)
         return md
@@ -838,6 +1072,8 @@ def main():
                         log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, "
                             f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB, "
                             f"held {r['held']}")
+                        if "reval" in r:
+                            log(f"    re-validation: {r['reval']}")
                     except RuntimeError as e:
                         runs.append(str(e).splitlines()[0])
                         log(f"workload {w} {d.name} run {i + 1}: FAILED {e}")
