@@ -766,7 +766,10 @@ def revalidate(device, ctx, cache, port, roots, children, monitor):
     prefixes). Returns seconds (None: nothing changed), UPDATEs, prefixes announced and withdrawn
     in them, the device's CPU seconds, the prefixes the monitor holds after, and `missed` (frames
     the capture lost: the counts are exact when 0)."""
-    counter = rov.UpdateCounter(DEVICE_ADDR, port, MONITOR_ADDR)
+    try:
+        counter = rov.UpdateCounter(DEVICE_ADDR, port, MONITOR_ADDR)
+    except OSError as e:
+        raise RuntimeError(f"re-validation: no capture on lo (root needed): {e}")
     counter.start()
     staged = rov.write_vrps(ctx.rewritten, cache.path, replace=False)
     time.sleep(0.5)
