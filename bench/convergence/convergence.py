@@ -791,9 +791,16 @@ def revalidate(device, ctx, cache, port, roots, children, monitor):
     cpu = cpu_seconds(descendants(roots)) - cpu0
     missed = counter.stop()
     snap = counter.snapshot()
+    # Against the script's RFC 6811 states: flips the monitor did not see, and prefixes sent
+    # whose state did not change.
+    to_invalid, from_invalid = ctx.flip_sets
+    final = snap["final"]
+    unseen = (sum(1 for p in to_invalid if final.get(p) is not False)
+              + sum(1 for p in from_invalid if final.get(p) is not True))
+    other = sum(1 for p in final if p not in to_invalid and p not in from_invalid)
     return {"seconds": snap["last_mono"] - t0 if snap["last_mono"] else None,
             "updates": snap["updates"], "announced": snap["announced"],
-            "withdrawn": snap["withdrawn"], "cpu": cpu,
+            "withdrawn": snap["withdrawn"], "cpu": cpu, "unseen": unseen, "other": other,
             "held": (monitor.last("progress") or {}).get("held", 0), "missed": missed}
 
 
@@ -907,10 +914,9 @@ def prepare_rov(ctx, args, log):
     ctx.rewritten = rov.rewrite_vrps(vrps, routes, args.revalidate_changes)
     ctx.changed_vrps = sum(1 for a, b in zip(vrps, ctx.rewritten) if a != b)
     after = rov.Validator(ctx.rewritten).states(routes)
-    ctx.flips = {"to_invalid": sum(1 for k, v in after.items()
-                                   if v == "invalid" and before[k] != "invalid"),
-                 "from_invalid": sum(1 for k, v in after.items()
-                                     if v != "invalid" and before[k] == "invalid")}
+    ctx.flip_sets = ({k for k, v in after.items() if v == "invalid" and before[k] != "invalid"},
+                     {k for k, v in after.items() if v != "invalid" and before[k] == "invalid"})
+    ctx.flips = {"to_invalid": len(ctx.flip_sets[0]), "from_invalid": len(ctx.flip_sets[1])}
     log(f"VRPs: {ctx.vrp_count:,} in {ctx.vrps}; PCH routes {len(routes):,}: {ctx.rov_states}; "
         f"re-validation: {ctx.changed_vrps:,} VRPs change, {ctx.flips} "
         f"({time.monotonic() - t:.0f} s)")
@@ -944,8 +950,9 @@ def rov_markdown(results, devices, ctx):
                   f"{ctx.flips['from_invalid']:,} stop being invalid (announced). Time: from the "
                   "rename until the last UPDATE with prefixes the monitor was sent (captured on "
                   "lo).", "",
-                  "| device | time s | UPDATEs | announced | withdrawn | CPU s | held after | "
-                  "runs |", "|---|---|---|---|---|---|---|---|"]
+                  "| device | time s | UPDATEs | announced | withdrawn | flips not seen | "
+                  "others sent | CPU s | held after | runs |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for d in devices:
             r = results.get(("1", d.name))
             ok = [x["reval"] for x in r if isinstance(x, dict) and "reval" in x] \
@@ -958,7 +965,7 @@ def rov_markdown(results, devices, ctx):
                 f"| {d.label} | "
                 + (fmt_range(secs, lambda v: f"{v:.2f}") if secs else "no change")
                 + "".join(" | " + fmt_range([x[k] for x in ok], lambda v: f"{v:,.0f}")
-                          for k in ("updates", "announced", "withdrawn"))
+                          for k in ("updates", "announced", "withdrawn", "unseen", "other"))
                 + f" | {fmt_range([x['cpu'] for x in ok], lambda v: f'{v:.2f}')}"
                 + f" | {fmt_range([x['held'] for x in ok], lambda v: f'{v:,.0f}')}"
                 + f" | {len(ok)}{f' (capture lost {missed} frames)' if missed else ''} |")

@@ -152,7 +152,7 @@ def rewrite_vrps(vrps, routes, changes):
     other gets the route's origin (invalid routes may turn valid). Returns the new list."""
     candidates = [i for i, v in enumerate(vrps)
                   if isinstance(v[0], int) and routes.get((v[0], v[1])) is not None]
-    if not candidates:
+    if not candidates or changes <= 0:
         return list(vrps)
     step = max(1, len(candidates) // changes)
     out = list(vrps)
@@ -199,8 +199,9 @@ SOL_PACKET, PACKET_STATISTICS = 263, 6
 
 class UpdateCounter(threading.Thread):
     """Counts what one TCP stream on `lo` carries (AF_PACKET, needs root): BGP UPDATEs, the
-    IPv4 prefixes they announce and withdraw, and when the last one with prefixes arrived
-    (CLOCK_MONOTONIC). Starts on an idle stream: the first byte seen starts a BGP message."""
+    IPv4 prefixes they announce and withdraw, when the last one with prefixes arrived
+    (CLOCK_MONOTONIC), and each prefix's last change (`final`: {(net, length): True announced,
+    False withdrawn}). Starts on an idle stream: the first byte seen starts a BGP message."""
 
     def __init__(self, src, sport, dst):
         super().__init__(daemon=True)
@@ -212,6 +213,7 @@ class UpdateCounter(threading.Thread):
         self.stop_flag = threading.Event()
         self.updates = self.announced = self.withdrawn = 0
         self.last_mono = None
+        self.final = {}
         self.next_seq, self.pending, self.buf = None, {}, b""
         self.lock = threading.Lock()
 
@@ -265,15 +267,18 @@ class UpdateCounter(threading.Thread):
                 w, a = update_prefixes(msg[19:])
                 with self.lock:
                     self.updates += 1
-                    self.withdrawn += w
-                    self.announced += a
+                    self.withdrawn += len(w)
+                    self.announced += len(a)
+                    self.final.update((p, False) for p in w)
+                    self.final.update((p, True) for p in a)
                     if w or a:
                         self.last_mono = mono
 
     def snapshot(self):
         with self.lock:
             return {"updates": self.updates, "announced": self.announced,
-                    "withdrawn": self.withdrawn, "last_mono": self.last_mono}
+                    "withdrawn": self.withdrawn, "last_mono": self.last_mono,
+                    "final": dict(self.final)}
 
     def stop(self):
         """Stops; returns the kernel's count of frames it dropped for us (0: nothing missed)."""
@@ -288,17 +293,20 @@ class UpdateCounter(threading.Thread):
 
 
 def update_prefixes(body):
-    """(withdrawn, announced) IPv4 prefixes of an UPDATE body (RFC 4271 §4.3, no ADD-PATH)."""
+    """([(net, length)] withdrawn, [(net, length)] announced): the IPv4 prefixes of an UPDATE
+    body (RFC 4271 §4.3, no ADD-PATH)."""
 
-    def count(data):
-        n, i = 0, 0
+    def prefixes(data):
+        out, i = [], 0
         while i < len(data):
-            i += 1 + (data[i] + 7) // 8
-            n += 1
-        return n
+            length, n = data[i], (data[i] + 7) // 8
+            raw = data[i + 1:i + 1 + n] + bytes(4 - min(n, 4))
+            out.append((struct.unpack(">I", raw[:4])[0], length))
+            i += 1 + n
+        return out
 
     if len(body) < 4:
-        return 0, 0
+        return [], []
     wlen = struct.unpack(">H", body[0:2])[0]
     alen = struct.unpack(">H", body[2 + wlen:4 + wlen])[0]
-    return count(body[2:2 + wlen]), count(body[4 + wlen + alen:])
+    return prefixes(body[2:2 + wlen]), prefixes(body[4 + wlen + alen:])
