@@ -346,6 +346,11 @@ class Sluice(Device):
             self.children.append(Child([self.binary(ctx, "rpki/sluice-rpki"), "--finder",
                                         self.finder, "--cache", f"127.0.0.1:{topo.rtr_port}/1"],
                                        f"{tmp}/rpki.out", env))
+            # Registered first: a sluice-bgp that sees sluice-rpki's birth a moment before it
+            # serves fails its one subscribe and never retries it.
+            rpki = self.children[-1]
+            if not wait_for(lambda: "ready rpki" in rpki.tail(100000), 20):
+                raise RuntimeError("sluice-rpki did not start\n" + rpki.tail())
         argv = [self.binary(ctx, "bgp/process/sluice-bgp"), "--finder", self.finder,
                 "--instance", "bgp", "--listen", f"{DEVICE_ADDR}:{topo.port}", "--local-as",
                 str(DEVICE_AS), "--bgp-id", "10.255.0.1", "--ipv4-only"]
