@@ -652,6 +652,7 @@ def measure(device, workload, ctx, expect, log):
                 t = time.monotonic()
                 device.wait_vrps(ctx)
                 log(f"    {device.name}: {ctx.vrp_count} VRPs in {time.monotonic() - t:.1f} s")
+                cache.pause()  # resumed for the re-validation phase
             m = JsonChild([replay_bin(ctx), "--connect", f"{DEVICE_ADDR}:{port}",
                            "--local-address", MONITOR_ADDR, "--local-as", str(MONITOR_AS),
                            "--peer-as", str(DEVICE_AS), "--receive-only", "--linger", "--json",
@@ -779,6 +780,7 @@ def revalidate(device, ctx, cache, port, roots, children, monitor):
     staged = rov.write_vrps(ctx.rewritten, cache.path, replace=False)
     time.sleep(0.5)
     cpu0 = cpu_seconds(descendants(roots))
+    cache.resume()
     t0 = time.monotonic()
     os.replace(staged, cache.path)
     while True:
