@@ -59,7 +59,7 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
                                                   &bgp_->end_of_rib_gate(), std::move(end_of_rib));
   if (!options_.rpki.empty()) {
     vrp_listener_ = std::make_unique<RoutingVrpListener>(&bgp_->routing());
-    rpki_ = std::make_unique<RpkiIpcClient>(router_.get(), options_.rpki, vrps_.get(),
+    rpki_ = std::make_unique<RpkiIpcClient>(io, router_.get(), options_.rpki, vrps_.get(),
                                             vrp_listener_.get());
   }
   // A new restart time: the RIB keeps our routes that long.

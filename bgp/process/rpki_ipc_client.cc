@@ -37,13 +37,15 @@ absl::StatusOr<std::vector<rpki::Vrp>> FromProto(
 
 }  // namespace
 
-RpkiIpcClient::RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class,
-                             rpki::OriginValidator* set, VrpListener* listener)
+RpkiIpcClient::RpkiIpcClient(boost::asio::io_context& io, ipc::XrlRouter* router,
+                             std::string rpki_class, rpki::OriginValidator* set,
+                             VrpListener* listener)
     : router_(router),
       rpki_class_(std::move(rpki_class)),
       set_(set),
       listener_(listener),
-      feed_(set) {}
+      feed_(set),
+      retry_timer_(io) {}
 
 RpkiIpcClient::~RpkiIpcClient() { *alive_ = false; }
 
@@ -80,9 +82,13 @@ absl::Status RpkiIpcClient::Start() {
   router_->WatchClass(rpki_class_, [this](const ipc::TargetEvent& e) {
     if (e.kind == ipc::TargetEvent::kBirth) {
       SLUICE_LOG(kInfo) << "RPKI " << e.instance_name << " is up: subscribing";
+      rpki_alive_ = true;
+      retry_delay_ = std::chrono::milliseconds(200);
       Subscribe();
     } else if (e.kind == ipc::TargetEvent::kDeath) {
       subscribed_ = false;
+      rpki_alive_ = false;
+      retry_timer_.cancel();
       EndChange();  // what it sent of a change is all there will be
       SLUICE_LOG(kWarning) << "RPKI " << e.instance_name << " died: keeping " << set_->size()
                            << " VRPs until a new one's set is complete";
@@ -104,8 +110,20 @@ void RpkiIpcClient::Subscribe() {
         if (alive.expired()) return;
         subscribed_ = reply.ok();
         if (!reply.ok()) {
-          SLUICE_LOG(kWarning) << "RPKI: subscribe: " << reply.status().message();
+          SLUICE_LOG(kWarning) << "RPKI: subscribe: " << reply.status().message()
+                               << (rpki_alive_ ? " (trying again)" : "");
+          RetrySubscribe();
         }
+      });
+}
+
+void RpkiIpcClient::RetrySubscribe() {
+  if (!rpki_alive_) return;
+  retry_timer_.expires_after(retry_delay_);
+  retry_delay_ = std::min(retry_delay_ * 2, std::chrono::milliseconds(5000));
+  retry_timer_.async_wait(
+      [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& error) {
+        if (!error && !alive.expired() && rpki_alive_ && !subscribed_) Subscribe();
       });
 }
 

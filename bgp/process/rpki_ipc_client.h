@@ -2,7 +2,9 @@
 // RpkiIpcClient: BGP's side of sluice-rpki — the VRPs it holds, fed over rpki_client/1.0.
 //
 //   Finder birth of the rpki class ─► rpki/1.0/subscribe (as our instance); sluice-rpki then
-//                                     sends the whole VRP set, then its changes
+//                                     sends the whole VRP set, then its changes. A subscribe
+//                                     that fails (it registered before it serves) is tried
+//                                     again after 0.2 s, doubling up to 5 s, while it lives
 //   rpki_client/1.0/vrp_changes ────► VrpFeed::Plan (bgp/rpki/vrp_feed.h): the delta;
 //                                     listener BeforeChange; OriginValidator::Apply; after the
 //                                     change's last batch, listener AfterChange (the
@@ -13,6 +15,9 @@
 //
 // Everything on the router's event loop. Route validation reads the OriginValidator (RFC 6811).
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -39,8 +44,8 @@ class RpkiIpcClient {
  public:
   // `router` and `set` outlive the client, `listener` (may be null) too; `rpki_class`:
   // sluice-rpki's class ("rpki").
-  RpkiIpcClient(ipc::XrlRouter* router, std::string rpki_class, rpki::OriginValidator* set,
-                VrpListener* listener = nullptr);
+  RpkiIpcClient(boost::asio::io_context& io, ipc::XrlRouter* router, std::string rpki_class,
+                rpki::OriginValidator* set, VrpListener* listener = nullptr);
   ~RpkiIpcClient();
 
   // Serves rpki_client/1.0 and watches the rpki class (before router.Start()).
@@ -55,6 +60,7 @@ class RpkiIpcClient {
 
  private:
   void Subscribe();
+  void RetrySubscribe();
   void EndChange();
 
   ipc::XrlRouter* router_;
@@ -65,6 +71,9 @@ class RpkiIpcClient {
   uint64_t batches_ = 0;
   uint64_t refused_ = 0;
   bool subscribed_ = false;
+  bool rpki_alive_ = false;  // between a birth and a death of the rpki class
+  boost::asio::steady_timer retry_timer_;
+  std::chrono::milliseconds retry_delay_{200};
   bool change_open_ = false;  // batches applied whose change has not ended yet
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

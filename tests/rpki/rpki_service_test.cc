@@ -278,7 +278,7 @@ TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   } listener;
   std::vector<bgp::rpki::Vrp>& changed = listener.changed;
   bgp::rpki::OriginValidator set;
-  bgp::process::RpkiIpcClient client(&bgp, "rpki", &set, &listener);
+  bgp::process::RpkiIpcClient client(io_, &bgp, "rpki", &set, &listener);
   ASSERT_TRUE(client.Start().ok());
   ASSERT_TRUE(bgp.Start().ok());
   auto cache = std::make_unique<testing::FakeCache>(io_);
@@ -316,6 +316,29 @@ TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   ASSERT_EQ(changed.size(), 1u);  // 192.0.2.0/24 never left
   EXPECT_EQ(changed[0].prefix.ToString(), "198.51.100.0/24");
   EXPECT_EQ(listener.changes, 2);  // each dump ended one change
+}
+
+// A sluice-rpki that registers before it serves refuses the first subscribes: sluice-bgp tries
+// again while it lives.
+TEST_F(RpkiServiceTest, AFailedSubscribeIsTriedAgain) {
+  StopRpki();
+  ipc::XrlRouter stand_in(io_, "rpki", "rpki", Options());
+  int calls = 0;
+  ASSERT_TRUE(stand_in
+                  .Handle(kSubscribe,
+                          [&](const pb::SubscribeRequest&) -> absl::StatusOr<pb::SubscribeReply> {
+                            if (++calls < 3) return absl::UnavailableError("not serving yet");
+                            return pb::SubscribeReply();
+                          })
+                  .ok());
+  ipc::XrlRouter bgp(io_, "bgp", "bgp-rpki", Options());
+  bgp::rpki::OriginValidator set;
+  bgp::process::RpkiIpcClient client(io_, &bgp, "rpki", &set);
+  ASSERT_TRUE(client.Start().ok());
+  ASSERT_TRUE(bgp.Start().ok());
+  ASSERT_TRUE(stand_in.Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return client.subscribed(); }, 10000)) << calls;
+  EXPECT_EQ(calls, 3);
 }
 
 // No cache ever answers: after the expire interval the empty set counts, and every route is
