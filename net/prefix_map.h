@@ -141,6 +141,16 @@ class PrefixMap {
   const T* longest_match_value(const IPAddress& address) const {
     return address.is_v4() ? v4_.longest_match_value(address) : v6_.longest_match_value(address);
   }
+  // RouteTrie::VisitCovering: visit(value) for each entry containing `prefix`, least specific
+  // first, while it returns true; const and pin-free.
+  template <class Visit>
+  void VisitCovering(const Prefix& prefix, Visit visit) const {
+    if (prefix.is_v4()) {
+      v4_.VisitCovering(prefix, visit);
+    } else {
+      v6_.VisitCovering(prefix, visit);
+    }
+  }
   // The longest stored prefix containing `prefix` (itself included).
   iterator longest_match(const Prefix& prefix) {
     if (prefix.is_v4()) return iterator::Of4(this, v4_.longest_match(prefix), false);

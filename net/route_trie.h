@@ -162,6 +162,21 @@ class RouteTrie {
     if (prefix.family() != Traits::kFamily || prefix.length() == 0) return end();
     return MakeIterator(LongestMatchNode(Traits::FromPrefix(prefix), prefix.length() - 1));
   }
+  // Calls visit(value) for every entry containing `prefix` (itself included), least specific
+  // first, until visit returns false. One descent, O(W); takes no pins and changes nothing, so
+  // several threads may call it at once while no one writes.
+  template <class Visit>
+  void VisitCovering(const Prefix& prefix, Visit visit) const {
+    if (prefix.family() != Traits::kFamily) return;
+    const Key k = Traits::FromPrefix(prefix);
+    for (uint32_t n = root_; n != 0;) {
+      const Node& h = node(n);
+      if (h.length > prefix.length() || !Traits::Match(h.key, k, h.length)) break;
+      if ((h.flags & kEntry) && !visit(*arena_.value(n))) return;
+      if (h.length == prefix.length()) break;
+      n = h.child[Traits::Bit(k, h.length)];
+    }
+  }
   // Every entry strictly containing `prefix`, least specific first.
   std::vector<iterator> less_specifics(const Prefix& prefix) {
     std::vector<iterator> out;

@@ -12,12 +12,12 @@ RpkiState OriginValidator::Validate(const net::Prefix& prefix, const PathAttribu
 
 RpkiState OriginValidator::Validate(const net::Prefix& prefix,
                                     std::optional<uint32_t> origin) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return table_.Validate(prefix, origin);
 }
 
 bool OriginValidator::Contains(const Vrp& vrp) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return table_.Contains(vrp);
 }
 

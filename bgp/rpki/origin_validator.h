@@ -1,8 +1,8 @@
 #pragma once
 // OriginValidator: sluice-bgp's VRP set (a VrpTable) as every copy of the pipeline reads it —
 // the OriginValidation stages of the serial pipeline and of each shard — and as the feed from
-// sluice-rpki changes it. Thread-safe: one lock around the table (its trie refreshes an index
-// even on lookups), taken once per validation.
+// sluice-rpki changes it. Thread-safe: a reader/writer lock around the table; validations
+// (VrpTable::Validate, const and pin-free) share it, changes and walks take it alone.
 //
 // A change comes as a VrpDelta, worked out before it is applied (VrpFeed::Plan) so that the
 // stages can note the state of every route it may change first (origin_validation.h).
@@ -46,7 +46,7 @@ class OriginValidator {
 
  private:
   mutable absl::Mutex mu_;
-  mutable VrpTable table_ ABSL_GUARDED_BY(mu_);
+  VrpTable table_ ABSL_GUARDED_BY(mu_);
   std::atomic<size_t> size_{0};
 };
 

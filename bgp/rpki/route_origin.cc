@@ -82,17 +82,20 @@ std::vector<Vrp> VrpTable::All() const {
   return out;
 }
 
-RpkiState VrpTable::Validate(const net::Prefix& prefix, std::optional<uint32_t> origin) {
+RpkiState VrpTable::Validate(const net::Prefix& prefix, std::optional<uint32_t> origin) const {
   bool covered = false;
-  for (auto it = vrps_.longest_match(prefix); it != vrps_.end();
-       it = vrps_.find_less_specific(it.key())) {
+  bool valid = false;
+  vrps_.VisitCovering(prefix, [&](const std::vector<Authorisation>& list) {
     covered = true;
-    for (const Authorisation& a : it.value()) {
+    for (const Authorisation& a : list) {
       if (origin.has_value() && a.asn != 0 && a.asn == *origin && prefix.length() <= a.max_length) {
-        return RpkiState::kValid;
+        valid = true;
+        return false;
       }
     }
-  }
+    return true;
+  });
+  if (valid) return RpkiState::kValid;
   return covered ? RpkiState::kInvalid : RpkiState::kNotFound;
 }
 

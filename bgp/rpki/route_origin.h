@@ -39,8 +39,8 @@ struct Vrp {
 // AS_SET.
 std::optional<uint32_t> RouteOriginAs(const AsPath& path, uint32_t local_as);
 
-// The VRP set of both families, a trie by VRP prefix. Single-threaded (like net::PrefixMap, even
-// lookups may refresh the trie's index).
+// The VRP set of both families, a trie by VRP prefix. Not thread-safe, except that Validate and
+// Contains change nothing and may run at once on several threads while no one writes.
 class VrpTable {
  public:
   // RFC 8210 §5.6 announce: false when the VRP is there already, or is malformed (maxLength
@@ -52,7 +52,8 @@ class VrpTable {
   bool Contains(const Vrp& vrp) const;
 
   // RFC 6811 §2 for a route to `prefix` whose Route Origin ASN is `origin` (nullopt: NONE).
-  RpkiState Validate(const net::Prefix& prefix, std::optional<uint32_t> origin);
+  // Const: one descent of the trie, no pins (safe for concurrent readers while no one writes).
+  RpkiState Validate(const net::Prefix& prefix, std::optional<uint32_t> origin) const;
 
   // Every VRP, in no particular order.
   std::vector<Vrp> All() const;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "net/route_trie.h"
@@ -240,6 +241,18 @@ class Differential {
       }
       ASSERT_EQ(chain.size(), want.size()) << "less_specifics " << p.ToString();
       for (size_t i = 0; i < want.size(); ++i) ExpectAt(chain[i], want[i], "less_specifics");
+      // The const walk: the same chain and the prefix itself, as values.
+      std::vector<std::string> visited, covering;
+      std::as_const(trie_).VisitCovering(p, [&](const std::string& v) {
+        visited.push_back(v);
+        return true;
+      });
+      for (int l = 0; l <= p.length(); ++l) {
+        if (auto it = oracle_.find(p.Truncated(l)); it != oracle_.end()) {
+          covering.push_back(it->second);
+        }
+      }
+      EXPECT_EQ(visited, covering) << "VisitCovering " << p.ToString();
     } else if (r < 770) {  // lower_bound / upper_bound
       const Prefix p = RandomPrefix();
       auto lb = oracle_.lower_bound(p);
