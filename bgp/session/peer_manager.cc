@@ -1,5 +1,7 @@
 #include "bgp/session/peer_manager.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
 #include "net/status_macros.h"
@@ -153,6 +155,7 @@ absl::Status PeerManager::AddPeer(const PeerConfig& config) {
   peers_.emplace(config.address, std::move(session));
   if (config.gtsm_hops > 0) UpdateListenerTtl();
   s->set_parse_pool(parse_pool_.get());
+  s->set_taps(taps_);
   s->SetGracefulRestart(graceful_);
   if (routing_) s->set_listener(routing_->PeerAdded(config, s));
   if (config.enabled) s->Start();
@@ -258,6 +261,14 @@ void PeerManager::Shutdown() {
 }  // namespace sluice::bgp
 
 namespace sluice::bgp {
+
+void PeerManager::AddTap(MessageTap* tap) {
+  if (std::find(taps_->begin(), taps_->end(), tap) == taps_->end()) taps_->push_back(tap);
+}
+
+void PeerManager::RemoveTap(MessageTap* tap) {
+  taps_->erase(std::remove(taps_->begin(), taps_->end(), tap), taps_->end());
+}
 
 void PeerManager::SetParseThreads(int threads) {
   std::unique_ptr<boost::asio::thread_pool> pool;

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "bgp/session/acceptor.h"
 #include "bgp/session/asio.h"
+#include "bgp/session/message_tap.h"
 #include "bgp/session/peer_config.h"
 #include "bgp/session/peer_session.h"
 #include "bgp/session/peer_status.h"
@@ -109,6 +110,11 @@ class PeerManager {
   // peers' next sessions; call before adding peers.
   void SetParseThreads(int threads);
 
+  // Monitoring (message_tap.h): every session reports to `tap` from now on, until RemoveTap.
+  // The tap outlives its registration; not owned.
+  void AddTap(MessageTap* tap);
+  void RemoveTap(MessageTap* tap);
+
  private:
   void OnAccepted(boost::asio::ip::tcp::socket socket);
   void Reject(boost::asio::ip::tcp::socket socket);
@@ -120,6 +126,8 @@ class PeerManager {
   boost::asio::io_context& io_;
   AttributeStore* store_;
   RoutingSide* routing_ = nullptr;
+  // Shared with every session, which reads it on the loop.
+  std::shared_ptr<std::vector<MessageTap*>> taps_ = std::make_shared<std::vector<MessageTap*>>();
   LocalConfig local_;
   GracefulRestartConfig graceful_;
   std::map<net::IPAddress, std::unique_ptr<PeerSession>> peers_;

@@ -174,7 +174,9 @@ void PeerSession::Fault(std::string_view where, const HandlerFault& fault) {
 template <typename Event>
 void PeerSession::Run(ResetCause cause, Event&& event) {
   FsmActions actions;
+  const FsmState old_state = fsm_.state();
   event(&actions);
+  if (tapped() && fsm_.state() != old_state) TapStateChange(old_state);
   for (FsmAction& a : actions) pending_.push_back(Pending{std::move(a), cause});
   if (running_) return;  // an outer Run carries them out
   running_ = true;
@@ -207,6 +209,7 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
     case FsmAction::Kind::kSend:
       if (conns_[side] && a.message.size() >= size_t(kHeaderSize)) {
         CountOut(a.message[18]);
+        TapSentMessage(a.side, a.message);
         conns_[side]->SendUrgent(std::move(a.message));
       }
       return;
@@ -255,10 +258,12 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
                         << " Established (" << SideName(a.side) << " connection, hold time "
                         << n.hold_time << " s)";
       if (listener_) listener_->OnEstablished(info_);
+      if (tapped()) TapPeerUp(a.side);
       return;
     }
     case FsmAction::Kind::kDown:
       ++counters_.session_resets[int(cause)];
+      if (tapped()) TapPeerDown(a);
       established_.reset();
       decoder_.reset();
       ++session_generation_;
@@ -356,6 +361,7 @@ void PeerSession::HandleMessage(Connection* c, Bytes message) {
   const auto side = SideOf(c);
   if (!side) return;
   CountIn(message[18]);
+  TapMessage(*side, message);
   const ResetCause cause = message[18] == uint8_t(MessageType::kNotification)
                                ? ResetCause::kNotificationReceived
                                : ResetCause::kMessageError;

@@ -43,6 +43,7 @@
 #include "bgp/session/fsm.h"
 #include "bgp/session/handler_fault.h"
 #include "bgp/session/log_limiter.h"
+#include "bgp/session/message_tap.h"
 #include "bgp/session/peer_config.h"
 #include "bgp/session/peer_status.h"
 #include "bgp/session/session_link.h"
@@ -72,6 +73,8 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
     parse_pool_ = pool;
     parse_strand_.reset();
   }
+  // Monitoring taps (message_tap.h), shared with the PeerManager that owns the list.
+  void set_taps(std::shared_ptr<const std::vector<MessageTap*>> taps) { taps_ = std::move(taps); }
   const PeerConfig& config() const { return config_; }
 
   // ManualStart: connect (or wait for the peer, when passive).
@@ -156,6 +159,14 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   // RFC 4724 §4.2 with RFC 8538 §4: whether the session that just ended lets the peer restart.
   bool EndsGracefully(const FsmAction& down) const;
   ConnectionOptions MakeOptions() const;
+  // Monitoring (peer_session_tap.cc): who the session is with, as known on `side`.
+  bool tapped() const { return taps_ && !taps_->empty(); }
+  TapPeer MakeTapPeer(std::optional<Side> side) const;
+  void TapStateChange(FsmState old_state);
+  void TapMessage(Side side, Bytes message);
+  void TapSentMessage(Side side, const std::vector<uint8_t>& message);
+  void TapPeerUp(Side side);
+  void TapPeerDown(const FsmAction& down);
 
   boost::asio::io_context& io_;
   PeerConfig config_;
@@ -196,6 +207,9 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   uint16_t local_port_ = 0, remote_port_ = 0;
   uint16_t keepalive_time_s_ = 0;    // negotiated on the last Established session
   std::optional<SteadyTime> armed_;  // when timer_ fires, if armed
+  std::shared_ptr<const std::vector<MessageTap*>> taps_;
+  // The OPENs of each connection, sent and received, for MessageTap::OnPeerUp.
+  std::vector<uint8_t> sent_open_[2], received_open_[2];
 };
 
 }  // namespace sluice::bgp
