@@ -75,19 +75,9 @@ void MeasureRewrite(const Data& d, Speaker& s, const std::string& vrp_file, size
   std::vector<Vrp> vrps = d.generated.vrps;
   const RewriteCounts c = RewriteVrps(&vrps, d.routes, n, seed);
   const OracleStates after = Validate(vrps, d.routes);
-  size_t withdrawn = 0, announced = 0;  // prefixes that became invalid, stopped being invalid
-  {
-    std::vector<net::Prefix> diff;
-    std::set_difference(after.invalid_prefixes.begin(), after.invalid_prefixes.end(),
-                        d.oracle.invalid_prefixes.begin(), d.oracle.invalid_prefixes.end(),
-                        std::back_inserter(diff));
-    withdrawn = diff.size();
-    diff.clear();
-    std::set_difference(d.oracle.invalid_prefixes.begin(), d.oracle.invalid_prefixes.end(),
-                        after.invalid_prefixes.begin(), after.invalid_prefixes.end(),
-                        std::back_inserter(diff));
-    announced = diff.size();
-  }
+  const InvalidCrossings crossed = CompareInvalid(d.oracle, after);
+  const size_t withdrawn = crossed.became_invalid.size();
+  const size_t announced = crossed.stopped_invalid.size();
   const BirdImportStats base = s.collector->ImportStats("speaker");
   const auto start = std::chrono::steady_clock::now();
   WriteVrps(vrp_file, vrps);

@@ -1,6 +1,7 @@
 #include "bench/rpki/vrp_generator.h"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
@@ -231,6 +232,17 @@ OracleStates Validate(const std::vector<Vrp>& vrps, const std::vector<RouteOrigi
   }
   std::sort(s.invalid_prefixes.begin(), s.invalid_prefixes.end());
   return s;
+}
+
+InvalidCrossings CompareInvalid(const OracleStates& before, const OracleStates& after) {
+  InvalidCrossings c;
+  std::set_difference(after.invalid_prefixes.begin(), after.invalid_prefixes.end(),
+                      before.invalid_prefixes.begin(), before.invalid_prefixes.end(),
+                      std::back_inserter(c.became_invalid));
+  std::set_difference(before.invalid_prefixes.begin(), before.invalid_prefixes.end(),
+                      after.invalid_prefixes.begin(), after.invalid_prefixes.end(),
+                      std::back_inserter(c.stopped_invalid));
+  return c;
 }
 
 }  // namespace sluice::bench::rpki

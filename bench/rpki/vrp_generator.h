@@ -107,4 +107,13 @@ struct OracleStates {
 };
 OracleStates Validate(const std::vector<Vrp>& vrps, const std::vector<RouteOrigin>& routes);
 
+// What a change of VRPs does to what a validating speaker passes on (it rejects invalid routes):
+// the prefixes that became invalid (withdrawn downstream) and those that stopped being invalid
+// (announced again), each sorted.
+struct InvalidCrossings {
+  std::vector<net::Prefix> became_invalid;
+  std::vector<net::Prefix> stopped_invalid;
+};
+InvalidCrossings CompareInvalid(const OracleStates& before, const OracleStates& after);
+
 }  // namespace sluice::bench::rpki

@@ -203,11 +203,12 @@ class RovTest : public ::testing::Test {
     std::vector<rpki::Vrp> vrps = d.generated.vrps;
     const rpki::RewriteCounts c = rpki::RewriteVrps(&vrps, d.routes, n, kSeed + 1);
     const rpki::OracleStates after = rpki::Validate(vrps, d.routes);
-    const PrefixSet before_invalid(d.oracle.invalid_prefixes.begin(),
-                                   d.oracle.invalid_prefixes.end());
+    const rpki::InvalidCrossings crossed = rpki::CompareInvalid(d.oracle, after);
     const PrefixSet now_invalid(after.invalid_prefixes.begin(), after.invalid_prefixes.end());
-    const PrefixSet withdrawn = Minus(Minus(now_invalid, before_invalid), refused);
-    const PrefixSet announced = Minus(Minus(before_invalid, now_invalid), refused);
+    const PrefixSet withdrawn =
+        Minus(PrefixSet(crossed.became_invalid.begin(), crossed.became_invalid.end()), refused);
+    const PrefixSet announced =
+        Minus(PrefixSet(crossed.stopped_invalid.begin(), crossed.stopped_invalid.end()), refused);
     const PrefixSet expected = Minus(Minus(d.upstream, now_invalid), refused);
     const BirdImportStats base = s.collector->ImportStats("speaker");
     const std::string master = d.family == net::Family::kIPv4 ? "master4" : "master6";
