@@ -279,6 +279,7 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
     }
   }
   std::string undo_report;
+  refused_changes_ += refused;
   if (refused > 0) {
     std::vector<FibOp> undo;
     undo.reserve(applied.size());

@@ -131,6 +131,8 @@ class Fib {
   const FibRoute* LookupByPrefix(const net::Prefix& prefix) const { return table_.Find(prefix); }
   const FibTable& table() const { return table_; }
   size_t size() const { return table_.size(); }
+  // Route changes the backend refused since the FIB was made (each failed its transaction).
+  uint64_t refused_changes() const { return refused_changes_; }
 
   // --- watchers ---------------------------------------------------------------------------
   WatcherId AddWatcher(Watcher watcher);
@@ -182,7 +184,8 @@ class Fib {
   WatcherId ifmgr_watcher_ = 0;
   absl::flat_hash_map<uint32_t, bool> interface_up_;  // by index, as last seen
   uint64_t table_generation_ = 0;                     // +1 whenever the table changes
-  uint64_t interface_generation_ = 0;                 // +1 on every interface event
+  uint64_t refused_changes_ = 0;
+  uint64_t interface_generation_ = 0;  // +1 on every interface event
   WatcherList<std::span<const FibChange>> watchers_;
 };
 

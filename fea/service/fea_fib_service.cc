@@ -53,6 +53,7 @@ const ipc::Method<pb::LookupRouteByNetworkRequest, pb::LookupRouteReply> kLookup
     "fea_fib/1.0/lookup_route_by_network"};
 const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{
     "fea_fib/1.0/list_routes"};
+const ipc::Method<pb::GetStatsRequest, pb::GetStatsReply> kGetStats{"fea_fib/1.0/get_stats"};
 const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kSubscribeChanges{
     "fea_fib/1.0/subscribe_changes"};
 const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kUnsubscribeChanges{
@@ -545,6 +546,14 @@ absl::Status FeaFibService::Register() {
           RouteToProto(route, reply.add_routes());
           return true;
         });
+        return reply;
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kGetStats, [this](const pb::GetStatsRequest&) -> absl::StatusOr<pb::GetStatsReply> {
+        pb::GetStatsReply reply;
+        reply.set_routes_ipv4(fib_.table().size(net::Family::kIPv4));
+        reply.set_routes_ipv6(fib_.table().size(net::Family::kIPv6));
+        reply.set_install_errors(fib_.refused_changes());
         return reply;
       }));
 

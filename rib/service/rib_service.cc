@@ -278,6 +278,8 @@ absl::Status RibService::RegisterQueries() {
           p->set_igp(info.protocol_class == ProtocolClass::kIgp);
           p->set_admin_distance(info.admin_distance);
           p->set_routes(info.routes_v4 + info.routes_v6);
+          p->set_routes_ipv4(info.routes_v4);
+          p->set_routes_ipv6(info.routes_v6);
           p->set_owner(clients_.OwnerOf(info.name));
         }
         return reply;
