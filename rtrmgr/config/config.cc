@@ -21,6 +21,9 @@ std::string ResolveRule::ToString() const {
 
 std::string BgpListen::ToString() const { return absl::StrCat(address.ToString(), " port ", port); }
 std::string RpkiCache::ToString() const { return absl::StrCat(address.ToString(), " port ", port); }
+std::string MetricsConfig::ToString() const {
+  return absl::StrCat(address.ToString(), " port ", port);
+}
 
 bool SamePeerConfig(const bgp::PeerConfig& a, const bgp::PeerConfig& b) {
   auto fields = [](const bgp::PeerConfig& p) {

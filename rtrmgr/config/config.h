@@ -300,6 +300,17 @@ struct FinderConfig {
   friend bool operator==(const FinderConfig&, const FinderConfig&) = default;
 };
 
+// ---- metrics { listen ADDRESS port N; } — sluice-rtrmgr's Prometheus endpoint (rtrmgr/metrics).
+
+struct MetricsConfig {
+  bool enabled = false;  // the block is there: sluice-rtrmgr serves GET /metrics
+  net::IPAddress address = net::IPAddress(net::IPv4Address(0x7f000001));  // 127.0.0.1
+  uint16_t port = 9324;                                                   // 1..65535
+  Where where;
+  std::string ToString() const;  // "127.0.0.1 port 9324"
+  friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
+};
+
 // ---- the whole file.
 
 struct Config {
@@ -312,6 +323,7 @@ struct Config {
   BgpConfig bgp;
   PolicyBlock policy;
   FinderConfig finder;
+  MetricsConfig metrics;
   // user NAME;: the user the router manager runs its children as when started as root
   // (empty: "sluice" when that user exists).
   std::string user;
@@ -319,7 +331,8 @@ struct Config {
   friend bool operator==(const Config& a, const Config& b) {
     return a.interfaces == b.interfaces && a.fea == b.fea && a.rib == b.rib &&
            a.static_routes == b.static_routes && a.rpki == b.rpki && a.bgp == b.bgp &&
-           a.policy == b.policy && a.finder == b.finder && a.user == b.user;
+           a.policy == b.policy && a.finder == b.finder && a.metrics == b.metrics &&
+           a.user == b.user;
   }
   // True when `address` is one of the dummy FEA's local addresses: an address of a configured
   // interface, or of the built-in loopback (127.0.0.0/8, ::1).

@@ -1,4 +1,5 @@
-// The top level: interfaces, fea, rib, protocols { static rpki bgp }, policy, finder, user.
+// The top level: interfaces, fea, rib, protocols { static rpki bgp }, policy, finder, metrics,
+// user.
 #include "rtrmgr/config/config_builder.h"
 
 #include "absl/strings/str_format.h"
@@ -54,6 +55,7 @@ void BuildConfig(const ConfigTree& tree, Config* config, Diagnostics* diags) {
             })
       .Once("policy", [&](const ConfigNode& n) { BuildPolicy(n, &config->policy, diags); })
       .Once("finder", [&](const ConfigNode& n) { BuildFinder(n, &config->finder, diags); })
+      .Once("metrics", [&](const ConfigNode& n) { BuildMetrics(n, &config->metrics, diags); })
       .Once("user",
             [&](const ConfigNode& n) {
               const ConfigValue* v = ExpectOne(n, "user NAME;", diags);

@@ -22,6 +22,7 @@ void BuildStatic(const ConfigNode& node, StaticConfig* routes, Diagnostics* diag
 void BuildRpki(const ConfigNode& node, RpkiConfig* rpki, Diagnostics* diags);
 void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags);
 void BuildFinder(const ConfigNode& node, FinderConfig* finder, Diagnostics* diags);
+void BuildMetrics(const ConfigNode& node, MetricsConfig* metrics, Diagnostics* diags);
 // Inside bgp: `peer ADDRESS { }` (of `group`, null outside one: the peer starts from its
 // settings), `group NAME { }` (its settings and its peers), `network PREFIX [{ }]`.
 void BuildPeer(const ConfigNode& n, const BgpGroup* group, BgpConfig* bgp, Diagnostics* diags);

@@ -525,7 +525,8 @@ bool BgpDelta::empty() const {
 
 bool ConfigDelta::empty() const {
   return finder.empty() && fea.empty() && !rib.restart && admin_distances.empty() &&
-         static_routes.empty() && rpki.empty() && policy.items.empty() && bgp.empty();
+         static_routes.empty() && rpki.empty() && policy.items.empty() && bgp.empty() &&
+         metrics.empty();
 }
 
 ConfigDelta ComputeDelta(const Config& running, const Config& next) {
@@ -538,6 +539,10 @@ ConfigDelta ComputeDelta(const Config& running, const Config& next) {
   d.rpki = DiffRpki(running.rpki, next.rpki);
   d.policy = DiffPolicy(running.policy, next.policy);
   d.bgp = DiffBgp(running, next, d.policy);
+  if (running.metrics != next.metrics) {
+    auto text = [](const MetricsConfig& m) { return m.enabled ? m.ToString() : std::string(); };
+    d.metrics.push_back(FieldChange{"listen", text(running.metrics), text(next.metrics)});
+  }
   return d;
 }
 

@@ -22,6 +22,8 @@
 //                  threads (the shard stage's worker count); damping parameters; listening
 //                  sockets; then per peer: add, remove, or for a changed peer the least
 //                  disruptive actions that apply the change (PeerDelta).
+//   7. metrics     the router manager's own endpoint: started, stopped, or bound again to
+//                  the new address and port (no process is told).
 //
 // Computing a delta between equal configurations gives an empty delta (empty()).
 
@@ -174,6 +176,9 @@ struct ConfigDelta {
   RpkiDelta rpki;
   PolicyDelta policy;
   BgpDelta bgp;
+  // metrics: "listen" from the old endpoint ("" when there was none) to the new ("" when
+  // there is none); empty when unchanged.
+  std::vector<FieldChange> metrics;
 
   bool empty() const;
   // One line per change, in the order above ("nothing to change" when empty). Passwords are

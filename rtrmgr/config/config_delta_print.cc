@@ -164,6 +164,8 @@ std::string ConfigDelta::ToString() const {
     }
     lines.push_back(line);
   }
+  // 7. metrics
+  if (!metrics.empty()) lines.push_back(absl::StrCat("metrics: ", Fields(metrics)));
   if (lines.empty()) return "nothing to change\n";
   return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
 }

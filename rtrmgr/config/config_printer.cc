@@ -321,6 +321,11 @@ std::string PrintConfig(const Config& config, const PrintOptions& options) {
     w.Close();
   }
   PrintFinder(config.finder, &w);
+  if (config.metrics.enabled) {
+    w.Open("metrics");
+    w.Statement("listen " + config.metrics.ToString());
+    w.Close();
+  }
   if (!config.user.empty()) w.Statement("user " + config.user);
   return w.Take();
 }
