@@ -202,6 +202,16 @@ absl::Status RouterManager::Start() {
     CheckReady();
   });
   if (absl::Status s = router_->Start(); !s.ok()) return s;
+  metrics_ = std::make_unique<metrics::MetricsService>(io_, *router_, [this] {
+    std::vector<metrics::ProcessSample> out;
+    for (const auto& c : supervisor_.children()) {
+      out.push_back(metrics::ProcessSample{c->name, c->pid, c->restarts, std::nullopt});
+    }
+    return out;
+  });
+  if (std::optional<std::string> w = ApplyMetrics()) {
+    SLUICE_LOG(kWarning) << *w;
+  }
   for (const char* name : kComponents) {
     router_->WatchClass(name, [this](const ipc::TargetEvent& e) {
       if (e.kind == ipc::TargetEvent::kBirth) OnBirth(e.class_name);
@@ -309,9 +319,18 @@ absl::Status RouterManager::RegisterService() {
   });
 }
 
+std::optional<std::string> RouterManager::ApplyMetrics() {
+  if (!metrics_) return std::nullopt;
+  if (absl::Status s = metrics_->Apply(running_.metrics); !s.ok()) {
+    return std::string(s.message());
+  }
+  return std::nullopt;
+}
+
 void RouterManager::Shutdown() {
   if (stopped_) return;
   stopped_ = true;
+  metrics_.reset();
   // Start() failed: what a predecessor started runs on, and its record stays for the next try.
   if (starting_) supervisor_.ReleaseAdopted();
   const Supervisor::Child* finder = supervisor_.Find("finder");

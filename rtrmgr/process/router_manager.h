@@ -41,6 +41,11 @@
 // credential (rtrmgr/process/credentials.h) through an inherited pipe, its own socket
 // directory RUNDIR/NAME (mode 0700, its user's), and, when started as root, an unprivileged
 // user and only the capabilities it needs (rtrmgr/process/privileges.h).
+//
+// Metrics: with a `metrics { listen ADDRESS port N; }` block the router manager serves GET
+// /metrics (Prometheus) from numbers it gathers every few seconds from the processes' XRLs and
+// /proc (rtrmgr/metrics/README.md); a reload that changes or removes the block binds the new
+// address or stops serving.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -57,6 +62,7 @@
 #include "ipc/proto/rtrmgr.pb.h"
 #include "ipc/xrl_router.h"
 #include "rtrmgr/config/config.h"
+#include "rtrmgr/metrics/metrics_service.h"
 #include "rtrmgr/process/config_archive.h"
 #include "rtrmgr/process/configurator.h"
 #include "rtrmgr/process/privileges.h"
@@ -172,6 +178,10 @@ class RouterManager {
   Supervisor supervisor_;
   std::unique_ptr<ipc::XrlRouter> router_;
   std::unique_ptr<Configurator> configurator_;
+  // The metrics block's endpoint (rtrmgr/metrics); made with router_, applied at start and at
+  // every reload. ApplyMetrics: a warning when it cannot be served.
+  std::unique_ptr<metrics::MetricsService> metrics_;
+  std::optional<std::string> ApplyMetrics();
   std::map<std::string, bool> configured_;
   // Adopted processes that have their configuration: their first birth pushes nothing.
   std::set<std::string> skip_birth_;

@@ -147,6 +147,9 @@ std::vector<std::string> RouterManager::TakeEffect(Config next, const std::strin
       warnings.push_back(std::string(s.message()));
     }
   }
+  if (!delta.metrics.empty()) {
+    if (std::optional<std::string> w = ApplyMetrics()) warnings.push_back(*w);
+  }
   if (running_.rpki.enabled && !configured_.count(Configurator::kRpkiTarget)) {
     configured_[Configurator::kRpkiTarget] = false;
     if (absl::Status s = StartChild(Configurator::kRpkiTarget); !s.ok()) {

@@ -1,0 +1,109 @@
+#include "rtrmgr/metrics/gatherer.h"
+
+#include <unistd.h>
+
+namespace sluice::rtrmgr::metrics {
+
+namespace {
+
+template <typename Req, typename Reply>
+using M = ipc::Method<Req, Reply>;
+const M<bgp::v1::ListPeersRequest, bgp::v1::ListPeersReply> kListPeers{"bgp/1.0/list_peers"};
+const M<rib::v1::ListProtocolsRequest, rib::v1::ListProtocolsReply> kListProtocols{
+    "rib/1.0/list_protocols"};
+const M<fea_fib::v1::GetStatsRequest, fea_fib::v1::GetStatsReply> kFibStats{
+    "fea_fib/1.0/get_stats"};
+const M<rpki::v1::GetStatusRequest, rpki::v1::GetStatusReply> kRpkiStatus{"rpki/1.0/get_status"};
+
+}  // namespace
+
+struct Gatherer::Round {
+  Snapshot snapshot;
+  int pending = 0;
+  bool finished = false;
+};
+
+Gatherer::Gatherer(boost::asio::io_context& io, ipc::XrlRouter& router, ProcessList processes,
+                   Publish publish, std::chrono::milliseconds interval)
+    : router_(router),
+      processes_(std::move(processes)),
+      publish_(std::move(publish)),
+      interval_(interval),
+      timer_(io) {}
+
+Gatherer::~Gatherer() {
+  *alive_ = false;
+  timer_.cancel();
+}
+
+void Gatherer::Start() { Tick(); }
+
+void Gatherer::Tick() {
+  // A round still waiting is published with what came.
+  if (round_ && !round_->finished) Finish(*round_);
+  BeginRound();
+  timer_.expires_after(interval_);
+  timer_.async_wait([this, alive = alive_](const boost::system::error_code& ec) {
+    if (ec || !*alive) return;
+    Tick();
+  });
+}
+
+template <typename Request, typename Reply>
+void Gatherer::Ask(const std::shared_ptr<Round>& round, const std::string& target,
+                   const ipc::Method<Request, Reply>& method,
+                   std::optional<Reply> Snapshot::*field) {
+  round->snapshot.sources[target] = false;
+  ++round->pending;
+  router_.Call(target, method, Request(),
+               [this, alive = alive_, round, target, field](absl::StatusOr<Reply> reply) {
+                 if (!*alive || round->finished) return;
+                 if (reply.ok()) {
+                   round->snapshot.*field = *std::move(reply);
+                   round->snapshot.sources[target] = true;
+                 }
+                 if (--round->pending == 0) Finish(*round);
+               });
+}
+
+void Gatherer::BeginRound() {
+  auto round = std::make_shared<Round>();
+  round_ = round;
+  Snapshot& s = round->snapshot;
+  s.taken = std::chrono::system_clock::now();
+  s.processes = processes_();
+  ProcessSample self;
+  self.name = "rtrmgr";
+  self.pid = getpid();
+  s.processes.insert(s.processes.begin(), std::move(self));
+  for (ProcessSample& p : s.processes) {
+    if (p.pid <= 0) continue;
+    if (absl::StatusOr<ProcessStats> stats = ReadProcessStats(p.pid); stats.ok()) p.stats = *stats;
+  }
+  // Only the processes that run are asked; the others' values go.
+  for (const ProcessSample& p : s.processes) {
+    if (p.pid <= 0) continue;
+    if (p.name == "bgp") Ask(round, "bgp", kListPeers, &Snapshot::bgp);
+    if (p.name == "rib") Ask(round, "rib", kListProtocols, &Snapshot::rib);
+    if (p.name == "fea") Ask(round, "fea", kFibStats, &Snapshot::fea);
+    if (p.name == "rpki") Ask(round, "rpki", kRpkiStatus, &Snapshot::rpki);
+  }
+  if (round->pending == 0) Finish(*round);
+}
+
+void Gatherer::Finish(Round& round) {
+  round.finished = true;
+  Snapshot& s = round.snapshot;
+  // A running process that did not answer in time keeps what it said last.
+  for (const auto& [source, up] : s.sources) {
+    if (up) continue;
+    if (source == "bgp" && !s.bgp) s.bgp = last_.bgp;
+    if (source == "rib" && !s.rib) s.rib = last_.rib;
+    if (source == "fea" && !s.fea) s.fea = last_.fea;
+    if (source == "rpki" && !s.rpki) s.rpki = last_.rpki;
+  }
+  last_ = s;
+  publish_(std::move(s));
+}
+
+}  // namespace sluice::rtrmgr::metrics

@@ -1,0 +1,272 @@
+// sluice-rtrmgr's Prometheus endpoint against real processes: the router (dummy FEA, a static
+// route, a BGP peer played by sluice-replay from 127.0.0.2 with a small generated table) with a
+// `metrics` block. What `curl /metrics` shows equals what `sluice show ... --json` reports,
+// promtool accepts the page, and a reload moves the endpoint or stops it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "tests/system/rtrmgr_processes.h"
+
+namespace sluice::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kRoutes = 300;
+// Debian's (programs are started without a search path).
+constexpr const char* kCurl = "/usr/bin/curl";
+constexpr const char* kPromtool = "/usr/bin/promtool";
+
+std::string Config(int bgp_port, const std::string& metrics) {
+  return absl::StrCat(R"(
+interfaces {
+    interface eth0 { address 10.1.0.1/24; }
+}
+fea { backend dummy; }
+protocols {
+    static {
+        route 10.0.0.0/8 { next-hop 10.1.0.254; }
+    }
+    bgp {
+        local-as 4200000001;
+        bgp-id 10.255.0.1;
+        listen 127.0.0.1 port )",
+                      bgp_port, R"(;
+        peer 127.0.0.2 { as 4200000002; local-ip 127.0.0.1; passive; }
+        peer 127.0.0.3 { as 4200000003; local-ip 127.0.0.1; passive; }
+    }
+}
+)",
+                      metrics);
+}
+
+std::string MetricsBlock(int port) {
+  return absl::StrCat("metrics { listen 127.0.0.1 port ", port, "; }\n");
+}
+
+// One scrape: "name{labels}" -> value. Empty when nothing answered.
+using Scrape = std::map<std::string, double>;
+
+CommandResult Curl(int port) {
+  return RunCommand(
+      {kCurl, "-s", "--max-time", "10", absl::StrCat("http://127.0.0.1:", port, "/metrics")});
+}
+
+Scrape Parse(const std::string& text) {
+  Scrape out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.rfind(' ');
+    if (space == absl::string_view::npos) continue;
+    double value = 0;
+    if (!absl::SimpleAtod(line.substr(space + 1), &value)) continue;
+    out[std::string(line.substr(0, space))] = value;
+  }
+  return out;
+}
+
+Scrape Get(int port) {
+  CommandResult c = Curl(port);
+  return c.exit_code == 0 ? Parse(c.out) : Scrape();
+}
+
+double Value(const Scrape& s, const std::string& series) {
+  auto it = s.find(series);
+  return it == s.end() ? std::nan("") : it->second;
+}
+
+json Json(RtrmgrProcess& r, std::vector<std::string> args) {
+  args.push_back("--json");
+  CommandResult c = r.Sluice(args);
+  if (c.exit_code != 0) return nullptr;
+  return json::parse(c.out, nullptr, false);
+}
+
+class MetricsSystemTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access(kCurl, X_OK) != 0 || ::access(kPromtool, X_OK) != 0) {
+      GTEST_SKIP() << "curl or promtool (Debian package prometheus) is not installed";
+    }
+    bgp_port_ = FreeLoopbackPort();
+    metrics_port_ = FreeLoopbackPort();
+    conf_ = r_.WriteConfig("router.conf", Config(bgp_port_, MetricsBlock(metrics_port_)));
+    ASSERT_TRUE(r_.Start(conf_)) << r_.Logs("rtrmgr");
+    replay_ = ChildProcess::Start({BuildPath("bgp/replay/sluice-replay"), "--connect",
+                                   absl::StrCat("127.0.0.1:", bgp_port_), "--local-address",
+                                   "127.0.0.2", "--local-as", "4200000002", "--prepend-own-as",
+                                   "--next-hop", "10.1.0.2", "--synthetic", std::to_string(kRoutes),
+                                   "--reconnect", "--linger", "--quiet"});
+    ASSERT_TRUE(replay_);
+    // The whole table is in: the peer's Adj-RIB-In and the RIB hold it.
+    ASSERT_TRUE(Eventually(
+        [&] {
+          json peers = Json(r_, {"show", "bgp", "peers"});
+          if (!peers.is_object()) return false;
+          for (const json& p : peers["peers"]) {
+            if (p["address"] == "127.0.0.2") {
+              return p["state"] == "Established" && p["prefixes_accepted"] == kRoutes;
+            }
+          }
+          return false;
+        },
+        60))
+        << r_.Logs("bgp");
+  }
+
+  RtrmgrProcess r_;
+  int bgp_port_ = 0;
+  int metrics_port_ = 0;
+  std::string conf_;
+  std::unique_ptr<ChildProcess> replay_;
+};
+
+// The peers' counters a scrape shows, as `sluice show bgp peers --json` names them.
+std::map<std::string, std::pair<std::string, std::string>> PeerFields() {
+  return {
+      {"sluice_bgp_peer_prefixes_received", {"prefixes_received", ""}},
+      {"sluice_bgp_peer_prefixes_accepted", {"prefixes_accepted", ""}},
+      {"sluice_bgp_peer_prefixes_advertised", {"prefixes_advertised", ""}},
+      {"sluice_bgp_peer_updates_received_total", {"counters", "updates_in"}},
+      {"sluice_bgp_peer_updates_sent_total", {"counters", "updates_out"}},
+      {"sluice_bgp_peer_notifications_received_total", {"counters", "notifications_in"}},
+      {"sluice_bgp_peer_notifications_sent_total", {"counters", "notifications_out"}},
+      {"sluice_bgp_peer_established_transitions_total", {"counters", "established_transitions"}},
+      {"sluice_bgp_peer_updates_treat_as_withdraw_total",
+       {"counters", "updates_treat_as_withdraw"}},
+      {"sluice_bgp_peer_updates_attribute_discard_total",
+       {"counters", "updates_attribute_discard"}},
+      {"sluice_bgp_peer_afi_safi_disables_total", {"counters", "afi_safi_disables"}},
+  };
+}
+
+// Every difference between the scrape and the CLI's documents ("" when they agree).
+std::string Differences(const Scrape& s, const json& peers, const json& summary) {
+  std::string out;
+  for (const json& p : peers["peers"]) {
+    const std::string peer = p["address"].get<std::string>();
+    const std::string label = absl::StrCat("{peer=\"", peer, "\"}");
+    for (const auto& [metric, field] : PeerFields()) {
+      const json& v = field.second.empty() ? p[field.first] : p[field.first][field.second];
+      if (Value(s, metric + label) != v.get<double>()) {
+        absl::StrAppend(&out, metric, label, " = ", Value(s, metric + label), ", CLI ", v.dump(),
+                        "\n");
+      }
+    }
+    const double state = Value(s, "sluice_bgp_peer_state" + label);
+    if ((p["state"] == "Established") != (state == 6)) {
+      absl::StrAppend(&out, peer, " state ", p["state"].dump(), ", metric ", state, "\n");
+    }
+  }
+  for (const json& f : summary["families"]) {
+    for (const json& p : f["protocols"]) {
+      const std::string series =
+          absl::StrCat("sluice_rib_routes{protocol=\"", p["protocol"].get<std::string>(),
+                       "\",family=\"", f["family"].get<std::string>(), "\"}");
+      if (Value(s, series) != p["routes"].get<double>()) {
+        absl::StrAppend(&out, series, " = ", Value(s, series), ", CLI ", p["routes"].dump(), "\n");
+      }
+    }
+  }
+  return out;
+}
+
+TEST_F(MetricsSystemTest, ScrapeEqualsTheCliAndPassesPromtool) {
+  std::string diff = "no scrape";
+  // The endpoint serves what it gathered last (every few seconds): wait until a scrape taken
+  // after the table settled agrees with the CLI.
+  const bool agree = Eventually(
+      [&] {
+        json peers = Json(r_, {"show", "bgp", "peers"});
+        json summary = Json(r_, {"show", "route", "summary"});
+        Scrape s = Get(metrics_port_);
+        if (!peers.is_object() || !summary.is_object() || s.empty()) return false;
+        diff = Differences(s, peers, summary);
+        return diff.empty();
+      },
+      60);
+  EXPECT_TRUE(agree) << diff;
+
+  Scrape s = Get(metrics_port_);
+  EXPECT_EQ(Value(s, "sluice_bgp_peer_prefixes_accepted{peer=\"127.0.0.2\"}"), kRoutes);
+  EXPECT_EQ(Value(s, "sluice_rib_routes{protocol=\"ebgp\",family=\"ipv4\"}"), kRoutes);
+  EXPECT_EQ(Value(s, "sluice_rib_routes{protocol=\"static\",family=\"ipv4\"}"), 1);
+  // The FIB: the static route, the peer's routes and the connected network.
+  json fib = Json(r_, {"show", "fib"});
+  ASSERT_TRUE(fib.is_object());
+  EXPECT_EQ(Value(s, "sluice_fib_routes{family=\"ipv4\"}") +
+                Value(s, "sluice_fib_routes{family=\"ipv6\"}"),
+            static_cast<double>(fib["routes"].size()));
+  EXPECT_EQ(Value(s, "sluice_fib_install_errors_total"), 0);
+  // The silent peer 127.0.0.3 is not Established.
+  EXPECT_LT(Value(s, "sluice_bgp_peer_state{peer=\"127.0.0.3\"}"), 6);
+  // Processes: running, with memory; restarts as `sluice show processes` counts them.
+  for (const char* name : {"rtrmgr", "finder", "fea", "rib", "bgp", "static_routes"}) {
+    const std::string l = absl::StrCat("{process=\"", name, "\"}");
+    EXPECT_EQ(Value(s, "sluice_process_up" + l), 1) << name;
+    EXPECT_GT(Value(s, "sluice_process_resident_memory_bytes" + l), 1 << 20) << name;
+    EXPECT_GE(Value(s, "sluice_process_cpu_seconds_total" + l), 0) << name;
+  }
+  for (const char* name : {"fea", "rib", "bgp"}) {
+    int restarts = -1;
+    r_.ChildPid(name, &restarts);
+    EXPECT_EQ(Value(s, absl::StrCat("sluice_process_restarts_total{process=\"", name, "\"}")),
+              restarts)
+        << name;
+    EXPECT_EQ(Value(s, absl::StrCat("sluice_metrics_source_up{process=\"", name, "\"}")), 1);
+  }
+  EXPECT_LT(Value(s, "sluice_metrics_snapshot_age_seconds"), 60);
+
+  // promtool's own check of the exposition format and naming conventions.
+  CommandResult check = RunCommand({"/bin/sh", "-c",
+                                    absl::StrCat(kCurl, " -s http://127.0.0.1:", metrics_port_,
+                                                 "/metrics | ", kPromtool, " check metrics")});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+TEST_F(MetricsSystemTest, AProcessRestartIsCounted) {
+  const int pid = r_.ChildPid("rib");
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Value(Get(metrics_port_), "sluice_process_restarts_total{process=\"rib\"}") == 1;
+      },
+      60));
+}
+
+TEST_F(MetricsSystemTest, ReloadMovesTheEndpointThenStopsIt) {
+  const int moved = FreeLoopbackPort();
+  r_.WriteConfig("router.conf", Config(bgp_port_, MetricsBlock(moved)));
+  r_.process()->Signal(SIGHUP);
+  EXPECT_TRUE(Eventually([&] { return !Get(moved).empty(); }, 30)) << r_.Logs("rtrmgr");
+  EXPECT_NE(Curl(metrics_port_).exit_code, 0) << "the old port still answers";
+  // The same numbers on the new port (once gathered after the table came).
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return Value(Get(moved), "sluice_bgp_peer_prefixes_accepted{peer=\"127.0.0.2\"}") ==
+               kRoutes;
+      },
+      30));
+
+  r_.WriteConfig("router.conf", Config(bgp_port_, ""));
+  r_.process()->Signal(SIGHUP);
+  EXPECT_TRUE(Eventually([&] { return Curl(moved).exit_code != 0; }, 30)) << r_.Logs("rtrmgr");
+  // The router runs on.
+  json peers = Json(r_, {"show", "bgp", "peers"});
+  ASSERT_TRUE(peers.is_object());
+}
+
+}  // namespace
+}  // namespace sluice::testing
