@@ -9,8 +9,9 @@
 // that counts what it receives; waits for convergence; prints the summary (prefixes in the
 // Adj-RIB-In, the Loc-RIB, the RIB and the FIB, advertised downstream, the time to converge,
 // memory per process, and every prefix not accepted with the reason); then keeps running for
-// `sluice show ...` until SIGINT/SIGTERM, or exits with --once (status 0 when the RIB, the FIB
-// and the downstream peer hold exactly the accepted prefixes).
+// `sluice show ...` (and `curl .../metrics` with the file's metrics block) until SIGINT/SIGTERM,
+// or exits with --once (status 0 when the RIB, the FIB and the downstream peer hold exactly the
+// accepted prefixes).
 //
 // --user NAME is handed to sluice-rtrmgr: the user its processes run as when started as root.
 //
@@ -437,8 +438,13 @@ int Run(const Options& o) {
   if (!o.once) {
     out << "\nRunning. Try:\n  SLUICE_RUNDIR=" << rundir << " " << bin
         << "/rtrmgr/cli/sluice show bgp peers\n"
-        << "(show bgp routes | show route | show fib | show interfaces | show plumbing bgp)\n"
-        << "Ctrl-C stops everything.\n";
+        << "(show bgp routes | show route | show fib | show interfaces | show plumbing bgp)\n";
+    if (config->metrics.enabled) {
+      const net::IPAddress& a = config->metrics.address;
+      out << "  curl -s http://" << (a.is_v6() ? "[" + a.ToString() + "]" : a.ToString()) << ":"
+          << config->metrics.port << "/metrics\n";
+    }
+    out << "Ctrl-C stops everything.\n";
     out.flush();
     while (!g_stop) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
