@@ -28,10 +28,22 @@ class Endpoint::Collectable : public prometheus::Collectable {
 };
 
 Endpoint::Endpoint() : collectable_(std::make_shared<Collectable>()) {}
-Endpoint::~Endpoint() { Stop(); }
+Endpoint::~Endpoint() {
+  Stop();
+  for (auto& [port, thread] : closing_) thread.join();
+}
 
 absl::Status Endpoint::Listen(const net::IPAddress& address, uint16_t port) {
   Stop();
+  // The port is free once the server that had it is gone.
+  for (auto it = closing_.begin(); it != closing_.end();) {
+    if (port != 0 && it->first != port) {
+      ++it;
+      continue;
+    }
+    it->second.join();
+    it = closing_.erase(it);
+  }
   const std::string host =
       address.is_v6() ? absl::StrCat("[", address.ToString(), "]") : address.ToString();
   const std::string bind = absl::StrCat(host, ":", port);
@@ -48,7 +60,9 @@ absl::Status Endpoint::Listen(const net::IPAddress& address, uint16_t port) {
 }
 
 void Endpoint::Stop() {
-  exposer_.reset();
+  if (exposer_ == nullptr) return;
+  closing_.emplace_back(
+      port_, std::thread([exposer = std::move(exposer_)]() mutable { exposer.reset(); }));
   port_ = 0;
 }
 

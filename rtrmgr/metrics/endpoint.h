@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "net/ip_address.h"
@@ -30,7 +33,9 @@ class Endpoint {
   // a free port (port() says which). Errors: Unavailable (the address cannot be bound; nothing
   // is served then).
   absl::Status Listen(const net::IPAddress& address, uint16_t port);
-  // Closes the socket; scrapes are refused until the next Listen.
+  // Closes the socket. The HTTP server takes up to about 2 s to wind down (civetweb's threads
+  // poll), and answers meanwhile: it does so on a thread of its own, so that the caller (the
+  // event loop) does not wait; a Listen on the same port, and the destructor, wait for it.
   void Stop();
   bool serving() const { return exposer_ != nullptr; }
   uint16_t port() const { return port_; }
@@ -42,6 +47,8 @@ class Endpoint {
   std::shared_ptr<Collectable> collectable_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   uint16_t port_ = 0;
+  // Servers winding down, by the port they served.
+  std::vector<std::pair<uint16_t, std::thread>> closing_;
 };
 
 }  // namespace sluice::rtrmgr::metrics

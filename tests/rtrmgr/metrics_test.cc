@@ -1,7 +1,10 @@
 // sluice-rtrmgr's metrics: the metrics block (parse, print, delta), /proc reading, and the
 // snapshot's conversion to Prometheus families as a scrape sees them.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <sstream>
@@ -11,6 +14,7 @@
 #include "rtrmgr/config/config_delta.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
+#include "rtrmgr/metrics/endpoint.h"
 #include "rtrmgr/metrics/proc_stats.h"
 #include "rtrmgr/metrics/snapshot.h"
 
@@ -195,6 +199,56 @@ TEST(ToMetricFamilies, RpkiWhenItRuns) {
   const std::string text = Scrape(s, s.taken);
   EXPECT_THAT(text, HasSubstr("sluice_rpki_vrps{family=\"ipv4\"} 300\n"));
   EXPECT_THAT(text, HasSubstr("sluice_rpki_vrps{family=\"ipv6\"} 40\n"));
+}
+
+// ---- the endpoint
+
+// GET /metrics from 127.0.0.1:port over HTTP/1.0: the whole answer, "" when nothing answered.
+std::string HttpGet(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0) {
+    const std::string request = "GET /metrics HTTP/1.0\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buf[4096];
+      ssize_t n;
+      while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return out;
+}
+
+TEST(Endpoint, ServesThePublishedSnapshot) {
+  Endpoint e;
+  ASSERT_TRUE(e.Listen(net::IPAddress::Parse("127.0.0.1").value(), 0).ok());
+  ASSERT_GT(e.port(), 0);
+  EXPECT_THAT(HttpGet(e.port()), HasSubstr("200 OK"));
+  Snapshot s;
+  s.taken = std::chrono::system_clock::now();
+  s.processes.push_back(ProcessSample{"bgp", 42, 1, std::nullopt});
+  e.Publish(s);
+  const std::string page = HttpGet(e.port());
+  EXPECT_THAT(page, HasSubstr("sluice_process_restarts_total{process=\"bgp\"} 1\n"));
+  EXPECT_THAT(page, HasSubstr("sluice_metrics_snapshot_age_seconds "));
+}
+
+TEST(Endpoint, ABusyPortIsAnErrorAndAFreeOneWorksAfter) {
+  Endpoint first;
+  ASSERT_TRUE(first.Listen(net::IPAddress::Parse("127.0.0.1").value(), 0).ok());
+  Endpoint second;
+  absl::Status busy = second.Listen(net::IPAddress::Parse("127.0.0.1").value(), first.port());
+  EXPECT_EQ(busy.code(), absl::StatusCode::kUnavailable) << busy;
+  EXPECT_FALSE(second.serving());
+  // The same port again once the first has let go of it (Listen waits for that).
+  const uint16_t port = first.port();
+  first.Stop();
+  EXPECT_TRUE(first.Listen(net::IPAddress::Parse("127.0.0.1").value(), port).ok());
+  EXPECT_EQ(first.port(), port);
 }
 
 }  // namespace
