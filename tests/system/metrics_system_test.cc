@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
+#include "tests/bgp/test_data.h"
 #include "tests/system/rtrmgr_processes.h"
 
 namespace sluice::testing {
@@ -93,9 +94,11 @@ json Json(RtrmgrProcess& r, std::vector<std::string> args) {
   return json::parse(c.out, nullptr, false);
 }
 
-class MetricsSystemTest : public ::testing::Test {
+// The router with a metrics block, fed by sluice-replay as 127.0.0.2 (`feed`: its table
+// arguments), once the peer's Adj-RIB-In holds `expected` accepted prefixes.
+class MetricsRouter : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void StartWith(const std::vector<std::string>& feed, int expected, double seconds) {
     if (::access(kCurl, X_OK) != 0 || ::access(kPromtool, X_OK) != 0) {
       GTEST_SKIP() << "curl or promtool (Debian package prometheus) is not installed";
     }
@@ -103,25 +106,34 @@ class MetricsSystemTest : public ::testing::Test {
     metrics_port_ = FreeLoopbackPort();
     conf_ = r_.WriteConfig("router.conf", Config(bgp_port_, MetricsBlock(metrics_port_)));
     ASSERT_TRUE(r_.Start(conf_)) << r_.Logs("rtrmgr");
-    replay_ = ChildProcess::Start({BuildPath("bgp/replay/sluice-replay"), "--connect",
-                                   absl::StrCat("127.0.0.1:", bgp_port_), "--local-address",
-                                   "127.0.0.2", "--local-as", "4200000002", "--prepend-own-as",
-                                   "--next-hop", "10.1.0.2", "--synthetic", std::to_string(kRoutes),
-                                   "--reconnect", "--linger", "--quiet"});
+    std::vector<std::string> argv = {BuildPath("bgp/replay/sluice-replay"),
+                                     "--connect",
+                                     absl::StrCat("127.0.0.1:", bgp_port_),
+                                     "--local-address",
+                                     "127.0.0.2",
+                                     "--local-as",
+                                     "4200000002",
+                                     "--prepend-own-as",
+                                     "--next-hop",
+                                     "10.1.0.2",
+                                     "--linger",
+                                     "--quiet"};
+    argv.insert(argv.end(), feed.begin(), feed.end());
+    replay_ = ChildProcess::Start(argv);
     ASSERT_TRUE(replay_);
-    // The whole table is in: the peer's Adj-RIB-In and the RIB hold it.
+    // The whole table is in the peer's Adj-RIB-In.
     ASSERT_TRUE(Eventually(
         [&] {
           json peers = Json(r_, {"show", "bgp", "peers"});
           if (!peers.is_object()) return false;
           for (const json& p : peers["peers"]) {
             if (p["address"] == "127.0.0.2") {
-              return p["state"] == "Established" && p["prefixes_accepted"] == kRoutes;
+              return p["state"] == "Established" && p["prefixes_accepted"] == expected;
             }
           }
           return false;
         },
-        60))
+        seconds))
         << r_.Logs("bgp");
   }
 
@@ -130,6 +142,25 @@ class MetricsSystemTest : public ::testing::Test {
   int metrics_port_ = 0;
   std::string conf_;
   std::unique_ptr<ChildProcess> replay_;
+};
+
+// A small generated table.
+class MetricsSystemTest : public MetricsRouter {
+ protected:
+  void SetUp() override {
+    StartWith({"--synthetic", std::to_string(kRoutes), "--reconnect"}, kRoutes, 60);
+  }
+};
+
+// The PCH full table (577,703 routes; the 4 with AS 0 in their path are refused, RFC 7607).
+class MetricsPchTest : public MetricsRouter {
+ protected:
+  static constexpr int kPchAccepted = 577699;
+  void SetUp() override {
+    SLUICE_SKIP_WITHOUT_MRT_DATA();
+    StartWith({"--mrt", MrtDir() + "/pch-2015-10-23-fulltable-updates.mrt.gz", "--mode", "table"},
+              kPchAccepted, 300);
+  }
 };
 
 // The peers' counters a scrape shows, as `sluice show bgp peers --json` names them.
@@ -182,21 +213,34 @@ std::string Differences(const Scrape& s, const json& peers, const json& summary)
   return out;
 }
 
-TEST_F(MetricsSystemTest, ScrapeEqualsTheCliAndPassesPromtool) {
+// Waits until a scrape agrees with `sluice show bgp peers --json` and `sluice show route
+// summary --json` read just before it: the endpoint serves what it gathered last (every few
+// seconds). "" once they agree, else the last differences.
+std::string AwaitAgreement(RtrmgrProcess& r, int port) {
   std::string diff = "no scrape";
-  // The endpoint serves what it gathered last (every few seconds): wait until a scrape taken
-  // after the table settled agrees with the CLI.
-  const bool agree = Eventually(
+  Eventually(
       [&] {
-        json peers = Json(r_, {"show", "bgp", "peers"});
-        json summary = Json(r_, {"show", "route", "summary"});
-        Scrape s = Get(metrics_port_);
+        json peers = Json(r, {"show", "bgp", "peers"});
+        json summary = Json(r, {"show", "route", "summary"});
+        Scrape s = Get(port);
         if (!peers.is_object() || !summary.is_object() || s.empty()) return false;
         diff = Differences(s, peers, summary);
         return diff.empty();
       },
       60);
-  EXPECT_TRUE(agree) << diff;
+  return diff;
+}
+
+bool PromtoolAccepts(int port, std::string* why) {
+  CommandResult check = RunCommand({"/bin/sh", "-c",
+                                    absl::StrCat(kCurl, " -s http://127.0.0.1:", port,
+                                                 "/metrics | ", kPromtool, " check metrics")});
+  *why = check.out + check.err;
+  return check.exit_code == 0;
+}
+
+TEST_F(MetricsSystemTest, ScrapeEqualsTheCliAndPassesPromtool) {
+  EXPECT_EQ(AwaitAgreement(r_, metrics_port_), "");
 
   Scrape s = Get(metrics_port_);
   EXPECT_EQ(Value(s, "sluice_bgp_peer_prefixes_accepted{peer=\"127.0.0.2\"}"), kRoutes);
@@ -229,10 +273,8 @@ TEST_F(MetricsSystemTest, ScrapeEqualsTheCliAndPassesPromtool) {
   EXPECT_LT(Value(s, "sluice_metrics_snapshot_age_seconds"), 60);
 
   // promtool's own check of the exposition format and naming conventions.
-  CommandResult check = RunCommand({"/bin/sh", "-c",
-                                    absl::StrCat(kCurl, " -s http://127.0.0.1:", metrics_port_,
-                                                 "/metrics | ", kPromtool, " check metrics")});
-  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  std::string why;
+  EXPECT_TRUE(PromtoolAccepts(metrics_port_, &why)) << why;
 }
 
 TEST_F(MetricsSystemTest, AProcessRestartIsCounted) {
@@ -268,6 +310,16 @@ TEST_F(MetricsSystemTest, ReloadMovesTheEndpointThenStopsIt) {
   // The router runs on.
   json peers = Json(r_, {"show", "bgp", "peers"});
   ASSERT_TRUE(peers.is_object());
+}
+
+TEST_F(MetricsPchTest, FullTableScrapeEqualsTheCli) {
+  EXPECT_EQ(AwaitAgreement(r_, metrics_port_), "");
+  Scrape s = Get(metrics_port_);
+  EXPECT_EQ(Value(s, "sluice_bgp_peer_prefixes_accepted{peer=\"127.0.0.2\"}"), kPchAccepted);
+  EXPECT_EQ(Value(s, "sluice_rib_routes{protocol=\"ebgp\",family=\"ipv4\"}"), kPchAccepted);
+  EXPECT_GT(Value(s, "sluice_process_resident_memory_bytes{process=\"bgp\"}"), 100 << 20);
+  std::string why;
+  EXPECT_TRUE(PromtoolAccepts(metrics_port_, &why)) << why;
 }
 
 }  // namespace
