@@ -39,6 +39,7 @@ protocols {
     static {
         route 10.0.0.0/8 { next-hop 10.1.0.254; }
     }
+    rpki { cache 127.0.0.1 { port 1; } }
     bgp {
         local-as 4200000001;
         bgp-id 10.255.0.1;
@@ -256,7 +257,7 @@ TEST_F(MetricsSystemTest, ScrapeEqualsTheCliAndPassesPromtool) {
   // The silent peer 127.0.0.3 is not Established.
   EXPECT_LT(Value(s, "sluice_bgp_peer_state{peer=\"127.0.0.3\"}"), 6);
   // Processes: running, with memory; restarts as `sluice show processes` counts them.
-  for (const char* name : {"rtrmgr", "finder", "fea", "rib", "bgp", "static_routes"}) {
+  for (const char* name : {"rtrmgr", "finder", "fea", "rib", "bgp", "static_routes", "rpki"}) {
     const std::string l = absl::StrCat("{process=\"", name, "\"}");
     EXPECT_EQ(Value(s, "sluice_process_up" + l), 1) << name;
     EXPECT_GT(Value(s, "sluice_process_resident_memory_bytes" + l), 1 << 20) << name;
@@ -271,6 +272,12 @@ TEST_F(MetricsSystemTest, ScrapeEqualsTheCliAndPassesPromtool) {
     EXPECT_EQ(Value(s, absl::StrCat("sluice_metrics_source_up{process=\"", name, "\"}")), 1);
   }
   EXPECT_LT(Value(s, "sluice_metrics_snapshot_age_seconds"), 60);
+  // sluice-rpki runs (its cache does not answer): its VRP counts as `sluice show rpki` says.
+  json rpki = Json(r_, {"show", "rpki"});
+  ASSERT_TRUE(rpki.is_object());
+  EXPECT_EQ(Value(s, "sluice_rpki_vrps{family=\"ipv4\"}"), rpki["vrps"]["ipv4"].get<double>());
+  EXPECT_EQ(Value(s, "sluice_rpki_vrps{family=\"ipv6\"}"), rpki["vrps"]["ipv6"].get<double>());
+  EXPECT_EQ(Value(s, "sluice_metrics_source_up{process=\"rpki\"}"), 1);
 
   // promtool's own check of the exposition format and naming conventions.
   std::string why;
