@@ -5,15 +5,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "tests/bgp/test_data.h"
@@ -317,6 +323,49 @@ TEST_F(MetricsSystemTest, ReloadMovesTheEndpointThenStopsIt) {
   // The router runs on.
   json peers = Json(r_, {"show", "bgp", "peers"});
   ASSERT_TRUE(peers.is_object());
+}
+
+// The main job (./run.sh) with its bundled configuration, on free ports: once it has printed
+// its summary, the curl line it prints answers with the converged numbers.
+TEST(MetricsMainJob, CurlAfterTheSummary) {
+  if (::access(kCurl, X_OK) != 0) GTEST_SKIP() << "curl is not installed";
+  const char* source = std::getenv("SLUICE_SOURCE_DIR");
+  ASSERT_NE(source, nullptr) << "SLUICE_SOURCE_DIR is set by ctest";
+  std::ifstream in(std::string(source) + "/rtrmgr/examples/main-job.conf");
+  std::stringstream text;
+  text << in.rdbuf();
+  const int bgp_port = FreeLoopbackPort();
+  const int metrics_port = FreeLoopbackPort();
+  const std::string conf =
+      absl::StrReplaceAll(text.str(), {{"port 10179", absl::StrCat("port ", bgp_port)},
+                                       {"port 9324", absl::StrCat("port ", metrics_port)}});
+  ASSERT_NE(conf, text.str());
+  char dir[] = "/tmp/sluice-metrics-mainjob.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/main-job.conf";
+  std::ofstream(path) << conf;
+  chmod(dir, 0755);
+  chmod(path.c_str(), 0644);
+
+  constexpr int kTable = 5000;
+  auto job = ChildProcess::Start({BuildPath("rtrmgr/mainjob/sluice-mainjob"), "--config", path,
+                                  "--synthetic", std::to_string(kTable)});
+  ASSERT_TRUE(job);
+  ASSERT_TRUE(job->WaitForOutput("Running.", 180000)) << job->Output();
+  EXPECT_TRUE(
+      job->WaitForOutput(absl::StrCat("curl -s http://127.0.0.1:", metrics_port, "/metrics"), 1000))
+      << job->Output();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        Scrape s = Get(metrics_port);
+        return Value(s, "sluice_bgp_peer_prefixes_accepted{peer=\"127.0.0.2\"}") == kTable &&
+               Value(s, "sluice_bgp_peer_prefixes_advertised{peer=\"127.0.0.3\"}") == kTable &&
+               Value(s, "sluice_rib_routes{protocol=\"ebgp\",family=\"ipv4\"}") == kTable;
+      },
+      60));
+  job->Signal(SIGTERM);
+  EXPECT_TRUE(job->Wait(60000).has_value());
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(MetricsPchTest, FullTableScrapeEqualsTheCli) {
