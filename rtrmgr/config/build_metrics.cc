@@ -1,4 +1,5 @@
-// metrics { listen ADDRESS [port N]; }: where sluice-rtrmgr serves its Prometheus endpoint.
+// metrics { listen ADDRESS [port N]; }: where sluice-rtrmgr serves its Prometheus endpoint
+// (IPv4; 0.0.0.0 for every address).
 #include "absl/strings/str_format.h"
 #include "rtrmgr/config/config_builder.h"
 #include "rtrmgr/config/config_reader.h"
@@ -11,8 +12,16 @@ namespace {
 void ReadMetricsListen(const ConfigNode& s, MetricsConfig* metrics, Diagnostics* diags) {
   constexpr std::string_view kUsage = "listen ADDRESS [port N];";
   if (!ExpectArgRange(s, 1, 3, kUsage, diags)) return;
-  auto address = ReadAddress(s.args[0], nullptr, "the metrics listen address", diags);
-  if (!address) return;
+  // IPv4 only: the HTTP server (prometheus-cpp's civetweb, as Debian builds it) has no IPv6.
+  const ConfigValue& a = s.args[0];
+  auto address = a.kind == ConfigValue::Kind::kWord ? net::IPAddress::Parse(a.text)
+                                                    : absl::InvalidArgumentError("");
+  if (!address.ok() || !address->is_v4()) {
+    diags->Add(a.loc, absl::StrFormat("expected an IPv4 address to serve metrics on (0.0.0.0 for "
+                                      "every address; the HTTP server has no IPv6), found %s",
+                                      a.Describe()));
+    return;
+  }
   metrics->address = *address;
   if (s.args.size() == 1) return;
   const ConfigValue& kw = s.args[1];

@@ -304,6 +304,7 @@ struct FinderConfig {
 
 struct MetricsConfig {
   bool enabled = false;  // the block is there: sluice-rtrmgr serves GET /metrics
+  // IPv4 (0.0.0.0: every address); the HTTP server has no IPv6.
   net::IPAddress address = net::IPAddress(net::IPv4Address(0x7f000001));  // 127.0.0.1
   uint16_t port = 9324;                                                   // 1..65535
   Where where;

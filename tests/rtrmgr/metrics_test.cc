@@ -27,13 +27,13 @@ using ::testing::Not;
 // ---- the metrics block
 
 TEST(MetricsConfig, ListenAddressAndPort) {
-  auto c = ParseConfig("metrics { listen ::1 port 9400; }", "m.conf");
+  auto c = ParseConfig("metrics { listen 0.0.0.0 port 9400; }", "m.conf");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->metrics.enabled);
-  EXPECT_EQ(c->metrics.ToString(), "::1 port 9400");
+  EXPECT_EQ(c->metrics.ToString(), "0.0.0.0 port 9400");
   // Printed, it reads back equal.
   const std::string text = PrintConfig(*c);
-  EXPECT_THAT(text, HasSubstr("listen ::1 port 9400;"));
+  EXPECT_THAT(text, HasSubstr("listen 0.0.0.0 port 9400;"));
   auto again = ParseConfig(text, "printed.conf");
   ASSERT_TRUE(again.ok()) << again.status() << "\n" << text;
   EXPECT_EQ(*again, *c);
