@@ -160,6 +160,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
       "NAME[=ADDRESS/LENGTH[,...]]: dummy: an interface (up, MTU 1500) with addresses, there "
       "from the start; repeatable",
       true);
+  options.AddLogOptions();
   if (std::optional<int> exit = options.Parse(argc, argv)) return exit;
   if (!flags->interfaces.empty() && flags->backend != "dummy") {
     return options.Fail("--interface configures the dummy backend; netlink follows the kernel");

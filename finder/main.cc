@@ -94,6 +94,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   app.add_option("--grace-ms", flags->grace_ms,
                  "after start, how long watchers wait for re-registrations")
       ->check(CLI::Range(0, 3600 * 1000));
+  options.AddLogOptions();
   return options.Parse(argc, argv);
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/log.h"
 #include "net/version.h"
 
 namespace sluice::net {
@@ -74,6 +75,34 @@ std::optional<int> ProgramOptions::Parse(int argc, char** argv) {
     return 0;
   } catch (const CLI::ParseError& e) {
     return Fail(e.what());
+  }
+  return ApplyLogOptions();
+}
+
+void ProgramOptions::AddLogOptions() {
+  log_options_ = true;
+  app_.add_option("--log-level", log_level_, "log threshold: debug, info, warning or error");
+  app_.add_option("--log-destination", log_destination_,
+                  "where log lines go: stderr (default), syslog or journal");
+  app_.add_option("--log-syslog-socket", log_syslog_socket_,
+                  "the syslog Unix datagram socket (default /dev/log)");
+}
+
+std::optional<int> ProgramOptions::ApplyLogOptions() const {
+  if (!log_options_) return std::nullopt;
+  LogLevel level;
+  if (!log_level_.empty()) {
+    if (!ParseLogLevel(log_level_, &level)) {
+      return Fail("--log-level: want debug, info, warning or error, not " + log_level_);
+    }
+    SetLogLevel(level);
+  }
+  LogDestination destination = LogDestination::kStderr;
+  if (!log_destination_.empty() && !ParseLogDestination(log_destination_, &destination)) {
+    return Fail("--log-destination: want stderr, syslog or journal, not " + log_destination_);
+  }
+  if (absl::Status s = SetLogDestination(destination, log_syslog_socket_); !s.ok()) {
+    return Fail("--log-syslog-socket: " + std::string(s.message()));
   }
   return std::nullopt;
 }

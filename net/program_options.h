@@ -43,13 +43,23 @@ class ProgramOptions {
   // command line.
   std::optional<int> Parse(int argc, char** argv);
 
+  // Adds the logging options of a daemon (net/log.h), which Parse() applies:
+  //   --log-level debug|info|warning|error     the threshold (default: SLUICE_LOG_LEVEL or info)
+  //   --log-destination stderr|syslog|journal  where lines go (default stderr)
+  //   --log-syslog-socket PATH                 syslog's Unix datagram socket (default /dev/log)
+  void AddLogOptions();
+
   // For a check across options after Parse(): prints "PROGRAM: message", the usage line and the
   // pointer to --help on stderr and returns kExitUsage.
   int Fail(std::string_view message) const;
 
  private:
   std::string program_;
+  std::optional<int> ApplyLogOptions() const;
+
   std::shared_ptr<CLI::Formatter> formatter_;
+  bool log_options_ = false;
+  std::string log_level_, log_destination_, log_syslog_socket_;
   CLI::App app_;
 };
 

@@ -95,6 +95,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
       },
       "P,P...: the protocols the configuration runs (e.g. static,ebgp,ibgp), what the FEA's "
       "routes of unknown origin wait for");
+  options.AddLogOptions();
   return options.Parse(argc, argv);
 }
 

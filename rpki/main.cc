@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
   app.add_option("--expire", flags.intervals.expire,
                  "seconds a cache's VRPs stay without a successful query")
       ->check(CLI::Range(600, 172800));
+  options.AddLogOptions();
   if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
   if (!sluice::rpki::rtr::IntervalsValid(flags.intervals)) {
     return options.Fail("--expire must be above --refresh and --retry (RFC 8210 §6)");

@@ -112,6 +112,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   app.add_flag("--wait-for-sync", flags->wait_for_sync,
                "end-of-RIB only after static_routes/1.0/synced (the router manager calls it once "
                "it has pushed the configuration)");
+  options.AddLogOptions();
   return options.Parse(argc, argv);
 }
 

@@ -146,6 +146,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "and UPDATE decoding on N more; 1: the serial pipeline on the event loop "
                  "(default: the number of hardware threads)")
       ->check(CLI::Range(1, 256));
+  options.AddLogOptions();
   return options.Parse(argc, argv);
 }
 

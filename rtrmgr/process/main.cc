@@ -69,6 +69,7 @@ std::optional<int> ParseFlags(int argc, char** argv, sluice::rtrmgr::RouterManag
                  "started as root, run the processes as this user (default: the "
                  "configuration's `user NAME;`, else sluice when it exists)");
   app.add_flag("--check", *check, "validate the file, print it back in canonical form, and exit");
+  options.AddLogOptions();
   if (std::optional<int> exit = options.Parse(argc, argv)) return exit;
   if (o->config_file.empty()) return options.Fail("--config FILE is required");
   return std::nullopt;
