@@ -16,6 +16,7 @@
 #include "ipc/rpc_server.h"
 #include "ipc/rundir.h"
 #include "net/log.h"
+#include "net/status_macros.h"
 
 namespace sluice::ipc::internal {
 namespace {
@@ -62,6 +63,37 @@ RouterCore::RouterCore(boost::asio::io_context& io, std::string class_name,
 
 RouterCore::~RouterCore() { Shutdown(); }
 
+namespace {
+
+absl::StatusOr<cv1::SetLogReply> SetLog(const cv1::SetLogRequest& request) {
+  net::LogLevel level = net::GetLogLevel();
+  if (!request.level().empty() && !net::ParseLogLevel(request.level(), &level)) {
+    return absl::InvalidArgumentError("unknown log level " + request.level() +
+                                      " (debug, info, warning, error)");
+  }
+  net::LogDestination destination = net::LogDestination::kStderr;
+  if (!request.destination().empty()) {
+    if (!net::ParseLogDestination(request.destination(), &destination)) {
+      return absl::InvalidArgumentError("unknown log destination " + request.destination() +
+                                        " (stderr, syslog, journal)");
+    }
+    RETURN_IF_ERROR(net::SetLogDestination(destination, request.syslog_socket()));
+  }
+  const net::LogLevel before = net::GetLogLevel();
+  if (level != before) {
+    // On record under the lower of the two thresholds: logged after lowering, before raising.
+    if (level < before) net::SetLogLevel(level);
+    SLUICE_LOG(kInfo) << "log level " << net::LogLevelName(before) << " -> "
+                      << net::LogLevelName(level);
+    net::SetLogLevel(level);
+  }
+  cv1::SetLogReply reply;
+  reply.set_level(std::string(net::LogLevelName(level)));
+  return reply;
+}
+
+}  // namespace
+
 void RouterCore::AddCommonHandlers() {
   auto name = [](const char* text) { return *MethodName::Parse(text); };
   auto add = [this](std::unique_ptr<Handler> handler) {
@@ -105,6 +137,8 @@ void RouterCore::AddCommonHandlers() {
   };
   add(std::make_unique<SyncHandler<cv1::ShutdownRequest, cv1::ShutdownReply, decltype(shutdown)>>(
       name("common/1.0/shutdown"), shutdown));
+  add(std::make_unique<SyncHandler<cv1::SetLogRequest, cv1::SetLogReply, decltype(&SetLog)>>(
+      name("common/1.0/set_log"), &SetLog));
 }
 
 void RouterCore::SetStatus(common::v1::ProcessStatus status, std::string reason) {

@@ -58,5 +58,6 @@ int RunConfigure(const std::vector<std::string>& args, Context& context);
 int RunClear(const std::vector<std::string>& args, Context& context);
 int RunEnable(const std::vector<std::string>& args, Context& context);
 int RunDisable(const std::vector<std::string>& args, Context& context);
+int RunSet(const std::vector<std::string>& args, Context& context);
 
 }  // namespace sluice::rtrmgr::cli

@@ -65,6 +65,11 @@ const std::vector<Command>& Commands() {
        {{"disable bgp neighbor ADDR",
          "Cease / Administrative Shutdown; shown as administratively down (CLI)"}},
        RunDisable},
+      {"set",
+       "change a running process's settings until it restarts",
+       {{"set log level { debug | info | warning | error } [ PROCESS ]",
+         "log threshold of PROCESS (rtrmgr, finder, fea, rib, static, rpki, bgp) or of all"}},
+       RunSet},
       {"configure",
        "change the running configuration, all or nothing",
        {
