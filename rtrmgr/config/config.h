@@ -19,6 +19,7 @@
 
 #include "bgp/session/peer_config.h"
 #include "net/ip_address.h"
+#include "net/log.h"
 #include "net/prefix.h"
 #include "policy/ast.h"
 #include "rtrmgr/config/diagnostics.h"
@@ -312,6 +313,30 @@ struct MetricsConfig {
   friend bool operator==(const MetricsConfig&, const MetricsConfig&) = default;
 };
 
+// ---- log { level LEVEL; destination stderr|syslog|journal; syslog-socket PATH; } — at the top
+// level for every process, and inside a process's block (fea, rib, finder, protocols static,
+// rpki, bgp) for that process, where each setting it gives overrides the top level's. The router
+// manager passes them to each process it starts (--log-level, --log-destination,
+// --log-syslog-socket: net/program_options.h) and applies a change with common/1.0 set_log.
+
+struct LogSettings {
+  std::optional<net::LogLevel> level;              // unset: info (or the other block's)
+  std::optional<net::LogDestination> destination;  // unset: stderr (RUNDIR/NAME.log)
+  std::string syslog_socket;                       // empty: /dev/log
+  Where where;
+  bool empty() const { return !level && !destination && syslog_socket.empty(); }
+  friend bool operator==(const LogSettings&, const LogSettings&) = default;
+};
+
+struct LogConfig {
+  LogSettings all;  // the top-level block
+  // By the process's block name: "fea", "rib", "finder", "static", "rpki", "bgp".
+  std::map<std::string, LogSettings> processes;
+  // What the process whose block is `block` runs with: its settings over the top level's.
+  LogSettings For(const std::string& block) const;
+  friend bool operator==(const LogConfig&, const LogConfig&) = default;
+};
+
 // ---- the whole file.
 
 struct Config {
@@ -328,12 +353,13 @@ struct Config {
   // user NAME;: the user the router manager runs its children as when started as root
   // (empty: "sluice" when that user exists).
   std::string user;
+  LogConfig log;
 
   friend bool operator==(const Config& a, const Config& b) {
     return a.interfaces == b.interfaces && a.fea == b.fea && a.rib == b.rib &&
            a.static_routes == b.static_routes && a.rpki == b.rpki && a.bgp == b.bgp &&
            a.policy == b.policy && a.finder == b.finder && a.metrics == b.metrics &&
-           a.user == b.user;
+           a.user == b.user && a.log == b.log;
   }
   // True when `address` is one of the dummy FEA's local addresses: an address of a configured
   // interface, or of the built-in loopback (127.0.0.0/8, ::1).

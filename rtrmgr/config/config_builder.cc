@@ -38,8 +38,14 @@ void BuildConfig(const ConfigTree& tree, Config* config, Diagnostics* diags) {
               interfaces = &n;
               BuildInterfaces(n, config, diags);
             })
-      .Once("fea", [&](const ConfigNode& n) { BuildFea(n, &config->fea, diags); })
-      .Once("rib", [&](const ConfigNode& n) { BuildRib(n, &config->rib, diags); })
+      .Once("fea",
+            [&](const ConfigNode& n) {
+              BuildFea(TakeLog(n, "fea", &config->log, diags), &config->fea, diags);
+            })
+      .Once("rib",
+            [&](const ConfigNode& n) {
+              BuildRib(TakeLog(n, "rib", &config->log, diags), &config->rib, diags);
+            })
       .Once("protocols",
             [&](const ConfigNode& n) {
               if (!ExpectBlock(n, 0, "protocols { static { ... } rpki { ... } bgp { ... } }",
@@ -48,14 +54,27 @@ void BuildConfig(const ConfigTree& tree, Config* config, Diagnostics* diags) {
               }
               BlockReader("protocols", diags)
                   .Once("static",
-                        [&](const ConfigNode& s) { BuildStatic(s, &config->static_routes, diags); })
-                  .Once("rpki", [&](const ConfigNode& s) { BuildRpki(s, &config->rpki, diags); })
-                  .Once("bgp", [&](const ConfigNode& s) { BuildBgp(s, &config->bgp, diags); })
+                        [&](const ConfigNode& s) {
+                          BuildStatic(TakeLog(s, "static", &config->log, diags),
+                                      &config->static_routes, diags);
+                        })
+                  .Once("rpki",
+                        [&](const ConfigNode& s) {
+                          BuildRpki(TakeLog(s, "rpki", &config->log, diags), &config->rpki, diags);
+                        })
+                  .Once("bgp",
+                        [&](const ConfigNode& s) {
+                          BuildBgp(TakeLog(s, "bgp", &config->log, diags), &config->bgp, diags);
+                        })
                   .Read(n.children);
             })
       .Once("policy", [&](const ConfigNode& n) { BuildPolicy(n, &config->policy, diags); })
-      .Once("finder", [&](const ConfigNode& n) { BuildFinder(n, &config->finder, diags); })
+      .Once("finder",
+            [&](const ConfigNode& n) {
+              BuildFinder(TakeLog(n, "finder", &config->log, diags), &config->finder, diags);
+            })
       .Once("metrics", [&](const ConfigNode& n) { BuildMetrics(n, &config->metrics, diags); })
+      .Once("log", [&](const ConfigNode& n) { BuildLog(n, &config->log.all, diags); })
       .Once("user",
             [&](const ConfigNode& n) {
               const ConfigValue* v = ExpectOne(n, "user NAME;", diags);

@@ -23,6 +23,11 @@ void BuildRpki(const ConfigNode& node, RpkiConfig* rpki, Diagnostics* diags);
 void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags);
 void BuildFinder(const ConfigNode& node, FinderConfig* finder, Diagnostics* diags);
 void BuildMetrics(const ConfigNode& node, MetricsConfig* metrics, Diagnostics* diags);
+// log { ... } (build_log.cc).
+void BuildLog(const ConfigNode& node, LogSettings* log, Diagnostics* diags);
+// `block` without its `log { ... }` statement, which goes to log->processes[process].
+ConfigNode TakeLog(const ConfigNode& block, const std::string& process, LogConfig* log,
+                   Diagnostics* diags);
 // Inside bgp: `peer ADDRESS { }` (of `group`, null outside one: the peer starts from its
 // settings), `group NAME { }` (its settings and its peers), `network PREFIX [{ }]`.
 void BuildPeer(const ConfigNode& n, const BgpGroup* group, BgpConfig* bgp, Diagnostics* diags);

@@ -526,7 +526,7 @@ bool BgpDelta::empty() const {
 bool ConfigDelta::empty() const {
   return finder.empty() && fea.empty() && !rib.restart && admin_distances.empty() &&
          static_routes.empty() && rpki.empty() && policy.items.empty() && bgp.empty() &&
-         metrics.empty();
+         metrics.empty() && log.empty();
 }
 
 ConfigDelta ComputeDelta(const Config& running, const Config& next) {
@@ -543,6 +543,7 @@ ConfigDelta ComputeDelta(const Config& running, const Config& next) {
     auto text = [](const MetricsConfig& m) { return m.enabled ? m.ToString() : std::string(); };
     d.metrics.push_back(FieldChange{"listen", text(running.metrics), text(next.metrics)});
   }
+  d.log = DiffLog(running.log, next.log);
   return d;
 }
 

@@ -167,6 +167,19 @@ struct FinderDelta {
   bool empty() const { return !default_allow && classes.empty(); }
 };
 
+// 7. log        a process's log settings (its block's over the top level's) changed: applied
+//                  at once with common/1.0 set_log ("rtrmgr": the top level, the router manager's
+//                  own).
+struct LogDelta {
+  std::string
+      process;  // the block's name: "fea", "rib", "finder", "static", "rpki", "bgp", "rtrmgr"
+  LogSettings before, after;  // what the process runs with
+};
+// The processes whose log settings differ between `running` and `next` (config_delta_log.cc).
+std::vector<LogDelta> DiffLog(const LogConfig& running, const LogConfig& next);
+// "log: bgp level info -> debug, destination stderr -> syslog".
+std::string LogDeltaLine(const LogDelta& d);
+
 struct ConfigDelta {
   FinderDelta finder;
   FeaDelta fea;
@@ -179,6 +192,7 @@ struct ConfigDelta {
   // metrics: "listen" from the old endpoint ("" when there was none) to the new ("" when
   // there is none); empty when unchanged.
   std::vector<FieldChange> metrics;
+  std::vector<LogDelta> log;
 
   bool empty() const;
   // One line per change, in the order above ("nothing to change" when empty). Passwords are

@@ -166,6 +166,7 @@ std::string ConfigDelta::ToString() const {
   }
   // 7. metrics
   if (!metrics.empty()) lines.push_back(absl::StrCat("metrics: ", Fields(metrics)));
+  for (const LogDelta& d : log) lines.push_back(LogDeltaLine(d));
   if (lines.empty()) return "nothing to change\n";
   return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
 }

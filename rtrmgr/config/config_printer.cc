@@ -1,6 +1,7 @@
 #include "rtrmgr/config/config_printer.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -16,9 +17,50 @@ namespace {
 
 class Writer {
  public:
+  // A process block's own log settings, printed first inside the block `head` (its keyword: "fea",
+  // "bgp"...) at `depth` (0: top level, 1: inside protocols).
+  void AddLogBlock(int depth, std::string head, const LogSettings* log) {
+    logs_[{depth, std::move(head)}] = log;
+  }
+  // Prints, as a block of its own, each log block whose process block was not printed.
+  void FlushLogBlocks(int depth) {
+    for (auto it = logs_.begin(); it != logs_.end();) {
+      if (it->first.first != depth) {
+        ++it;
+        continue;
+      }
+      const auto [key, log] = *it;
+      it = logs_.erase(it);
+      Line(key.second + " {");
+      ++depth_;
+      PrintLog(*log);
+      Close();
+    }
+  }
+  bool HasLogBlock(int depth, const std::string& head) const {
+    return logs_.contains({depth, head});
+  }
+  void PrintLog(const LogSettings& log) {
+    if (log.empty()) return;
+    Open("log");
+    if (log.level) Statement(absl::StrCat("level ", std::string(net::LogLevelName(*log.level))));
+    if (log.destination) {
+      Statement(
+          absl::StrCat("destination ", std::string(net::LogDestinationName(*log.destination))));
+    }
+    if (!log.syslog_socket.empty()) Statement("syslog-socket " + QuoteString(log.syslog_socket));
+    Close();
+  }
+
   void Open(std::string_view head) {
     Line(std::string(head) + " {");
     ++depth_;
+    auto it = logs_.find({depth_ - 1, std::string(head)});
+    if (it != logs_.end()) {
+      const LogSettings* log = it->second;
+      logs_.erase(it);
+      PrintLog(*log);
+    }
   }
   void Close() {
     --depth_;
@@ -37,6 +79,7 @@ class Writer {
   }
   std::string out_;
   int depth_ = 0;
+  std::map<std::pair<int, std::string>, const LogSettings*> logs_;
 };
 
 std::string List(const std::vector<std::string>& items) {
@@ -304,13 +347,19 @@ void PrintFinder(const FinderConfig& finder, Writer* w) {
 
 std::string PrintConfig(const Config& config, const PrintOptions& options) {
   Writer w;
+  for (const auto& [block, log] : config.log.processes) {
+    const bool in_protocols = block == "static" || block == "rpki" || block == "bgp";
+    w.AddLogBlock(in_protocols ? 1 : 0, block, &log);
+  }
   PrintInterfaces(config, &w);
   PrintFeaRib(config, &w);
-  if (!config.static_routes.routes.empty() || config.rpki.enabled || config.bgp.enabled) {
+  if (!config.static_routes.routes.empty() || config.rpki.enabled || config.bgp.enabled ||
+      w.HasLogBlock(1, "static")) {
     w.Open("protocols");
     PrintStatic(config.static_routes, &w);
     PrintRpki(config.rpki, &w);
     PrintBgp(config.bgp, options, &w);
+    w.FlushLogBlocks(1);
     w.Close();
   }
   if (!config.policy.items.empty()) {
@@ -326,6 +375,8 @@ std::string PrintConfig(const Config& config, const PrintOptions& options) {
     w.Statement("listen " + config.metrics.ToString());
     w.Close();
   }
+  w.FlushLogBlocks(0);
+  w.PrintLog(config.log.all);
   if (!config.user.empty()) w.Statement("user " + config.user);
   return w.Take();
 }

@@ -106,6 +106,7 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
 absl::StatusOr<LaunchPlan> RouterManager::Plan(const std::string& name) {
   LaunchPlan plan;
   plan.argv = ProcessArgv(name);
+  for (std::string& flag : ChildLogFlags(name)) plan.argv.push_back(std::move(flag));
   ASSIGN_OR_RETURN(std::string dir, PrepareChildDir(name));
   plan.env.push_back("SLUICE_SOCKET_DIR=" + dir);
   if (name == "finder") {
@@ -151,6 +152,7 @@ absl::Status RouterManager::Start() {
         "another sluice-rtrmgr runs on ", options_.rundir, ": stop it first (SIGTERM)"));
   }
   RETURN_IF_ERROR(ChooseConfig());
+  ApplyOwnLog();
   ASSIGN_OR_RETURN(child_user_, ChildUser(options_.user.empty() ? running_.user : options_.user));
   if (geteuid() == 0 && !child_user_) {
     SLUICE_LOG(kWarning) << "no user \"sluice\": the processes run as root with every "

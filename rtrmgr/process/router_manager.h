@@ -63,6 +63,7 @@
 #include "ipc/xrl_router.h"
 #include "rtrmgr/config/config.h"
 #include "rtrmgr/metrics/metrics_service.h"
+#include "rtrmgr/config/config_delta.h"
 #include "rtrmgr/process/config_archive.h"
 #include "rtrmgr/process/configurator.h"
 #include "rtrmgr/process/privileges.h"
@@ -135,6 +136,11 @@ class RouterManager {
   void CheckReady();
   absl::Status WriteAccessList(const Config& config);
   std::vector<std::string> ProcessArgv(const std::string& name) const;
+  // The log block (router_manager_log.cc): a child's --log-* flags, the router manager's own
+  // settings, and a change sent to the running processes.
+  std::vector<std::string> ChildLogFlags(const std::string& child) const;
+  void ApplyOwnLog() const;
+  void ApplyLogDelta(const std::vector<LogDelta>& changes);
   absl::StatusOr<LaunchPlan> Plan(const std::string& name);
   absl::Status StartChild(const std::string& name);
   // The saved state (router_manager_state.cc). ChooseConfig sets running_ from the file or,

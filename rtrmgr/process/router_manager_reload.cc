@@ -118,6 +118,7 @@ std::vector<std::string> RouterManager::TakeEffect(Config next, const std::strin
   }
   options_.config_file = path;
   running_ = std::move(next);
+  ApplyLogDelta(delta.log);
   // Saved once applied: a successor that finds the old one applies the delta again.
   SaveRunning();
   ArchiveRunning();

@@ -40,7 +40,7 @@ const ErrorCase kCases[] = {
     // ---- unknown keywords
     {"unknown section", "protocol { }",
      "t.conf:1:1: unknown keyword 'protocol' in the configuration (expected one of: interfaces, "
-     "fea, rib, protocols, policy, finder, metrics, user)"},
+     "fea, rib, protocols, policy, finder, metrics, log, user)"},
     {"unknown protocol", "protocols { ospf { } }",
      "t.conf:1:13: unknown keyword 'ospf' in protocols (expected one of: static, rpki, bgp)"},
     {"unknown peer keyword", BGP "peer 127.0.0.2 { as 2; remote-as 2; } } }",
