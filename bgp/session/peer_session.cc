@@ -208,6 +208,10 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
       return;
     case FsmAction::Kind::kSend:
       if (conns_[side] && a.message.size() >= size_t(kHeaderSize)) {
+        // A NOTIFICATION that ends an Established session is in its "down" line.
+        if (a.message[18] == uint8_t(MessageType::kNotification) && established_ != a.side) {
+          LogNotification(a.message, "sent");
+        }
         CountOut(a.message[18]);
         TapSentMessage(a.side, a.message);
         conns_[side]->SendUrgent(std::move(a.message));
@@ -254,9 +258,9 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
         local_port_ = conns_[side]->local_endpoint().port();
         remote_port_ = conns_[side]->remote_endpoint().port();
       }
-      SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " AS" << n.peer_as
-                        << " Established (" << SideName(a.side) << " connection, hold time "
-                        << n.hold_time << " s)";
+      SLUICE_LOG(kInfo).Field("peer", config_.address.ToString()).Field("as", n.peer_as)
+          << "peer " << config_.address.ToString() << " AS" << n.peer_as << " Established ("
+          << SideName(a.side) << " connection, hold time " << n.hold_time << " s)";
       if (listener_) listener_->OnEstablished(info_);
       if (tapped()) TapPeerUp(a.side);
       return;
@@ -270,16 +274,40 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
       counters_.prefixes_received = 0;
       counters_.prefixes_accepted = 0;
       counters_.prefixes_advertised = 0;
+      LogDown(a);
       if (EndsGracefully(a)) {
-        SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " down: " << a.reason
-                          << " (graceful restart: its routes stay, stale)";
         if (listener_) listener_->OnSessionDownGraceful(a.reason);
       } else {
-        SLUICE_LOG(kInfo) << "peer " << config_.address.ToString() << " down: " << a.reason;
         if (listener_) listener_->OnSessionDown(a.reason);
       }
       return;
   }
+}
+
+void PeerSession::LogDown(const FsmAction& a) const {
+  // A Cease (an operator, a limit, a collision) is a state change; any other ending a failure.
+  const bool failure = !a.notification || a.notification->code != 6;
+  const bool graceful = EndsGracefully(a);
+  const net::LogLevel level = failure ? net::LogLevel::kWarning : net::LogLevel::kInfo;
+  if (!net::LogEnabled(level)) return;
+  net::LogLine line(level);
+  line << "peer " << config_.address.ToString() << " down: " << a.reason
+       << (graceful ? " (graceful restart: its routes stay, stale)" : "")
+       << net::Kv("peer", config_.address.ToString()) << net::Kv("event", "down");
+  if (a.notification) {
+    line << net::Kv(a.notification_received ? "notification_received" : "notification_sent",
+                    absl::StrCat(a.notification->code, "/", a.notification->subcode));
+  }
+}
+
+void PeerSession::LogNotification(Bytes message, const char* direction) const {
+  Notification n;
+  if (!DecodeNotification(message, &n).ok()) return;
+  SLUICE_LOG(kWarning)
+          .Field("peer", config_.address.ToString())
+          .Field(absl::StrCat("notification_", direction), absl::StrCat(n.code, "/", n.subcode))
+      << "peer " << config_.address.ToString() << ": NOTIFICATION " << direction << ": "
+      << n.ToString();
 }
 
 void PeerSession::ArmTimer() {
@@ -362,6 +390,9 @@ void PeerSession::HandleMessage(Connection* c, Bytes message) {
   if (!side) return;
   CountIn(message[18]);
   TapMessage(*side, message);
+  if (message[18] == uint8_t(MessageType::kNotification) && established_ != side) {
+    LogNotification(message, "received");
+  }
   const ResetCause cause = message[18] == uint8_t(MessageType::kNotification)
                                ? ResetCause::kNotificationReceived
                                : ResetCause::kMessageError;
@@ -435,12 +466,15 @@ void PeerSession::NoteUpdateErrors(const UpdateMessage& update) {
   if (!e.discarded.empty()) ++counters_.updates_attribute_discard;
   uint64_t held_back = 0;
   if (!error_log_.Allow(Clock::now(), &held_back)) return;
-  SLUICE_LOG(kWarning) << "peer " << config_.address.ToString() << ": malformed UPDATE ("
-                       << UpdateActionName(e.action()) << ", RFC 7606): " << e.reason
-                       << (held_back == 0 ? ""
-                                          : absl::StrCat(" [", held_back,
-                                                         " more malformed UPDATEs since the "
-                                                         "last report; see the peer's counters]"));
+  SLUICE_LOG(kWarning)
+          .Field("peer", config_.address.ToString())
+          .Field("rfc7606", UpdateActionName(e.action()))
+      << "peer " << config_.address.ToString() << ": malformed UPDATE ("
+      << UpdateActionName(e.action()) << ", RFC 7606): " << e.reason
+      << (held_back == 0 ? ""
+                         : absl::StrCat(" [", held_back,
+                                        " more malformed UPDATEs since the "
+                                        "last report; see the peer's counters]"));
 }
 
 void PeerSession::DisableFamilies(AfiSafiSet families, const std::string& reason) {

@@ -135,6 +135,10 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void Run(ResetCause cause, Event&& event);
   void Execute(FsmAction& action, ResetCause cause);
   void ArmTimer();
+  // One line for a session leaving Established (warning unless a Cease ended it), and one for a
+  // NOTIFICATION sent or received outside an Established session.
+  void LogDown(const FsmAction& a) const;
+  void LogNotification(Bytes message, const char* direction) const;
   std::optional<Side> SideOf(const Connection* c) const;
   void HandleUpdate(Bytes message);
   void ParseOffLoop(Bytes message);
