@@ -26,6 +26,7 @@
 #include "bgp/replay/replay_options.h"
 #include "bgp/replay/replay_session.h"
 #include "net/log.h"
+#include "net/progress.h"
 #include "net/version.h"
 
 namespace sluice::bgp::replay {
@@ -201,6 +202,7 @@ int Run(const Options& o) {
   const std::optional<asio::ip::address> base = BaseAddress(o, remote);
 
   std::vector<std::unique_ptr<ReplaySession>> sessions;
+  uint64_t expected_total = 0;  // prefixes every session sends, for the progress bar
   for (size_t i = 0; i < chosen.size(); ++i) {
     const PeerFeed& feed = *chosen[i];
     SessionOptions so;
@@ -285,6 +287,7 @@ int Run(const Options& o) {
       }
       *routes = std::move(kept);
     }
+    expected_total += mode == "messages" ? feed.announced_prefixes : routes->size();
     // --after-reconnect-drop/-add: the table sent after a reconnect.
     std::shared_ptr<std::vector<Route>> again;
     if (o.after_reconnect_drop > 0 || o.after_reconnect_add > 0) {
@@ -348,6 +351,7 @@ int Run(const Options& o) {
   if (o.extra > 0 && o.extra_every <= 0) extra_signal.add(SIGUSR2);
   std::optional<tcp::acceptor> acceptor;
   uint64_t last_progress = 0;
+  net::ProgressLine bar(stderr);  // one line redrawn on a terminal; a line a second otherwise
   std::function<void()> tick = [&] {
     progress.expires_after(std::chrono::seconds(1));
     progress.async_wait([&](const boost::system::error_code& ec) {
@@ -372,10 +376,18 @@ int Run(const Options& o) {
         std::fflush(stdout);
       }
       if (!o.quiet) {
-        std::fprintf(stderr,
-                     "sluice-replay: %llu prefixes sent (%llu/s), %d of %zu sessions established\n",
-                     (unsigned long long)total, (unsigned long long)(total - last_progress),
-                     established, sessions.size());
+        const std::string sessions_up =
+            absl::StrFormat("%d of %zu sessions", established, sessions.size());
+        net::Progress p;
+        p.label = "sluice-replay";
+        p.done = total;
+        p.total = expected_total;
+        p.rate_per_s = double(total - last_progress);
+        p.note = sessions_up;
+        bar.Update(net::FormatProgress(p),
+                   absl::StrFormat("sluice-replay: %llu prefixes sent (%llu/s), %s established",
+                                   (unsigned long long)total,
+                                   (unsigned long long)(total - last_progress), sessions_up));
       }
       last_progress = total;
       tick();
@@ -446,6 +458,7 @@ int Run(const Options& o) {
             (unsigned long long)s->stats().withdrawals_sent, s->stats().table_seconds);
         std::fflush(stdout);
       } else if (!o.quiet) {
+        bar.Finish();
         std::fprintf(stderr, "sluice-replay: %s: %llu prefixes sent in %.3f s\n",
                      s->options().name.c_str(), (unsigned long long)s->stats().prefixes_sent,
                      s->stats().table_seconds);
@@ -518,6 +531,7 @@ int Run(const Options& o) {
   }
   tick();
   io.run();
+  bar.Finish();
 
   // Summary.
   const double seconds =

@@ -46,6 +46,7 @@
 #include "ipc/types_convert.h"
 #include "net/log.h"
 #include "net/program_options.h"
+#include "net/progress.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/mainjob/expected_table.h"
@@ -287,6 +288,8 @@ int Run(const Options& o) {
   Counts last;
   auto last_change = Clock::now();
   auto last_print = Clock::now();
+  uint64_t received_at_last_print = 0;
+  net::ProgressLine bar(stderr);  // redrawn in place on a terminal; a line every 2 s otherwise
   std::optional<Clock::time_point> first_received;
   bool sent = false;
   while (true) {
@@ -301,15 +304,33 @@ int Run(const Options& o) {
         last_change = now;
       }
     }
-    if (now - last_print > std::chrono::seconds(2)) {
+    if (now - last_print > (bar.terminal() ? std::chrono::seconds(1) : std::chrono::seconds(2))) {
+      const double seconds = std::chrono::duration<double>(now - last_print).count();
       last_print = now;
-      std::cerr << absl::StrFormat(
-          "main job: %s received, %s accepted, RIB %s BGP + %s other, FIB %s, downstream %s%s\n",
-          Count(last.received), Count(last.accepted), Count(last.rib), Count(last.rib_other),
-          Count(last.fib), Count(last.downstream), sent ? " (upstream has sent its table)" : "");
+      const double rate = last.received >= received_at_last_print
+                              ? double(last.received - received_at_last_print) / seconds
+                              : 0;
+      received_at_last_print = last.received;
+      const std::string fib = absl::StrCat("FIB ", Count(last.fib), sent ? ", table sent" : "");
+      net::Progress p;
+      p.label = "main job";
+      p.done = last.received;
+      p.total = expected->final.size();
+      p.rate_per_s = rate;
+      p.note = fib;
+      bar.Update(net::FormatProgress(p),
+                 absl::StrFormat("main job: %s received, %s accepted, RIB %s BGP + %s other, FIB "
+                                 "%s, downstream %s%s",
+                                 Count(last.received), Count(last.accepted), Count(last.rib),
+                                 Count(last.rib_other), Count(last.fib), Count(last.downstream),
+                                 sent ? " (upstream has sent its table)" : ""));
     }
-    if (sent && last.received > 0 && now - last_change > std::chrono::seconds(3)) break;
+    if (sent && last.received > 0 && now - last_change > std::chrono::seconds(3)) {
+      bar.Finish();
+      break;
+    }
     if (!Running(rtrmgr) || (!sent && !Running(up_pid))) {
+      bar.Finish();
       std::cerr << "sluice-mainjob: a process ended early:\n"
                 << Tail(rundir + "/upstream.log", 10) << Tail(rundir + "/rtrmgr.log", 20);
       Stop(up_pid, 5);
@@ -318,6 +339,7 @@ int Run(const Options& o) {
       return 1;
     }
     if (g_stop) {
+      bar.Finish();
       std::cerr << "main job: stopped by a signal\n";
       Stop(up_pid, 5);
       Stop(down_pid, 5);
@@ -325,6 +347,7 @@ int Run(const Options& o) {
       return 1;
     }
     if (now - feed_start > std::chrono::duration<double>(o.timeout_s)) {
+      bar.Finish();
       std::cerr << "sluice-mainjob: no convergence after " << o.timeout_s << " s\n";
       break;
     }

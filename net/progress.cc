@@ -1,0 +1,80 @@
+#include "net/progress.h"
+
+#include <unistd.h>
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace sluice::net {
+
+std::string HumanCount(double n) {
+  if (!std::isfinite(n) || n < 0) return "?";
+  if (n < 1000) return absl::StrFormat("%.0f", n);
+  static constexpr const char* kUnits[] = {"k", "M", "G", "T"};
+  int unit = -1;
+  while (n >= 999.95 && unit < 3) {
+    n /= 1000;
+    ++unit;
+  }
+  return absl::StrFormat(n < 9.995 ? "%.2f%s" : n < 99.95 ? "%.1f%s" : "%.0f%s", n, kUnits[unit]);
+}
+
+std::string FormatEta(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--";
+  const auto s = static_cast<uint64_t>(std::llround(seconds));
+  if (s >= 3600) return absl::StrFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  return absl::StrFormat("%d:%02d", s / 60, s % 60);
+}
+
+std::string FormatProgress(const Progress& p) {
+  std::string tail;
+  double fraction = 0;
+  if (p.total > 0) {
+    fraction = std::min(1.0, double(p.done) / double(p.total));
+    absl::StrAppend(&tail, absl::StrFormat(" %5.1f%%  ", 100 * fraction), HumanCount(p.done), "/",
+                    HumanCount(p.total));
+  } else {
+    absl::StrAppend(&tail, "  ", HumanCount(p.done));
+  }
+  absl::StrAppend(&tail, " ", std::string(p.unit), "  ", HumanCount(p.rate_per_s), "/s");
+  if (p.total > 0) {
+    const double left = p.done >= p.total ? 0 : double(p.total - p.done);
+    absl::StrAppend(&tail, "  ETA ", p.rate_per_s > 0 ? FormatEta(left / p.rate_per_s) : "--");
+  }
+  if (!p.note.empty()) absl::StrAppend(&tail, "  ", std::string(p.note));
+  std::string line(p.label);
+  if (p.total > 0) {
+    // The bar takes what is left of the width, between 10 and 40 columns.
+    const size_t used = line.size() + 3 + tail.size();
+    const size_t room = p.width > used ? p.width - used : 0;
+    const size_t cells = std::clamp<size_t>(room, 10, 40);
+    const auto full = static_cast<size_t>(fraction * double(cells));
+    absl::StrAppend(&line, " [", std::string(full, '#'), std::string(cells - full, '-'), "]");
+  }
+  absl::StrAppend(&line, tail);
+  if (line.size() > p.width) line.resize(p.width);
+  return line;
+}
+
+ProgressLine::ProgressLine(FILE* out) : out_(out), terminal_(isatty(fileno(out)) == 1) {}
+
+void ProgressLine::Update(const std::string& bar, const std::string& plain) {
+  if (terminal_) {
+    std::fprintf(out_, "\r%s\x1b[K", bar.c_str());
+    drawn_ = true;
+  } else {
+    std::fprintf(out_, "%s\n", plain.c_str());
+  }
+  std::fflush(out_);
+}
+
+void ProgressLine::Finish() {
+  if (!drawn_) return;
+  std::fputc('\n', out_);
+  std::fflush(out_);
+  drawn_ = false;
+}
+
+}  // namespace sluice::net

@@ -1,0 +1,87 @@
+// The progress line: counts and times in, the text a terminal shows out.
+#include "net/progress.h"
+
+#include <cstdio>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sluice::net {
+namespace {
+
+using ::testing::HasSubstr;
+
+Progress P(std::string_view label, uint64_t done, uint64_t total, double rate, size_t width = 100) {
+  Progress p;
+  p.label = label;
+  p.done = done;
+  p.total = total;
+  p.rate_per_s = rate;
+  p.width = width;
+  return p;
+}
+
+TEST(ProgressTest, HalfWayShowsBarPercentageRateAndEta) {
+  Progress p = P("sluice-replay", 500000, 1000000, 100000, 80);
+  const std::string line = FormatProgress(p);
+  EXPECT_THAT(line, HasSubstr("sluice-replay ["));
+  EXPECT_THAT(line, HasSubstr("  50.0%  500k/1.00M prefixes  100k/s  ETA 0:05"));
+  const size_t open = line.find('['), close = line.find(']');
+  ASSERT_NE(close, std::string::npos);
+  const std::string bar = line.substr(open + 1, close - open - 1);
+  EXPECT_EQ(std::count(bar.begin(), bar.end(), '#'), std::count(bar.begin(), bar.end(), '-'))
+      << "half full: " << line;
+  EXPECT_LE(line.size(), 80u);
+}
+
+TEST(ProgressTest, DoneAndBeyondIsAFullBarAndNoTimeLeft) {
+  const std::string line = FormatProgress(P("x", 1200, 1000, 50, 60));
+  EXPECT_THAT(line, HasSubstr("100.0%"));
+  EXPECT_THAT(line, HasSubstr("ETA 0:00"));
+  EXPECT_EQ(line.find('-'), std::string::npos) << line;
+}
+
+TEST(ProgressTest, UnknownTotalOrRate) {
+  EXPECT_EQ(FormatProgress(P("main job", 42, 0, 7)), "main job  42 prefixes  7/s");
+  EXPECT_THAT(FormatProgress(P("r", 0, 10, 0)), HasSubstr("ETA --"));
+}
+
+TEST(ProgressTest, NoteAndNarrowWidth) {
+  Progress p = P("sluice-replay", 1, 2, 1);
+  p.note = "1 of 1";
+  EXPECT_THAT(FormatProgress(p), HasSubstr("  1 of 1"));
+  p.width = 30;
+  EXPECT_EQ(FormatProgress(p).size(), 30u);
+}
+
+TEST(ProgressTest, HumanCountsAndEtas) {
+  EXPECT_EQ(HumanCount(0), "0");
+  EXPECT_EQ(HumanCount(999), "999");
+  EXPECT_EQ(HumanCount(1234), "1.23k");
+  EXPECT_EQ(HumanCount(45678), "45.7k");
+  EXPECT_EQ(HumanCount(999999), "1.00M");
+  EXPECT_EQ(HumanCount(2.5e9), "2.50G");
+  EXPECT_EQ(FormatEta(5), "0:05");
+  EXPECT_EQ(FormatEta(754), "12:34");
+  EXPECT_EQ(FormatEta(3723), "1:02:03");
+  EXPECT_EQ(FormatEta(-1), "--");
+}
+
+TEST(ProgressTest, NotATerminalWritesPlainLines) {
+  FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    ProgressLine line(f);
+    EXPECT_FALSE(line.terminal());
+    line.Update("[bar 1]", "plain 1");
+    line.Update("[bar 2]", "plain 2");
+  }
+  std::rewind(f);
+  char buf[128] = {};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  EXPECT_EQ(std::string(buf, n), "plain 1\nplain 2\n");
+  std::fclose(f);
+}
+
+}  // namespace
+}  // namespace sluice::net
