@@ -1,5 +1,6 @@
 #include "net/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -41,15 +42,16 @@ std::string FormatProgress(const Progress& p) {
   absl::StrAppend(&tail, " ", std::string(p.unit), "  ", HumanCount(p.rate_per_s), "/s");
   if (p.total > 0) {
     const double left = p.done >= p.total ? 0 : double(p.total - p.done);
-    absl::StrAppend(&tail, "  ETA ", p.rate_per_s > 0 ? FormatEta(left / p.rate_per_s) : "--");
+    absl::StrAppend(&tail, "  ETA ",
+                    left == 0          ? FormatEta(0)
+                    : p.rate_per_s > 0 ? FormatEta(left / p.rate_per_s)
+                                       : "--");
   }
   if (!p.note.empty()) absl::StrAppend(&tail, "  ", std::string(p.note));
   std::string line(p.label);
   if (p.total > 0) {
-    // The bar takes what is left of the width, between 10 and 40 columns.
-    const size_t used = line.size() + 3 + tail.size();
-    const size_t room = p.width > used ? p.width - used : 0;
-    const size_t cells = std::clamp<size_t>(room, 10, 40);
+    // A bar of fixed length, so that it does not jump as the numbers after it change.
+    const size_t cells = p.width >= 80 ? 20 : 10;
     const auto full = static_cast<size_t>(fraction * double(cells));
     absl::StrAppend(&line, " [", std::string(full, '#'), std::string(cells - full, '-'), "]");
   }
@@ -62,7 +64,14 @@ ProgressLine::ProgressLine(FILE* out) : out_(out), terminal_(isatty(fileno(out))
 
 void ProgressLine::Update(const std::string& bar, const std::string& plain) {
   if (terminal_) {
-    std::fprintf(out_, "\r%s\x1b[K", bar.c_str());
+    // Cut to the terminal's width: a wrapped line would not be redrawn in place.
+    winsize size{};
+    std::string shown = bar;
+    if (ioctl(fileno(out_), TIOCGWINSZ, &size) == 0 && size.ws_col > 1 &&
+        shown.size() >= size.ws_col) {
+      shown.resize(size.ws_col - 1);
+    }
+    std::fprintf(out_, "\r%s\x1b[K", shown.c_str());
     drawn_ = true;
   } else {
     std::fprintf(out_, "%s\n", plain.c_str());

@@ -9,7 +9,7 @@
 //   line.Update(net::FormatProgress(p), plain_text);
 //   line.Finish();  // ends the redrawn line with a newline
 //
-// FormatProgress gives, in at most `width` columns:
+// FormatProgress gives, in at most `width` columns (a 20-cell bar; 10 under 80 columns):
 //   sluice-replay [##########----------]  50.0%  500.0k/1.0M prefixes  98.1k/s  ETA 0:05
 // Without a total (0): no bar, percentage or ETA. Without a rate (0): "ETA --".
 
@@ -27,7 +27,7 @@ struct Progress {
   double rate_per_s = 0;   // units per second, recently
   std::string_view unit = "prefixes";
   std::string_view note;  // appended as is ("3 of 3 sessions")
-  size_t width = 100;     // columns available
+  size_t width = 160;     // columns available (ProgressLine also cuts to the terminal)
 };
 
 // The line, without a newline. Pure: for tests.
@@ -43,7 +43,8 @@ class ProgressLine {
   explicit ProgressLine(FILE* out);
   ~ProgressLine() { Finish(); }
   bool terminal() const { return terminal_; }
-  // Draws `bar` over the previous one on a terminal; writes `plain` and a newline otherwise.
+  // Draws `bar` over the previous one on a terminal (cut to its width); writes `plain` and a
+  // newline otherwise.
   void Update(const std::string& bar, const std::string& plain);
   // On a terminal, ends the bar's line (once) so that what follows starts on its own line.
   void Finish();
