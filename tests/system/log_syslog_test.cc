@@ -1,7 +1,8 @@
 // Structured logs to syslog: sluice-rtrmgr with `log { destination syslog; syslog-socket PATH; }`
 // starts its processes logging to a Unix datagram socket this test owns; the BGP session's
-// "Established" line arrives there with its fields, and `sluice set log level debug bgp` makes
-// sluice-bgp's debug lines appear.
+// "Established" line arrives there with its fields, `sluice set log level debug bgp` makes
+// sluice-bgp's debug lines appear, and a reload that changes the RIB's log block applies it to
+// the running RIB.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -107,9 +108,11 @@ class SyslogSocket {
   std::vector<std::string> received_;
 };
 
-std::string Config(int port, const std::string& socket) {
+std::string Config(int port, const std::string& socket, const std::string& rib = "") {
   return absl::StrCat(R"(
 fea { backend dummy; }
+)",
+                      rib, R"(
 protocols {
     bgp {
         local-as 4200000001;
@@ -196,6 +199,17 @@ TEST(LogSyslog, EstablishedReachesSyslogAndDebugFollowsSetLogLevel) {
     if (line.find("sluice-bgp[") != std::string::npos) continue;
     EXPECT_THAT(line, ::testing::Not(HasSubstr("level=debug"))) << line;
   }
+  // A reload that gives the RIB its own level: applied at once, nothing restarts.
+  const std::string next =
+      r.WriteConfig("next.conf", Config(port, syslog.path(), "rib { log { level debug; } }"));
+  CommandResult loaded = r.Sluice({"configure", "load", next});
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.err;
+  EXPECT_THAT(loaded.out, HasSubstr("log: rib level info -> debug"));
+  EXPECT_TRUE(syslog.WaitFor({"sluice-rib[", "log level info -> debug"}, 30)) << syslog.Dump();
+  int restarts = -1;
+  r.ChildPid("rib", &restarts);
+  EXPECT_EQ(restarts, 0);
+
   CommandResult bad = r.Sluice({"set", "log", "level", "loud"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("unknown level loud"));
