@@ -68,7 +68,7 @@ const std::vector<Command>& Commands() {
       {"set",
        "change a running process's settings until it restarts",
        {{"set log level { debug | info | warning | error } [ PROCESS ]",
-         "log threshold of PROCESS (rtrmgr, finder, fea, rib, static, rpki, bgp) or of all"}},
+         "log threshold of PROCESS (rtrmgr, fea, rib, static, rpki, bgp) or of all"}},
        RunSet},
       {"configure",
        "change the running configuration, all or nothing",

@@ -17,9 +17,9 @@ struct Process {
   const char* name;
   const char* target;
 };
-constexpr Process kProcesses[] = {
-    {"rtrmgr", "rtrmgr"},        {"finder", "finder"}, {"fea", "fea"}, {"rib", "rib"},
-    {"static", "static_routes"}, {"rpki", "rpki"},     {"bgp", "bgp"}};
+// Not the Finder: its server has no common/1.0 (its log block applies when it starts).
+constexpr Process kProcesses[] = {{"rtrmgr", "rtrmgr"},        {"fea", "fea"},   {"rib", "rib"},
+                                  {"static", "static_routes"}, {"rpki", "rpki"}, {"bgp", "bgp"}};
 
 }  // namespace
 
@@ -39,7 +39,7 @@ int RunSet(const std::vector<std::string>& args, Context& c) {
   for (const Process& p : kProcesses) known |= only == p.name;
   if (!known) {
     *c.err << "sluice set log level: unknown process " << only
-           << " (rtrmgr, finder, fea, rib, static, rpki, bgp)\n";
+           << " (rtrmgr, fea, rib, static, rpki, bgp)\n";
     return kUsage;
   }
   SyncClient client(c.finder_address, c.timeout_ms);

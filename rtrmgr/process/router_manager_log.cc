@@ -59,6 +59,10 @@ void RouterManager::ApplyLogDelta(const std::vector<LogDelta>& changes) {
       }
       continue;
     }
+    if (d.process == "finder") {  // no common/1.0 on the Finder's own server
+      SLUICE_LOG(kInfo) << "the Finder's log settings take effect at its next start";
+      continue;
+    }
     const std::string name = d.process == "static" ? Configurator::kStaticTarget : d.process;
     const std::string child = d.process == "bgp" ? options_.bgp_instance : name;
     const Supervisor::Child* running = supervisor_.Find(name);

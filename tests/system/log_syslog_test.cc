@@ -210,6 +210,14 @@ TEST(LogSyslog, EstablishedReachesSyslogAndDebugFollowsSetLogLevel) {
   r.ChildPid("rib", &restarts);
   EXPECT_EQ(restarts, 0);
 
+  // Without PROCESS: every running process; sluice-static and sluice-rpki do not run here.
+  CommandResult all = r.Sluice({"set", "log", "level", "info"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  for (const char* p : {"rtrmgr", "fea", "rib", "bgp"}) {
+    EXPECT_THAT(all.out, HasSubstr(absl::StrCat(p, ": log level info\n"))) << all.out;
+  }
+  EXPECT_THAT(all.out, ::testing::Not(HasSubstr("rpki"))) << all.out;
+
   CommandResult bad = r.Sluice({"set", "log", "level", "loud"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("unknown level loud"));
