@@ -3,6 +3,8 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+
+#include "net/log_hook.h"
 // The journal's CODE_FILE/CODE_LINE would name this file, not the SLUICE_LOG call site.
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
@@ -38,6 +40,7 @@ std::string g_tag = "sluice";
 LogDestination g_destination = LogDestination::kStderr;
 std::string g_syslog_path = "/dev/log";
 int g_syslog_fd = -1;  // connected to g_syslog_path; -1: not (yet)
+std::function<void()> g_stderr_hook;
 
 void CloseSyslog() {
   if (g_syslog_fd >= 0) close(g_syslog_fd);
@@ -100,7 +103,10 @@ bool SendJournal(LogLevel level, const std::string& msg, const LogFields& fields
   return sd_journal_sendv(iov.data(), static_cast<int>(iov.size())) >= 0;
 }
 
-void WriteStderr(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+void WriteStderr(const std::string& line) {
+  if (g_stderr_hook) g_stderr_hook();
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
 
 }  // namespace
 
@@ -149,6 +155,11 @@ bool ParseLogDestination(std::string_view text, LogDestination* out) {
 void SetLogLevel(LogLevel level) { g_level.store(static_cast<int>(level)); }
 LogLevel GetLogLevel() { return static_cast<LogLevel>(g_level.load()); }
 bool LogEnabled(LogLevel level) { return static_cast<int>(level) >= g_level.load(); }
+
+void SetStderrLogHook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_stderr_hook = std::move(hook);
+}
 
 void SetLogTag(std::string_view tag) {
   std::lock_guard<std::mutex> lock(g_mu);

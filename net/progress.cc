@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "net/log_hook.h"
 
 namespace sluice::net {
 
@@ -60,7 +61,19 @@ std::string FormatProgress(const Progress& p) {
   return line;
 }
 
-ProgressLine::ProgressLine(FILE* out) : out_(out), terminal_(isatty(fileno(out)) == 1) {}
+ProgressLine::ProgressLine(FILE* out) : out_(out), terminal_(isatty(fileno(out)) == 1) {
+  if (!terminal_) return;
+  SetStderrLogHook([this] {
+    if (!drawn_.exchange(false)) return;
+    std::fputs("\r\x1b[K", out_);
+    std::fflush(out_);
+  });
+}
+
+ProgressLine::~ProgressLine() {
+  if (terminal_) SetStderrLogHook(nullptr);
+  Finish();
+}
 
 void ProgressLine::Update(const std::string& bar, const std::string& plain) {
   if (terminal_) {
@@ -80,10 +93,9 @@ void ProgressLine::Update(const std::string& bar, const std::string& plain) {
 }
 
 void ProgressLine::Finish() {
-  if (!drawn_) return;
+  if (!drawn_.exchange(false)) return;
   std::fputc('\n', out_);
   std::fflush(out_);
-  drawn_ = false;
 }
 
 }  // namespace sluice::net

@@ -13,6 +13,7 @@
 //   sluice-replay [##########----------]  50.0%  500.0k/1.0M prefixes  98.1k/s  ETA 0:05
 // Without a total (0): no bar, percentage or ETA. Without a rate (0): "ETA --".
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -39,9 +40,13 @@ std::string FormatEta(double seconds);
 
 class ProgressLine {
  public:
-  // `out`'s descriptor decides: a terminal gets the bar, anything else plain lines.
+  // `out`'s descriptor decides: a terminal gets the bar, anything else plain lines. On a
+  // terminal, a log line written to stderr meanwhile first clears the bar (net/log_hook.h); the
+  // next Update draws it again below.
   explicit ProgressLine(FILE* out);
-  ~ProgressLine() { Finish(); }
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
   bool terminal() const { return terminal_; }
   // Draws `bar` over the previous one on a terminal (cut to its width); writes `plain` and a
   // newline otherwise.
@@ -52,7 +57,7 @@ class ProgressLine {
  private:
   FILE* out_;
   bool terminal_;
-  bool drawn_ = false;
+  std::atomic<bool> drawn_{false};
 };
 
 }  // namespace sluice::net

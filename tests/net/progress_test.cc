@@ -1,10 +1,15 @@
 // The progress line: counts and times in, the text a terminal shows out.
 #include "net/progress.h"
 
+#include <fcntl.h>
+#include <pty.h>
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "net/log.h"
 
 namespace sluice::net {
 namespace {
@@ -81,6 +86,37 @@ TEST(ProgressTest, NotATerminalWritesPlainLines) {
   const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
   EXPECT_EQ(std::string(buf, n), "plain 1\nplain 2\n");
   std::fclose(f);
+}
+
+// Everything written to the terminal's other end so far.
+std::string Drain(int master) {
+  std::string out;
+  char buf[512];
+  for (ssize_t n; (n = read(master, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  return out;
+}
+
+TEST(ProgressTest, OnATerminalTheLineIsRedrawnAndALogLineClearsItFirst) {
+  int master = -1, slave = -1;
+  termios raw{};
+  cfmakeraw(&raw);
+  if (openpty(&master, &slave, nullptr, &raw, nullptr) != 0) GTEST_SKIP() << "no pseudo-terminal";
+  FILE* tty = fdopen(slave, "w");
+  ASSERT_NE(tty, nullptr);
+  fcntl(master, F_SETFL, O_NONBLOCK);
+  {
+    ProgressLine line(tty);
+    ASSERT_TRUE(line.terminal());
+    line.Update("[bar 1]", "plain 1");
+    line.Update("[bar 2]", "plain 2");
+    EXPECT_EQ(Drain(master), "\r[bar 1]\x1b[K\r[bar 2]\x1b[K");
+    SLUICE_LOG(kError) << "a log line (expected in this test's output)";
+    EXPECT_EQ(Drain(master), "\r\x1b[K") << "the bar is cleared before the log line";
+    line.Update("[bar 3]", "plain 3");
+  }
+  EXPECT_EQ(Drain(master), "\r[bar 3]\x1b[K\n") << "and drawn again; the end adds a newline";
+  std::fclose(tty);
+  close(master);
 }
 
 }  // namespace
