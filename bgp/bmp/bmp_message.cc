@@ -1,0 +1,152 @@
+#include "bgp/bmp/bmp_message.h"
+
+#include "bgp/wire/byte_io.h"
+
+namespace sluice::bgp::bmp {
+
+namespace {
+
+// Writes the common header with a length placeholder; returns where the message starts.
+size_t BeginMessage(MessageType type, std::vector<uint8_t>* out) {
+  size_t start = out->size();
+  ByteWriter w(out);
+  w.U8(kVersion);
+  w.U32(0);
+  w.U8(static_cast<uint8_t>(type));
+  return start;
+}
+
+void EndMessage(size_t start, std::vector<uint8_t>* out) {
+  StoreU32(out->data() + start + 1, uint32_t(out->size() - start));
+}
+
+void AppendAddress16(const net::IPAddress& a, std::vector<uint8_t>* out) {
+  uint8_t b[16] = {};
+  if (a.is_v6()) {
+    a.v6().ToBytes(b);
+  } else {
+    StoreU32(b + 12, a.v4().value());
+  }
+  out->insert(out->end(), b, b + 16);
+}
+
+void AppendTlv(uint16_t type, std::span<const uint8_t> value, std::vector<uint8_t>* out) {
+  ByteWriter w(out);
+  w.U16(type);
+  w.U16(uint16_t(value.size()));
+  w.Append(value);
+}
+
+void AppendStringTlv(uint16_t type, const std::string& s, std::vector<uint8_t>* out) {
+  std::span<const uint8_t> v(reinterpret_cast<const uint8_t*>(s.data()),
+                             std::min<size_t>(s.size(), 0xffff));
+  AppendTlv(type, v, out);
+}
+
+}  // namespace
+
+void AppendPerPeerHeader(const PeerHeader& peer, std::vector<uint8_t>* out) {
+  ByteWriter w(out);
+  uint8_t flags = peer.flags;
+  if (peer.type == PeerType::kGlobal) {
+    flags = uint8_t((flags & ~kFlagV) | (peer.address.is_v6() ? kFlagV : 0));
+  }
+  w.U8(static_cast<uint8_t>(peer.type));
+  w.U8(flags);
+  w.U32(uint32_t(peer.distinguisher >> 32));
+  w.U32(uint32_t(peer.distinguisher));
+  AppendAddress16(peer.address, out);
+  w.U32(peer.as);
+  w.U32(peer.bgp_id);
+  w.U32(peer.seconds);
+  w.U32(peer.microseconds);
+}
+
+void AppendInitiation(const std::string& sys_name, const std::string& sys_descr,
+                      std::vector<uint8_t>* out) {
+  size_t start = BeginMessage(MessageType::kInitiation, out);
+  AppendStringTlv(1, sys_descr, out);
+  AppendStringTlv(2, sys_name, out);
+  EndMessage(start, out);
+}
+
+void AppendTermination(TerminationReason reason, std::vector<uint8_t>* out) {
+  size_t start = BeginMessage(MessageType::kTermination, out);
+  uint8_t v[2];
+  StoreU16(v, static_cast<uint16_t>(reason));
+  AppendTlv(1, v, out);
+  EndMessage(start, out);
+}
+
+void AppendPeerUp(const PeerHeader& peer, const net::IPAddress& local_address, uint16_t local_port,
+                  uint16_t remote_port, std::span<const uint8_t> sent_open,
+                  std::span<const uint8_t> received_open, const std::string& table_name,
+                  std::vector<uint8_t>* out) {
+  size_t start = BeginMessage(MessageType::kPeerUp, out);
+  AppendPerPeerHeader(peer, out);
+  AppendAddress16(local_address, out);
+  ByteWriter w(out);
+  w.U16(local_port);
+  w.U16(remote_port);
+  w.Append(sent_open);
+  w.Append(received_open);
+  if (!table_name.empty()) AppendStringTlv(3, table_name, out);
+  EndMessage(start, out);
+}
+
+void AppendPeerDown(const PeerHeader& peer, DownReason reason, std::span<const uint8_t> data,
+                    uint16_t fsm_event, std::vector<uint8_t>* out) {
+  size_t start = BeginMessage(MessageType::kPeerDown, out);
+  AppendPerPeerHeader(peer, out);
+  ByteWriter w(out);
+  w.U8(static_cast<uint8_t>(reason));
+  switch (reason) {
+    case DownReason::kLocalNotification:
+    case DownReason::kRemoteNotification:
+      w.Append(data);
+      break;
+    case DownReason::kLocalNoNotification:
+      w.U16(fsm_event);
+      break;
+    case DownReason::kRemoteNoData:
+      break;
+  }
+  EndMessage(start, out);
+}
+
+void AppendRouteMonitoring(const PeerHeader& peer, std::span<const uint8_t> update,
+                           std::vector<uint8_t>* out) {
+  size_t start = BeginMessage(MessageType::kRouteMonitoring, out);
+  AppendPerPeerHeader(peer, out);
+  ByteWriter(out).Append(update);
+  EndMessage(start, out);
+}
+
+void AppendStatisticsReport(const PeerHeader& peer, std::span<const Statistic> stats,
+                            std::vector<uint8_t>* out) {
+  size_t start = BeginMessage(MessageType::kStatisticsReport, out);
+  AppendPerPeerHeader(peer, out);
+  ByteWriter w(out);
+  w.U32(uint32_t(stats.size()));
+  for (const Statistic& s : stats) {
+    w.U16(s.type);
+    w.U16(8);
+    w.U32(uint32_t(s.gauge >> 32));
+    w.U32(uint32_t(s.gauge));
+  }
+  EndMessage(start, out);
+}
+
+std::vector<std::span<const uint8_t>> SplitBgpMessages(std::span<const uint8_t> messages) {
+  std::vector<std::span<const uint8_t>> out;
+  constexpr size_t kHeader = 19;
+  while (messages.size() >= kHeader) {
+    size_t length = LoadU16(messages.data() + 16);
+    if (length < kHeader || length > messages.size()) break;
+    out.push_back(messages.first(length));
+    messages = messages.subspan(length);
+  }
+  return out;
+}
+
+}  // namespace sluice::bgp::bmp

@@ -1,0 +1,117 @@
+#pragma once
+// BmpExporter: sluice-bgp as a BMP client (RFC 7854) of any number of monitoring stations.
+//
+// It is a MessageTap (bgp/session/message_tap.h) registered with PeerManager::AddTap, so it runs
+// on the event loop and sees every session:
+//   - Peer Up (§4.10) with both OPENs when a session reaches Established, Peer Down (§4.9) with
+//     the reason and NOTIFICATION when it leaves it;
+//   - pre-policy Adj-RIB-In Route Monitoring (§4.6): every UPDATE received on an Established
+//     session, exactly as it came (peer type 0 "global", L flag clear; A flag when the session
+//     did not negotiate 4-octet AS numbers);
+//   - a Statistics Report (§4.8, type 7: routes in the Adj-RIB-In) per Established peer every
+//     `stats_interval_s` seconds;
+//   - Initiation (§4.3, sysName and sysDescr) first on every connection, Termination (§4.5) when
+//     a station is removed or the exporter stops.
+//
+// Each message is encoded once on the event loop and copied into every station's bounded buffer
+// (station.h); the stations write on the exporter's own I/O thread, so a slow or dead station
+// never slows routing — past its buffer it is dropped and later re-synchronised: Initiation,
+// Peer Up of every Established peer, then each peer's Adj-RIB-In re-encoded as UPDATEs with our
+// own encoder (bgp/wire), read through RouteSource a page at a time (one page per event loop
+// turn, and only while the station's buffer is under half full). Live messages arriving during
+// the snapshot are held and sent after it.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bgp/bmp/bmp_message.h"
+#include "bgp/bmp/station.h"
+#include "bgp/session/message_tap.h"
+#include "bgp/stages/family_routing.h"
+#include "bgp/stages/route.h"
+
+namespace sluice::bgp::bmp {
+
+// Where a re-synchronisation reads routes (BgpProcess in sluice-bgp; fakes in tests). Called on
+// the event loop.
+class RouteSource {
+ public:
+  virtual ~RouteSource() = default;
+  // A page of routes (BgpRouting::ReadRoutes semantics; the exporter asks for the Adj-RIB-In of
+  // one peer and family, paging with `after`).
+  virtual absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query) = 0;
+  // Routes in the peer's Adj-RIB-In, every family (Statistics type 7).
+  virtual uint64_t AdjRibInRoutes(const net::IPAddress& peer) = 0;
+};
+
+struct ExporterOptions {
+  std::string sys_name = "sluice";
+  std::string sys_descr = "Sluice BGP";
+  double stats_interval_s = 60;  // 0: no Statistics Reports
+  size_t snapshot_page = 2000;   // routes read per event loop turn during a re-synchronisation
+};
+
+class BmpExporter : public MessageTap {
+ public:
+  // `loop`: the event loop the taps run on. `routes` must outlive the exporter.
+  BmpExporter(boost::asio::io_context& loop, RouteSource* routes, ExporterOptions options);
+  // Sends Termination to every station (waiting at most 1 s for it to go) and stops the thread.
+  ~BmpExporter() override;
+  BmpExporter(const BmpExporter&) = delete;
+  BmpExporter& operator=(const BmpExporter&) = delete;
+
+  // Starts exporting to a station (it connects in the background). Errors: AlreadyExists for
+  // the same address and port, InvalidArgument for port 0 or a buffer under 64 KiB.
+  absl::Status AddStation(const StationConfig& config);
+  // Sends Termination and closes. Errors: NotFound.
+  absl::Status RemoveStation(const net::IPAddress& address, uint16_t port);
+  std::vector<std::pair<StationConfig, StationStats>> Stations() const;
+
+  // MessageTap (event loop).
+  void OnMessageReceived(const TapPeer& peer, std::span<const uint8_t> message) override;
+  void OnPeerUp(const TapPeer& peer, const EstablishedInfo& info,
+                std::span<const uint8_t> sent_open,
+                std::span<const uint8_t> received_open) override;
+  void OnPeerDown(const TapPeer& peer, TapDownReason reason,
+                  std::span<const uint8_t> notification) override;
+
+ private:
+  struct PeerRecord {
+    TapPeer peer;
+    EstablishedInfo info;
+    std::vector<uint8_t> sent_open, received_open;
+  };
+  struct Sync;
+
+  PeerHeader HeaderOf(const TapPeer& peer) const;
+  void AppendPeerUpOf(const PeerRecord& r, std::vector<uint8_t>* out) const;
+  // Copies `message` into every station's buffer.
+  void Broadcast(std::span<const uint8_t> message);
+  void OnStationConnected(std::shared_ptr<Station> station, uint64_t generation);
+  void SyncStep(std::shared_ptr<Sync> sync);
+  // Appends the next page of the sync's current peer and family; false when done with it.
+  bool SyncPage(Sync& sync, std::vector<uint8_t>* out);
+  void ScheduleStats();
+  void SendStats();
+
+  boost::asio::io_context& loop_;
+  RouteSource* routes_;
+  ExporterOptions options_;
+  boost::asio::io_context io_;  // the stations' thread
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  std::thread thread_;
+  boost::asio::steady_timer stats_timer_;
+  std::map<std::pair<net::IPAddress, uint16_t>, std::shared_ptr<Station>> stations_;
+  std::map<net::IPAddress, PeerRecord> peers_;  // Established sessions, by remote address
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+};
+
+}  // namespace sluice::bgp::bmp

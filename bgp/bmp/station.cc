@@ -1,0 +1,215 @@
+#include "bgp/bmp/station.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+namespace sluice::bgp::bmp {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+Station::Station(asio::io_context& io, StationConfig config,
+                 std::function<void(uint64_t generation)> on_connected)
+    : io_(io),
+      config_(std::move(config)),
+      on_connected_(std::move(on_connected)),
+      socket_(io),
+      timer_(io),
+      backoff_s_(config_.initial_backoff_s) {}
+
+Station::~Station() = default;
+
+void Station::Start() {
+  asio::post(io_, [self = shared_from_this()] { self->Connect(); });
+}
+
+void Station::Connect() {
+  if (finishing_) return;
+  asio::ip::tcp::endpoint ep(ToAsio(config_.address), config_.port);
+  error_code ignored;
+  socket_.close(ignored);
+  socket_.async_connect(ep,
+                        [self = shared_from_this()](const error_code& ec) { self->OnConnect(ec); });
+}
+
+void Station::OnConnect(const error_code& ec) {
+  if (finishing_) return;
+  if (ec) {
+    ScheduleReconnect();
+    return;
+  }
+  error_code ignored;
+  socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+  uint64_t generation;
+  {
+    std::lock_guard lock(mu_);
+    state_ = State::kSyncing;
+    generation = ++generation_;
+    out_.clear();
+    held_.clear();
+    stats_.connected = true;
+    stats_.synced = false;
+    ++stats_.connects;
+  }
+  on_connected_(generation);
+}
+
+void Station::ScheduleReconnect() {
+  if (finishing_) return;
+  timer_.expires_after(std::chrono::milliseconds(int64_t(backoff_s_ * 1000)));
+  backoff_s_ = std::min(backoff_s_ * 2, config_.max_backoff_s);
+  timer_.async_wait([self = shared_from_this()](const error_code& ec) {
+    if (!ec) self->Connect();
+  });
+}
+
+void Station::OverflowLocked() {
+  state_ = State::kDisconnected;
+  ++generation_;
+  out_ = {};
+  held_ = {};
+  stats_.connected = false;
+  stats_.synced = false;
+  ++stats_.overflows;
+  asio::post(io_, [self = shared_from_this()] { self->CloseSocket(); });
+}
+
+void Station::CloseSocket() {
+  error_code ignored;
+  socket_.close(ignored);  // a write in progress completes with an error, which reconnects
+  if (!writing_now_) ScheduleReconnect();
+}
+
+void Station::KickLocked() {
+  if (write_posted_ || out_.empty()) return;
+  write_posted_ = true;
+  asio::post(io_, [self = shared_from_this()] { self->Write(); });
+}
+
+bool Station::Append(std::span<const uint8_t> message) {
+  std::lock_guard lock(mu_);
+  if (state_ == State::kDisconnected) return false;
+  std::vector<uint8_t>& to = state_ == State::kSyncing ? held_ : out_;
+  if (out_.size() + held_.size() + message.size() > config_.buffer_bytes) {
+    OverflowLocked();
+    return false;
+  }
+  to.insert(to.end(), message.begin(), message.end());
+  KickLocked();
+  return true;
+}
+
+bool Station::AppendSync(uint64_t generation, std::span<const uint8_t> messages) {
+  std::lock_guard lock(mu_);
+  if (state_ != State::kSyncing || generation != generation_) return false;
+  if (out_.size() + held_.size() + messages.size() > config_.buffer_bytes) {
+    OverflowLocked();
+    return false;
+  }
+  out_.insert(out_.end(), messages.begin(), messages.end());
+  KickLocked();
+  return true;
+}
+
+void Station::EndSync(uint64_t generation) {
+  std::lock_guard lock(mu_);
+  if (state_ != State::kSyncing || generation != generation_) return;
+  out_.insert(out_.end(), held_.begin(), held_.end());
+  held_ = {};
+  state_ = State::kLive;
+  stats_.synced = true;
+  backoff_s_ = config_.initial_backoff_s;
+  KickLocked();
+}
+
+size_t Station::queued_bytes() const {
+  std::lock_guard lock(mu_);
+  return out_.size() + held_.size();
+}
+
+StationStats Station::stats() const {
+  std::lock_guard lock(mu_);
+  StationStats s = stats_;
+  s.queued_bytes = out_.size() + held_.size();
+  return s;
+}
+
+void Station::Write() {
+  {
+    std::lock_guard lock(mu_);
+    write_posted_ = false;
+    if (writing_now_ || out_.empty() || state_ == State::kDisconnected) return;
+    writing_.swap(out_);
+    out_.clear();
+    writing_now_ = true;
+  }
+  asio::async_write(
+      socket_, asio::buffer(writing_),
+      [self = shared_from_this()](const error_code& ec, size_t n) { self->OnWrite(ec, n); });
+}
+
+void Station::OnWrite(const error_code& ec, size_t n) {
+  writing_now_ = false;
+  writing_.clear();
+  if (writing_.capacity() > config_.buffer_bytes / 4) writing_.shrink_to_fit();
+  bool more;
+  {
+    std::lock_guard lock(mu_);
+    stats_.bytes_sent += n;
+    if (ec && state_ != State::kDisconnected) {
+      state_ = State::kDisconnected;
+      ++generation_;
+      out_ = {};
+      held_ = {};
+      stats_.connected = false;
+      stats_.synced = false;
+    }
+    more = !out_.empty() && state_ != State::kDisconnected;
+  }
+  if (ec) {
+    error_code ignored;
+    socket_.close(ignored);
+    if (finishing_) {
+      finished_ = true;
+      return;
+    }
+    ScheduleReconnect();
+    return;
+  }
+  if (more) {
+    Write();
+  } else if (finishing_) {
+    error_code ignored;
+    socket_.close(ignored);
+    finished_ = true;
+  }
+}
+
+void Station::Finish(std::vector<uint8_t> message, double grace_s) {
+  asio::post(io_, [self = shared_from_this(), message = std::move(message), grace_s] {
+    self->Append(message);
+    self->finishing_ = true;
+    self->timer_.cancel();
+    bool idle;
+    {
+      std::lock_guard lock(self->mu_);
+      idle = self->out_.empty() && !self->writing_now_ && !self->write_posted_;
+    }
+    if (idle) {
+      error_code ignored;
+      self->socket_.close(ignored);
+      self->finished_ = true;
+      return;
+    }
+    self->timer_.expires_after(std::chrono::milliseconds(int64_t(grace_s * 1000)));
+    self->timer_.async_wait([self](const error_code& ec) {
+      if (ec) return;
+      error_code ignored;
+      self->socket_.close(ignored);
+      self->finished_ = true;
+    });
+  });
+}
+
+}  // namespace sluice::bgp::bmp

@@ -1,0 +1,119 @@
+#pragma once
+// Station: the TCP connection to one BMP monitoring station (RFC 7854 §3.2: the router connects,
+// then sends only), with a bounded output buffer, on the exporter's own I/O thread.
+//
+// Appending never blocks and never waits for the station: it copies the octets into the buffer
+// under a mutex. Past `buffer_bytes` octets queued the connection is closed and everything queued
+// dropped; the station is connected again after a backoff (1 s, doubling, at most `max_backoff`)
+// and must then be re-synchronised from scratch (RFC 7854 §5: state is sent again on each new
+// session).
+//
+// Re-synchronisation: each connection has a generation. Once connected, the station calls
+// `on_connected(generation)` (on its I/O thread); the exporter then appends the snapshot with
+// AppendSync(generation, ...) and calls EndSync(generation). Until EndSync, live messages
+// (Append) are held back and follow the snapshot, so that nothing older is sent after something
+// newer. Held messages count against the buffer too. A generation that is no longer current
+// (the connection was lost) rejects its snapshot: AppendSync returns false.
+//
+// Memory: at most `buffer_bytes` queued plus the batch being written (itself at most
+// `buffer_bytes`).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bgp/session/asio.h"
+#include "net/ip_address.h"
+
+namespace sluice::bgp::bmp {
+
+inline constexpr size_t kDefaultBufferBytes = size_t{64} << 20;  // 64 MiB
+
+struct StationConfig {
+  net::IPAddress address;
+  uint16_t port = 0;
+  size_t buffer_bytes = kDefaultBufferBytes;  // octets queued before the connection is dropped
+  double initial_backoff_s = 1;               // first reconnect delay, seconds
+  double max_backoff_s = 10;                  // reconnect delay ceiling, seconds
+};
+
+// Counters of one station (for `show` and tests).
+struct StationStats {
+  bool connected = false;
+  bool synced = false;      // the snapshot of the current connection was sent (EndSync)
+  uint64_t connects = 0;    // connections established
+  uint64_t overflows = 0;   // connections dropped because the buffer was full
+  uint64_t bytes_sent = 0;  // octets written to the socket
+  size_t queued_bytes = 0;  // octets waiting (buffer plus held)
+};
+
+class Station : public std::enable_shared_from_this<Station> {
+ public:
+  // `io` runs on the exporter's thread; `on_connected` is called there.
+  Station(boost::asio::io_context& io, StationConfig config,
+          std::function<void(uint64_t generation)> on_connected);
+  ~Station();
+  Station(const Station&) = delete;
+  Station& operator=(const Station&) = delete;
+
+  // Starts connecting (posted to the I/O thread).
+  void Start();
+  // Queues `message` (a final message, e.g. Termination) and closes once it is written or
+  // after `grace_s` seconds; no reconnect afterwards.
+  void Finish(std::vector<uint8_t> message, double grace_s);
+  bool finished() const { return finished_.load(); }
+
+  // Any thread. A live message: queued when the station is synced, held during a snapshot,
+  // dropped while disconnected. False when dropped (disconnected, or it overflowed the buffer).
+  bool Append(std::span<const uint8_t> message);
+  // Any thread. Snapshot octets of connection `generation`; false when that connection is gone
+  // (stop the snapshot) or the buffer overflowed.
+  bool AppendSync(uint64_t generation, std::span<const uint8_t> messages);
+  // Any thread. The snapshot of `generation` is complete: held live messages follow it.
+  void EndSync(uint64_t generation);
+  // Octets queued and not yet handed to the socket (a snapshot producer waits while this is
+  // above half the buffer).
+  size_t queued_bytes() const;
+  size_t buffer_bytes() const { return config_.buffer_bytes; }
+  const StationConfig& config() const { return config_; }
+  StationStats stats() const;
+
+ private:
+  enum class State { kDisconnected, kSyncing, kLive };
+
+  void Connect();
+  void OnConnect(const boost::system::error_code& ec);
+  void ScheduleReconnect();
+  // Called with mu_ held: drop everything and post a close.
+  void OverflowLocked();
+  void KickLocked();
+  void Write();
+  void OnWrite(const boost::system::error_code& ec, size_t n);
+  void CloseSocket();
+
+  boost::asio::io_context& io_;
+  const StationConfig config_;
+  std::function<void(uint64_t)> on_connected_;
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer timer_;
+  double backoff_s_;
+  std::atomic<bool> finished_{false};
+  bool finishing_ = false;  // I/O thread
+
+  mutable std::mutex mu_;
+  State state_ = State::kDisconnected;
+  uint64_t generation_ = 0;
+  std::vector<uint8_t> out_;      // queued for the socket
+  std::vector<uint8_t> held_;     // live messages during a snapshot
+  std::vector<uint8_t> writing_;  // I/O thread only: the batch being written
+  bool write_posted_ = false;
+  bool writing_now_ = false;
+  StationStats stats_;
+};
+
+}  // namespace sluice::bgp::bmp
