@@ -62,6 +62,9 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
     rpki_ = std::make_unique<RpkiIpcClient>(io, router_.get(), options_.rpki, vrps_.get(),
                                             vrp_listener_.get());
   }
+  bmp::ExporterOptions bmp_options;
+  bmp_options.sys_name = options_.instance;
+  bmp_ = std::make_unique<BmpControl>(io, bgp_.get(), bmp_options);
   // A new restart time: the RIB keeps our routes that long.
   bgp_->set_on_restart_time([this](uint16_t restart_time) {
     if (rib_ && !shut_down_) rib_->RegisterProtocols(restart_time);
@@ -74,6 +77,7 @@ absl::Status BgpDaemon::Start() {
   // bgp/1.0, rib_client/1.0, profile/1.0 -> BgpProcess.
   RETURN_IF_ERROR(ServeBgp(*router_, *bgp_));
   RETURN_IF_ERROR(ServeDamping(*router_, *damping_));  // bgp/1.0 damping methods
+  RETURN_IF_ERROR(ServeBmp(*router_, *bmp_));          // bgp/1.0 BMP station methods
   if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_, redist_.get()));
   RETURN_IF_ERROR(ServePolicyBackend(*router_, *policy_));
   if (rpki_) RETURN_IF_ERROR(rpki_->Start());  // rpki_client/1.0, and the rpki class's births

@@ -16,6 +16,8 @@
 //                                     the OriginValidator the pipelines' OriginValidation
 //                                     stages read, with BgpRouting::VrpsChanging before a
 //                                     change and VrpsChanged (re-validation) after it
+//   every session (MessageTap) ──► BmpControl ──► BMP stations (bmp_service.h, bgp/bmp/);
+//                                     bgp/1.0 add/delete/list_bmp_station(s)
 //   RIB register_protocol answer (stale routes) ──► RestartCoordinator ──► R bit, End-of-RIB
 //                                     gate, rib/1.0/end_of_rib (restart_coordinator.h)
 //
@@ -34,6 +36,7 @@
 #include "absl/status/status.h"
 #include "bgp/process/bgp_process.h"
 #include "bgp/process/bgp_redist.h"
+#include "bgp/process/bmp_service.h"
 #include "bgp/process/policy_service.h"
 #include "bgp/process/restart_coordinator.h"
 #include "bgp/process/rib_ipc_client.h"
@@ -82,6 +85,7 @@ class BgpDaemon {
   BgpPolicyBackend& policy() { return *policy_; }
   BgpRedist* redist() { return redist_.get(); }  // null without a RIB
   RpkiIpcClient* rpki() { return rpki_.get(); }  // null without RPKI
+  BmpControl& bmp() { return *bmp_; }
 
  private:
   BgpDaemonOptions options_;
@@ -97,6 +101,7 @@ class BgpDaemon {
   std::unique_ptr<RestartCoordinator> restart_;  // uses bgp_ and rib_
   std::unique_ptr<VrpListener> vrp_listener_;    // VRP changes → bgp_'s re-validation
   std::unique_ptr<RpkiIpcClient> rpki_;
+  std::unique_ptr<BmpControl> bmp_;  // taps bgp_'s sessions: destroyed before it
   bool shut_down_ = false;
 };
 

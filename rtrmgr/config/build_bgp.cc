@@ -1,7 +1,8 @@
 // protocols { bgp { local-as N; bgp-id A; cluster-id A; threads N; damping { ... }
 //                   graceful-restart { restart-time S; stale-routes-time S; }
-//                   network PREFIX { ... } group NAME { ... } peer ADDRESS { ... } } }
-// (peers and groups: build_bgp_peer.cc; networks: build_bgp_network.cc)
+//                   network PREFIX { ... } group NAME { ... } peer ADDRESS { ... }
+//                   bmp { station ADDRESS { ... } } } }
+// (peers and groups: build_bgp_peer.cc; networks: build_bgp_network.cc; bmp: build_bgp_bmp.cc)
 #include <cmath>
 #include <set>
 
@@ -212,6 +213,7 @@ void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags) {
               if (id) bgp->cluster_id = id->v4();
             })
       .Many("network", [&](const ConfigNode& s) { BuildNetwork(s, bgp, diags); })
+      .Once("bmp", [&](const ConfigNode& s) { BuildBmp(s, bgp, diags); })
       .Many("group", [&](const ConfigNode& s) { BuildGroup(s, bgp, diags); })
       .Many("peer", [&](const ConfigNode& s) { BuildPeer(s, nullptr, bgp, diags); })
       .Read(node.children);

@@ -20,6 +20,9 @@ std::string ResolveRule::ToString() const {
 }
 
 std::string BgpListen::ToString() const { return absl::StrCat(address.ToString(), " port ", port); }
+std::string BmpStation::ToString() const {
+  return absl::StrCat(address.ToString(), " port ", port);
+}
 std::string RpkiCache::ToString() const { return absl::StrCat(address.ToString(), " port ", port); }
 std::string MetricsConfig::ToString() const {
   return absl::StrCat(address.ToString(), " port ", port);

@@ -229,6 +229,17 @@ struct BgpListen {
   friend bool operator==(const BgpListen&, const BgpListen&) = default;
 };
 
+// bmp { station ADDRESS { port N; buffer-size MIB; } ... }: a BMP monitoring station (RFC 7854)
+// sluice-bgp connects to; several, by (address, port).
+struct BmpStation {
+  net::IPAddress address;
+  uint16_t port = 0;         // required
+  uint32_t buffer_mib = 64;  // MiB queued before the station is dropped (1..4096)
+  Where where;
+  std::string ToString() const;  // "127.0.0.1 port 11019"
+  friend bool operator==(const BmpStation&, const BmpStation&) = default;
+};
+
 struct BgpConfig {
   bool enabled = false;  // a `bgp { }` block is present
   uint32_t local_as = 0;
@@ -247,6 +258,7 @@ struct BgpConfig {
   std::map<net::IPAddress, BgpPeer> peers;  // every peer, those of groups with their settings
   std::map<std::string, BgpGroup> groups;
   std::map<net::Prefix, BgpNetwork> networks;
+  std::map<std::pair<net::IPAddress, uint16_t>, BmpStation> bmp_stations;
   Where where;
   friend bool operator==(const BgpConfig&, const BgpConfig&) = default;
 };

@@ -33,6 +33,8 @@ ConfigNode TakeLog(const ConfigNode& block, const std::string& process, LogConfi
 void BuildPeer(const ConfigNode& n, const BgpGroup* group, BgpConfig* bgp, Diagnostics* diags);
 void BuildGroup(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
 void BuildNetwork(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
+// bmp { station ADDRESS { port N; buffer-size MIB; } ... } (build_bgp_bmp.cc).
+void BuildBmp(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
 
 // Names shared by several sections.
 // A policy name as the policy language spells it: [A-Za-z_][A-Za-z0-9_.-]*, at most 64.

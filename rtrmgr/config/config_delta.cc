@@ -455,6 +455,16 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
       d.listen_removed.push_back(l);
     }
   }
+  for (const auto& [key, st] : b.bmp_stations) {
+    auto was = a.bmp_stations.find(key);
+    if (was == a.bmp_stations.end() || !(was->second == st)) {
+      if (was != a.bmp_stations.end()) d.bmp_removed.push_back(was->second);
+      d.bmp_added.push_back(st);
+    }
+  }
+  for (const auto& [key, st] : a.bmp_stations) {
+    if (!b.bmp_stations.contains(key)) d.bmp_removed.push_back(st);
+  }
   // A peer in both is compared even when equal: a new identity, a changed policy its chains use
   // or new damping parameters touch it too.
   d.peers = DiffKeyed(a.peers, b.peers, &PeerDelta::address,
@@ -519,8 +529,8 @@ std::set<std::string> RedistributedProtocols(const Config& config) {
 
 bool BgpDelta::empty() const {
   return !started && !stopped && fields.empty() && listen_added.empty() && listen_removed.empty() &&
-         peers.empty() && networks.empty() && redistribute_added.empty() &&
-         redistribute_removed.empty();
+         bmp_added.empty() && bmp_removed.empty() && peers.empty() && networks.empty() &&
+         redistribute_added.empty() && redistribute_removed.empty();
 }
 
 bool ConfigDelta::empty() const {

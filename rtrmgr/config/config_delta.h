@@ -135,6 +135,8 @@ struct BgpDelta {
   bool graceful_restart_changed = false;  // bgp/1.0/set_graceful_restart again
   std::vector<FieldChange> fields;        // local-as, bgp-id, cluster-id, threads, damping
   std::vector<BgpListen> listen_added, listen_removed;
+  // BMP stations (a changed one is removed and added again).
+  std::vector<BmpStation> bmp_added, bmp_removed;
   std::vector<PeerDelta> peers;        // in address order; a group's change is each of its peers'
   std::vector<NetworkDelta> networks;  // in prefix order
   // Protocols whose routes BGP should receive from the RIB: those named by `from { protocol

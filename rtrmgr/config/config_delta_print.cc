@@ -134,6 +134,8 @@ std::string ConfigDelta::ToString() const {
   }
   for (const BgpListen& l : bgp.listen_added) lines.push_back("bgp: listen + " + l.ToString());
   for (const BgpListen& l : bgp.listen_removed) lines.push_back("bgp: listen - " + l.ToString());
+  for (const BmpStation& s : bgp.bmp_removed) lines.push_back("bgp: bmp station - " + s.ToString());
+  for (const BmpStation& s : bgp.bmp_added) lines.push_back("bgp: bmp station + " + s.ToString());
   for (const std::string& p : bgp.redistribute_added) {
     lines.push_back("bgp: redistribute + " + p + " (from the RIB)");
   }

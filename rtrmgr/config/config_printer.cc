@@ -288,6 +288,18 @@ void PrintBgp(const BgpConfig& bgp, const PrintOptions& options, Writer* w) {
     w->Statement(l.port == 179 ? "listen " + l.address.ToString() : "listen " + l.ToString());
   }
   for (const auto& [prefix, network] : bgp.networks) PrintNetwork(network, w);
+  if (!bgp.bmp_stations.empty()) {
+    w->Open("bmp");
+    for (const auto& [key, st] : bgp.bmp_stations) {
+      w->Open("station " + st.address.ToString());
+      w->Statement(absl::StrCat("port ", st.port));
+      if (st.buffer_mib != BmpStation().buffer_mib) {
+        w->Statement(absl::StrCat("buffer-size ", st.buffer_mib));
+      }
+      w->Close();
+    }
+    w->Close();
+  }
   for (const auto& [name, group] : bgp.groups) {
     w->Open("group " + name);
     PrintPeerStatements(group.settings, &group.given, options, w);

@@ -43,6 +43,10 @@ const M<rpki_v1::AddCacheRequest, rpki_v1::AddCacheReply> kAddCache{"rpki/1.0/ad
 const M<rpki_v1::DeleteCacheRequest, rpki_v1::DeleteCacheReply> kDeleteCache{
     "rpki/1.0/delete_cache"};
 const M<bgp_v1::SetDampingRequest, bgp_v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
+const M<bgp_v1::AddBmpStationRequest, bgp_v1::AddBmpStationReply> kAddBmpStation{
+    "bgp/1.0/add_bmp_station"};
+const M<bgp_v1::DeleteBmpStationRequest, bgp_v1::DeleteBmpStationReply> kDeleteBmpStation{
+    "bgp/1.0/delete_bmp_station"};
 const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
     "bgp/1.0/set_peer_damping"};
 const M<ifmgr_v1::AddInterfaceRequest, ifmgr_v1::AddInterfaceReply> kAddInterface{
@@ -320,6 +324,22 @@ void Configurator::GracefulRestart(std::shared_ptr<Batch> batch, const BgpConfig
   Batch::Call(batch, router_, "bgp", bgp::process::kSetGracefulRestart, r, "bgp graceful-restart");
 }
 
+void Configurator::Bmp(std::shared_ptr<Batch> batch, const BmpStation& station, bool remove) {
+  if (remove) {
+    bgp_v1::DeleteBmpStationRequest r;
+    ipc::ToProto(station.address, r.mutable_address());
+    r.set_port(station.port);
+    Batch::Call(batch, router_, "bgp", kDeleteBmpStation, r,
+                "bgp bmp station " + station.ToString());
+    return;
+  }
+  bgp_v1::AddBmpStationRequest r;
+  ipc::ToProto(station.address, r.mutable_address());
+  r.set_port(station.port);
+  r.set_buffer_bytes(uint64_t{station.buffer_mib} << 20);
+  Batch::Call(batch, router_, "bgp", kAddBmpStation, r, "bgp bmp station " + station.ToString());
+}
+
 void Configurator::Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop) {
   if (stop) {
     bgp_v1::StopListeningRequest r;
@@ -476,6 +496,7 @@ void Configurator::ConfigureBgp(const Config& config, Done done) {
   }
   for (const BgpListen& l : config.bgp.listen) Listen(batch, l, false);
   Damping(batch, config.bgp.damping);
+  for (const auto& [key, station] : config.bgp.bmp_stations) Bmp(batch, station, false);
   Redistribute(batch, config, RedistChains(config));
   for (const auto& [address, peer] : config.bgp.peers) AddPeerFully(batch, config, peer);
   for (const auto& [prefix, network] : config.bgp.networks) Originate(batch, network);
@@ -537,6 +558,8 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
   if (b.started || b.identity_changed) SetIdentity(batch, next.bgp);
   for (const BgpListen& l : b.listen_removed) Listen(batch, l, true);
   for (const BgpListen& l : b.listen_added) Listen(batch, l, false);
+  for (const BmpStation& s : b.bmp_removed) Bmp(batch, s, true);
+  for (const BmpStation& s : b.bmp_added) Bmp(batch, s, false);
   if (b.damping_changed) Damping(batch, next.bgp.damping);
   if (b.started || b.graceful_restart_changed) GracefulRestart(batch, next.bgp);
   {

@@ -15,7 +15,8 @@
 //         the RIB as protocol "static"; they leave the RIB if sluice-static dies).
 //   rpki  the RTR caches (rpki/1.0/add_cache, delete_cache on sluice-rpki; a changed cache is
 //         deleted and added again).
-//   bgp   local AS, BGP Identifier, listening sockets, damping parameters (set_damping), then
+//   bgp   local AS, BGP Identifier, listening sockets, damping parameters (set_damping), BMP
+//         stations (add_bmp_station / delete_bmp_station), then
 //         per peer add_peer, its import and export chains (policy_backend/1.0 configure of
 //         "import:ADDRESS" / "export:ADDRESS" with the whole policy block as source; reset when
 //         a chain goes away) and set_peer_damping; "redist:PROTOCOL" (RedistChains) for each
@@ -107,6 +108,8 @@ class Configurator {
   // bgp/1.0/set_graceful_restart: the restart and stale-routes times.
   void GracefulRestart(std::shared_ptr<Batch> batch, const BgpConfig& bgp);
   void Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop);
+  // bgp/1.0/add_bmp_station, or delete_bmp_station with `remove`.
+  void Bmp(std::shared_ptr<Batch> batch, const BmpStation& station, bool remove);
 
   ipc::XrlRouter& router_;
 };

@@ -1,0 +1,98 @@
+#include "bgp/process/bmp_service.h"
+
+#include "absl/strings/str_format.h"
+#include "bgp/process/methods.h"
+#include "ipc/types_convert.h"
+#include "net/status_macros.h"
+
+namespace sluice::bgp::process {
+
+namespace {
+
+const M<v1::AddBmpStationRequest, v1::AddBmpStationReply> kAddBmpStation{"bgp/1.0/add_bmp_station"};
+const M<v1::DeleteBmpStationRequest, v1::DeleteBmpStationReply> kDeleteBmpStation{
+    "bgp/1.0/delete_bmp_station"};
+const M<v1::ListBmpStationsRequest, v1::ListBmpStationsReply> kListBmpStations{
+    "bgp/1.0/list_bmp_stations"};
+
+absl::StatusOr<std::pair<net::IPAddress, uint16_t>> Endpoint(const char* method,
+                                                             const types::v1::IPAddress& a,
+                                                             uint32_t port) {
+  absl::StatusOr<net::IPAddress> address = ipc::FromProto(a);
+  if (!address.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: address: %s", method, address.status().message()));
+  }
+  if (port == 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s: port %d out of range", method, port));
+  }
+  return std::make_pair(*address, uint16_t(port));
+}
+
+}  // namespace
+
+BmpControl::BmpControl(boost::asio::io_context& io, BgpProcess* bgp, bmp::ExporterOptions options)
+    : bgp_(bgp),
+      exporter_(std::make_unique<bmp::BmpExporter>(io, static_cast<bmp::RouteSource*>(this),
+                                                   std::move(options))) {
+  bgp_->peers().AddTap(exporter_.get());
+}
+
+BmpControl::~BmpControl() {
+  bgp_->peers().RemoveTap(exporter_.get());
+  exporter_.reset();
+}
+
+absl::StatusOr<std::vector<BgpRoute>> BmpControl::ReadRoutes(const RouteQuery& query) {
+  return bgp_->ReadRoutes(query);
+}
+
+uint64_t BmpControl::AdjRibInRoutes(const net::IPAddress& peer) {
+  absl::StatusOr<RoutingPeerStatus> s = bgp_->routing().Peer(peer);
+  if (!s.ok()) return 0;
+  uint64_t n = 0;
+  for (const RoutingPeerStatus::Family& f : s->families) n += f.received;
+  return n;
+}
+
+absl::Status ServeBmp(ipc::XrlRouter& router, BmpControl& bmp) {
+  RETURN_IF_ERROR(router.Handle(
+      kAddBmpStation,
+      [&bmp](const v1::AddBmpStationRequest& r) -> absl::StatusOr<v1::AddBmpStationReply> {
+        ASSIGN_OR_RETURN(auto ep, Endpoint("add_bmp_station", r.address(), r.port()));
+        bmp::StationConfig c;
+        c.address = ep.first;
+        c.port = ep.second;
+        if (r.buffer_bytes() != 0) c.buffer_bytes = r.buffer_bytes();
+        RETURN_IF_ERROR(bmp.exporter().AddStation(c));
+        return v1::AddBmpStationReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kDeleteBmpStation,
+      [&bmp](const v1::DeleteBmpStationRequest& r) -> absl::StatusOr<v1::DeleteBmpStationReply> {
+        ASSIGN_OR_RETURN(auto ep, Endpoint("delete_bmp_station", r.address(), r.port()));
+        RETURN_IF_ERROR(bmp.exporter().RemoveStation(ep.first, ep.second));
+        return v1::DeleteBmpStationReply();
+      }));
+  RETURN_IF_ERROR(router.Handle(
+      kListBmpStations,
+      [&bmp](const v1::ListBmpStationsRequest&) -> absl::StatusOr<v1::ListBmpStationsReply> {
+        v1::ListBmpStationsReply reply;
+        for (const auto& [config, stats] : bmp.exporter().Stations()) {
+          v1::BmpStation* s = reply.add_stations();
+          ipc::ToProto(config.address, s->mutable_address());
+          s->set_port(config.port);
+          s->set_buffer_bytes(config.buffer_bytes);
+          s->set_connected(stats.connected);
+          s->set_synced(stats.synced);
+          s->set_connects(stats.connects);
+          s->set_overflows(stats.overflows);
+          s->set_bytes_sent(stats.bytes_sent);
+          s->set_queued_bytes(stats.queued_bytes);
+        }
+        return reply;
+      }));
+  return absl::OkStatus();
+}
+
+}  // namespace sluice::bgp::process
