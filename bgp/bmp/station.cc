@@ -4,6 +4,8 @@
 #include <chrono>
 #include <utility>
 
+#include "net/log.h"
+
 namespace sluice::bgp::bmp {
 
 namespace asio = boost::asio;
@@ -52,6 +54,8 @@ void Station::OnConnect(const error_code& ec) {
     stats_.synced = false;
     ++stats_.connects;
   }
+  SLUICE_LOG(kInfo) << "BMP station " << config_.address.ToString() << " port " << config_.port
+                    << ": connected (generation " << generation << ")";
   on_connected_(generation);
 }
 
@@ -65,6 +69,10 @@ void Station::ScheduleReconnect() {
 }
 
 void Station::OverflowLocked() {
+  SLUICE_LOG(kWarning) << "BMP station " << config_.address.ToString() << " port " << config_.port
+                       << ": " << out_.size() + held_.size()
+                       << " octets queued, over its buffer of " << config_.buffer_bytes
+                       << ": dropped, to be re-synchronised";
   state_ = State::kDisconnected;
   ++generation_;
   out_ = {};
@@ -119,6 +127,8 @@ void Station::EndSync(uint64_t generation) {
   held_ = {};
   state_ = State::kLive;
   stats_.synced = true;
+  SLUICE_LOG(kInfo) << "BMP station " << config_.address.ToString() << " port " << config_.port
+                    << ": synchronised (generation " << generation << ")";
   backoff_s_ = config_.initial_backoff_s;
   KickLocked();
 }
