@@ -46,7 +46,8 @@ struct BmpExporter::Sync {
   uint64_t generation = 0;
   std::vector<net::IPAddress> peers;
   size_t peer_index = 0;
-  int family = 0;  // 0 IPv4, 1 IPv6
+  int family = 0;          // 0 IPv4, 1 IPv6
+  int loc_rib_family = 0;  // then the Loc-RIB's: 0 IPv4, 1 IPv6, 2 done
   std::optional<net::Prefix> after;
 };
 
@@ -99,6 +100,7 @@ absl::Status BmpExporter::AddStation(const StationConfig& config) {
   auto station = std::make_shared<Station>(io_, config, connected);
   *weak = station;
   stations_[key] = station;
+  set_->Add(station);
   station->Start();
   return absl::OkStatus();
 }
@@ -111,6 +113,7 @@ absl::Status BmpExporter::RemoveStation(const net::IPAddress& address, uint16_t 
   }
   std::vector<uint8_t> term;
   AppendTermination(TerminationReason::kPermanentlyClosed, &term);
+  set_->Remove(it->second);
   it->second->Finish(std::move(term), 1.0);
   stations_.erase(it);
   return absl::OkStatus();
@@ -133,9 +136,7 @@ PeerHeader BmpExporter::HeaderOf(const TapPeer& peer) const {
   return h;
 }
 
-void BmpExporter::Broadcast(std::span<const uint8_t> message) {
-  for (auto& [key, station] : stations_) station->Append(message);
-}
+void BmpExporter::Broadcast(std::span<const uint8_t> message) { set_->Broadcast(message); }
 
 void BmpExporter::AppendPeerUpOf(const PeerRecord& r, std::vector<uint8_t>* out) const {
   AppendPeerUp(HeaderOf(r.peer), r.peer.local_address, r.peer.local_port, r.peer.remote_port,
@@ -177,6 +178,9 @@ void BmpExporter::OnPeerDown(const TapPeer& peer, TapDownReason reason,
 void BmpExporter::OnStationConnected(std::shared_ptr<Station> station, uint64_t generation) {
   std::vector<uint8_t> out;
   AppendInitiation(options_.sys_name, options_.sys_descr, &out);
+  auto [local_as, bgp_id] = routes_->LocalIdentity();
+  loc_rib_->SetIdentity(local_as, bgp_id);
+  AppendLocRibPeerUp(local_as, bgp_id, &out);
   auto sync = std::make_shared<Sync>();
   sync->station = station;
   sync->generation = generation;
@@ -239,27 +243,56 @@ bool BmpExporter::SyncPage(Sync& sync, std::vector<uint8_t>* out) {
       ++sync.family;
       sync.after.reset();
     }
-    // Group the page's prefixes by attribute set, one UPDATE (or more) per set.
     SessionParams params = r.info.params;
     params.add_path_send = params.add_path_receive;
-    UpdateEncoder encoder(params, /*readvertise=*/false);
-    absl::flat_hash_map<const PathAttributes*, std::vector<Nlri>> groups;
-    for (const BgpRoute& route : *routes) {
-      if (!route.attrs) continue;
-      groups[route.attrs.get()].push_back(Nlri{route.net, route.path_id});
+    AppendRoutes(*routes, params, HeaderOf(r.peer), out);
+    return true;
+  }
+  return LocRibPage(sync, out);
+}
+
+bool BmpExporter::LocRibPage(Sync& sync, std::vector<uint8_t>* out) {
+  while (sync.loc_rib_family <= 1) {
+    RouteQuery q;
+    q.view = RibView::kLocRib;
+    q.family = sync.loc_rib_family == 0 ? net::Family::kIPv4 : net::Family::kIPv6;
+    q.after = sync.after;
+    q.max = options_.snapshot_page;
+    absl::StatusOr<std::vector<BgpRoute>> routes = routes_->ReadRoutes(q);
+    if (!routes.ok() || routes->empty()) {
+      ++sync.loc_rib_family;
+      sync.after.reset();
+      continue;
     }
-    PeerHeader h = HeaderOf(r.peer);
-    std::vector<uint8_t> updates;
-    for (const auto& [attrs, nlri] : groups) {
-      updates.clear();
-      if (!encoder.Announce(*attrs, nlri, &updates).ok()) continue;
-      for (std::span<const uint8_t> m : SplitBgpMessages(updates)) {
-        AppendRouteMonitoring(h, m, out);
-      }
+    sync.after = routes->back().net;
+    if (routes->size() < q.max) {
+      ++sync.loc_rib_family;
+      sync.after.reset();
     }
+    AppendRoutes(*routes, LocRibParams(), LocRibHeader(loc_rib_->local_as(), loc_rib_->bgp_id()),
+                 out);
     return true;
   }
   return false;
+}
+
+void BmpExporter::AppendRoutes(const std::vector<BgpRoute>& routes, const SessionParams& params,
+                               const PeerHeader& header, std::vector<uint8_t>* out) {
+  // Group the page's prefixes by attribute set, one UPDATE (or more) per set.
+  UpdateEncoder encoder(params, /*readvertise=*/false);
+  absl::flat_hash_map<const PathAttributes*, std::vector<Nlri>> groups;
+  for (const BgpRoute& route : routes) {
+    if (!route.attrs) continue;
+    groups[route.attrs.get()].push_back(Nlri{route.net, route.path_id});
+  }
+  std::vector<uint8_t> updates;
+  for (const auto& [attrs, nlri] : groups) {
+    updates.clear();
+    if (!encoder.Announce(*attrs, nlri, &updates).ok()) continue;
+    for (std::span<const uint8_t> m : SplitBgpMessages(updates)) {
+      AppendRouteMonitoring(header, m, out);
+    }
+  }
 }
 
 void BmpExporter::ScheduleStats() {

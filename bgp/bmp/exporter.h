@@ -11,15 +11,18 @@
 //   - a Statistics Report (§4.8, type 7: routes in the Adj-RIB-In) per Established peer every
 //     `stats_interval_s` seconds;
 //   - Initiation (§4.3, sysName and sysDescr) first on every connection, Termination (§4.5) when
-//     a station is removed or the exporter stops.
+//     a station is removed or the exporter stops;
+//   - the Loc-RIB (RFC 9069, peer type 3): loc_rib() is the RouteMonitor the pipelines call with
+//     every Loc-RIB change (BgpProcess::loc_rib_monitor(); loc_rib_monitor.h), after a Peer Up
+//     of the Loc-RIB sent on every connection.
 //
 // Each message is encoded once on the event loop and copied into every station's bounded buffer
 // (station.h); the stations write on the exporter's own I/O thread, so a slow or dead station
 // never slows routing — past its buffer it is dropped and later re-synchronised: Initiation,
 // Peer Up of every Established peer, then each peer's Adj-RIB-In re-encoded as UPDATEs with our
-// own encoder (bgp/wire), read through RouteSource a page at a time (one page per event loop
-// turn, and only while the station's buffer is under half full). Live messages arriving during
-// the snapshot are held and sent after it.
+// own encoder (bgp/wire), then the Loc-RIB, read through RouteSource a page at a time (one page per
+// event loop turn, and only while the station's buffer is under half full). Live messages arriving
+// during the snapshot are held and sent after it.
 
 #include <cstdint>
 #include <map>
@@ -33,6 +36,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bgp/bmp/bmp_message.h"
+#include "bgp/bmp/loc_rib_monitor.h"
 #include "bgp/bmp/station.h"
 #include "bgp/session/message_tap.h"
 #include "bgp/stages/family_routing.h"
@@ -50,6 +54,8 @@ class RouteSource {
   virtual absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query) = 0;
   // Routes in the peer's Adj-RIB-In, every family (Statistics type 7).
   virtual uint64_t AdjRibInRoutes(const net::IPAddress& peer) = 0;
+  // Our AS and BGP Identifier (host order), for the Loc-RIB's per-peer header.
+  virtual std::pair<uint32_t, uint32_t> LocalIdentity() = 0;
 };
 
 struct ExporterOptions {
@@ -74,6 +80,8 @@ class BmpExporter : public MessageTap {
   // Sends Termination and closes. Errors: NotFound.
   absl::Status RemoveStation(const net::IPAddress& address, uint16_t port);
   std::vector<std::pair<StationConfig, StationStats>> Stations() const;
+  // The Loc-RIB monitor to put in the pipelines' RouteMonitorSlot.
+  std::shared_ptr<LocRibMonitor> loc_rib() { return loc_rib_; }
 
   // MessageTap (event loop).
   void OnMessageReceived(const TapPeer& peer, std::span<const uint8_t> message) override;
@@ -99,6 +107,10 @@ class BmpExporter : public MessageTap {
   void SyncStep(std::shared_ptr<Sync> sync);
   // Appends the next page of the sync's current peer and family; false when done with it.
   bool SyncPage(Sync& sync, std::vector<uint8_t>* out);
+  bool LocRibPage(Sync& sync, std::vector<uint8_t>* out);
+  // Route Monitoring of `routes` (grouped by attribute set) with `header`.
+  static void AppendRoutes(const std::vector<BgpRoute>& routes, const SessionParams& params,
+                           const PeerHeader& header, std::vector<uint8_t>* out);
   void ScheduleStats();
   void SendStats();
 
@@ -110,6 +122,8 @@ class BmpExporter : public MessageTap {
   std::thread thread_;
   boost::asio::steady_timer stats_timer_;
   std::map<std::pair<net::IPAddress, uint16_t>, std::shared_ptr<Station>> stations_;
+  std::shared_ptr<StationSet> set_ = std::make_shared<StationSet>();  // the same, any thread
+  std::shared_ptr<LocRibMonitor> loc_rib_ = std::make_shared<LocRibMonitor>(set_);
   std::map<net::IPAddress, PeerRecord> peers_;  // Established sessions, by remote address
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };

@@ -18,13 +18,15 @@ RouterConfig MakeRouterConfig(const BgpProcessOptions& o) {
   return c;
 }
 
-RoutingServices MakeServices(const BgpProcessOptions& o, AttributeStore* store) {
+RoutingServices MakeServices(const BgpProcessOptions& o, AttributeStore* store,
+                             const RouteMonitorSlot* monitor) {
   RoutingServices s;
   s.interest = o.interest;
   s.rib = o.rib;
   s.store = store;
   s.profiler = o.profiler;
   s.validator = o.validator;
+  s.loc_rib_monitor = monitor;
   return s;
 }
 
@@ -39,7 +41,7 @@ PipelineOptions WithGate(PipelineOptions o, EndOfRibGate* gate) {
 BgpProcess::BgpProcess(boost::asio::io_context& io, BgpProcessOptions options)
     : options_(options),
       routing_(std::make_unique<BgpRouting>(io, MakeRouterConfig(options_),
-                                            MakeServices(options_, &store_),
+                                            MakeServices(options_, &store_, &loc_rib_monitor_),
                                             WithGate(options_.pipeline, &gate_))),
       peers_(io, &store_) {
   peers_.set_routing_side(this);

@@ -36,15 +36,23 @@ BmpControl::BmpControl(boost::asio::io_context& io, BgpProcess* bgp, bmp::Export
       exporter_(std::make_unique<bmp::BmpExporter>(io, static_cast<bmp::RouteSource*>(this),
                                                    std::move(options))) {
   bgp_->peers().AddTap(exporter_.get());
+  auto [as, id] = LocalIdentity();
+  exporter_->loc_rib()->SetIdentity(as, id);
+  bgp_->loc_rib_monitor().Set(exporter_->loc_rib());
 }
 
 BmpControl::~BmpControl() {
+  bgp_->loc_rib_monitor().Clear();  // the monitor itself stays alive as long as the slot
   bgp_->peers().RemoveTap(exporter_.get());
   exporter_.reset();
 }
 
 absl::StatusOr<std::vector<BgpRoute>> BmpControl::ReadRoutes(const RouteQuery& query) {
   return bgp_->ReadRoutes(query);
+}
+
+std::pair<uint32_t, uint32_t> BmpControl::LocalIdentity() {
+  return {bgp_->local().as, bgp_->local().bgp_id.value()};
 }
 
 uint64_t BmpControl::AdjRibInRoutes(const net::IPAddress& peer) {

@@ -27,6 +27,7 @@ class BmpControl : private bmp::RouteSource {
  private:
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query) override;
   uint64_t AdjRibInRoutes(const net::IPAddress& peer) override;
+  std::pair<uint32_t, uint32_t> LocalIdentity() override;
 
   BgpProcess* bgp_;
   std::unique_ptr<bmp::BmpExporter> exporter_;

@@ -96,6 +96,8 @@ struct RoutingServices {
   // Non-null: route origins are validated against this VRP set (RFC 6811), which the caller
   // changes only between VrpsChanging and VrpsChanged.
   const rpki::OriginValidator* validator = nullptr;
+  // Non-null: Loc-RIB changes go to the slot's monitor (route_monitor.h, BMP).
+  const RouteMonitorSlot* loc_rib_monitor = nullptr;
 };
 
 struct RoutingPeerStatus {

@@ -36,6 +36,11 @@ FamilyPipeline::FamilyPipeline(net::Family family, const RouterSettings& router,
   // Decision → Fanout.
   fanout_ = plumber_->Make<Fanout>(Name("Fanout", ""), plumber_->io());
   tail = decision_;
+  if (services_.loc_rib_monitor != nullptr) {
+    Append(&tail,
+           plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", ""), services_.loc_rib_monitor),
+           &ignored, "decision");
+  }
   Append(&tail, fanout_, &ignored, "decision");
   if (HasRib()) BuildRibBranch();
 }

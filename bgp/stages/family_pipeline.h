@@ -6,7 +6,7 @@
 //       NexthopResolver(P) ┐
 //   PeerIn(local) ─────────┤
 //                 Decision ←┘
-//   Decision → Fanout ─┬→ FanoutReader(P) → [Dump] → ExportFilter(P) → PeerOut(P) → UPDATEs
+//   Decision → [RouteMonitor] → Fanout ─┬→ FanoutReader(P) → [Dump] → ExportFilter(P) → PeerOut(P) → UPDATEs
 //                      └→ FanoutReader(rib) → [Dump] → RibOut → RibRouteClient
 //
 // A peer's input branch exists from AddPeer to RemovePeer (empty while the session is down);
@@ -42,6 +42,7 @@
 #include "bgp/stages/peer_out.h"
 #include "bgp/stages/rib_client.h"
 #include "bgp/stages/rib_out.h"
+#include "bgp/stages/route_monitor.h"
 #include "stage/cache_stage.h"
 #include "stage/plumber.h"
 #include "stage/profile.h"
@@ -97,6 +98,9 @@ struct PipelineServices {
   BranchTailFactory* tails = nullptr;
   // Non-null: every peer's branch validates route origins against this VRP set (RPKI).
   const rpki::OriginValidator* validator = nullptr;
+  // Non-null: a RouteMonitorStage between Decision and the Fanout reports Loc-RIB changes to
+  // the slot's monitor (BMP, route_monitor.h).
+  const RouteMonitorSlot* loc_rib_monitor = nullptr;
 };
 
 class FamilyPipeline : public FamilyRouting {

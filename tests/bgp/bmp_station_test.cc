@@ -3,13 +3,17 @@
 // once its buffer is full, and is connected again (a new generation, to be re-synchronised).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "bgp/bmp/loc_rib_monitor.h"
 #include "bgp/bmp/station.h"
+#include "bgp/wire/attribute_store.h"
 
 namespace sluice::bgp::bmp {
 namespace {
@@ -125,6 +129,48 @@ TEST_F(StationTest, AStationThatStopsReadingIsDroppedAndReconnected) {
   std::string got(6, '\0');
   asio::read(second, asio::buffer(got));
   EXPECT_EQ(got, "fresh;");
+}
+
+// A Loc-RIB change reaches a synchronised station as one Route Monitoring message of peer type
+// 3 (RFC 9069) with our AS and BGP Identifier, carrying an UPDATE for the prefix.
+TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
+  auto station = MakeStation(1 << 20);
+  station->Start();
+  tcp::socket peer(accept_io_);
+  acceptor_.accept(peer);
+  station->EndSync(WaitConnected(1));
+  auto set = std::make_shared<StationSet>();
+  set->Add(station);
+  LocRibMonitor monitor(set);
+  monitor.SetIdentity(65001, 0x0a000001);
+  AttributeStore store;
+  PathAttributes attrs;
+  attrs.origin = Origin::kIgp;
+  attrs.as_path = AsPath::Sequence({65002});
+  attrs.next_hop = *net::IPv4Address::Parse("192.0.2.2");
+  BgpRoute route;
+  route.net = *net::Prefix::Parse("198.51.100.0/24");
+  route.attrs = store.Intern(attrs);
+  monitor.OnLocRibAnnounce(route);
+  monitor.OnLocRibWithdraw(route);
+  for (int n = 0; n < 2; ++n) {
+    uint8_t head[6];
+    asio::read(peer, asio::buffer(head));
+    EXPECT_EQ(head[0], 3);  // version
+    EXPECT_EQ(head[5], 0);  // Route Monitoring
+    uint32_t length = (uint32_t{head[1]} << 24) | (head[2] << 16) | (head[3] << 8) | head[4];
+    ASSERT_GT(length, 6u + 42 + 19);
+    std::vector<uint8_t> rest(length - 6);
+    asio::read(peer, asio::buffer(rest));
+    EXPECT_EQ(rest[0], 3);  // peer type Loc-RIB
+    EXPECT_EQ(rest[1], 0);  // flags: not filtered
+    EXPECT_EQ(std::vector<uint8_t>(rest.begin() + 26, rest.begin() + 34),
+              (std::vector<uint8_t>{0, 0, 0xfd, 0xe9, 10, 0, 0, 1}));  // AS 65001, BGP ID
+    EXPECT_EQ(rest[42 + 18], 2);                                       // an UPDATE
+    // The prefix ends the UPDATE (NLRI) or its withdrawn routes: 24, 198, 51, 100.
+    std::vector<uint8_t> nlri{24, 198, 51, 100};
+    EXPECT_NE(std::search(rest.begin() + 42, rest.end(), nlri.begin(), nlri.end()), rest.end());
+  }
 }
 
 }  // namespace

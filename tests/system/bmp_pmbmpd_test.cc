@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -47,7 +48,8 @@ std::string Field(const std::string& line, const std::string& key) {
 }
 
 // Reads pmbmpd's message log as it grows: route-monitoring prefixes announced since the last
-// Initiation (a new BMP session starts from scratch), and the message types seen.
+// Initiation (a new BMP session starts from scratch), pre-policy Adj-RIB-In and Loc-RIB
+// (RFC 9069, "is_loc") apart, and the message types seen.
 class BmpLog {
  public:
   explicit BmpLog(std::string path) : path_(std::move(path)) {}
@@ -61,27 +63,47 @@ class BmpLog {
       offset_ += line.size() + 1;
       const std::string type = Field(line, "bmp_msg_type");
       ++types_[type];
+      if (!samples_.contains(type)) samples_[type] = line;
+      if (type == "peer_down" && Field(line, "peer_ip") == kUpstreamAddress) {
+        ++upstream_downs_;
+        up_after_down_ = false;
+      }
+      if (type == "peer_up" && Field(line, "peer_ip") == kUpstreamAddress) up_after_down_ = true;
       if (type == "init") {
         prefixes_.clear();
+        loc_rib_.clear();
         ++inits_;
       } else if (type == "route_monitor" && Field(line, "log_type") == "update") {
-        prefixes_.insert(Field(line, "ip_prefix"));
+        (Field(line, "is_loc") == "1" ? loc_rib_ : prefixes_).insert(Field(line, "ip_prefix"));
       }
     }
   }
-  size_t prefixes() const { return prefixes_.size(); }
+  size_t prefixes() const { return prefixes_.size(); }  // pre-policy
+  size_t loc_rib() const { return loc_rib_.size(); }
+  // One line of each message type, for failure messages.
+  std::string Samples() const {
+    std::string out;
+    for (const auto& [type, line] : samples_) absl::StrAppend(&out, line.substr(0, 600), "\n");
+    return out;
+  }
   int count(const std::string& type) const {
     auto it = types_.find(type);
     return it == types_.end() ? 0 : it->second;
   }
   int inits() const { return inits_; }
+  // Peer Downs of the upstream's session, and whether a Peer Up of it followed the last one.
+  int upstream_downs() const { return upstream_downs_; }
+  bool up_after_down() const { return up_after_down_; }
 
  private:
   std::string path_;
   std::streamoff offset_ = 0;
-  std::set<std::string> prefixes_;
+  std::set<std::string> prefixes_, loc_rib_;
+  std::map<std::string, std::string> samples_;
   std::map<std::string, int> types_;
   int inits_ = 0;
+  int upstream_downs_ = 0;
+  bool up_after_down_ = false;
 };
 
 // The peak resident set of a process (VmHWM), in KiB; 0 when unknown.
@@ -181,20 +203,32 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
     return p && p->size() == kLocRibPrefixes;
   };
 
-  // 1. The table reaches pmbmpd.
+  // 1. The table reaches pmbmpd. pmbmpd writes about 500 octets of JSON per prefix and falls
+  // behind the table's arrival: the 8 MiB station is dropped and re-synchronised (paced by what
+  // pmbmpd takes) until the table is in, which takes minutes on a loaded machine.
   BmpLog bmp(log);
   ASSERT_TRUE(upstream->WaitForOutput("\"event\":\"sent\"", 180000)) << upstream->Output();
-  EXPECT_TRUE(Eventually(
+  ASSERT_TRUE(Eventually(
       [&] {
         bmp.Poll();
-        return bmp.prefixes() >= routes;
+        return bmp.prefixes() >= kLocRibPrefixes && bmp.loc_rib() >= kLocRibPrefixes;
       },
-      180))
-      << "pmbmpd holds " << bmp.prefixes() << " prefixes";
-  std::printf("pmbmpd: %zu route-monitoring prefixes (upstream table %zu)\n", bmp.prefixes(),
-              routes);
-  EXPECT_EQ(bmp.prefixes(), routes);  // pre-policy: the table as received
-  EXPECT_EQ(bmp.count("peer_up"), 1);
+      600))
+      << "pmbmpd holds " << bmp.prefixes() << " pre-policy and " << bmp.loc_rib()
+      << " Loc-RIB prefixes\n"
+      << bmp.Samples();
+  std::printf(
+      "pmbmpd: %zu pre-policy and %zu Loc-RIB route-monitoring prefixes (upstream table "
+      "%zu)\n",
+      bmp.prefixes(), bmp.loc_rib(), routes);
+  // Pre-policy: the table as received (577,703) when the live stream got through; 577,699 when
+  // pmbmpd fell behind, the station was dropped and re-synchronised from the Adj-RIB-In, which
+  // does not keep the 4 routes treated as withdrawn (AS 0 in the AS_PATH).
+  EXPECT_GE(bmp.prefixes(), kLocRibPrefixes);
+  EXPECT_LE(bmp.prefixes(), routes);
+  // Post-policy: the Loc-RIB (RFC 9069), without the 4 routes treated as withdrawn.
+  EXPECT_EQ(bmp.loc_rib(), kLocRibPrefixes);
+  EXPECT_GE(bmp.count("peer_up"), 2);  // the upstream's and the Loc-RIB's
   ASSERT_TRUE(Eventually(loc_rib_full, 60));
 
   // 2. A session reset: Peer Down, then Peer Up and the table again.
@@ -204,10 +238,11 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
   EXPECT_TRUE(Eventually(
       [&] {
         bmp.Poll();
-        return bmp.count("peer_down") >= 1 && bmp.count("peer_up") >= 2;
+        return bmp.upstream_downs() == 1 && bmp.up_after_down();
       },
-      60))
-      << "peer_down " << bmp.count("peer_down") << " peer_up " << bmp.count("peer_up");
+      300))
+      << "Peer Downs of the upstream: " << bmp.upstream_downs()
+      << ", Peer Up after it: " << bmp.up_after_down();
   ASSERT_TRUE(Eventually(loc_rib_full, 120));
   const size_t peak_before = PeakRssKib(bgp_pid);
 
@@ -222,7 +257,11 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
   const size_t peak_after = PeakRssKib(bgp_pid);
   std::printf("sluice-bgp peak RSS: %zu KiB before the stall, %zu KiB after\n", peak_before,
               peak_after);
-  EXPECT_LE(peak_after, peak_before + 2 * kBufferMib * 1024 + 16 * 1024);
+  // The station holds at most twice its buffer (the queue and the batch being written). The
+  // slack covers how much a reset's peak varies by itself (the withdrawn table's deletion
+  // overlapping the re-sent one: 0 to 35 MiB between runs here); an unbounded queue would hold
+  // the whole withdrawn and re-sent table, pre-policy and Loc-RIB, about 180 MiB.
+  EXPECT_LE(peak_after, peak_before + 2 * kBufferMib * 1024 + 48 * 1024);
 
   // 4. pmbmpd resumes: the station connects again and sends the whole table.
   const int inits = bmp.inits();
@@ -230,16 +269,20 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
   EXPECT_TRUE(Eventually(
       [&] {
         bmp.Poll();
-        return bmp.inits() > inits && bmp.prefixes() >= kLocRibPrefixes;
+        return bmp.inits() > inits && bmp.prefixes() >= kLocRibPrefixes &&
+               bmp.loc_rib() >= kLocRibPrefixes;
       },
-      240))
-      << "after SIGCONT pmbmpd holds " << bmp.prefixes() << " prefixes, " << bmp.inits()
-      << " initiations";
+      600))
+      << "after SIGCONT pmbmpd holds " << bmp.prefixes() << " pre-policy and " << bmp.loc_rib()
+      << " Loc-RIB prefixes, " << bmp.inits() << " initiations";
+  EXPECT_EQ(bmp.loc_rib(), kLocRibPrefixes);
   // The re-synchronisation re-encodes the Adj-RIB-In, which does not keep the 4 routes treated
   // as withdrawn (AS 0 in the AS_PATH): the other 577,699.
   EXPECT_EQ(bmp.prefixes(), kLocRibPrefixes);
-  std::printf("after the stall: %d initiations, %zu prefixes since the last\n", bmp.inits(),
-              bmp.prefixes());
+  std::printf(
+      "after the stall: %d initiations, %zu pre-policy and %zu Loc-RIB prefixes since the "
+      "last\n",
+      bmp.inits(), bmp.prefixes(), bmp.loc_rib());
   upstream->Signal(SIGTERM);
   sluice.Stop();
   pmbmpd->Signal(SIGTERM);
