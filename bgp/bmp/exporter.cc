@@ -62,6 +62,9 @@ BmpExporter::BmpExporter(asio::io_context& loop, RouteSource* routes, ExporterOp
 }
 
 BmpExporter::~BmpExporter() {
+  // The Loc-RIB monitor outlives us (its slot keeps it): a shard still inside a call must not
+  // reach the stations, whose thread stops here.
+  set_->Clear();
   stats_timer_.cancel();
   std::vector<uint8_t> term;
   AppendTermination(TerminationReason::kAdministrativelyClosed, &term);

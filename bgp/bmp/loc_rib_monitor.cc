@@ -19,6 +19,12 @@ void StationSet::Remove(const std::shared_ptr<Station>& station) {
   count_ = stations_.size();
 }
 
+void StationSet::Clear() {
+  std::lock_guard lock(mu_);
+  stations_.clear();
+  count_ = 0;
+}
+
 void StationSet::Broadcast(std::span<const uint8_t> message) const {
   std::lock_guard lock(mu_);
   for (const auto& s : stations_) s->Append(message);

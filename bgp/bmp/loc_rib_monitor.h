@@ -25,6 +25,8 @@ class StationSet {
  public:
   void Add(std::shared_ptr<Station> station);
   void Remove(const std::shared_ptr<Station>& station);
+  // Forgets every station; once it returns no Broadcast is appending to any of them.
+  void Clear();
   bool empty() const { return count_.load(std::memory_order_relaxed) == 0; }
   // Copies `message` into every station's buffer (Station::Append).
   void Broadcast(std::span<const uint8_t> message) const;

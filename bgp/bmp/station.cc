@@ -198,7 +198,14 @@ void Station::OnWrite(const error_code& ec, size_t n) {
 
 void Station::Finish(std::vector<uint8_t> message, double grace_s) {
   asio::post(io_, [self = shared_from_this(), message = std::move(message), grace_s] {
-    self->Append(message);
+    {
+      // Last, after whatever is queued (a snapshot in progress is cut short).
+      std::lock_guard lock(self->mu_);
+      if (self->state_ != State::kDisconnected) {
+        self->out_.insert(self->out_.end(), message.begin(), message.end());
+        self->KickLocked();
+      }
+    }
     self->finishing_ = true;
     self->timer_.cancel();
     bool idle;
