@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
@@ -63,8 +65,12 @@ void EncodeRibAttributes(const PathAttributes& attrs, std::vector<uint8_t>* out)
 
 absl::StatusOr<std::unique_ptr<MrtWriter>> MrtWriter::Open(const std::string& path) {
   const bool gzip = absl::EndsWith(path, ".gz");
+  errno = 0;
   gzFile f = gzopen(path.c_str(), gzip ? "wb6" : "wbT");
-  if (f == nullptr) return absl::InternalError(absl::StrFormat("cannot create %s", path));
+  if (f == nullptr) {
+    return absl::InternalError(absl::StrFormat(
+        "cannot create %s: %s", path, errno != 0 ? std::strerror(errno) : "out of memory"));
+  }
   std::unique_ptr<MrtWriter> w(new MrtWriter());
   w->gz_ = f;
   w->path_ = path;
@@ -82,6 +88,14 @@ absl::Status MrtWriter::Close() {
   const int rc = gzclose(static_cast<gzFile>(gz_));
   gz_ = nullptr;
   if (rc != Z_OK) return absl::InternalError(absl::StrFormat("writing %s failed", path_));
+  return absl::OkStatus();
+}
+
+absl::Status MrtWriter::Flush() {
+  if (!gz_) return absl::OkStatus();
+  if (gzflush(static_cast<gzFile>(gz_), Z_SYNC_FLUSH) != Z_OK) {
+    return absl::InternalError(absl::StrFormat("writing %s failed", path_));
+  }
   return absl::OkStatus();
 }
 

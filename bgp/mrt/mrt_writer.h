@@ -26,7 +26,8 @@ namespace sluice::bgp::mrt {
 
 class MrtWriter {
  public:
-  // Errors: Internal naming the path when it cannot be created.
+  // Errors: Internal naming the path and the system's reason (strerror) when it cannot be
+  // created.
   static absl::StatusOr<std::unique_ptr<MrtWriter>> Open(const std::string& path);
   // Appends the records to `out` (uncompressed) instead of a file.
   explicit MrtWriter(std::vector<uint8_t>* out);
@@ -42,6 +43,9 @@ class MrtWriter {
                                   const Bgp4mpMessage& message);
   absl::Status WriteBgp4mpStateChange(uint32_t timestamp, uint32_t microseconds, bool extended_time,
                                       bool as4, const Bgp4mpStateChange& change);
+  // Hands what is buffered to the operating system (a readable file so far; with gzip, a
+  // sync flush that costs some compression). Errors: Internal when writing failed.
+  absl::Status Flush();
   // Flushes and closes the file. Errors: Internal when writing failed.
   absl::Status Close();
 

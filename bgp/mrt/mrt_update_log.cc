@@ -1,0 +1,222 @@
+#include "bgp/mrt/mrt_update_log.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "bgp/mrt/mrt_path.h"
+#include "net/log.h"
+
+namespace sluice::bgp::mrt {
+namespace {
+
+constexpr uint32_t kAsTrans = 23456;  // RFC 6793 §9
+
+// RFC 6396 §4.4.1 numbers the states as RFC 4271 §8.2.2 lists them, from Idle = 1.
+uint16_t MrtState(FsmState s) { return uint16_t(uint16_t(s) + 1); }
+
+std::chrono::system_clock::time_point ToChrono(absl::Time t) {
+  return std::chrono::system_clock::from_time_t(0) +
+         std::chrono::microseconds(absl::ToUnixMicros(t));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<MrtUpdateLog>> MrtUpdateLog::Start(UpdateLogOptions options) {
+  if (options.rotate < absl::Seconds(1)) {
+    return absl::InvalidArgumentError("the update log's rotation period must be at least 1 s");
+  }
+  absl::StatusOr<std::string> name = FormatMrtPath(options.pattern, absl::Now());
+  if (!name.ok()) return name.status();
+  std::unique_ptr<MrtUpdateLog> log(new MrtUpdateLog(std::move(options)));
+  log->thread_ = std::thread([p = log.get()] { p->Run(); });
+  return log;
+}
+
+MrtUpdateLog::MrtUpdateLog(UpdateLogOptions options) : options_(std::move(options)) {}
+
+MrtUpdateLog::~MrtUpdateLog() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void MrtUpdateLog::OnStateChange(const TapPeer& peer, FsmState old_state, FsmState new_state) {
+  Item item;
+  item.time = absl::Now();
+  item.state_change = true;
+  item.old_state = MrtState(old_state);
+  item.new_state = MrtState(new_state);
+  item.peer_as = peer.remote_as;
+  item.local_as = peer.local_as;
+  item.peer_address = peer.remote_address;
+  item.local_address = peer.local_address;
+  Enqueue(std::move(item));
+}
+
+void MrtUpdateLog::OnMessageReceived(const TapPeer& peer, std::span<const uint8_t> message) {
+  Item item;
+  item.time = absl::Now();
+  item.as4 = peer.four_octet_as;
+  item.peer_as = item.as4 || peer.remote_as <= 0xffff ? peer.remote_as : kAsTrans;
+  item.local_as = item.as4 || peer.local_as <= 0xffff ? peer.local_as : kAsTrans;
+  item.peer_address = peer.remote_address;
+  item.local_address = peer.local_address;
+  {
+    // Checked before copying: a full queue costs the loop nothing more than this.
+    std::lock_guard lock(mu_);
+    if (queued_octets_ + message.size() > options_.queue_limit) {
+      ++stats_.dropped;
+      return;
+    }
+  }
+  item.message.assign(message.begin(), message.end());
+  Enqueue(std::move(item));
+}
+
+void MrtUpdateLog::Enqueue(Item item) {
+  const size_t octets = item.message.size() + 64;
+  {
+    std::lock_guard lock(mu_);
+    if (queued_octets_ + octets > options_.queue_limit) {
+      ++stats_.dropped;
+      return;
+    }
+    queued_octets_ += octets;
+    const bool was_empty = queue_.empty();
+    queue_.push_back(std::move(item));
+    if (!was_empty) return;
+  }
+  wake_.notify_one();
+}
+
+void MrtUpdateLog::Flush() {
+  std::unique_lock lock(mu_);
+  const uint64_t ticket = ++flush_asked_;
+  wake_.notify_one();
+  flushed_.wait(lock, [&] { return flush_done_ >= ticket || !thread_.joinable(); });
+}
+
+UpdateLogStats MrtUpdateLog::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void MrtUpdateLog::Run() {
+  std::deque<Item> batch;
+  for (;;) {
+    bool stop = false;
+    uint64_t flush = 0;
+    {
+      std::unique_lock lock(mu_);
+      const absl::Time period_end =
+          period_ == absl::InfinitePast() ? absl::Now() : period_ + options_.rotate;
+      wake_.wait_until(lock, ToChrono(period_end), [&] {
+        return stop_ || !queue_.empty() || flush_asked_ > flush_done_ || absl::Now() >= period_end;
+      });
+      batch.swap(queue_);
+      queued_octets_ = 0;
+      stop = stop_;
+      flush = flush_asked_;
+    }
+    // The current period's file, even when nothing arrives in it.
+    EnsureFile(PeriodStart(absl::Now(), options_.rotate));
+    for (const Item& item : batch) Write(item);
+    batch.clear();
+    if (writer_ && flush != 0) {
+      absl::Status s = writer_->Flush();
+      if (!s.ok()) {
+        std::lock_guard lock(mu_);
+        stats_.error = std::string(s.message());
+      }
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (stats_.dropped > dropped_reported_) {
+        SLUICE_LOG(kWarning) << "MRT update log: " << stats_.dropped - dropped_reported_
+                             << " records dropped" << (stats_.error.empty() ? "" : ": ")
+                             << stats_.error;
+        dropped_reported_ = stats_.dropped;
+      }
+      flush_done_ = flush;
+    }
+    flushed_.notify_all();
+    if (stop) break;
+  }
+  CloseFile();
+}
+
+void MrtUpdateLog::EnsureFile(absl::Time period) {
+  const absl::Time now = absl::Now();
+  if (period == period_ && (writer_ || now < next_attempt_)) return;
+  if (period != period_) CloseFile();
+  period_ = period;
+  next_attempt_ = now + absl::Seconds(1);
+  absl::StatusOr<std::string> name = FormatMrtPath(options_.pattern, period);
+  absl::StatusOr<std::unique_ptr<MrtWriter>> w =
+      name.ok() ? MrtWriter::Open(*name)
+                : absl::StatusOr<std::unique_ptr<MrtWriter>>(name.status());
+  std::lock_guard lock(mu_);
+  if (!w.ok()) {
+    if (stats_.error != w.status().message()) {
+      SLUICE_LOG(kWarning) << "MRT update log: " << w.status().message();
+    }
+    stats_.error = std::string(w.status().message());
+    return;
+  }
+  writer_ = std::move(*w);
+  stats_.file = *name;
+  ++stats_.files;
+}
+
+void MrtUpdateLog::CloseFile() {
+  if (!writer_) return;
+  absl::Status s = writer_->Close();
+  writer_.reset();
+  std::lock_guard lock(mu_);
+  stats_.file.clear();
+  if (!s.ok()) stats_.error = std::string(s.message());
+}
+
+void MrtUpdateLog::Write(const Item& item) {
+  EnsureFile(PeriodStart(item.time, options_.rotate));
+  if (!writer_) {
+    std::lock_guard lock(mu_);
+    ++stats_.dropped;
+    return;
+  }
+  const int64_t us = absl::ToUnixMicros(item.time);
+  const uint32_t seconds = uint32_t(us / 1000000);
+  const uint32_t micros = uint32_t(us % 1000000);
+  absl::Status s;
+  if (item.state_change) {
+    Bgp4mpStateChange c;
+    c.peer_as = item.peer_as;
+    c.local_as = item.local_as;
+    c.peer_address = item.peer_address;
+    c.local_address = item.local_address;
+    c.old_state = item.old_state;
+    c.new_state = item.new_state;
+    s = writer_->WriteBgp4mpStateChange(seconds, micros, true, /*as4=*/true, c);
+  } else {
+    Bgp4mpMessage m;
+    m.peer_as = item.peer_as;
+    m.local_as = item.local_as;
+    m.peer_address = item.peer_address;
+    m.local_address = item.local_address;
+    m.as4 = item.as4;
+    m.message = Bytes(item.message.data(), item.message.size());
+    s = writer_->WriteBgp4mpMessage(seconds, micros, true, m);
+  }
+  std::lock_guard lock(mu_);
+  if (!s.ok()) {
+    ++stats_.dropped;
+    stats_.error = std::string(s.message());
+    return;
+  }
+  ++(item.state_change ? stats_.state_changes : stats_.messages);
+}
+
+}  // namespace sluice::bgp::mrt

@@ -1,0 +1,106 @@
+#pragma once
+// MrtUpdateLog: a live MRT log (RFC 6396) of what every BGP session receives, as the public
+// collectors write theirs ("updates" files): a BGP4MP_ET record (§3, microsecond timestamps) for
+//   - every message received, whole and before decoding (§4.4.2 BGP4MP_MESSAGE_AS4, or
+//     BGP4MP_MESSAGE (§4.4.2) when the session did not negotiate 4-octet AS numbers, RFC 6793,
+//     so that readers decode its AS_PATHs with 2-octet AS numbers), and
+//   - every FSM state change (§4.4.4 BGP4MP_STATE_CHANGE_AS4, states numbered as in RFC 4271
+//     §8.2.2: Idle 1 ... Established 6).
+// It is a MessageTap (bgp/session/message_tap.h): PeerManager::AddTap(log) feeds it on the event
+// loop. The loop only copies each message into a bounded queue; a writer thread encodes and
+// writes. When the queue holds `queue_limit` octets a record is dropped and counted (stats():
+// dropped), never waited for: a slow disk never slows the sessions.
+//
+// Files: the name is `pattern` (strftime, UTC: mrt_path.h) filled in with the start of the
+// `rotate` period a record falls in; at the end of each period the file is closed and the next
+// one opened (a file per period, empty when nothing was received). A name ending in ".gz" is
+// gzip-compressed. A file that cannot be opened (a missing directory, no permission) drops the
+// period's records, counted, with the reason in stats().error; opening is tried again at most
+// once a second.
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "bgp/mrt/mrt_writer.h"
+#include "bgp/session/message_tap.h"
+
+namespace sluice::bgp::mrt {
+
+struct UpdateLogOptions {
+  std::string pattern;                        // strftime pattern of the file names
+  absl::Duration rotate = absl::Minutes(15);  // a new file every period; at least 1 s
+  size_t queue_limit = size_t(64) << 20;      // octets of messages waiting for the writer
+};
+
+struct UpdateLogStats {
+  uint64_t messages = 0;       // BGP4MP(_ET) MESSAGE records written
+  uint64_t state_changes = 0;  // STATE_CHANGE_AS4 records written
+  uint64_t dropped = 0;        // records lost: queue full, or no file to write them to
+  uint64_t files = 0;          // files opened
+  std::string file;            // the file being written ("" when none is open)
+  std::string error;           // the last error opening or writing a file ("" if none)
+};
+
+class MrtUpdateLog : public MessageTap {
+ public:
+  // Starts the writer thread and opens the current period's file. Errors: InvalidArgument for
+  // an empty or unusable pattern or a `rotate` under 1 s. (A file that cannot be opened is not
+  // an error here: see stats().)
+  static absl::StatusOr<std::unique_ptr<MrtUpdateLog>> Start(UpdateLogOptions options);
+  // Writes what is queued, closes the file and joins the writer thread.
+  ~MrtUpdateLog() override;
+
+  // MessageTap, on the event loop.
+  void OnStateChange(const TapPeer& peer, FsmState old_state, FsmState new_state) override;
+  void OnMessageReceived(const TapPeer& peer, std::span<const uint8_t> message) override;
+
+  // Waits until every record queued before the call is written and flushed to the file.
+  void Flush();
+  UpdateLogStats stats() const;
+  const UpdateLogOptions& options() const { return options_; }
+
+ private:
+  struct Item {
+    absl::Time time;
+    bool state_change = false;
+    bool as4 = true;
+    uint16_t old_state = 0, new_state = 0;
+    uint32_t peer_as = 0, local_as = 0;
+    net::IPAddress peer_address, local_address;
+    std::vector<uint8_t> message;
+  };
+  explicit MrtUpdateLog(UpdateLogOptions options);
+  void Enqueue(Item item);
+  void Run();
+  // Writer thread: the file for the period starting at `period` is open (or its opening failed).
+  void EnsureFile(absl::Time period);
+  void CloseFile();
+  void Write(const Item& item);
+
+  const UpdateLogOptions options_;
+  // Shared with the writer thread under mu_.
+  mutable std::mutex mu_;
+  std::condition_variable wake_, flushed_;
+  std::deque<Item> queue_;
+  size_t queued_octets_ = 0;
+  bool stop_ = false;
+  uint64_t flush_asked_ = 0, flush_done_ = 0;
+  UpdateLogStats stats_;
+  // Writer thread only.
+  std::unique_ptr<MrtWriter> writer_;
+  absl::Time period_ = absl::InfinitePast();  // of the open file (or of the failed attempt)
+  absl::Time next_attempt_ = absl::InfinitePast();
+  uint64_t dropped_reported_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace sluice::bgp::mrt
