@@ -2,6 +2,7 @@
 
 #include "bgp/process/bgp_service.h"
 #include "bgp/process/damping_service.h"
+#include "bgp/process/mrt_service.h"
 #include "ipc/profile_service.h"
 #include "net/log.h"
 #include "net/status_macros.h"
@@ -65,6 +66,7 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   bmp::ExporterOptions bmp_options;
   bmp_options.sys_name = options_.instance;
   bmp_ = std::make_unique<BmpControl>(io, bgp_.get(), bmp_options);
+  mrt_ = std::make_unique<MrtOutputs>(io, bgp_.get());
   // A new restart time: the RIB keeps our routes that long.
   bgp_->set_on_restart_time([this](uint16_t restart_time) {
     if (rib_ && !shut_down_) rib_->RegisterProtocols(restart_time);
@@ -78,6 +80,7 @@ absl::Status BgpDaemon::Start() {
   RETURN_IF_ERROR(ServeBgp(*router_, *bgp_));
   RETURN_IF_ERROR(ServeDamping(*router_, *damping_));  // bgp/1.0 damping methods
   RETURN_IF_ERROR(ServeBmp(*router_, *bmp_));          // bgp/1.0 BMP station methods
+  RETURN_IF_ERROR(ServeMrt(*router_, *mrt_));          // bgp/1.0 MRT methods
   if (rib_) RETURN_IF_ERROR(ServeRibClient(*router_, *bgp_, redist_.get()));
   RETURN_IF_ERROR(ServePolicyBackend(*router_, *policy_));
   if (rpki_) RETURN_IF_ERROR(rpki_->Start());  // rpki_client/1.0, and the rpki class's births

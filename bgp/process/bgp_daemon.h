@@ -18,6 +18,8 @@
 //                                     change and VrpsChanged (re-validation) after it
 //   every session (MessageTap) ──► BmpControl ──► BMP stations (bmp_service.h, bgp/bmp/);
 //                                     bgp/1.0 add/delete/list_bmp_station(s)
+//   bgp/1.0 MRT methods (mrt_service.h) ──► MrtOutputs: update log (a MessageTap on the
+//                                     sessions), periodic and on-demand TABLE_DUMP_V2 files
 //   RIB register_protocol answer (stale routes) ──► RestartCoordinator ──► R bit, End-of-RIB
 //                                     gate, rib/1.0/end_of_rib (restart_coordinator.h)
 //
@@ -37,6 +39,7 @@
 #include "bgp/process/bgp_process.h"
 #include "bgp/process/bgp_redist.h"
 #include "bgp/process/bmp_service.h"
+#include "bgp/process/mrt_outputs.h"
 #include "bgp/process/policy_service.h"
 #include "bgp/process/restart_coordinator.h"
 #include "bgp/process/rib_ipc_client.h"
@@ -86,6 +89,7 @@ class BgpDaemon {
   BgpRedist* redist() { return redist_.get(); }  // null without a RIB
   RpkiIpcClient* rpki() { return rpki_.get(); }  // null without RPKI
   BmpControl& bmp() { return *bmp_; }
+  MrtOutputs& mrt() { return *mrt_; }
 
  private:
   BgpDaemonOptions options_;
@@ -102,6 +106,7 @@ class BgpDaemon {
   std::unique_ptr<VrpListener> vrp_listener_;    // VRP changes → bgp_'s re-validation
   std::unique_ptr<RpkiIpcClient> rpki_;
   std::unique_ptr<BmpControl> bmp_;  // taps bgp_'s sessions: destroyed before it
+  std::unique_ptr<MrtOutputs> mrt_;  // the update log taps bgp_'s sessions
   bool shut_down_ = false;
 };
 
