@@ -59,5 +59,6 @@ int RunClear(const std::vector<std::string>& args, Context& context);
 int RunEnable(const std::vector<std::string>& args, Context& context);
 int RunDisable(const std::vector<std::string>& args, Context& context);
 int RunSet(const std::vector<std::string>& args, Context& context);
+int RunDump(const std::vector<std::string>& args, Context& context);
 
 }  // namespace sluice::rtrmgr::cli

@@ -70,6 +70,12 @@ const std::vector<Command>& Commands() {
        {{"set log level { debug | info | warning | error } [ PROCESS ]",
          "log threshold of PROCESS (rtrmgr, fea, rib, static, rpki, bgp) or of all"}},
        RunSet},
+      {"dump",
+       "write a BGP table to a file as MRT (RFC 6396), for bgpdump and other MRT tools",
+       {{"dump bgp table FILE [ peer ADDR ]",
+         "the Loc-RIB (or ADDR's Adj-RIB-In, as received) as TABLE_DUMP_V2, written by "
+         "sluice-bgp as its user; FILE.gz: gzip-compressed"}},
+       RunDump},
       {"configure",
        "change the running configuration, all or nothing",
        {
