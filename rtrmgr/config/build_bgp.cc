@@ -201,6 +201,7 @@ void BuildBgp(const ConfigNode& node, BgpConfig* bgp, Diagnostics* diags) {
               }
             })
       .Once("damping", [&](const ConfigNode& s) { BuildDamping(s, &bgp->damping, diags); })
+      .Once("mrt", [&](const ConfigNode& s) { BuildBgpMrt(s, &bgp->mrt, diags); })
       .Once("graceful-restart", [&](const ConfigNode& s) { BuildGracefulRestart(s, bgp, diags); })
       .Many("listen", [&](const ConfigNode& s) { ReadListen(s, bgp, diags); })
       .Once("cluster-id",

@@ -157,6 +157,19 @@ struct DampingConfig {
   friend bool operator==(const DampingConfig&, const DampingConfig&) = default;
 };
 
+// mrt { table-dump "PATTERN" { interval 2h; } updates "PATTERN" { rotate 15m; } }: sluice-bgp's
+// MRT (RFC 6396) files. Patterns are absolute strftime(3) patterns filled in with UTC time; a
+// name ending in ".gz" is gzip-compressed. Times in seconds.
+struct BgpMrtConfig {
+  std::string table_dump;                 // TABLE_DUMP_V2 of the Loc-RIB; "": none
+  uint32_t table_dump_interval_s = 7200;  // every interval, aligned on the epoch
+  std::string updates;                    // BGP4MP_ET log of what every session receives; "": none
+  uint32_t updates_rotate_s = 900;        // a new file every period, aligned on the epoch
+  Where where;
+  bool enabled() const { return !table_dump.empty() || !updates.empty(); }
+  friend bool operator==(const BgpMrtConfig&, const BgpMrtConfig&) = default;
+};
+
 struct BgpPeer {
   // Everything the session layer takes (bgp/session/peer_config.h), already validated by
   // PeerConfig::Validate(): address, port, remote AS, local address, hold time, passive, MD5
@@ -246,6 +259,7 @@ struct BgpConfig {
   net::IPv4Address bgp_id;
   uint32_t threads = 0;   // shard stage workers, 1..256; 0 (unset): the hardware threads
   DampingConfig damping;  // parameters for the peers with `damping;`
+  BgpMrtConfig mrt;       // MRT table dumps and update log
   // graceful-restart { restart-time 120; stale-routes-time 360; } (RFC 4724; seconds): the
   // restart time we advertise (and the RIB keeps our routes for), and how long a restarted peer
   // has to send End-of-RIB. A peer's `graceful-restart disable;` is its session's switch.

@@ -35,6 +35,8 @@ void BuildGroup(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
 void BuildNetwork(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
 // bmp { station ADDRESS { port N; buffer-size MIB; } ... } (build_bgp_bmp.cc).
 void BuildBmp(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags);
+// Inside bgp: `mrt { table-dump "PATTERN" { interval 2h; } updates "PATTERN" { rotate 15m; } }`.
+void BuildBgpMrt(const ConfigNode& n, BgpMrtConfig* mrt, Diagnostics* diags);
 
 // Names shared by several sections.
 // A policy name as the policy language spells it: [A-Za-z_][A-Za-z0-9_.-]*, at most 64.

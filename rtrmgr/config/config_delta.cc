@@ -421,6 +421,13 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
          return b.threads == 0 ? std::string("default") : absl::StrCat(b.threads);
        }},
       {"damping", [](const BgpConfig& b) { return b.enabled ? DampingText(b.damping) : ""; }},
+      {"mrt",
+       [](const BgpConfig& b) {
+         if (!b.enabled || !b.mrt.enabled()) return std::string();
+         return absl::StrCat("table-dump \"", b.mrt.table_dump, "\" interval ",
+                             b.mrt.table_dump_interval_s, " updates \"", b.mrt.updates,
+                             "\" rotate ", b.mrt.updates_rotate_s);
+       }},
       {"graceful-restart",
        [](const BgpConfig& b) {
          if (!b.enabled) return std::string();
@@ -442,6 +449,7 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
       }
       if (f.keyword == "threads") d.threads_changed = true;
       if (f.keyword == "damping") d.damping_changed = true;
+      if (f.keyword == "mrt") d.mrt_changed = true;
       if (f.keyword == "graceful-restart") d.graceful_restart_changed = true;
     }
   }

@@ -132,8 +132,9 @@ struct BgpDelta {
   bool identity_changed = false;  // local-as, bgp-id or cluster-id; every remaining peer is reset
   bool threads_changed = false;
   bool damping_changed = false;
+  bool mrt_changed = false;               // bgp/1.0/set_mrt (or clear_mrt) again
   bool graceful_restart_changed = false;  // bgp/1.0/set_graceful_restart again
-  std::vector<FieldChange> fields;        // local-as, bgp-id, cluster-id, threads, damping
+  std::vector<FieldChange> fields;        // local-as, bgp-id, cluster-id, threads, damping, mrt
   std::vector<BgpListen> listen_added, listen_removed;
   // BMP stations (a changed one is removed and added again).
   std::vector<BmpStation> bmp_added, bmp_removed;

@@ -284,6 +284,20 @@ void PrintBgp(const BgpConfig& bgp, const PrintOptions& options, Writer* w) {
     w->Statement("max-suppress " + FormatDuration(bgp.damping.max_suppress_s));
     w->Close();
   }
+  if (bgp.mrt.enabled()) {
+    w->Open("mrt");
+    if (!bgp.mrt.table_dump.empty()) {
+      w->Open("table-dump " + QuoteString(bgp.mrt.table_dump));
+      w->Statement("interval " + FormatDuration(bgp.mrt.table_dump_interval_s));
+      w->Close();
+    }
+    if (!bgp.mrt.updates.empty()) {
+      w->Open("updates " + QuoteString(bgp.mrt.updates));
+      w->Statement("rotate " + FormatDuration(bgp.mrt.updates_rotate_s));
+      w->Close();
+    }
+    w->Close();
+  }
   for (const BgpListen& l : bgp.listen) {
     w->Statement(l.port == 179 ? "listen " + l.address.ToString() : "listen " + l.ToString());
   }

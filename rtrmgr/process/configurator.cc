@@ -47,6 +47,8 @@ const M<bgp_v1::AddBmpStationRequest, bgp_v1::AddBmpStationReply> kAddBmpStation
     "bgp/1.0/add_bmp_station"};
 const M<bgp_v1::DeleteBmpStationRequest, bgp_v1::DeleteBmpStationReply> kDeleteBmpStation{
     "bgp/1.0/delete_bmp_station"};
+const M<bgp_v1::SetMrtRequest, bgp_v1::SetMrtReply> kSetMrt{"bgp/1.0/set_mrt"};
+const M<bgp_v1::ClearMrtRequest, bgp_v1::ClearMrtReply> kClearMrt{"bgp/1.0/clear_mrt"};
 const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
     "bgp/1.0/set_peer_damping"};
 const M<ifmgr_v1::AddInterfaceRequest, ifmgr_v1::AddInterfaceReply> kAddInterface{
@@ -462,6 +464,23 @@ void Configurator::Damping(std::shared_ptr<Batch> batch, const DampingConfig& da
   Batch::Call(batch, router_, "bgp", kSetDamping, r, "bgp damping");
 }
 
+void Configurator::Mrt(std::shared_ptr<Batch> batch, const BgpMrtConfig& mrt) {
+  if (!mrt.enabled()) {
+    Batch::Call(batch, router_, "bgp", kClearMrt, bgp_v1::ClearMrtRequest(), "bgp mrt");
+    return;
+  }
+  bgp_v1::SetMrtRequest r;
+  if (!mrt.table_dump.empty()) {
+    r.mutable_table_dump()->set_pattern(mrt.table_dump);
+    r.mutable_table_dump()->set_interval_s(mrt.table_dump_interval_s);
+  }
+  if (!mrt.updates.empty()) {
+    r.mutable_updates()->set_pattern(mrt.updates);
+    r.mutable_updates()->set_rotate_s(mrt.updates_rotate_s);
+  }
+  Batch::Call(batch, router_, "bgp", kSetMrt, r, "bgp mrt");
+}
+
 void Configurator::PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address,
                                bool enabled) {
   bgp_v1::SetPeerDampingRequest r;
@@ -497,6 +516,7 @@ void Configurator::ConfigureBgp(const Config& config, Done done) {
   for (const BgpListen& l : config.bgp.listen) Listen(batch, l, false);
   Damping(batch, config.bgp.damping);
   for (const auto& [key, station] : config.bgp.bmp_stations) Bmp(batch, station, false);
+  if (config.bgp.mrt.enabled()) Mrt(batch, config.bgp.mrt);
   Redistribute(batch, config, RedistChains(config));
   for (const auto& [address, peer] : config.bgp.peers) AddPeerFully(batch, config, peer);
   for (const auto& [prefix, network] : config.bgp.networks) Originate(batch, network);
@@ -561,6 +581,7 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
   for (const BmpStation& s : b.bmp_removed) Bmp(batch, s, true);
   for (const BmpStation& s : b.bmp_added) Bmp(batch, s, false);
   if (b.damping_changed) Damping(batch, next.bgp.damping);
+  if (b.mrt_changed) Mrt(batch, next.bgp.mrt);
   if (b.started || b.graceful_restart_changed) GracefulRestart(batch, next.bgp);
   {
     // The redistribution banks whose chain or policies changed, and those no longer used.

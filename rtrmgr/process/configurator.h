@@ -100,6 +100,8 @@ class Configurator {
   void Redistribute(std::shared_ptr<Batch> batch, const Config& config,
                     const std::map<std::string, std::vector<NameRef>>& chains);
   void Damping(std::shared_ptr<Batch> batch, const DampingConfig& damping);
+  // bgp/1.0/set_mrt with the mrt block, or clear_mrt when it is absent.
+  void Mrt(std::shared_ptr<Batch> batch, const BgpMrtConfig& mrt);
   void PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address, bool enabled);
   void SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bgp);
   // `network PREFIX { ... }`: originate_route with its attributes, or withdraw_route.
