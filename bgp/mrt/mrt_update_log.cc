@@ -1,5 +1,6 @@
 #include "bgp/mrt/mrt_update_log.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -21,12 +22,15 @@ std::chrono::system_clock::time_point ToChrono(absl::Time t) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<MrtUpdateLog>> MrtUpdateLog::Start(UpdateLogOptions options) {
+absl::Status MrtUpdateLog::Check(const UpdateLogOptions& options) {
   if (options.rotate < absl::Seconds(1)) {
     return absl::InvalidArgumentError("the update log's rotation period must be at least 1 s");
   }
-  absl::StatusOr<std::string> name = FormatMrtPath(options.pattern, absl::Now());
-  if (!name.ok()) return name.status();
+  return FormatMrtPath(options.pattern, absl::Now()).status();
+}
+
+absl::StatusOr<std::unique_ptr<MrtUpdateLog>> MrtUpdateLog::Start(UpdateLogOptions options) {
+  if (absl::Status s = Check(options); !s.ok()) return s;
   std::unique_ptr<MrtUpdateLog> log(new MrtUpdateLog(std::move(options)));
   log->thread_ = std::thread([p = log.get()] { p->Run(); });
   return log;
@@ -121,10 +125,10 @@ void MrtUpdateLog::Run() {
       stop = stop_;
       flush = flush_asked_;
     }
-    // The current period's file, even when nothing arrives in it.
-    EnsureFile(PeriodStart(absl::Now(), options_.rotate));
     for (const Item& item : batch) Write(item);
     batch.clear();
+    // The current period's file, even when nothing arrives in it.
+    EnsureFile(PeriodStart(absl::Now(), options_.rotate));
     if (writer_ && flush != 0) {
       absl::Status s = writer_->Flush();
       if (!s.ok()) {
@@ -150,14 +154,20 @@ void MrtUpdateLog::Run() {
 
 void MrtUpdateLog::EnsureFile(absl::Time period) {
   const absl::Time now = absl::Now();
-  if (period == period_ && (writer_ || now < next_attempt_)) return;
-  if (period != period_) CloseFile();
+  if (period <= period_ && (writer_ || now < next_attempt_)) return;
+  period = std::max(period, period_);
+  absl::StatusOr<std::string> name = FormatMrtPath(options_.pattern, period);
+  if (writer_ && name.ok() && *name == writer_name_) {
+    period_ = period;  // the pattern names the same file: keep writing it
+    return;
+  }
+  CloseFile();
   period_ = period;
   next_attempt_ = now + absl::Seconds(1);
-  absl::StatusOr<std::string> name = FormatMrtPath(options_.pattern, period);
   absl::StatusOr<std::unique_ptr<MrtWriter>> w =
-      name.ok() ? MrtWriter::Open(*name)
+      name.ok() ? MrtWriter::Open(*name, /*append=*/true)
                 : absl::StatusOr<std::unique_ptr<MrtWriter>>(name.status());
+  if (w.ok()) writer_name_ = *name;
   std::lock_guard lock(mu_);
   if (!w.ok()) {
     if (stats_.error != w.status().message()) {

@@ -13,10 +13,12 @@
 //
 // Files: the name is `pattern` (strftime, UTC: mrt_path.h) filled in with the start of the
 // `rotate` period a record falls in; at the end of each period the file is closed and the next
-// one opened (a file per period, empty when nothing was received). A name ending in ".gz" is
-// gzip-compressed. A file that cannot be opened (a missing directory, no permission) drops the
-// period's records, counted, with the reason in stats().error; opening is tried again at most
-// once a second.
+// one opened (a file per period, empty when nothing was received). Files are appended to, so a
+// log started again within a period (a new configuration, a restart of sluice-bgp) keeps what
+// the period's file held, and a pattern that names the same file for two periods keeps one
+// growing file. A name ending in ".gz" is gzip-compressed (a member per opening). A file that
+// cannot be opened (a missing directory, no permission) drops the period's records, counted, with
+// the reason in stats().error; opening is tried again at most once a second.
 
 #include <condition_variable>
 #include <cstdint>
@@ -56,6 +58,8 @@ class MrtUpdateLog : public MessageTap {
   // an empty or unusable pattern or a `rotate` under 1 s. (A file that cannot be opened is not
   // an error here: see stats().)
   static absl::StatusOr<std::unique_ptr<MrtUpdateLog>> Start(UpdateLogOptions options);
+  // The checks of Start, without starting.
+  static absl::Status Check(const UpdateLogOptions& options);
   // Writes what is queued, closes the file and joins the writer thread.
   ~MrtUpdateLog() override;
 
@@ -82,6 +86,7 @@ class MrtUpdateLog : public MessageTap {
   void Enqueue(Item item);
   void Run();
   // Writer thread: the file for the period starting at `period` is open (or its opening failed).
+  // Periods only move forward: a record queued before a rotation goes in the newer file.
   void EnsureFile(absl::Time period);
   void CloseFile();
   void Write(const Item& item);
@@ -97,6 +102,7 @@ class MrtUpdateLog : public MessageTap {
   UpdateLogStats stats_;
   // Writer thread only.
   std::unique_ptr<MrtWriter> writer_;
+  std::string writer_name_;                   // the open file's name
   absl::Time period_ = absl::InfinitePast();  // of the open file (or of the failed attempt)
   absl::Time next_attempt_ = absl::InfinitePast();
   uint64_t dropped_reported_ = 0;

@@ -63,10 +63,10 @@ void EncodeRibAttributes(const PathAttributes& attrs, std::vector<uint8_t>* out)
   EncodeAttributes(attrs, options, 16, 255, w);
 }
 
-absl::StatusOr<std::unique_ptr<MrtWriter>> MrtWriter::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<MrtWriter>> MrtWriter::Open(const std::string& path, bool append) {
   const bool gzip = absl::EndsWith(path, ".gz");
   errno = 0;
-  gzFile f = gzopen(path.c_str(), gzip ? "wb6" : "wbT");
+  gzFile f = gzopen(path.c_str(), append ? (gzip ? "ab6" : "abT") : (gzip ? "wb6" : "wbT"));
   if (f == nullptr) {
     return absl::InternalError(absl::StrFormat(
         "cannot create %s: %s", path, errno != 0 ? std::strerror(errno) : "out of memory"));

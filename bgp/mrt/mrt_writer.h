@@ -26,9 +26,11 @@ namespace sluice::bgp::mrt {
 
 class MrtWriter {
  public:
-  // Errors: Internal naming the path and the system's reason (strerror) when it cannot be
-  // created.
-  static absl::StatusOr<std::unique_ptr<MrtWriter>> Open(const std::string& path);
+  // Creates (or with `append`, appends to: a gzip file gets another gzip member, which readers
+  // take as one stream) the file at `path`. Errors: Internal naming the path and the system's
+  // reason (strerror) when it cannot be opened.
+  static absl::StatusOr<std::unique_ptr<MrtWriter>> Open(const std::string& path,
+                                                         bool append = false);
   // Appends the records to `out` (uncompressed) instead of a file.
   explicit MrtWriter(std::vector<uint8_t>* out);
   ~MrtWriter();

@@ -45,16 +45,19 @@ MrtOutputs::~MrtOutputs() {
 }
 
 absl::Status MrtOutputs::SetUpdateLog(std::optional<mrt::UpdateLogOptions> options) {
-  std::unique_ptr<mrt::MrtUpdateLog> log;
   if (options) {
-    absl::StatusOr<std::unique_ptr<mrt::MrtUpdateLog>> started =
-        mrt::MrtUpdateLog::Start(std::move(*options));
-    if (!started.ok()) return started.status();
-    log = std::move(*started);
+    if (absl::Status s = mrt::MrtUpdateLog::Check(*options); !s.ok()) return s;
   }
+  // The old log writes what it queued and closes its file before the new one opens (perhaps
+  // the same file, appended to).
   if (update_log_) bgp_->peers().RemoveTap(update_log_.get());
-  update_log_ = std::move(log);  // the old log writes what it queued and closes its file
-  if (update_log_) bgp_->peers().AddTap(update_log_.get());
+  update_log_.reset();
+  if (!options) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<mrt::MrtUpdateLog>> started =
+      mrt::MrtUpdateLog::Start(std::move(*options));
+  if (!started.ok()) return started.status();
+  update_log_ = std::move(*started);
+  bgp_->peers().AddTap(update_log_.get());
   return absl::OkStatus();
 }
 

@@ -245,6 +245,34 @@ TEST(MrtUpdateLogTest, RotationStartsANewFilePerPeriod) {
   EXPECT_EQ(with_records, 2);
 }
 
+// A log started again within its period (new configuration, restarted sluice-bgp) keeps what
+// the file held; so does a pattern naming one file for every period; gzip files too.
+TEST(MrtUpdateLogTest, StartedAgainAppends) {
+  TempDir dir;
+  const std::vector<uint8_t> u = Update(true, {64496}, {"198.51.100.0/24"});
+  for (const char* name : {"updates.%Y%m%d", "updates.gz"}) {
+    for (int round = 0; round < 2; ++round) {
+      auto log = MrtUpdateLog::Start({dir / name, absl::Seconds(1)});
+      ASSERT_TRUE(log.ok());
+      (*log)->OnMessageReceived(Peer(true), u);
+      (*log)->Flush();
+      if (round == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+      (*log)->OnMessageReceived(Peer(true), u);
+    }
+  }
+  const std::vector<std::string> files = dir.Files();
+  ASSERT_EQ(files.size(), 2u);
+  for (const std::string& f : files) {
+    auto reader = MrtReader::Open(f);
+    ASSERT_TRUE(reader.ok());
+    MrtRecord r;
+    int records = 0;
+    while ((*reader)->Next(&r)) ++records;
+    EXPECT_FALSE((*reader)->truncated()) << f << ": " << (*reader)->error();
+    EXPECT_EQ(records, 4) << f;
+  }
+}
+
 TEST(MrtTableDumpTest, LocRibReadsBackAndAsBgpdumpSeesIt) {
   TempDir dir;
   AttributeStore store;

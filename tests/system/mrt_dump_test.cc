@@ -324,8 +324,6 @@ TEST_F(MrtDumpTest, DISABLED_MrtDumpCost) {
       ASSERT_TRUE(replayed.ok()) << replayed;
       (log ? with_log : without_log).push_back(router.replay_seconds);
       if (log) {
-        bgp_v1::DumpTableRequest q;
-        q.set_path(dir + "/rib.mrt");
         const CommandResult d = router.r.Sluice({"dump", "bgp", "table", dir + "/rib.mrt"}, 600000);
         ASSERT_EQ(d.exit_code, 0) << d.err;
         const size_t in = d.out.rfind(" in ");
@@ -347,7 +345,7 @@ TEST_F(MrtDumpTest, DISABLED_MrtDumpCost) {
   std::printf(
       "PCH replay to the whole Loc-RIB, median of 3: %.2f s without the update log, "
       "%.2f s with it; table dump of %zu prefixes: %.2f s\n",
-      Median(without_log), Median(with_log), kPchAnnouncements, Median(dumps));
+      Median(without_log), Median(with_log), kPchLocRib, Median(dumps));
 }
 
 }  // namespace
