@@ -138,7 +138,9 @@ void MrtUpdateLog::Run() {
     }
     {
       std::lock_guard lock(mu_);
-      if (stats_.dropped > dropped_reported_) {
+      // Drops are reported at most every 10 s, with how many since the last report.
+      if (stats_.dropped > dropped_reported_ && absl::Now() >= next_drop_report_) {
+        next_drop_report_ = absl::Now() + absl::Seconds(10);
         SLUICE_LOG(kWarning) << "MRT update log: " << stats_.dropped - dropped_reported_
                              << " records dropped" << (stats_.error.empty() ? "" : ": ")
                              << stats_.error;

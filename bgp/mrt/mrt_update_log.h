@@ -106,6 +106,7 @@ class MrtUpdateLog : public MessageTap {
   absl::Time period_ = absl::InfinitePast();  // of the open file (or of the failed attempt)
   absl::Time next_attempt_ = absl::InfinitePast();
   uint64_t dropped_reported_ = 0;
+  absl::Time next_drop_report_ = absl::InfinitePast();
   std::thread thread_;
 };
 

@@ -8,6 +8,8 @@
 //   - the update log has one announcement line per prefix the upstream sent (577,703: the
 //     Loc-RIB's 577,699 with the path it holds, and 4 whose AS_PATH holds AS 0, treated as
 //     withdrawn by RFC 7607), no withdrawal, and the session's state changes up to Established;
+//   - a dump of the upstream's Adj-RIB-In (`peer ADDR`) holds what list_routes shows of it;
+//   - set_mrt through `sluice call` takes effect (get_mrt);
 //   - a dump into a directory sluice-bgp's user may not write fails saying why.
 // Skipped without the data or bgpdump. MrtDumpCost (disabled; --gtest_also_run_disabled_tests)
 // prints the cost: the time of a dump, and the replay's time with the update log on and off.
@@ -245,6 +247,25 @@ TEST_F(MrtDumpTest, TableDumpsAndUpdateLogHoldWhatSluiceHolds) {
   EXPECT_EQ(now.table_lines, loc_rib.size());
   EXPECT_TRUE(now.table == loc_rib) << Differences(loc_rib, now.table);
 
+  // The upstream's Adj-RIB-In, on request.
+  const std::string in_file = dir + "/adj-rib-in.mrt.gz";
+  const CommandResult in_dump =
+      router.r.Sluice({"dump", "bgp", "table", in_file, "peer", kUpstreamAddress}, 600000);
+  ASSERT_EQ(in_dump.exit_code, 0) << in_dump.err;
+  std::map<std::string, std::string> adj_rib_in;
+  auto in_routes =
+      rtrmgr::cli::AllBgpRoutes(router.r.client(), bgp_v1::ADJ_RIB_IN, kUpstreamAddress, "ipv4");
+  ASSERT_TRUE(in_routes.ok()) << in_routes.status();
+  for (const auto& route : *in_routes) {
+    if (auto p = ipc::FromProto(route.network()); p.ok())
+      adj_rib_in[p->ToString()] = route.as_path();
+  }
+  BgpdumpView in_view;
+  Bgpdump(in_file, &in_view);
+  std::printf("Adj-RIB-In of %s: %zu prefixes listed, %zu in the dump\n", kUpstreamAddress,
+              adj_rib_in.size(), in_view.table.size());
+  EXPECT_TRUE(in_view.table == adj_rib_in) << Differences(adj_rib_in, in_view.table);
+
   // Periodic: the first dump started after the table arrived.
   std::string periodic;
   ASSERT_TRUE(Eventually(
@@ -289,6 +310,17 @@ TEST_F(MrtDumpTest, TableDumpsAndUpdateLogHoldWhatSluiceHolds) {
   EXPECT_EQ(log_kept.size() + log_as0.size(), router.sent);
   ASSERT_FALSE(log.states.empty());
   EXPECT_EQ(log.states.back(), std::make_pair(std::string("5"), std::string("6")));
+
+  // set_mrt by hand (`sluice call`), as the proto's example writes it; get_mrt shows it.
+  const CommandResult set = router.r.Sluice(
+      {"call", absl::StrCat("finder://bgp/bgp/1.0/set_mrt?updates:msg=(pattern:txt=", dir,
+                            "/again.%25H&rotate_s:u32=60)")});
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  auto got = router.r.client().Call("bgp", kGetMrt, bgp_v1::GetMrtRequest());
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->updates().pattern(), dir + "/again.%H");
+  EXPECT_EQ(got->updates().rotate_s(), 60u);
+  EXPECT_FALSE(got->has_table_dump());
 
   // Where sluice-bgp's user may not write.
   if (geteuid() == 0 && !ServiceUserCannotReachBuild()) {
