@@ -25,6 +25,7 @@ struct MrtOutputs::Job {
   size_t family = 0;
   std::optional<net::Prefix> cursor;
   absl::Time start;
+  absl::Duration on_loop;
   std::unique_ptr<mrt::MrtTableDump> dump;
   std::function<void(absl::StatusOr<DumpDone>)> done;
   boost::asio::steady_timer timer;
@@ -172,7 +173,9 @@ void MrtOutputs::Step(const std::shared_ptr<Job>& job) {
     q.peer = job->peer;
     q.after = job->cursor;
     q.max = kPageRoutes;
+    const absl::Time read_start = absl::Now();
     absl::StatusOr<std::vector<BgpRoute>> page = bgp_->ReadRoutes(q);
+    job->on_loop += absl::Now() - read_start;
     if (!page.ok() &&
         (absl::IsFailedPrecondition(page.status()) || absl::IsNotFound(page.status()))) {
       page = std::vector<BgpRoute>();  // the family is not enabled, or the peer does not run it
@@ -204,7 +207,7 @@ void MrtOutputs::Step(const std::shared_ptr<Job>& job) {
         Finished(job, s);
         return;
       }
-      Finished(job, DumpDone{std::move(r), absl::Now() - job->start});
+      Finished(job, DumpDone{std::move(r), absl::Now() - job->start, job->on_loop});
     });
   });
 }

@@ -76,6 +76,7 @@ absl::Status ServeMrt(ipc::XrlRouter& router, MrtOutputs& mrt) {
           reply->set_routes(done->result.routes);
           reply->set_octets(done->result.octets);
           reply->set_seconds(absl::ToDoubleSeconds(done->elapsed));
+          reply->set_loop_seconds(absl::ToDoubleSeconds(done->on_loop));
           responder->Finish(absl::OkStatus());
         });
       }));

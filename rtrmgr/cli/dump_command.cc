@@ -52,8 +52,9 @@ int RunDump(const std::vector<std::string>& args, Context& c) {
     *c.err << "sluice dump bgp table: " << r.status().message() << "\n";
     return kFailed;
   }
-  *c.out << absl::StrFormat("%s: %d prefixes, %d routes, %d octets in %.1f s\n", r->path(),
-                            r->prefixes(), r->routes(), r->octets(), r->seconds());
+  *c.out << absl::StrFormat("%s: %d prefixes, %d routes, %d octets in %.1f s (%.1f s reading)\n",
+                            r->path(), r->prefixes(), r->routes(), r->octets(), r->seconds(),
+                            r->loop_seconds());
   return kOk;
 }
 
