@@ -13,6 +13,16 @@ absl::StatusOr<std::unique_ptr<MrtTableDump>> MrtTableDump::Begin(const std::str
                                                                   const PeerIndexTable& table,
                                                                   absl::Time time) {
   if (path.empty()) return absl::InvalidArgumentError("the table dump's path is empty");
+  // A dump replaces a file, never a socket, a directory, a device or a symbolic link, and
+  // writes through none.
+  for (const std::string& p : {path, path + ".partial"}) {
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::symlink_status(p, ec);
+    if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(p, " exists and is not a regular file: not replaced"));
+    }
+  }
   if (table.peers.size() > 0xffff) {
     return absl::InvalidArgumentError("more than 65,535 peers for one PEER_INDEX_TABLE");
   }

@@ -45,8 +45,9 @@ class MrtTableDump {
   // peer by BgpRoute::source: a source with `local` set is the table's first peer when that has
   // the address 0.0.0.0 (this router's identity), any other the peer with the source's address;
   // routes of other sources are skipped (counted). `time` is every
-  // record's timestamp and every entry's originated time. Errors: Internal saying why the file
-  // cannot be created (MrtWriter::Open).
+  // record's timestamp and every entry's originated time. Errors: InvalidArgument when `path`
+  // or PATH.partial exists and is not a regular file (a symbolic link included); Internal saying
+  // why the file cannot be created (MrtWriter::Open).
   static absl::StatusOr<std::unique_ptr<MrtTableDump>> Begin(const std::string& path,
                                                              const PeerIndexTable& table,
                                                              absl::Time time);

@@ -391,6 +391,15 @@ TEST(MrtTableDumpTest, UnwritablePathSaysWhyAndAbandonedDumpLeavesNothing) {
     ASSERT_TRUE(dump.ok());
   }
   EXPECT_TRUE(dir.Files().empty());
+  // Only a regular file is replaced.
+  fs::create_directory(dir / "sub");
+  fs::create_symlink(dir / "sub", dir / "link");
+  for (const char* name : {"sub", "link"}) {
+    auto not_file = MrtTableDump::Begin(dir / name, table, absl::Now());
+    ASSERT_FALSE(not_file.ok()) << name;
+    EXPECT_NE(not_file.status().message().find("is not a regular file"), std::string::npos)
+        << not_file.status();
+  }
 }
 
 }  // namespace
