@@ -424,9 +424,16 @@ BgpDelta DiffBgp(const Config& ca, const Config& cb, const PolicyDelta& policy) 
       {"mrt",
        [](const BgpConfig& b) {
          if (!b.enabled || !b.mrt.enabled()) return std::string();
-         return absl::StrCat("table-dump \"", b.mrt.table_dump, "\" interval ",
-                             b.mrt.table_dump_interval_s, " updates \"", b.mrt.updates,
-                             "\" rotate ", b.mrt.updates_rotate_s);
+         std::vector<std::string> parts;
+         if (!b.mrt.table_dump.empty()) {
+           parts.push_back(absl::StrCat("table-dump \"", b.mrt.table_dump, "\" interval ",
+                                        FormatDuration(b.mrt.table_dump_interval_s)));
+         }
+         if (!b.mrt.updates.empty()) {
+           parts.push_back(absl::StrCat("updates \"", b.mrt.updates, "\" rotate ",
+                                        FormatDuration(b.mrt.updates_rotate_s)));
+         }
+         return absl::StrJoin(parts, " ");
        }},
       {"graceful-restart",
        [](const BgpConfig& b) {

@@ -81,6 +81,11 @@ TEST(ConfigMrt, ChangesAreTheirOwnDelta) {
     EXPECT_NE(d.ToString().find("bgp: mrt"), std::string::npos) << d.ToString();
   }
   EXPECT_TRUE(ComputeDelta(*both, *both).empty());
+  EXPECT_NE(ComputeDelta(*both, *faster)
+                .ToString()
+                .find("updates \"/var/lib/sluice/updates.%Y%m%d.%H%M\" rotate 15m -> "),
+            std::string::npos)
+      << ComputeDelta(*both, *faster).ToString();
 }
 
 }  // namespace
