@@ -6,7 +6,8 @@
 //       NexthopResolver(P) ┐
 //   PeerIn(local) ─────────┤
 //                 Decision ←┘
-//   Decision → [RouteMonitor] → Fanout ─┬→ FanoutReader(P) → [Dump] → ExportFilter(P) → PeerOut(P) → UPDATEs
+//   Decision → [RouteMonitor] → Fanout ─┬→ FanoutReader(P) → [Dump] → ExportFilter(P) → PeerOut(P)
+//   → UPDATEs
 //                      └→ FanoutReader(rib) → [Dump] → RibOut → RibRouteClient
 //
 // A peer's input branch exists from AddPeer to RemovePeer (empty while the session is down);
