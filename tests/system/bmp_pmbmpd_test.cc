@@ -175,28 +175,7 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
       << sluice.Logs("rtrmgr") << sluice.Logs("bgp");
   const std::string bgp_log = sluice.rundir() + "/bgp.log";
   UpstreamFeed feed{capture, peer_index, net::Family::kIPv4, routes};
-  auto upstream = ChildProcess::Start({BuildPath("bgp/replay/sluice-replay"),
-                                       "--connect",
-                                       absl::StrCat(kSpeakerAddress, ":", port),
-                                       "--local-address",
-                                       kUpstreamAddress,
-                                       "--local-as",
-                                       absl::StrCat(kUpstreamAs),
-                                       "--peer-as",
-                                       absl::StrCat(kSpeakerAs),
-                                       "--mrt",
-                                       capture,
-                                       "--peer-index",
-                                       absl::StrCat(peer_index),
-                                       "--mode",
-                                       "table",
-                                       "--prepend-own-as",
-                                       "--next-hop-self",
-                                       "--reconnect",
-                                       "--drop-on-signal",
-                                       "--linger",
-                                       "--json",
-                                       "--quiet"});
+  auto upstream = StartUpstream(feed, port, {"--reconnect", "--drop-on-signal"});
   ASSERT_TRUE(upstream);
   auto loc_rib_full = [&] {
     auto p = sluice.LocRibPrefixes();

@@ -182,29 +182,32 @@ std::string CollectorBirdConfig(const std::string& dir, net::Family family, int 
       Channel(family), " { import all; export none; igp table ", Igp(family), "; };\n}\n");
 }
 
-std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port) {
-  return ChildProcess::Start({BuildPath("bgp/replay/sluice-replay"),
-                              "--connect",
-                              absl::StrCat(kSpeakerAddress, ":", port),
-                              "--local-address",
-                              kUpstreamAddress,
-                              "--local-as",
-                              absl::StrCat(kUpstreamAs),
-                              "--peer-as",
-                              absl::StrCat(kSpeakerAs),
-                              "--mrt",
-                              feed.capture,
-                              "--peer-index",
-                              absl::StrCat(feed.peer_index),
-                              "--mode",
-                              "table",
-                              "--prepend-own-as",
-                              "--next-hop-self",
-                              "--next-hop6",
-                              kUpstreamNextHop6,
-                              "--linger",
-                              "--json",
-                              "--quiet"});
+std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port,
+                                            const std::vector<std::string>& more) {
+  std::vector<std::string> argv = {BuildPath("bgp/replay/sluice-replay"),
+                                   "--connect",
+                                   absl::StrCat(kSpeakerAddress, ":", port),
+                                   "--local-address",
+                                   kUpstreamAddress,
+                                   "--local-as",
+                                   absl::StrCat(kUpstreamAs),
+                                   "--peer-as",
+                                   absl::StrCat(kSpeakerAs),
+                                   "--mrt",
+                                   feed.capture,
+                                   "--peer-index",
+                                   absl::StrCat(feed.peer_index),
+                                   "--mode",
+                                   "table",
+                                   "--prepend-own-as",
+                                   "--next-hop-self",
+                                   "--next-hop6",
+                                   kUpstreamNextHop6,
+                                   "--linger",
+                                   "--json",
+                                   "--quiet"};
+  argv.insert(argv.end(), more.begin(), more.end());
+  return ChildProcess::Start(argv);
 }
 
 absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,

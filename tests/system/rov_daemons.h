@@ -97,8 +97,10 @@ struct UpstreamFeed {
 };
 
 // sluice-replay as the upstream: the feed's table (--mode table) to kSpeakerAddress:port from
-// kUpstreamAddress, AS kUpstreamAs prepended, NEXT_HOP itself (IPv6: kUpstreamNextHop6).
-std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port);
+// kUpstreamAddress, AS kUpstreamAs prepended, NEXT_HOP itself (IPv6: kUpstreamNextHop6), with
+// `more` sluice-replay options (e.g. --reconnect).
+std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port,
+                                            const std::vector<std::string>& more = {});
 
 // The speaker under test with its upstream and its collector, kept running by the caller.
 struct Speaker {
