@@ -41,6 +41,7 @@ import urllib.parse
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ next to the script
+import obs  # noqa: E402
 import rov  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,7 +64,8 @@ WORKLOADS = {
 }
 # GoBGP last: it is by far the slowest, and results.md is written after every device.
 ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-t4", "sluice-rib",
-               "sluice-rib-t1", "sluice-rib-t2", "sluice-rov", "sluice-rib-rov", "bird",
+               "sluice-rib-t1", "sluice-rib-t2", "sluice-rov", "sluice-rib-rov", "sluice-obs",
+               "sluice-rib-obs", "bird",
                "bird-rov", "frr", "openbgpd", "gobgp"]
 # The import policy of the ROV devices: reject what RFC 6811 calls invalid, accept the rest.
 ROV_POLICY = ("policy-statement rov {\n  term invalid { from { rpki invalid; } then { reject; } }\n"
@@ -285,13 +287,15 @@ class Floor(Device):
 
 
 class Sluice(Device):
-    def __init__(self, with_rib, threads, rov_on=False):
-        self.with_rib, self.threads, self.rov = with_rib, threads, rov_on
+    def __init__(self, with_rib, threads, rov_on=False, obs_on=False):
+        self.with_rib, self.threads, self.rov, self.obs = with_rib, threads, rov_on, obs_on
         self.name = (("sluice-rib" if with_rib else "sluice") + (f"-t{threads}" if threads else "")
-                     + ("-rov" if rov_on else ""))
+                     + ("-rov" if rov_on else "") + ("-obs" if obs_on else ""))
         self.label = "Sluice BGP" + (" + RIB + FEA(dummy)" if with_rib else "") + (
             f", threads {threads}" if threads else f", threads {os.cpu_count() or 1} (default)") + (
-            ", ROV (sluice-rpki)" if rov_on else "")
+            ", ROV (sluice-rpki)" if rov_on else "") + (
+            ", a BMP station and the MRT update log" if obs_on else "")
+        self.sink = None
 
     def binary(self, ctx, rel):
         return os.path.join(ctx.build, rel)
@@ -370,6 +374,8 @@ class Sluice(Device):
                                "ebgp_requires_policy:bool=false")
             if not ok:
                 raise RuntimeError(f"add_peer {addr}: {out}")
+        if self.obs:
+            self.start_observability(tmp)
         policy = None
         if ctx.sluice_import_policy:
             # The same import policy on every upstream (policy-statement "import"), as the
@@ -388,6 +394,25 @@ class Sluice(Device):
                 if not ok:
                     raise RuntimeError(f"import policy for {addr}: {out}")
         return [c.pid for c in self.children]
+
+    def start_observability(self, tmp):
+        """A BMP station (obs.BmpSink: reads and counts, nothing more) and the MRT update log
+        into `tmp`, both on before the table flows."""
+        self.sink = obs.BmpSink()
+        ok, out = self.cli("call", "finder://bgp/bgp/1.0/add_bmp_station?address:ipvx=127.0.0.1&"
+                           f"port:u32={self.sink.port}")
+        if not ok:
+            raise RuntimeError("add_bmp_station: " + out)
+        pattern = urllib.parse.quote(f"{tmp}/updates.%Y%m%d.%H%M", safe="/")
+        ok, out = self.cli("call", "finder://bgp/bgp/1.0/set_mrt?updates:msg=(pattern:txt="
+                           f"{pattern}&rotate_s:u32=3600)")
+        if not ok:
+            raise RuntimeError("set_mrt: " + out)
+
+    def stop(self):
+        super().stop()
+        if self.sink:
+            self.sink.stop()
 
     def wait_vrps(self, ctx):
         """sluice-rpki's union (rpki/1.0 get_status), then sluice-bgp's log of its dump."""
@@ -557,11 +582,13 @@ class OpenBgpd(Device):
 def make_device(name):
     if name == "floor":
         return Floor()
+    obs_on = name.endswith("-obs")
+    name = name[:-len("-obs")] if obs_on else name
     rov_on = name.endswith("-rov")
     base = name[:-len("-rov")] if rov_on else name
     if base.startswith("sluice"):
         threads = int(base.rsplit("-t", 1)[1]) if "-t" in base else 0
-        return Sluice(base.startswith("sluice-rib"), threads, rov_on)
+        return Sluice(base.startswith("sluice-rib"), threads, rov_on, obs_on)
     if base == "bird":
         return Bird(rov_on)
     return {"frr": Frr, "gobgp": GoBgp, "openbgpd": OpenBgpd}[base]()
