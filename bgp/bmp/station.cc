@@ -90,7 +90,8 @@ void Station::CloseSocket() {
 }
 
 void Station::KickLocked() {
-  if (write_posted_ || out_.empty()) return;
+  // A write in progress takes what was appended meanwhile when it completes (OnWrite).
+  if (write_posted_ || writing_now_ || out_.empty()) return;
   write_posted_ = true;
   asio::post(io_, [self = shared_from_this()] { self->Write(); });
 }
@@ -160,12 +161,12 @@ void Station::Write() {
 }
 
 void Station::OnWrite(const error_code& ec, size_t n) {
-  writing_now_ = false;
   writing_.clear();
   if (writing_.capacity() > config_.buffer_bytes / 4) writing_.shrink_to_fit();
   bool more;
   {
     std::lock_guard lock(mu_);
+    writing_now_ = false;
     stats_.bytes_sent += n;
     if (ec && state_ != State::kDisconnected) {
       state_ = State::kDisconnected;
