@@ -20,7 +20,10 @@ std::string HumanCount(double n) {
     n /= 1000;
     ++unit;
   }
-  return absl::StrFormat(n < 9.995 ? "%.2f%s" : n < 99.95 ? "%.1f%s" : "%.0f%s", n, kUnits[unit]);
+  // Three significant digits (absl::StrFormat takes only a constant format).
+  if (n < 9.995) return absl::StrFormat("%.2f%s", n, kUnits[unit]);
+  if (n < 99.95) return absl::StrFormat("%.1f%s", n, kUnits[unit]);
+  return absl::StrFormat("%.0f%s", n, kUnits[unit]);
 }
 
 std::string FormatEta(double seconds) {

@@ -348,8 +348,12 @@ TEST(MetricsMainJob, CurlAfterTheSummary) {
   chmod(path.c_str(), 0644);
 
   constexpr int kTable = 5000;
-  auto job = ChildProcess::Start({BuildPath("rtrmgr/mainjob/sluice-mainjob"), "--config", path,
-                                  "--synthetic", std::to_string(kTable)});
+  std::vector<std::string> argv = {BuildPath("rtrmgr/mainjob/sluice-mainjob"), "--config", path,
+                                   "--synthetic", std::to_string(kTable)};
+  // As RtrmgrProcess does: where user sluice cannot reach the build tree, the processes run as
+  // root.
+  if (ServiceUserCannotReachBuild()) argv.insert(argv.end(), {"--user", "root"});
+  auto job = ChildProcess::Start(argv);
   ASSERT_TRUE(job);
   ASSERT_TRUE(job->WaitForOutput("Running.", 180000)) << job->Output();
   EXPECT_TRUE(
