@@ -96,29 +96,26 @@ void Station::KickLocked() {
   asio::post(io_, [self = shared_from_this()] { self->Write(); });
 }
 
-bool Station::Append(std::span<const uint8_t> message) {
-  std::lock_guard lock(mu_);
-  if (state_ == State::kDisconnected) return false;
-  std::vector<uint8_t>& to = state_ == State::kSyncing ? held_ : out_;
-  if (out_.size() + held_.size() + message.size() > config_.buffer_bytes) {
+bool Station::QueueLocked(std::vector<uint8_t>& to, std::span<const uint8_t> messages) {
+  if (out_.size() + held_.size() + messages.size() > config_.buffer_bytes) {
     OverflowLocked();
     return false;
   }
-  to.insert(to.end(), message.begin(), message.end());
+  to.insert(to.end(), messages.begin(), messages.end());
   KickLocked();
   return true;
+}
+
+bool Station::Append(std::span<const uint8_t> message) {
+  std::lock_guard lock(mu_);
+  if (state_ == State::kDisconnected) return false;
+  return QueueLocked(state_ == State::kSyncing ? held_ : out_, message);
 }
 
 bool Station::AppendSync(uint64_t generation, std::span<const uint8_t> messages) {
   std::lock_guard lock(mu_);
   if (state_ != State::kSyncing || generation != generation_) return false;
-  if (out_.size() + held_.size() + messages.size() > config_.buffer_bytes) {
-    OverflowLocked();
-    return false;
-  }
-  out_.insert(out_.end(), messages.begin(), messages.end());
-  KickLocked();
-  return true;
+  return QueueLocked(out_, messages);
 }
 
 void Station::EndSync(uint64_t generation) {

@@ -91,6 +91,8 @@ class Station : public std::enable_shared_from_this<Station> {
   void ScheduleReconnect();
   // Called with mu_ held: drop everything and post a close.
   void OverflowLocked();
+  // Appends `messages` to `to` (out_ or held_) within the buffer's bound, else overflows.
+  bool QueueLocked(std::vector<uint8_t>& to, std::span<const uint8_t> messages);
   void KickLocked();
   void Write();
   void OnWrite(const boost::system::error_code& ec, size_t n);

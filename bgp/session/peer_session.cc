@@ -174,9 +174,10 @@ void PeerSession::Fault(std::string_view where, const HandlerFault& fault) {
 template <typename Event>
 void PeerSession::Run(ResetCause cause, Event&& event) {
   FsmActions actions;
-  const FsmState old_state = fsm_.state();
+  const bool tapped_now = tapped();  // untapped sessions pay nothing for state changes
+  const FsmState old_state = tapped_now ? fsm_.state() : FsmState::kIdle;
   event(&actions);
-  if (tapped() && fsm_.state() != old_state) TapStateChange(old_state);
+  if (tapped_now && fsm_.state() != old_state) TapStateChange(old_state);
   for (FsmAction& a : actions) pending_.push_back(Pending{std::move(a), cause});
   if (running_) return;  // an outer Run carries them out
   running_ = true;
