@@ -13,14 +13,6 @@ namespace {
 constexpr uint8_t kBgpUpdate = 2;
 constexpr size_t kBgpHeaderSize = 19;
 
-void Now(PeerHeader* h) {
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count();
-  h->seconds = uint32_t(us / 1000000);
-  h->microseconds = uint32_t(us % 1000000);
-}
-
 DownReason BmpReason(TapDownReason r) {
   switch (r) {
     case TapDownReason::kLocalNotification:
@@ -121,8 +113,14 @@ PeerHeader BmpExporter::HeaderOf(const TapPeer& peer) const {
   h.address = peer.remote_address;
   h.as = peer.remote_as;
   h.bgp_id = peer.remote_bgp_id.value();
-  Now(&h);
+  StampNow(&h);
   return h;
+}
+
+SessionParams BmpExporter::MonitoredParams(const PeerRecord& r) {
+  SessionParams p = r.info.params;
+  p.add_path_send = p.add_path_receive;
+  return p;
 }
 
 void BmpExporter::Broadcast(std::span<const uint8_t> message) { set_->Broadcast(message); }
@@ -133,12 +131,15 @@ void BmpExporter::AppendPeerUpOf(const PeerRecord& r, std::vector<uint8_t>* out)
 }
 
 void BmpExporter::OnMessageReceived(const TapPeer& peer, std::span<const uint8_t> message) {
-  if (stations_.empty() || message.size() < kBgpHeaderSize || message[18] != kBgpUpdate) return;
+  if (!set_->Wants(kMonitorPrePolicy) || message.size() < kBgpHeaderSize ||
+      message[18] != kBgpUpdate) {
+    return;
+  }
   if (!peers_.contains(peer.remote_address)) return;  // only while Established
   std::vector<uint8_t> out;
   out.reserve(kCommonHeaderSize + kPerPeerHeaderSize + message.size());
   AppendRouteMonitoring(HeaderOf(peer), message, &out);
-  Broadcast(out);
+  set_->Broadcast(kMonitorPrePolicy, out);
 }
 
 void BmpExporter::OnPeerUp(const TapPeer& peer, const EstablishedInfo& info,
@@ -149,6 +150,7 @@ void BmpExporter::OnPeerUp(const TapPeer& peer, const EstablishedInfo& info,
   r.info = info;
   r.sent_open.assign(sent_open.begin(), sent_open.end());
   r.received_open.assign(received_open.begin(), received_open.end());
+  rib_monitor_->PeerUp(peer.remote_address, HeaderOf(peer), MonitoredParams(r));
   if (stations_.empty()) return;
   std::vector<uint8_t> out;
   AppendPeerUpOf(r, &out);
@@ -158,6 +160,7 @@ void BmpExporter::OnPeerUp(const TapPeer& peer, const EstablishedInfo& info,
 void BmpExporter::OnPeerDown(const TapPeer& peer, TapDownReason reason,
                              std::span<const uint8_t> notification) {
   peers_.erase(peer.remote_address);
+  rib_monitor_->PeerDown(peer.remote_address);
   if (stations_.empty()) return;
   std::vector<uint8_t> out;
   AppendPeerDown(HeaderOf(peer), BmpReason(reason), notification, 0, &out);

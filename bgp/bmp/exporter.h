@@ -8,21 +8,24 @@
 //   - pre-policy Adj-RIB-In Route Monitoring (§4.6): every UPDATE received on an Established
 //     session, exactly as it came (peer type 0 "global", L flag clear; A flag when the session
 //     did not negotiate 4-octet AS numbers);
+//   - post-policy Adj-RIB-In Route Monitoring (L flag): rib_monitor() is the RouteMonitor the
+//     pipelines call with each batch of changes after a peer's import policy (rib_monitor.h);
 //   - a Statistics Report (§4.8, type 7: routes in the Adj-RIB-In) per Established peer every
 //     `stats_interval_s` seconds;
 //   - Initiation (§4.3, sysName and sysDescr) first on every connection, Termination (§4.5) when
 //     a station is removed or the exporter stops;
-//   - the Loc-RIB (RFC 9069, peer type 3): loc_rib() is the RouteMonitor the pipelines call with
-//     every Loc-RIB change (BgpProcess::loc_rib_monitor(); loc_rib_monitor.h), after a Peer Up
-//     of the Loc-RIB sent on every connection.
+//   - the Loc-RIB (RFC 9069, peer type 3), from the same monitor, after a Peer Up of the
+//     Loc-RIB sent on every connection.
+// Each station gets the Route Monitoring its configuration selects (StationConfig's
+// route_monitoring: pre-policy, post-policy, Loc-RIB); every other message goes to all.
 //
 // Each message is encoded once on the event loop and copied into every station's bounded buffer
 // (station.h); the stations write on the exporter's own I/O thread, so a slow or dead station
 // never slows routing — past its buffer it is dropped and later re-synchronised: Initiation,
-// Peer Up of every Established peer, then each peer's Adj-RIB-In re-encoded as UPDATEs with our
-// own encoder (bgp/wire), then the Loc-RIB, read through RouteSource a page at a time (one page per
-// event loop turn, and only while the station's buffer is under half full). Live messages arriving
-// during the snapshot are held and sent after it.
+// Peer Up of every Established peer, then each peer's Adj-RIB-In (pre-policy, post-policy, as
+// selected) re-encoded as UPDATEs with our own encoder (bgp/wire), then the Loc-RIB, read through
+// RouteSource a page at a time (one page per event loop turn, and only while the station's buffer
+// is under half full). Live messages arriving during the snapshot are held and sent after it.
 
 #include <cstdint>
 #include <map>
@@ -36,7 +39,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bgp/bmp/bmp_message.h"
-#include "bgp/bmp/loc_rib_monitor.h"
+#include "bgp/bmp/rib_monitor.h"
 #include "bgp/bmp/station.h"
 #include "bgp/session/message_tap.h"
 #include "bgp/stages/family_routing.h"
@@ -80,8 +83,8 @@ class BmpExporter : public MessageTap {
   // Sends Termination and closes. Errors: NotFound.
   absl::Status RemoveStation(const net::IPAddress& address, uint16_t port);
   std::vector<std::pair<StationConfig, StationStats>> Stations() const;
-  // The Loc-RIB monitor to put in the pipelines' RouteMonitorSlot.
-  std::shared_ptr<LocRibMonitor> loc_rib() { return loc_rib_; }
+  // The monitor to put in the pipelines' RouteMonitorSlot (post-policy and Loc-RIB).
+  std::shared_ptr<RibMonitor> rib_monitor() { return rib_monitor_; }
 
   // MessageTap (event loop).
   void OnMessageReceived(const TapPeer& peer, std::span<const uint8_t> message) override;
@@ -105,12 +108,11 @@ class BmpExporter : public MessageTap {
   void Broadcast(std::span<const uint8_t> message);
   void OnStationConnected(std::shared_ptr<Station> station, uint64_t generation);
   void SyncStep(std::shared_ptr<Sync> sync);
-  // Appends the next page of the sync's current peer and family; false when done with it.
+  // Appends the next page of the sync's tables; false when every table was sent.
   bool SyncPage(Sync& sync, std::vector<uint8_t>* out);
-  bool LocRibPage(Sync& sync, std::vector<uint8_t>* out);
-  // Route Monitoring of `routes` (grouped by attribute set) with `header`.
-  static void AppendRoutes(const std::vector<BgpRoute>& routes, const SessionParams& params,
-                           const PeerHeader& header, std::vector<uint8_t>* out);
+  // The parameters our encoder re-encodes the peer's routes with: its session's, with its
+  // ADD-PATH Path Identifiers as received.
+  static SessionParams MonitoredParams(const PeerRecord& r);
   void ScheduleStats();
   void SendStats();
 
@@ -123,7 +125,7 @@ class BmpExporter : public MessageTap {
   boost::asio::steady_timer stats_timer_;
   std::map<std::pair<net::IPAddress, uint16_t>, std::shared_ptr<Station>> stations_;
   std::shared_ptr<StationSet> set_ = std::make_shared<StationSet>();  // the same, any thread
-  std::shared_ptr<LocRibMonitor> loc_rib_ = std::make_shared<LocRibMonitor>(set_);
+  std::shared_ptr<RibMonitor> rib_monitor_ = std::make_shared<RibMonitor>(set_);
   std::map<net::IPAddress, PeerRecord> peers_;  // Established sessions, by remote address
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };

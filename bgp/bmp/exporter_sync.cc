@@ -1,7 +1,7 @@
 // BmpExporter's re-synchronisation of a station that (re)connected: Initiation, Peer Up of the
-// Loc-RIB and of every Established peer, each peer's Adj-RIB-In, then the Loc-RIB, a page per
-// event loop turn while the station's buffer is under half full (exporter.h).
-#include "absl/container/flat_hash_map.h"
+// Loc-RIB and of every Established peer, then what the station monitors — each peer's
+// Adj-RIB-In pre-policy and post-policy, then the Loc-RIB — a page per event loop turn while the
+// station's buffer is under half full (exporter.h).
 #include "bgp/bmp/exporter.h"
 #include "bgp/wire/update_encoder.h"
 
@@ -9,31 +9,59 @@ namespace sluice::bgp::bmp {
 
 namespace asio = boost::asio;
 
-// One re-synchronisation of one station: the peers Established when it began, walked peer by
-// peer, family by family, a page at a time.
+// One table to send: a peer's Adj-RIB-In (pre- or post-policy) or the Loc-RIB, of one family.
+struct SyncTable {
+  RibView view = RibView::kLocRib;
+  net::IPAddress peer;  // Adj-RIB-In only
+  net::Family family = net::Family::kIPv4;
+};
+
+// One re-synchronisation of one station: the tables of the peers Established when it began and
+// the Loc-RIB's, walked in order, a page at a time.
 struct BmpExporter::Sync {
   std::shared_ptr<Station> station;
   uint64_t generation = 0;
-  std::vector<net::IPAddress> peers;
-  size_t peer_index = 0;
-  int family = 0;          // 0 IPv4, 1 IPv6
-  int loc_rib_family = 0;  // then the Loc-RIB's: 0 IPv4, 1 IPv6, 2 done
+  std::vector<SyncTable> tables;
+  size_t table = 0;
   std::optional<net::Prefix> after;
 };
+
+namespace {
+
+constexpr net::Family kFamilies[] = {net::Family::kIPv4, net::Family::kIPv6};
+
+std::vector<SyncTable> TablesOf(const Station& station, const std::vector<net::IPAddress>& peers) {
+  std::vector<SyncTable> tables;
+  for (const net::IPAddress& peer : peers) {
+    for (auto [bit, view] : {std::pair{kMonitorPrePolicy, RibView::kAdjRibIn},
+                             std::pair{kMonitorPostPolicy, RibView::kAdjRibInPost}}) {
+      if (!station.monitors(bit)) continue;
+      for (net::Family f : kFamilies) tables.push_back({view, peer, f});
+    }
+  }
+  if (station.monitors(kMonitorLocRib)) {
+    for (net::Family f : kFamilies) tables.push_back({RibView::kLocRib, {}, f});
+  }
+  return tables;
+}
+
+}  // namespace
 
 void BmpExporter::OnStationConnected(std::shared_ptr<Station> station, uint64_t generation) {
   std::vector<uint8_t> out;
   AppendInitiation(options_.sys_name, options_.sys_descr, &out);
   auto [local_as, bgp_id] = routes_->LocalIdentity();
-  loc_rib_->SetIdentity(local_as, bgp_id);
+  rib_monitor_->SetIdentity(local_as, bgp_id);
   AppendLocRibPeerUp(local_as, bgp_id, &out);
+  std::vector<net::IPAddress> peers;
+  for (const auto& [address, r] : peers_) {
+    AppendPeerUpOf(r, &out);
+    peers.push_back(address);
+  }
   auto sync = std::make_shared<Sync>();
   sync->station = station;
   sync->generation = generation;
-  for (const auto& [address, r] : peers_) {
-    AppendPeerUpOf(r, &out);
-    sync->peers.push_back(address);
-  }
+  sync->tables = TablesOf(*station, peers);
   if (!station->AppendSync(generation, out)) return;
   SyncStep(std::move(sync));
 }
@@ -63,82 +91,43 @@ void BmpExporter::SyncStep(std::shared_ptr<Sync> sync) {
 }
 
 bool BmpExporter::SyncPage(Sync& sync, std::vector<uint8_t>* out) {
-  while (sync.peer_index < sync.peers.size()) {
-    auto it = peers_.find(sync.peers[sync.peer_index]);
-    if (it == peers_.end() || sync.family > 1) {  // gone since (its Peer Down follows), or done
-      ++sync.peer_index;
-      sync.family = 0;
-      sync.after.reset();
-      continue;
+  for (; sync.table < sync.tables.size(); ++sync.table, sync.after.reset()) {
+    const SyncTable& t = sync.tables[sync.table];
+    const PeerRecord* peer = nullptr;
+    if (t.view != RibView::kLocRib) {
+      auto it = peers_.find(t.peer);
+      if (it == peers_.end()) continue;  // gone since: its Peer Down follows
+      peer = &it->second;
     }
-    const PeerRecord& r = it->second;
     RouteQuery q;
-    q.view = RibView::kAdjRibIn;
-    q.family = sync.family == 0 ? net::Family::kIPv4 : net::Family::kIPv6;
-    q.peer = r.peer.remote_address;
+    q.view = t.view;
+    q.family = t.family;
+    if (peer != nullptr) q.peer = t.peer;
     q.after = sync.after;
     q.max = options_.snapshot_page;
     absl::StatusOr<std::vector<BgpRoute>> routes = routes_->ReadRoutes(q);
-    if (!routes.ok() || routes->empty()) {
-      ++sync.family;
-      sync.after.reset();
-      continue;
+    if (!routes.ok() || routes->empty()) continue;
+    std::vector<RouteChange> changes;
+    changes.reserve(routes->size());
+    for (BgpRoute& r : *routes) changes.push_back(RouteChange{std::move(r), false});
+    if (peer == nullptr) {
+      AppendRouteChanges(changes, UpdateEncoder(LocRibParams(), /*readvertise=*/false),
+                         LocRibHeader(rib_monitor_->local_as(), rib_monitor_->bgp_id()), out);
+    } else {
+      PeerHeader h = HeaderOf(peer->peer);
+      if (t.view == RibView::kAdjRibInPost) h.flags |= kFlagL;
+      AppendRouteChanges(changes, UpdateEncoder(MonitoredParams(*peer), /*readvertise=*/false), h,
+                         out);
     }
-    sync.after = routes->back().net;
-    if (routes->size() < q.max) {
-      ++sync.family;
+    if (changes.size() < q.max) {
+      ++sync.table;
       sync.after.reset();
+    } else {
+      sync.after = changes.back().route.net;
     }
-    SessionParams params = r.info.params;
-    params.add_path_send = params.add_path_receive;
-    AppendRoutes(*routes, params, HeaderOf(r.peer), out);
-    return true;
-  }
-  return LocRibPage(sync, out);
-}
-
-bool BmpExporter::LocRibPage(Sync& sync, std::vector<uint8_t>* out) {
-  while (sync.loc_rib_family <= 1) {
-    RouteQuery q;
-    q.view = RibView::kLocRib;
-    q.family = sync.loc_rib_family == 0 ? net::Family::kIPv4 : net::Family::kIPv6;
-    q.after = sync.after;
-    q.max = options_.snapshot_page;
-    absl::StatusOr<std::vector<BgpRoute>> routes = routes_->ReadRoutes(q);
-    if (!routes.ok() || routes->empty()) {
-      ++sync.loc_rib_family;
-      sync.after.reset();
-      continue;
-    }
-    sync.after = routes->back().net;
-    if (routes->size() < q.max) {
-      ++sync.loc_rib_family;
-      sync.after.reset();
-    }
-    AppendRoutes(*routes, LocRibParams(), LocRibHeader(loc_rib_->local_as(), loc_rib_->bgp_id()),
-                 out);
     return true;
   }
   return false;
-}
-
-void BmpExporter::AppendRoutes(const std::vector<BgpRoute>& routes, const SessionParams& params,
-                               const PeerHeader& header, std::vector<uint8_t>* out) {
-  // Group the page's prefixes by attribute set, one UPDATE (or more) per set.
-  UpdateEncoder encoder(params, /*readvertise=*/false);
-  absl::flat_hash_map<const PathAttributes*, std::vector<Nlri>> groups;
-  for (const BgpRoute& route : routes) {
-    if (!route.attrs) continue;
-    groups[route.attrs.get()].push_back(Nlri{route.net, route.path_id});
-  }
-  std::vector<uint8_t> updates;
-  for (const auto& [attrs, nlri] : groups) {
-    updates.clear();
-    if (!encoder.Announce(*attrs, nlri, &updates).ok()) continue;
-    for (std::span<const uint8_t> m : SplitBgpMessages(updates)) {
-      AppendRouteMonitoring(header, m, out);
-    }
-  }
 }
 
 }  // namespace sluice::bgp::bmp

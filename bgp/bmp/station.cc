@@ -56,7 +56,41 @@ void Station::OnConnect(const error_code& ec) {
   }
   SLUICE_LOG(kInfo) << "BMP station " << config_.address.ToString() << " port " << config_.port
                     << ": connected (generation " << generation << ")";
+  WatchForClose(generation);
   on_connected_(generation);
+}
+
+void Station::WatchForClose(uint64_t generation) {
+  socket_.async_read_some(asio::buffer(read_buffer_),
+                          [self = shared_from_this(), generation](const error_code& ec, size_t) {
+                            self->OnRead(generation, ec);
+                          });
+}
+
+void Station::OnRead(uint64_t generation, const error_code& ec) {
+  if (finishing_ || ec == asio::error::operation_aborted) return;  // we closed it
+  if (!ec) {  // a station sends nothing (RFC 7854 §3.2): whatever it sends is ignored
+    WatchForClose(generation);
+    return;
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (generation != generation_ || state_ == State::kDisconnected) return;
+    DisconnectLocked();
+  }
+  SLUICE_LOG(kWarning) << "BMP station " << config_.address.ToString() << " port " << config_.port
+                       << ": connection closed by the station (" << ec.message()
+                       << "), to be re-synchronised";
+  CloseSocket();
+}
+
+void Station::DisconnectLocked() {
+  state_ = State::kDisconnected;
+  ++generation_;
+  out_ = {};
+  held_ = {};
+  stats_.connected = false;
+  stats_.synced = false;
 }
 
 void Station::ScheduleReconnect() {
@@ -73,12 +107,7 @@ void Station::OverflowLocked() {
                        << ": " << out_.size() + held_.size()
                        << " octets queued, over its buffer of " << config_.buffer_bytes
                        << ": dropped, to be re-synchronised";
-  state_ = State::kDisconnected;
-  ++generation_;
-  out_ = {};
-  held_ = {};
-  stats_.connected = false;
-  stats_.synced = false;
+  DisconnectLocked();
   ++stats_.overflows;
   asio::post(io_, [self = shared_from_this()] { self->CloseSocket(); });
 }
@@ -165,14 +194,7 @@ void Station::OnWrite(const error_code& ec, size_t n) {
     std::lock_guard lock(mu_);
     writing_now_ = false;
     stats_.bytes_sent += n;
-    if (ec && state_ != State::kDisconnected) {
-      state_ = State::kDisconnected;
-      ++generation_;
-      out_ = {};
-      held_ = {};
-      stats_.connected = false;
-      stats_.synced = false;
-    }
+    if (ec && state_ != State::kDisconnected) DisconnectLocked();
     more = !out_.empty() && state_ != State::kDisconnected;
   }
   if (ec) {

@@ -6,7 +6,8 @@
 // under a mutex. Past `buffer_bytes` octets queued the connection is closed and everything queued
 // dropped; the station is connected again after a backoff (1 s, doubling, at most `max_backoff`)
 // and must then be re-synchronised from scratch (RFC 7854 §5: state is sent again on each new
-// session).
+// session). A station that closes the connection is noticed at once (a read is kept pending) and
+// connected again the same way.
 //
 // Re-synchronisation: each connection has a generation. Once connected, the station calls
 // `on_connected(generation)` (on its I/O thread); the exporter then appends the snapshot with
@@ -18,6 +19,7 @@
 // Memory: at most `buffer_bytes` queued plus the batch being written (itself at most
 // `buffer_bytes`).
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -34,9 +36,20 @@ namespace sluice::bgp::bmp {
 
 inline constexpr size_t kDefaultBufferBytes = size_t{64} << 20;  // 64 MiB
 
+// The Route Monitoring a station is sent (RFC 7854 §4.6, RFC 9069): bits of
+// StationConfig::route_monitoring. Initiation, Peer Up/Down, Statistics and Termination go to
+// every station.
+enum RouteMonitoringBit : uint8_t {
+  kMonitorPrePolicy = 1,   // each peer's Adj-RIB-In as received (its UPDATEs, octet for octet)
+  kMonitorPostPolicy = 2,  // each peer's Adj-RIB-In after its import policy (L flag)
+  kMonitorLocRib = 4,      // the Loc-RIB (peer type 3)
+};
+inline constexpr uint8_t kMonitorAll = kMonitorPrePolicy | kMonitorPostPolicy | kMonitorLocRib;
+
 struct StationConfig {
   net::IPAddress address;
   uint16_t port = 0;
+  uint8_t route_monitoring = kMonitorAll;     // RouteMonitoringBit set
   size_t buffer_bytes = kDefaultBufferBytes;  // octets queued before the connection is dropped
   double initial_backoff_s = 1;               // first reconnect delay, seconds
   double max_backoff_s = 10;                  // reconnect delay ceiling, seconds
@@ -81,6 +94,7 @@ class Station : public std::enable_shared_from_this<Station> {
   size_t queued_bytes() const;
   size_t buffer_bytes() const { return config_.buffer_bytes; }
   const StationConfig& config() const { return config_; }
+  bool monitors(RouteMonitoringBit what) const { return (config_.route_monitoring & what) != 0; }
   StationStats stats() const;
 
  private:
@@ -88,6 +102,12 @@ class Station : public std::enable_shared_from_this<Station> {
 
   void Connect();
   void OnConnect(const boost::system::error_code& ec);
+  // Keeps a read pending on the connection of `generation`, so that a station closing it is
+  // noticed at once rather than at the next write.
+  void WatchForClose(uint64_t generation);
+  void OnRead(uint64_t generation, const boost::system::error_code& ec);
+  // Called with mu_ held: the connection is lost; everything queued is dropped.
+  void DisconnectLocked();
   void ScheduleReconnect();
   // Called with mu_ held: drop everything and post a close.
   void OverflowLocked();
@@ -110,9 +130,10 @@ class Station : public std::enable_shared_from_this<Station> {
   mutable std::mutex mu_;
   State state_ = State::kDisconnected;
   uint64_t generation_ = 0;
-  std::vector<uint8_t> out_;      // queued for the socket
-  std::vector<uint8_t> held_;     // live messages during a snapshot
-  std::vector<uint8_t> writing_;  // I/O thread only: the batch being written
+  std::vector<uint8_t> out_;              // queued for the socket
+  std::vector<uint8_t> held_;             // live messages during a snapshot
+  std::vector<uint8_t> writing_;          // I/O thread only: the batch being written
+  std::array<uint8_t, 512> read_buffer_;  // I/O thread only: what a station sends, ignored
   bool write_posted_ = false;
   bool writing_now_ = false;
   StationStats stats_;

@@ -26,7 +26,7 @@ RoutingServices MakeServices(const BgpProcessOptions& o, AttributeStore* store,
   s.store = store;
   s.profiler = o.profiler;
   s.validator = o.validator;
-  s.loc_rib_monitor = monitor;
+  s.route_monitor = monitor;
   return s;
 }
 
@@ -41,7 +41,7 @@ PipelineOptions WithGate(PipelineOptions o, EndOfRibGate* gate) {
 BgpProcess::BgpProcess(boost::asio::io_context& io, BgpProcessOptions options)
     : options_(options),
       routing_(std::make_unique<BgpRouting>(io, MakeRouterConfig(options_),
-                                            MakeServices(options_, &store_, &loc_rib_monitor_),
+                                            MakeServices(options_, &store_, &route_monitor_),
                                             WithGate(options_.pipeline, &gate_))),
       peers_(io, &store_) {
   peers_.set_routing_side(this);

@@ -177,7 +177,7 @@ class BgpProcess : private RoutingSide {
 
   BgpRouting& routing() { return *routing_; }
   // Where Loc-RIB changes are reported (BMP, bgp/stages/route_monitor.h); empty until set.
-  RouteMonitorSlot& loc_rib_monitor() { return loc_rib_monitor_; }
+  RouteMonitorSlot& route_monitor() { return route_monitor_; }
   PeerManager& peers() { return peers_; }
   AttributeStore& store() { return store_; }
   std::string Describe() const { return routing_->Describe(); }
@@ -192,7 +192,7 @@ class BgpProcess : private RoutingSide {
   BgpProcessOptions options_;
   AttributeStore store_;  // every route's attributes: outlives the routing side and sessions
   EndOfRibGate gate_;     // PeerOut stages hold it: outlives the routing side
-  RouteMonitorSlot loc_rib_monitor_;  // the pipelines' stages read it: outlives the routing side
+  RouteMonitorSlot route_monitor_;  // the pipelines' stages read it: outlives the routing side
   // Peers' filter slots: the routing side's stages hold pointers to them, so they outlive it.
   std::map<net::IPAddress, std::unique_ptr<PeerPolicySlots>> policy_slots_;
   std::unique_ptr<BgpRouting> routing_;

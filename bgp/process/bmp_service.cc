@@ -29,6 +29,36 @@ absl::StatusOr<std::pair<net::IPAddress, uint16_t>> Endpoint(const char* method,
   return std::make_pair(*address, uint16_t(port));
 }
 
+// What the station is sent of Route Monitoring (empty: everything). Errors: InvalidArgument
+// naming an unknown value.
+absl::StatusOr<uint8_t> RouteMonitoringOf(const v1::AddBmpStationRequest& r) {
+  if (r.route_monitoring_size() == 0) return bmp::kMonitorAll;
+  uint8_t bits = 0;
+  for (int v : r.route_monitoring()) {
+    switch (v) {
+      case v1::BMP_PRE_POLICY:
+        bits |= bmp::kMonitorPrePolicy;
+        break;
+      case v1::BMP_POST_POLICY:
+        bits |= bmp::kMonitorPostPolicy;
+        break;
+      case v1::BMP_LOC_RIB:
+        bits |= bmp::kMonitorLocRib;
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            absl::StrFormat("add_bmp_station: route_monitoring: unknown value %d", v));
+    }
+  }
+  return bits;
+}
+
+void RouteMonitoringToProto(uint8_t bits, v1::BmpStation* s) {
+  if (bits & bmp::kMonitorPrePolicy) s->add_route_monitoring(v1::BMP_PRE_POLICY);
+  if (bits & bmp::kMonitorPostPolicy) s->add_route_monitoring(v1::BMP_POST_POLICY);
+  if (bits & bmp::kMonitorLocRib) s->add_route_monitoring(v1::BMP_LOC_RIB);
+}
+
 }  // namespace
 
 BmpControl::BmpControl(boost::asio::io_context& io, BgpProcess* bgp, bmp::ExporterOptions options)
@@ -37,12 +67,12 @@ BmpControl::BmpControl(boost::asio::io_context& io, BgpProcess* bgp, bmp::Export
                                                    std::move(options))) {
   bgp_->peers().AddTap(exporter_.get());
   auto [as, id] = LocalIdentity();
-  exporter_->loc_rib()->SetIdentity(as, id);
-  bgp_->loc_rib_monitor().Set(exporter_->loc_rib());
+  exporter_->rib_monitor()->SetIdentity(as, id);
+  bgp_->route_monitor().Set(exporter_->rib_monitor());
 }
 
 BmpControl::~BmpControl() {
-  bgp_->loc_rib_monitor().Clear();  // the monitor itself stays alive as long as the slot
+  bgp_->route_monitor().Clear();  // the monitor itself stays alive as long as the slot
   bgp_->peers().RemoveTap(exporter_.get());
   exporter_.reset();
 }
@@ -72,6 +102,7 @@ absl::Status ServeBmp(ipc::XrlRouter& router, BmpControl& bmp) {
         c.address = ep.first;
         c.port = ep.second;
         if (r.buffer_bytes() != 0) c.buffer_bytes = r.buffer_bytes();
+        ASSIGN_OR_RETURN(c.route_monitoring, RouteMonitoringOf(r));
         RETURN_IF_ERROR(bmp.exporter().AddStation(c));
         return v1::AddBmpStationReply();
       }));
@@ -97,6 +128,7 @@ absl::Status ServeBmp(ipc::XrlRouter& router, BmpControl& bmp) {
           s->set_overflows(stats.overflows);
           s->set_bytes_sent(stats.bytes_sent);
           s->set_queued_bytes(stats.queued_bytes);
+          RouteMonitoringToProto(config.route_monitoring, s);
         }
         return reply;
       }));

@@ -26,7 +26,7 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.rib = services_.rib;
   ps.profiler = services_.profiler;
   ps.validator = services_.validator;
-  ps.loc_rib_monitor = services_.loc_rib_monitor;
+  ps.route_monitor = services_.route_monitor;
   const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
   if (threads > 1 || config_.shard_single_thread) {
     std::vector<AttributeStore*> stores;

@@ -96,8 +96,9 @@ struct RoutingServices {
   // Non-null: route origins are validated against this VRP set (RFC 6811), which the caller
   // changes only between VrpsChanging and VrpsChanged.
   const rpki::OriginValidator* validator = nullptr;
-  // Non-null: Loc-RIB changes go to the slot's monitor (route_monitor.h, BMP).
-  const RouteMonitorSlot* loc_rib_monitor = nullptr;
+  // Non-null: post-policy Adj-RIB-In and Loc-RIB changes go to the slot's monitor
+  // (route_monitor.h, BMP).
+  const RouteMonitorSlot* route_monitor = nullptr;
 };
 
 struct RoutingPeerStatus {

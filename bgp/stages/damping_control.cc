@@ -77,8 +77,8 @@ absl::Status DampingControl::Enable(const net::IPAddress& address) {
       ImportFilter* import = pipeline.import_filter(peer_id);
       if (import == nullptr || StageOf(pipeline, peer_id) != nullptr) return;  // enabled: no-op
       auto* stage = plumber.Make<DampingStage>(name, params_, clocks_(plumber.io()));
-      // ImportFilter(P) → DampingStage(P) → NexthopResolver(P). Routes already past the filter
-      // have no figure of merit yet: they pass as they are.
+      // ImportFilter(P) → DampingStage(P) → [RouteMonitor(P)] → NexthopResolver(P). Routes
+      // already past the filter have no figure of merit yet: they pass as they are.
       stage::Plumber::InsertAfter<BgpRoute>(import, stage);
     });
   }

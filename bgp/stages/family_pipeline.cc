@@ -36,9 +36,10 @@ FamilyPipeline::FamilyPipeline(net::Family family, const RouterSettings& router,
   // Decision → Fanout.
   fanout_ = plumber_->Make<Fanout>(Name("Fanout", ""), plumber_->io());
   tail = decision_;
-  if (services_.loc_rib_monitor != nullptr) {
+  if (services_.route_monitor != nullptr) {
     Append(&tail,
-           plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", ""), services_.loc_rib_monitor),
+           plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", ""), services_.route_monitor,
+                                             MonitoredRib::kLocRib),
            &ignored, "decision");
   }
   Append(&tail, fanout_, &ignored, "decision");
@@ -179,6 +180,13 @@ void FamilyPipeline::AddPeer(const PeerSettings& settings) {
                         services_.store, MakeImportConfig(settings), settings.import_policy),
                     &b.stages, settings.name);
   b.stages.push_back(b.import);
+  if (services_.route_monitor != nullptr) {
+    b.stages.push_back(Append(
+        &tail,
+        plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", settings.name),
+                                          services_.route_monitor, MonitoredRib::kAdjRibInPost),
+        &b.stages, settings.name));
+  }
   b.resolver =
       Append(&tail,
              plumber_->Make<NexthopResolver>(Name("NexthopResolver", settings.name), plumber_->io(),
@@ -469,16 +477,18 @@ namespace sluice::bgp {
 
 absl::StatusOr<std::vector<BgpRoute>> FamilyPipeline::ReadRoutes(const RouteQuery& q,
                                                                  uint32_t peer_id) {
-  PeerIn* in = q.view == RibView::kAdjRibIn ? peer_in(peer_id) : nullptr;
-  if (q.view == RibView::kAdjRibIn && in == nullptr) {
-    return absl::NotFoundError("the peer does not run this family");
-  }
-  // The Adj-RIB-In through the validation stage, so its routes carry their RPKI state.
+  const bool adj_in = q.view == RibView::kAdjRibIn || q.view == RibView::kAdjRibInPost;
+  PeerIn* in = adj_in ? peer_in(peer_id) : nullptr;
+  if (adj_in && in == nullptr) return absl::NotFoundError("the peer does not run this family");
+  // The Adj-RIB-In through the validation stage, so its routes carry their RPKI state; after
+  // the import filter for the post-policy view.
   const BgpStage* adj_rib_in = in;
   if (OriginValidation* v = in != nullptr ? origin_validation(peer_id) : nullptr) adj_rib_in = v;
+  if (q.view == RibView::kAdjRibInPost) adj_rib_in = import_filter(peer_id);
   auto view = [&](const net::Prefix& p) -> std::optional<BgpRoute> {
     switch (q.view) {
       case RibView::kAdjRibIn:
+      case RibView::kAdjRibInPost:
         return adj_rib_in->lookup_route(p);
       case RibView::kLocRib:
         return decision_->lookup_route(p);
@@ -498,8 +508,7 @@ absl::StatusOr<std::vector<BgpRoute>> FamilyPipeline::ReadRoutes(const RouteQuer
     return out;
   }
   auto next = [&](const std::optional<net::Prefix>& after) {
-    return q.view == RibView::kAdjRibIn ? NextPrefixIn(in->table(), after)
-                                        : loc_rib_.NextPrefix(after);
+    return adj_in ? NextPrefixIn(in->table(), after) : loc_rib_.NextPrefix(after);
   };
   std::optional<net::Prefix> cursor = q.after;
   if (q.within && (!cursor || *cursor < *q.within)) {

@@ -3,9 +3,9 @@
 // plumbed (DESIGN.md § Route stages):
 //
 //   PeerIn(P) → [Deletion]* → [OriginValidation(P)] → ImportFilter(P) → [Damping] →
-//       NexthopResolver(P) ┐
-//   PeerIn(local) ─────────┤
-//                 Decision ←┘
+//       [RouteMonitor(P)] → NexthopResolver(P) ┐
+//   PeerIn(local) ─────────────────────────────┤
+//                                     Decision ←┘
 //   Decision → [RouteMonitor] → Fanout ─┬→ FanoutReader(P) → [Dump] → ExportFilter(P) → PeerOut(P)
 //   → UPDATEs
 //                      └→ FanoutReader(rib) → [Dump] → RibOut → RibRouteClient
@@ -99,9 +99,10 @@ struct PipelineServices {
   BranchTailFactory* tails = nullptr;
   // Non-null: every peer's branch validates route origins against this VRP set (RPKI).
   const rpki::OriginValidator* validator = nullptr;
-  // Non-null: a RouteMonitorStage between Decision and the Fanout reports Loc-RIB changes to
-  // the slot's monitor (BMP, route_monitor.h).
-  const RouteMonitorSlot* loc_rib_monitor = nullptr;
+  // Non-null: RouteMonitorStages report changes to the slot's monitor (BMP, route_monitor.h):
+  // one after each peer's ImportFilter (its post-policy Adj-RIB-In), one between Decision and
+  // the Fanout (the Loc-RIB).
+  const RouteMonitorSlot* route_monitor = nullptr;
 };
 
 class FamilyPipeline : public FamilyRouting {

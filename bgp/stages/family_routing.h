@@ -30,7 +30,9 @@ class FamilyPipeline;
 struct PeerSettings;
 struct RouterSettings;
 
-enum class RibView { kAdjRibIn, kLocRib, kAdjRibOut };
+// kAdjRibIn: as received (pre-policy); kAdjRibInPost: after the peer's import policy (the routes
+// its ImportFilter passes on, as it changed them).
+enum class RibView { kAdjRibIn, kAdjRibInPost, kLocRib, kAdjRibOut };
 
 // Which routes to read. Routes come in prefix order; a page ends after `max` routes and the next
 // one starts `after` the last prefix returned.

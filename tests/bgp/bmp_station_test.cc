@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "bgp/bmp/loc_rib_monitor.h"
+#include "bgp/bmp/rib_monitor.h"
 #include "bgp/bmp/station.h"
 #include "bgp/wire/attribute_store.h"
 
@@ -131,8 +131,10 @@ TEST_F(StationTest, AStationThatStopsReadingIsDroppedAndReconnected) {
   EXPECT_EQ(got, "fresh;");
 }
 
-// A Loc-RIB change reaches a synchronised station as one Route Monitoring message of peer type
-// 3 (RFC 9069) with our AS and BGP Identifier, carrying an UPDATE for the prefix.
+// A batch of Loc-RIB changes reaches a synchronised station as Route Monitoring messages of peer
+// type 3 (RFC 9069) with our AS and BGP Identifier: the withdrawal first, then one UPDATE for the
+// two prefixes that share an attribute set; a prefix changed twice in the batch counts once, as
+// its last change says.
 TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
   auto station = MakeStation(1 << 20);
   station->Start();
@@ -141,18 +143,26 @@ TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
   station->EndSync(WaitConnected(1));
   auto set = std::make_shared<StationSet>();
   set->Add(station);
-  LocRibMonitor monitor(set);
+  RibMonitor monitor(set);
   monitor.SetIdentity(65001, 0x0a000001);
   AttributeStore store;
   PathAttributes attrs;
   attrs.origin = Origin::kIgp;
   attrs.as_path = AsPath::Sequence({65002});
   attrs.next_hop = *net::IPv4Address::Parse("192.0.2.2");
-  BgpRoute route;
-  route.net = *net::Prefix::Parse("198.51.100.0/24");
-  route.attrs = store.Intern(attrs);
-  monitor.OnLocRibAnnounce(route);
-  monitor.OnLocRibWithdraw(route);
+  auto route = [&](const char* prefix) {
+    BgpRoute r;
+    r.net = *net::Prefix::Parse(prefix);
+    r.attrs = store.Intern(attrs);
+    return r;
+  };
+  ASSERT_TRUE(monitor.Wants(MonitoredRib::kLocRib));
+  std::vector<RouteChange> batch = {{route("198.51.100.0/24"), false},
+                                    {route("203.0.113.0/24"), false},
+                                    {route("192.0.2.0/24"), false},
+                                    {route("192.0.2.0/24"), true}};
+  monitor.OnRouteChanges(MonitoredRib::kLocRib, batch);
+  std::vector<std::vector<uint8_t>> updates;
   for (int n = 0; n < 2; ++n) {
     uint8_t head[6];
     asio::read(peer, asio::buffer(head));
@@ -167,10 +177,71 @@ TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
     EXPECT_EQ(std::vector<uint8_t>(rest.begin() + 26, rest.begin() + 34),
               (std::vector<uint8_t>{0, 0, 0xfd, 0xe9, 10, 0, 0, 1}));  // AS 65001, BGP ID
     EXPECT_EQ(rest[42 + 18], 2);                                       // an UPDATE
-    // The prefix ends the UPDATE (NLRI) or its withdrawn routes: 24, 198, 51, 100.
-    std::vector<uint8_t> nlri{24, 198, 51, 100};
-    EXPECT_NE(std::search(rest.begin() + 42, rest.end(), nlri.begin(), nlri.end()), rest.end());
+    updates.emplace_back(rest.begin() + 42, rest.end());
   }
+  auto holds = [](const std::vector<uint8_t>& update, std::vector<uint8_t> nlri) {
+    return std::search(update.begin(), update.end(), nlri.begin(), nlri.end()) != update.end();
+  };
+  // The withdrawal: Withdrawn Routes Length 4, then 24, 192, 0, 2.
+  EXPECT_TRUE(holds(updates[0], {0, 4, 24, 192, 0, 2})) << "first is not the withdrawal";
+  EXPECT_TRUE(holds(updates[1], {24, 198, 51, 100, 24, 203, 0, 113}));
+  EXPECT_FALSE(holds(updates[1], {24, 192, 0, 2}));
+}
+
+// Post-policy changes go only to stations that monitor them, with the peer's header and the L
+// flag, and only while the peer is up.
+TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
+  auto station = MakeStation(1 << 20);
+  station->Start();
+  tcp::socket peer(accept_io_);
+  acceptor_.accept(peer);
+  station->EndSync(WaitConnected(1));
+  auto set = std::make_shared<StationSet>();
+  set->Add(station);
+  RibMonitor monitor(set);
+  PeerSourceRegistry sources;
+  PeerSource src;
+  src.peer_id = 1;
+  src.address = *net::IPAddress::Parse("192.0.2.9");
+  AttributeStore store;
+  PathAttributes attrs;
+  attrs.as_path = AsPath::Sequence({65009});
+  attrs.next_hop = *net::IPv4Address::Parse("192.0.2.9");
+  BgpRoute r;
+  r.net = *net::Prefix::Parse("198.51.100.0/24");
+  r.attrs = store.Intern(attrs);
+  r.source = sources.Intern(src);
+  std::vector<RouteChange> batch = {{r, false}};
+  monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);  // not up: nothing sent
+  PeerHeader h;
+  h.address = src.address;
+  h.as = 65009;
+  h.bgp_id = 0xc0000209;
+  monitor.PeerUp(src.address, h, SessionParams());
+  monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);
+  monitor.PeerDown(src.address);
+  monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);  // down: nothing sent
+  station->Append(S("end"));
+  std::vector<uint8_t> all;
+  std::vector<uint8_t> chunk(4096);
+  while (all.size() < 3 || std::string(all.end() - 3, all.end()) != "end") {
+    size_t n = peer.read_some(asio::buffer(chunk));
+    all.insert(all.end(), chunk.begin(), chunk.begin() + n);
+  }
+  ASSERT_GT(all.size(), 6u + 42);
+  const uint32_t length = (uint32_t{all[1]} << 24) | (all[2] << 16) | (all[3] << 8) | all[4];
+  EXPECT_EQ(all.size(), length + 3) << "exactly one Route Monitoring message, then the marker";
+  EXPECT_EQ(all[6], 0);                 // peer type global
+  EXPECT_EQ(all[7], kFlagL);            // post-policy, IPv4, 4-octet AS
+  EXPECT_EQ(all[6 + 2 + 8 + 12], 192);  // the peer's address
+
+  // A station that monitors only the Loc-RIB is not asked for post-policy changes.
+  set->Remove(station);
+  StationConfig loc_only = station->config();
+  loc_only.route_monitoring = kMonitorLocRib;
+  set->Add(std::make_shared<Station>(io_, loc_only, [](uint64_t) {}));
+  EXPECT_FALSE(monitor.Wants(MonitoredRib::kAdjRibInPost));
+  EXPECT_TRUE(monitor.Wants(MonitoredRib::kLocRib));
 }
 
 }  // namespace

@@ -1,0 +1,185 @@
+#include "bgp/bmp/rib_monitor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "bgp/wire/open_message.h"
+
+namespace sluice::bgp::bmp {
+
+void StationSet::Add(std::shared_ptr<Station> station) {
+  std::lock_guard lock(mu_);
+  stations_.push_back(std::move(station));
+  UpdateLocked();
+}
+
+void StationSet::Remove(const std::shared_ptr<Station>& station) {
+  std::lock_guard lock(mu_);
+  stations_.erase(std::remove(stations_.begin(), stations_.end(), station), stations_.end());
+  UpdateLocked();
+}
+
+void StationSet::Clear() {
+  std::lock_guard lock(mu_);
+  stations_.clear();
+  UpdateLocked();
+}
+
+void StationSet::UpdateLocked() {
+  uint8_t wanted = 0;
+  for (const auto& s : stations_) wanted |= s->config().route_monitoring;
+  count_ = stations_.size();
+  wanted_ = wanted;
+}
+
+void StationSet::Broadcast(std::span<const uint8_t> message) const {
+  std::lock_guard lock(mu_);
+  for (const auto& s : stations_) s->Append(message);
+}
+
+void StationSet::Broadcast(RouteMonitoringBit what, std::span<const uint8_t> message) const {
+  std::lock_guard lock(mu_);
+  for (const auto& s : stations_) {
+    if (s->monitors(what)) s->Append(message);
+  }
+}
+
+void StampNow(PeerHeader* h) {
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count();
+  h->seconds = uint32_t(us / 1000000);
+  h->microseconds = uint32_t(us % 1000000);
+}
+
+PeerHeader LocRibHeader(uint32_t local_as, uint32_t bgp_id) {
+  PeerHeader h;
+  h.type = PeerType::kLocRib;
+  h.address = net::IPAddress(net::IPv4Address());
+  h.as = local_as;
+  h.bgp_id = bgp_id;
+  StampNow(&h);
+  return h;
+}
+
+void AppendLocRibPeerUp(uint32_t local_as, uint32_t bgp_id, std::vector<uint8_t>* out) {
+  Capabilities caps;
+  caps.multiprotocol = {kIPv4Unicast, kIPv6Unicast};
+  std::vector<uint8_t> open;
+  if (!AppendOpen(OpenMessage::Make(local_as, 0, net::IPv4Address(bgp_id), caps), &open).ok()) {
+    open.clear();
+  }
+  AppendPeerUp(LocRibHeader(local_as, bgp_id), net::IPAddress(net::IPv4Address()), 0, 0, open, open,
+               "global", out);
+}
+
+SessionParams LocRibParams() {
+  SessionParams p;
+  p.four_octet_as = true;
+  p.families.Add(kIPv6Unicast);
+  return p;
+}
+
+namespace {
+
+// The withdrawn prefixes and the announced ones by attribute set (in first-seen order) of
+// `changes`, each prefix (with its Path Identifier) once, as its last change says.
+struct ChangeGroups {
+  std::vector<Nlri> withdrawn;
+  std::vector<std::pair<const PathAttributes*, std::vector<Nlri>>> announced;
+};
+
+ChangeGroups Group(std::span<const RouteChange> changes) {
+  ChangeGroups g;
+  absl::flat_hash_map<std::pair<net::Prefix, uint32_t>, size_t> last;
+  if (changes.size() > 1) {
+    last.reserve(changes.size());
+    for (size_t i = 0; i < changes.size(); ++i) {
+      last[{changes[i].route.net, changes[i].route.path_id}] = i;
+    }
+  }
+  absl::flat_hash_map<const PathAttributes*, size_t> group_of;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const BgpRoute& r = changes[i].route;
+    if (changes.size() > 1 && last[{r.net, r.path_id}] != i) continue;
+    Nlri nlri{r.net, r.path_id};
+    if (changes[i].withdrawn || !r.attrs) {
+      g.withdrawn.push_back(nlri);
+      continue;
+    }
+    auto [it, added] = group_of.try_emplace(r.attrs.get(), g.announced.size());
+    if (added) g.announced.emplace_back(r.attrs.get(), std::vector<Nlri>{});
+    g.announced[it->second].second.push_back(nlri);
+  }
+  return g;
+}
+
+}  // namespace
+
+void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncoder& encoder,
+                        PeerHeader header, std::vector<uint8_t>* out) {
+  if (changes.empty()) return;
+  StampNow(&header);
+  ChangeGroups g = Group(changes);
+  std::vector<uint8_t> updates, one;
+  if (!g.withdrawn.empty() && !encoder.Withdraw(g.withdrawn, &updates).ok()) updates.clear();
+  for (const auto& [attrs, nlri] : g.announced) {
+    one.clear();
+    if (encoder.Announce(*attrs, nlri, &one).ok())
+      updates.insert(updates.end(), one.begin(), one.end());
+  }
+  for (std::span<const uint8_t> m : SplitBgpMessages(updates))
+    AppendRouteMonitoring(header, m, out);
+}
+
+RibMonitor::RibMonitor(std::shared_ptr<const StationSet> stations)
+    : stations_(std::move(stations)), loc_rib_encoder_(LocRibParams(), /*readvertise=*/false) {}
+
+void RibMonitor::SetIdentity(uint32_t local_as, uint32_t bgp_id) {
+  local_as_ = local_as;
+  bgp_id_ = bgp_id;
+}
+
+void RibMonitor::PeerUp(const net::IPAddress& address, const PeerHeader& header,
+                        const SessionParams& params) {
+  auto p = std::make_shared<PeerEncoding>(
+      PeerEncoding{header, UpdateEncoder(params, /*readvertise=*/false)});
+  p->header.flags |= kFlagL;
+  std::lock_guard lock(mu_);
+  peers_[address] = std::move(p);
+}
+
+void RibMonitor::PeerDown(const net::IPAddress& address) {
+  std::lock_guard lock(mu_);
+  peers_.erase(address);
+}
+
+std::shared_ptr<const RibMonitor::PeerEncoding> RibMonitor::Peer(
+    const net::IPAddress& address) const {
+  std::lock_guard lock(mu_);
+  auto it = peers_.find(address);
+  return it == peers_.end() ? nullptr : it->second;
+}
+
+bool RibMonitor::Wants(MonitoredRib rib) const {
+  return stations_->Wants(rib == MonitoredRib::kLocRib ? kMonitorLocRib : kMonitorPostPolicy);
+}
+
+void RibMonitor::OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> changes) {
+  if (changes.empty() || !Wants(rib)) return;
+  std::vector<uint8_t> out;
+  if (rib == MonitoredRib::kLocRib) {
+    AppendRouteChanges(changes, loc_rib_encoder_, LocRibHeader(local_as(), bgp_id()), &out);
+    if (!out.empty()) stations_->Broadcast(kMonitorLocRib, out);
+    return;
+  }
+  const PeerSource* source = changes.front().route.source;
+  if (source == nullptr) return;
+  std::shared_ptr<const PeerEncoding> peer = Peer(source->address);
+  if (peer == nullptr) return;  // not Established (any more)
+  AppendRouteChanges(changes, peer->encoder, peer->header, &out);
+  if (!out.empty()) stations_->Broadcast(kMonitorPostPolicy, out);
+}
+
+}  // namespace sluice::bgp::bmp
