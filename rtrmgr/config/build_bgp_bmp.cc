@@ -1,7 +1,8 @@
-// protocols { bgp { bmp { station ADDRESS { port N; buffer-size MIB; } ... } } }: the BMP
-// monitoring stations (RFC 7854) sluice-bgp connects to. `port` is required (RFC 7854 assigns
-// none); `buffer-size` is in MiB (default 64): past it a slow station is dropped and
-// re-synchronised when it connects again.
+// protocols { bgp { bmp { station ADDRESS { port N; buffer-size MIB;
+//     route-monitoring [ pre-policy post-policy loc-rib ]; } ... } } }: the BMP monitoring
+// stations (RFC 7854) sluice-bgp connects to. `port` is required (RFC 7854 assigns none);
+// `buffer-size` is in MiB (default 64): past it a slow station is dropped and re-synchronised
+// when it connects again; `route-monitoring` selects the RIBs sent (default all three).
 #include "absl/strings/str_format.h"
 #include "rtrmgr/config/config_builder.h"
 #include "rtrmgr/config/config_reader.h"
@@ -10,7 +11,41 @@ namespace sluice::rtrmgr {
 
 namespace {
 
-constexpr const char* kStationUsage = "station ADDRESS { port N; buffer-size MIB; }";
+constexpr const char* kStationUsage =
+    "station ADDRESS { port N; buffer-size MIB; route-monitoring [ pre-policy post-policy "
+    "loc-rib ]; }";
+
+// route-monitoring [ pre-policy post-policy loc-rib ]; at least one, none twice.
+void ReadRouteMonitoring(const ConfigNode& s, BmpStation* station, Diagnostics* diags) {
+  if (!ExpectArgs(s, 1, "route-monitoring [ pre-policy post-policy loc-rib ];", diags)) return;
+  bool pre = false, post = false, loc = false, bad = false;
+  for (const ConfigValue* v : Members(s.args[0])) {
+    bool* which = IsWord(*v, "pre-policy")    ? &pre
+                  : IsWord(*v, "post-policy") ? &post
+                  : IsWord(*v, "loc-rib")     ? &loc
+                                              : nullptr;
+    if (which == nullptr) {
+      diags->Add(v->loc,
+                 absl::StrFormat("expected 'pre-policy', 'post-policy' or 'loc-rib', found %s",
+                                 v->Describe()));
+    } else if (*which) {
+      diags->Add(v->loc, absl::StrFormat("route-monitoring %s is listed twice", v->text));
+    } else {
+      *which = true;
+      continue;
+    }
+    bad = true;
+  }
+  if (bad) return;
+  if (!pre && !post && !loc) {
+    diags->Add(s.args[0].loc,
+               "route-monitoring needs at least one of pre-policy, post-policy, loc-rib");
+    return;
+  }
+  station->pre_policy = pre;
+  station->post_policy = post;
+  station->loc_rib = loc;
+}
 
 void BuildStation(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags) {
   if (!ExpectBlock(n, 1, kStationUsage, diags)) return;
@@ -37,6 +72,8 @@ void BuildStation(const ConfigNode& n, BgpConfig* bgp, Diagnostics* diags) {
                 station.buffer_mib = static_cast<uint32_t>(*m);
               }
             })
+      .Once("route-monitoring",
+            [&](const ConfigNode& s) { ReadRouteMonitoring(s, &station, diags); })
       .Read(n.children);
   if (diags->count() != errors_before) return;
   if (station.port == 0) {

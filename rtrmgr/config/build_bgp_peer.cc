@@ -27,10 +27,6 @@ void ReadChain(const ConfigNode& s, std::vector<NameRef>* chain, Diagnostics* di
   }
 }
 
-bool IsWord(const ConfigValue& v, std::string_view word) {
-  return v.kind == ConfigValue::Kind::kWord && v.text == word;
-}
-
 // max-prefix N [received | accepted] [warn | restart SECONDS];
 void ReadMaxPrefix(const ConfigNode& s, bgp::MaxPrefix* max, Diagnostics* diags) {
   constexpr std::string_view kUsage =

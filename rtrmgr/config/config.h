@@ -248,6 +248,10 @@ struct BmpStation {
   net::IPAddress address;
   uint16_t port = 0;         // required
   uint32_t buffer_mib = 64;  // MiB queued before the station is dropped (1..4096)
+  // The Route Monitoring sent (`route-monitoring [ pre-policy post-policy loc-rib ];`).
+  bool pre_policy = true;   // each peer's Adj-RIB-In as received
+  bool post_policy = true;  // each peer's Adj-RIB-In after its import policy
+  bool loc_rib = true;      // the Loc-RIB (RFC 9069)
   Where where;
   std::string ToString() const;  // "127.0.0.1 port 11019"
   friend bool operator==(const BmpStation&, const BmpStation&) = default;

@@ -310,6 +310,13 @@ void PrintBgp(const BgpConfig& bgp, const PrintOptions& options, Writer* w) {
       if (st.buffer_mib != BmpStation().buffer_mib) {
         w->Statement(absl::StrCat("buffer-size ", st.buffer_mib));
       }
+      if (!st.pre_policy || !st.post_policy || !st.loc_rib) {
+        std::vector<std::string> what;
+        if (st.pre_policy) what.push_back("pre-policy");
+        if (st.post_policy) what.push_back("post-policy");
+        if (st.loc_rib) what.push_back("loc-rib");
+        w->Statement("route-monitoring " + List(what));
+      }
       w->Close();
     }
     w->Close();

@@ -110,6 +110,10 @@ const ConfigValue* ExpectOne(const ConfigNode& n, std::string_view usage, Diagno
   return &n.args[0];
 }
 
+bool IsWord(const ConfigValue& v, std::string_view word) {
+  return v.kind == ConfigValue::Kind::kWord && v.text == word;
+}
+
 std::vector<const ConfigValue*> Members(const ConfigValue& v) {
   std::vector<const ConfigValue*> out;
   if (v.kind != ConfigValue::Kind::kList) {

@@ -62,6 +62,8 @@ const ConfigValue* ExpectOne(const ConfigNode& n, std::string_view usage, Diagno
 
 // The members of a "[ a b c ]" argument, or the argument itself when it is one word or string.
 std::vector<const ConfigValue*> Members(const ConfigValue& v);
+// Whether `v` is the bare word `word` (not a string or a list).
+bool IsWord(const ConfigValue& v, std::string_view word);
 
 // Value readers; std::nullopt after reporting. `what` names the value in messages ("hold-time").
 std::optional<uint64_t> ReadNumber(const ConfigValue& v, uint64_t min, uint64_t max,

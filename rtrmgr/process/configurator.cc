@@ -339,6 +339,9 @@ void Configurator::Bmp(std::shared_ptr<Batch> batch, const BmpStation& station, 
   ipc::ToProto(station.address, r.mutable_address());
   r.set_port(station.port);
   r.set_buffer_bytes(uint64_t{station.buffer_mib} << 20);
+  if (station.pre_policy) r.add_route_monitoring(bgp_v1::BMP_PRE_POLICY);
+  if (station.post_policy) r.add_route_monitoring(bgp_v1::BMP_POST_POLICY);
+  if (station.loc_rib) r.add_route_monitoring(bgp_v1::BMP_LOC_RIB);
   Batch::Call(batch, router_, "bgp", kAddBmpStation, r, "bgp bmp station " + station.ToString());
 }
 
