@@ -136,10 +136,10 @@ void BmpExporter::OnMessageReceived(const TapPeer& peer, std::span<const uint8_t
     return;
   }
   if (!peers_.contains(peer.remote_address)) return;  // only while Established
-  std::vector<uint8_t> out;
-  out.reserve(kCommonHeaderSize + kPerPeerHeaderSize + message.size());
-  AppendRouteMonitoring(HeaderOf(peer), message, &out);
-  set_->Broadcast(kMonitorPrePolicy, out);
+  // One buffer for every message (the loop is the only caller): no allocation per UPDATE.
+  scratch_.clear();
+  AppendRouteMonitoring(HeaderOf(peer), message, &scratch_);
+  set_->Broadcast(kMonitorPrePolicy, scratch_);
 }
 
 void BmpExporter::OnPeerUp(const TapPeer& peer, const EstablishedInfo& info,

@@ -127,6 +127,7 @@ class BmpExporter : public MessageTap {
   std::shared_ptr<StationSet> set_ = std::make_shared<StationSet>();  // the same, any thread
   std::shared_ptr<RibMonitor> rib_monitor_ = std::make_shared<RibMonitor>(set_);
   std::map<net::IPAddress, PeerRecord> peers_;  // Established sessions, by remote address
+  std::vector<uint8_t> scratch_;                // event loop: the pre-policy message being encoded
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 

@@ -81,53 +81,28 @@ SessionParams LocRibParams() {
   return p;
 }
 
-namespace {
-
-// The withdrawn prefixes and the announced ones by attribute set (in first-seen order) of
-// `changes`, each prefix (with its Path Identifier) once, as its last change says.
-struct ChangeGroups {
-  std::vector<Nlri> withdrawn;
-  std::vector<std::pair<const PathAttributes*, std::vector<Nlri>>> announced;
-};
-
-ChangeGroups Group(std::span<const RouteChange> changes) {
-  ChangeGroups g;
-  absl::flat_hash_map<std::pair<net::Prefix, uint32_t>, size_t> last;
-  if (changes.size() > 1) {
-    last.reserve(changes.size());
-    for (size_t i = 0; i < changes.size(); ++i) {
-      last[{changes[i].route.net, changes[i].route.path_id}] = i;
-    }
-  }
-  absl::flat_hash_map<const PathAttributes*, size_t> group_of;
-  for (size_t i = 0; i < changes.size(); ++i) {
-    const BgpRoute& r = changes[i].route;
-    if (changes.size() > 1 && last[{r.net, r.path_id}] != i) continue;
-    Nlri nlri{r.net, r.path_id};
-    if (changes[i].withdrawn || !r.attrs) {
-      g.withdrawn.push_back(nlri);
-      continue;
-    }
-    auto [it, added] = group_of.try_emplace(r.attrs.get(), g.announced.size());
-    if (added) g.announced.emplace_back(r.attrs.get(), std::vector<Nlri>{});
-    g.announced[it->second].second.push_back(nlri);
-  }
-  return g;
-}
-
-}  // namespace
-
 void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncoder& encoder,
                         PeerHeader header, std::vector<uint8_t>* out) {
   if (changes.empty()) return;
   StampNow(&header);
-  ChangeGroups g = Group(changes);
   std::vector<uint8_t> updates, one;
-  if (!g.withdrawn.empty() && !encoder.Withdraw(g.withdrawn, &updates).ok()) updates.clear();
-  for (const auto& [attrs, nlri] : g.announced) {
+  std::vector<Nlri> run;
+  // One run: consecutive changes that are all withdrawals, or all announcements with one
+  // attribute set (what one UPDATE in brings). Runs keep the changes' order.
+  for (size_t i = 0; i < changes.size();) {
+    const bool withdrawn = changes[i].withdrawn || !changes[i].route.attrs;
+    const PathAttributes* attrs = withdrawn ? nullptr : changes[i].route.attrs.get();
+    run.clear();
+    for (; i < changes.size(); ++i) {
+      const RouteChange& c = changes[i];
+      const bool w = c.withdrawn || !c.route.attrs;
+      if (w != withdrawn || (!w && c.route.attrs.get() != attrs)) break;
+      run.push_back(Nlri{c.route.net, c.route.path_id});
+    }
     one.clear();
-    if (encoder.Announce(*attrs, nlri, &one).ok())
-      updates.insert(updates.end(), one.begin(), one.end());
+    absl::StatusOr<int> packed =
+        withdrawn ? encoder.Withdraw(run, &one) : encoder.Announce(*attrs, run, &one);
+    if (packed.ok()) updates.insert(updates.end(), one.begin(), one.end());
   }
   for (std::span<const uint8_t> m : SplitBgpMessages(updates))
     AppendRouteMonitoring(header, m, out);

@@ -4,9 +4,9 @@
 // (bgp/stages/route_monitor.h) the pipelines call with each batch of changes of a peer's
 // post-policy Adj-RIB-In and of the Loc-RIB — on the shards' worker threads with `threads N` > 1.
 //
-// A batch becomes Route Monitoring messages carrying UPDATEs our encoder (bgp/wire) makes: the
-// prefixes withdrawn, then one UPDATE (or more) per attribute set, encoded during the call and
-// copied into the buffer of every station that monitors that RIB.
+// A batch becomes Route Monitoring messages carrying UPDATEs our encoder (bgp/wire) makes, one
+// per run of changes with one attribute set (or of withdrawals), in order, encoded during the
+// call and copied into the buffer of every station that monitors that RIB.
 //   - post-policy: the peer's per-peer header with the L flag, encoded with the peer's session
 //     parameters (its AS_PATH format, matching the A flag, and its ADD-PATH Path Identifiers);
 //     only between the peer's PeerUp and PeerDown here — later changes (the peer's routes
@@ -65,10 +65,10 @@ SessionParams LocRibParams();
 // The timestamp of `header` set to now.
 void StampNow(PeerHeader* header);
 
-// Appends Route Monitoring messages with `header` (stamped now) for `changes`: where a prefix
-// changes more than once only its last change; the withdrawn prefixes first, then the
-// announced ones grouped by attribute set, as UPDATEs `encoder` makes. Changes the encoder
-// refuses (a route without a nexthop for its family) are left out.
+// Appends Route Monitoring messages with `header` (stamped now) for `changes`, in their order:
+// one UPDATE (or more) per run of consecutive withdrawals or of consecutive announcements with
+// one attribute set, as `encoder` makes them. Changes the encoder refuses (a route without a
+// nexthop for its family) are left out.
 void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncoder& encoder,
                         PeerHeader header, std::vector<uint8_t>* out);
 

@@ -57,7 +57,7 @@ void MrtUpdateLog::OnStateChange(const TapPeer& peer, FsmState old_state, FsmSta
   item.local_as = peer.local_as;
   item.peer_address = peer.remote_address;
   item.local_address = peer.local_address;
-  Enqueue(std::move(item));
+  Enqueue(std::move(item), {});
 }
 
 void MrtUpdateLog::OnMessageReceived(const TapPeer& peer, std::span<const uint8_t> message) {
@@ -76,12 +76,11 @@ void MrtUpdateLog::OnMessageReceived(const TapPeer& peer, std::span<const uint8_
       return;
     }
   }
-  item.message.assign(message.begin(), message.end());
-  Enqueue(std::move(item));
+  Enqueue(std::move(item), message);
 }
 
-void MrtUpdateLog::Enqueue(Item item) {
-  const size_t octets = item.message.size() + 64;
+void MrtUpdateLog::Enqueue(Item item, std::span<const uint8_t> message) {
+  const size_t octets = message.size() + 64;
   {
     std::lock_guard lock(mu_);
     if (queued_octets_ + octets > options_.queue_limit) {
@@ -89,8 +88,11 @@ void MrtUpdateLog::Enqueue(Item item) {
       return;
     }
     queued_octets_ += octets;
-    const bool was_empty = queue_.empty();
-    queue_.push_back(std::move(item));
+    item.offset = queue_.bytes.size();
+    item.length = message.size();
+    queue_.bytes.insert(queue_.bytes.end(), message.begin(), message.end());
+    const bool was_empty = queue_.items.empty();
+    queue_.items.push_back(std::move(item));
     if (!was_empty) return;
   }
   wake_.notify_one();
@@ -109,7 +111,7 @@ UpdateLogStats MrtUpdateLog::stats() const {
 }
 
 void MrtUpdateLog::Run() {
-  std::deque<Item> batch;
+  Queue batch;
   for (;;) {
     bool stop = false;
     uint64_t flush = 0;
@@ -118,15 +120,21 @@ void MrtUpdateLog::Run() {
       const absl::Time period_end =
           period_ == absl::InfinitePast() ? absl::Now() : period_ + options_.rotate;
       wake_.wait_until(lock, ToChrono(period_end), [&] {
-        return stop_ || !queue_.empty() || flush_asked_ > flush_done_ || absl::Now() >= period_end;
+        return stop_ || !queue_.items.empty() || flush_asked_ > flush_done_ ||
+               absl::Now() >= period_end;
       });
-      batch.swap(queue_);
+      std::swap(batch, queue_);  // the emptied buffers go back with their capacity
       queued_octets_ = 0;
       stop = stop_;
       flush = flush_asked_;
     }
-    for (const Item& item : batch) Write(item);
-    batch.clear();
+    for (const Item& item : batch.items) {
+      Write(item, std::span<const uint8_t>(batch.bytes).subspan(item.offset, item.length));
+    }
+    batch.items.clear();
+    batch.bytes.clear();
+    // A burst's buffer is not kept: at most 8 MiB stays allocated between bursts.
+    if (batch.bytes.capacity() > (size_t{8} << 20)) batch.bytes.shrink_to_fit();
     // The current period's file, even when nothing arrives in it.
     EnsureFile(PeriodStart(absl::Now(), options_.rotate));
     if (writer_ && flush != 0) {
@@ -192,7 +200,7 @@ void MrtUpdateLog::CloseFile() {
   if (!s.ok()) stats_.error = std::string(s.message());
 }
 
-void MrtUpdateLog::Write(const Item& item) {
+void MrtUpdateLog::Write(const Item& item, std::span<const uint8_t> message) {
   EnsureFile(PeriodStart(item.time, options_.rotate));
   if (!writer_) {
     std::lock_guard lock(mu_);
@@ -219,7 +227,7 @@ void MrtUpdateLog::Write(const Item& item) {
     m.peer_address = item.peer_address;
     m.local_address = item.local_address;
     m.as4 = item.as4;
-    m.message = Bytes(item.message.data(), item.message.size());
+    m.message = message;
     s = writer_->WriteBgp4mpMessage(seconds, micros, true, m);
   }
   std::lock_guard lock(mu_);

@@ -22,7 +22,6 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -80,22 +79,27 @@ class MrtUpdateLog : public MessageTap {
     uint16_t old_state = 0, new_state = 0;
     uint32_t peer_as = 0, local_as = 0;
     net::IPAddress peer_address, local_address;
-    std::vector<uint8_t> message;
+    size_t offset = 0, length = 0;  // the message's octets in the queue's `bytes`
+  };
+  // Records and their messages' octets, one buffer for all (no allocation per message).
+  struct Queue {
+    std::vector<Item> items;
+    std::vector<uint8_t> bytes;
   };
   explicit MrtUpdateLog(UpdateLogOptions options);
-  void Enqueue(Item item);
+  void Enqueue(Item item, std::span<const uint8_t> message);
   void Run();
   // Writer thread: the file for the period starting at `period` is open (or its opening failed).
   // Periods only move forward: a record queued before a rotation goes in the newer file.
   void EnsureFile(absl::Time period);
   void CloseFile();
-  void Write(const Item& item);
+  void Write(const Item& item, std::span<const uint8_t> message);
 
   const UpdateLogOptions options_;
   // Shared with the writer thread under mu_.
   mutable std::mutex mu_;
   std::condition_variable wake_, flushed_;
-  std::deque<Item> queue_;
+  Queue queue_;
   size_t queued_octets_ = 0;
   bool stop_ = false;
   uint64_t flush_asked_ = 0, flush_done_ = 0;
