@@ -19,5 +19,7 @@ inline const Method<profile::v1::ClearRequest, profile::v1::ClearReply> kProfile
     "profile/1.0/clear"};
 inline const Method<profile::v1::DescribePlumbingRequest, profile::v1::DescribePlumbingReply>
     kProfileDescribePlumbing{"profile/1.0/describe_plumbing"};
+inline const Method<profile::v1::GetStageStatsRequest, profile::v1::GetStageStatsReply>
+    kProfileGetStageStats{"profile/1.0/get_stage_stats"};
 
 }  // namespace sluice::ipc

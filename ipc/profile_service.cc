@@ -75,4 +75,20 @@ absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
                        });
 }
 
+absl::Status ServeStageStats(XrlRouter& router,
+                             std::function<std::vector<stage::Plumber::QueueDepth>()> depths) {
+  return router.Handle(kProfileGetStageStats,
+                       [depths = std::move(depths)](const pb::GetStageStatsRequest&)
+                           -> absl::StatusOr<pb::GetStageStatsReply> {
+                         pb::GetStageStatsReply reply;
+                         for (const stage::Plumber::QueueDepth& q : depths()) {
+                           pb::StageStat* s = reply.add_stages();
+                           s->set_stage(q.stage);
+                           s->set_kind(q.kind);
+                           s->set_queued(q.queued);
+                         }
+                         return reply;
+                       });
+}
+
 }  // namespace sluice::ipc

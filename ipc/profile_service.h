@@ -16,10 +16,12 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "ipc/profile_methods.h"
 #include "ipc/xrl_router.h"
+#include "stage/plumber.h"
 #include "stage/profile.h"
 
 namespace sluice::ipc {
@@ -36,5 +38,10 @@ enum class UnknownPointText {
 absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
                           std::function<std::string()> describe,
                           UnknownPointText unknown = UnknownPointText::kPointOnly);
+
+// Adds profile/1.0/get_stage_stats: `depths` (run on the loop) lists the stages that keep a
+// queue and how much each holds (stage::Plumber::QueueDepths). Errors: those of Handle.
+absl::Status ServeStageStats(XrlRouter& router,
+                             std::function<std::vector<stage::Plumber::QueueDepth>()> depths);
 
 }  // namespace sluice::ipc

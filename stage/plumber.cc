@@ -75,4 +75,14 @@ std::string Plumber::Describe() const {
   return out;
 }
 
+std::vector<Plumber::QueueDepth> Plumber::QueueDepths() const {
+  std::vector<QueueDepth> out;
+  for (const StageBase* s : stages()) {
+    if (std::optional<uint64_t> n = s->queue_depth()) {
+      out.push_back(QueueDepth{s->name(), std::string(s->kind()), *n});
+    }
+  }
+  return out;
+}
+
 }  // namespace sluice::stage

@@ -103,6 +103,16 @@ class Plumber {
   // referred to afterwards. Format: "name [Kind] status", indented by depth.
   std::string Describe() const;
 
+  // One stage's queue, for sluice_stage_queue_depth.
+  struct QueueDepth {
+    std::string stage;  // its name, as Describe shows it
+    std::string kind;
+    uint64_t queued = 0;
+  };
+  // Every live stage that keeps a queue (StageBase::queue_depth), in creation order. On the
+  // Plumber's thread.
+  std::vector<QueueDepth> QueueDepths() const;
+
  private:
   void DestroyRetired();
 

@@ -20,6 +20,7 @@
 // it, then calls push on its downstream stages.
 
 #include <concepts>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,10 @@ class StageBase {
   virtual std::string_view kind() const = 0;
   // One line of state for display ("routes=577706"); empty by default.
   virtual std::string Status() const { return {}; }
+  // Route changes the stage holds waiting to go downstream or to be acknowledged (its queue or
+  // backlog), for sluice_stage_queue_depth; nullopt for a stage that keeps no queue. Read on the
+  // stage's own thread; cheap (a counter the stage keeps).
+  virtual std::optional<uint64_t> queue_depth() const { return std::nullopt; }
   // Connections, for display and for the Plumber's checks.
   virtual std::vector<const StageBase*> upstream_stages() const = 0;
   virtual std::vector<const StageBase*> downstream_stages() const = 0;
