@@ -1,9 +1,11 @@
 #include "rib/fea_out_stage.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::rib {
 namespace {
@@ -94,6 +96,7 @@ void FeaOutStage::push(RibStage* caller) {
 void FeaOutStage::Queue(FibChange::Op op, const RibRoute& route) {
   if (!Wanted(route.network)) return;
   building_.push_back(FibChange{op, FibRoute::From(route)});
+  building_arrival_ = stage::OldestArrival(building_arrival_, stage::CurrentArrival());
   ++stats_.changes_queued;
   if (queued_point_->enabled()) {
     queued_point_->Record(absl::StrCat(FibOpName(op), " ", route.network.ToString()));
@@ -110,6 +113,7 @@ void FeaOutStage::CloseBatch() {
   batch.family = family_;
   batch.sequence = next_sequence_++;
   batch.changes.swap(building_);
+  batch.arrival_ns = std::exchange(building_arrival_, 0);
   ready_.push_back(std::move(batch));
   // The next batch fills up as this one did: grow once, not log2(batch_size) times per batch.
   building_.reserve(std::min(options_.batch_size, kMaxReserve));
@@ -127,11 +131,14 @@ void FeaOutStage::SendReady() {
       }
     }
     const uint64_t sequence = batch.sequence;
+    const size_t changes = batch.changes.size();
     last_sent_ = sequence;
-    client_->SendBatch(std::move(batch), [this, weak = std::weak_ptr<bool>(alive_),
-                                          generation = generation_, sequence](absl::Status status) {
-      if (weak.lock()) Completed(generation, sequence, status);
-    });
+    in_flight_changes_ += changes;
+    client_->SendBatch(std::move(batch),
+                       [this, weak = std::weak_ptr<bool>(alive_), generation = generation_,
+                        sequence, changes](absl::Status status) {
+                         if (weak.lock()) Completed(generation, sequence, changes, status);
+                       });
   }
   MaybeFullPushDone();
   RunWhenSent();
@@ -160,9 +167,11 @@ void FeaOutStage::MaybeFullPushDone() {
   client_->FullPushDone(family_);
 }
 
-void FeaOutStage::Completed(uint64_t generation, uint64_t sequence, const absl::Status& status) {
+void FeaOutStage::Completed(uint64_t generation, uint64_t sequence, size_t changes,
+                            const absl::Status& status) {
   if (generation != generation_ || in_flight_ == 0) return;  // sent to an FEA since gone
   --in_flight_;
+  in_flight_changes_ -= std::min(changes, in_flight_changes_);
   if (status.ok()) {
     ++stats_.batches_ok;
   } else {
@@ -181,8 +190,10 @@ void FeaOutStage::FeaBorn() {
   ++generation_;
   fea_up_ = true;
   building_.clear();
+  building_arrival_ = 0;
   ready_.clear();
   in_flight_ = 0;
+  in_flight_changes_ = 0;
   next_sequence_ = 1;
   last_sent_ = 0;
   when_sent_.clear();
@@ -198,8 +209,10 @@ void FeaOutStage::FeaDied() {
   ++generation_;
   fea_up_ = false;
   building_.clear();
+  building_arrival_ = 0;
   ready_.clear();
   in_flight_ = 0;
+  in_flight_changes_ = 0;
   resyncing_ = false;
   resync_paused_ = false;
   resync_cursor_.reset();

@@ -17,6 +17,9 @@
 // FibClient, FibClient::FullPushDone(family) tells it so. FeaDied() stops sending until the
 // next birth.
 //
+// A batch carries the oldest arrival of its changes (stage/route_arrival.h: the arrival current
+// when each was queued), for the route latency histogram the FEA keeps.
+//
 // Profiling points (stage/profile.h): "rib_queued_to_fea" when a change is queued,
 // "rib_sent_to_fea" when its batch is handed to the FibClient; text "<op> <prefix>".
 
@@ -77,6 +80,8 @@ class FeaOutStage : public RibLinearStage {
   const Stats& stats() const { return stats_; }
   size_t in_flight() const { return in_flight_; }
   size_t queued() const;
+  // Changes queued plus those sent and not yet answered by the FEA.
+  std::optional<uint64_t> queue_depth() const override { return queued() + in_flight_changes_; }
 
  private:
   void Queue(FibChange::Op op, const RibRoute& route);
@@ -87,7 +92,8 @@ class FeaOutStage : public RibLinearStage {
   void SendReady();
   // After the re-send walk: tells the client once its last batch has been handed over.
   void MaybeFullPushDone();
-  void Completed(uint64_t generation, uint64_t sequence, const absl::Status& status);
+  void Completed(uint64_t generation, uint64_t sequence, size_t changes,
+                 const absl::Status& status);
   bool ResyncSlice();
 
   net::Family family_;
@@ -101,8 +107,10 @@ class FeaOutStage : public RibLinearStage {
   uint64_t generation_ = 0;  // bumped at each birth; stale completions are ignored
   uint64_t next_sequence_ = 1;
   std::vector<FibChange> building_;
+  int64_t building_arrival_ = 0;  // the oldest arrival of building_'s changes
   std::deque<FibBatch> ready_;
   size_t in_flight_ = 0;
+  size_t in_flight_changes_ = 0;
 
   bool resyncing_ = false;
   bool resync_paused_ = false;

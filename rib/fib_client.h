@@ -53,6 +53,8 @@ struct FibBatch {
   net::Family family = net::Family::kIPv4;
   uint64_t sequence = 0;  // 1, 2, 3, ... per family, restarting at 1 when the FEA is born again
   std::vector<FibChange> changes;
+  // The oldest arrival of its changes (stage/route_arrival.h): CLOCK_MONOTONIC ns, 0 unknown.
+  int64_t arrival_ns = 0;
 };
 
 class FibClient {

@@ -187,6 +187,8 @@ class Rib {
   // --- Show ------------------------------------------------------------------------------------
   // The stage networks as text (`sluice show plumbing rib`).
   std::string Describe() const { return plumber_.Describe(); }
+  // The stages that keep a queue (FeaOut) and how much each holds (sluice_stage_queue_depth).
+  std::vector<stage::Plumber::QueueDepth> QueueDepths() const { return plumber_.QueueDepths(); }
   RibNetwork& network(net::Family family) { return family == net::Family::kIPv4 ? *v4_ : *v6_; }
   const RibNetwork& network(net::Family family) const {
     return family == net::Family::kIPv4 ? *v4_ : *v6_;

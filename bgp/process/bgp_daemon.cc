@@ -87,6 +87,7 @@ absl::Status BgpDaemon::Start() {
   RETURN_IF_ERROR(ipc::ServeProfile(
       *router_, profiler_, [this] { return bgp_->Describe(); },
       ipc::UnknownPointText::kWithKnownPoints));
+  RETURN_IF_ERROR(ipc::ServeStageStats(*router_, [this] { return bgp_->routing().QueueDepths(); }));
   // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route.
   if (rib_) {
     router_->WatchClass(options_.rib, [this](const ipc::TargetEvent& e) {

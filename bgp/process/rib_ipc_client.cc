@@ -8,6 +8,7 @@
 #include "bgp/process/methods.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::bgp::process {
 
@@ -99,13 +100,18 @@ void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> ba
     const RibRouteChange::Op op = batch[i].op;
     const bool ibgp = batch[i].ibgp;
     size_t end = i;
-    while (end < batch.size() && batch[end].op == op && batch[end].ibgp == ibgp) ++end;
+    int64_t arrival = 0;  // the oldest of the call's changes
+    while (end < batch.size() && batch[end].op == op && batch[end].ibgp == ibgp) {
+      arrival = stage::OldestArrival(arrival, batch[end].arrival_ns);
+      ++end;
+    }
     ++state->pending;
     ++counters_.route_calls;
     counters_.routes_sent += end - i;
     if (op == RibRouteChange::Op::kAdd) {
       rib_v1::RoutesRequest request;
       request.set_protocol(ProtocolName(ibgp));
+      request.set_arrival_ns(static_cast<uint64_t>(arrival));
       request.mutable_routes()->Reserve(int(end - i));
       for (size_t j = i; j < end; ++j) {
         rib_v1::RouteEntry* e = request.add_routes();
@@ -118,6 +124,7 @@ void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> ba
     } else {
       rib_v1::DeleteRoutesRequest request;
       request.set_protocol(ProtocolName(ibgp));
+      request.set_arrival_ns(static_cast<uint64_t>(arrival));
       request.mutable_networks()->Reserve(int(end - i));
       for (size_t j = i; j < end; ++j) ipc::ToProto(batch[j].prefix, request.add_networks());
       router_->Call(rib_target_, kDeleteRoutes, std::move(request),

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "bgp/wire/constants.h"
 #include "net/log.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::bgp {
 namespace {
@@ -409,6 +410,8 @@ void PeerSession::HandleMessage(Connection* c, Bytes message) {
 void PeerSession::HandleUpdate(Bytes message) {
   if (!decoder_ || teardown_pending_) return;
   if (parse_pool_ != nullptr) return ParseOffLoop(message);
+  // The routes' arrival, for the route latency histogram (stage/route_arrival.h).
+  stage::ArrivalScope arrival(stage::MonotonicNowNs());
   decoder_->Decode(message, &update_);
   DeliverUpdate(update_);
 }
@@ -422,9 +425,10 @@ void PeerSession::ParseOffLoop(Bytes message) {
   }
   parsing_->fetch_add(1, std::memory_order_acq_rel);
   boost::asio::post(
-      *parse_strand_, [this, bytes = std::vector<uint8_t>(message.begin(), message.end()),
-                       decoder = decoder_, generation = session_generation_,
-                       alive = std::weak_ptr<bool>(alive_), parsing = parsing_, &io = io_] {
+      *parse_strand_,
+      [this, bytes = std::vector<uint8_t>(message.begin(), message.end()), decoder = decoder_,
+       generation = session_generation_, alive = std::weak_ptr<bool>(alive_), parsing = parsing_,
+       &io = io_, arrival = stage::MonotonicNowNs()] {
         std::shared_ptr<UpdateMessage> update;
         std::optional<HandlerFault> fault = CatchFault([&] {
           update = std::make_shared<UpdateMessage>();
@@ -433,9 +437,10 @@ void PeerSession::ParseOffLoop(Bytes message) {
         parsing->fetch_sub(1, std::memory_order_acq_rel);
         parsing->notify_all();
         // `this` is touched only on the loop, once `alive` says the session still exists.
-        boost::asio::post(io, [this, update, fault, generation, alive] {
+        boost::asio::post(io, [this, update, fault, generation, alive, arrival] {
           if (alive.expired() || generation != session_generation_ || teardown_pending_) return;
           if (fault) return Fault("parsing an UPDATE", *fault);
+          stage::ArrivalScope scope(arrival);
           Guard("an UPDATE", [&] { DeliverUpdate(*update); });
         });
       });

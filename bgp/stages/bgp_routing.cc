@@ -329,6 +329,14 @@ std::string BgpRouting::Describe() const {
   return out;
 }
 
+std::vector<stage::Plumber::QueueDepth> BgpRouting::QueueDepths() const {
+  std::vector<stage::Plumber::QueueDepth> out = plumber_.QueueDepths();
+  if (sharded_ != nullptr) {
+    for (stage::Plumber::QueueDepth& q : sharded_->QueueDepths()) out.push_back(std::move(q));
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q) {
   FamilyRouting* pipe = routing(q.family);
   if (pipe == nullptr) {

@@ -196,6 +196,10 @@ class BgpRouting {
   std::vector<BgpRoute> Candidates(const net::Prefix& prefix);
   // `show plumbing`: every stage, one per line (Plumber::Describe), the shards' after the loop's.
   std::string Describe() const;
+  // Every loop stage that keeps a queue (stage::Plumber::QueueDepths), then each shard's input
+  // queue and Fanouts (ShardedRouting::QueueDepths); on the loop, never waiting for a shard
+  // (sluice_stage_queue_depth).
+  std::vector<stage::Plumber::QueueDepth> QueueDepths() const;
 
   // The family's serial pipeline; null when the family is not run or runs sharded (sharded()).
   FamilyPipeline* pipeline(net::Family family) {

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::bgp {
 
@@ -131,11 +132,13 @@ void Fanout::Change(const BgpRoute* old_route, const BgpRoute* new_route) {
         last.new_route.reset();
       }
       last.nop = last.old_route == last.new_route;
+      last.arrival_ns = stage::OldestArrival(last.arrival_ns, stage::CurrentArrival());
       ++merged_;
     } else {
       Entry e;
       if (old_route != nullptr) e.old_route = *old_route;
       if (new_route != nullptr) e.new_route = *new_route;
+      e.arrival_ns = stage::CurrentArrival();
       entries_.push_back(std::move(e));
       if (it == index_.end()) {
         index_.emplace(prefix, Chain{old_tail, old_tail});
@@ -144,6 +147,7 @@ void Fanout::Change(const BgpRoute* old_route, const BgpRoute* new_route) {
         it->second.last = old_tail;
       }
     }
+    published_.store(entries_.size(), std::memory_order_relaxed);
   }
   const uint64_t new_tail = tail();
   // Index loop: a delivery may remove a reader (a session that fails while sending).
@@ -217,6 +221,7 @@ bool Fanout::DrainSlice() {
       if (!e.nop) {
         // Copies: a delivery may merge new changes into queued entries.
         std::optional<BgpRoute> o = e.old_route, n = e.new_route;
+        stage::ArrivalScope arrival(e.arrival_ns);
         r->Deliver(o, n);
         if (i >= readers_.size() || readers_[i] != r) break;  // the reader went away
       }
@@ -255,6 +260,7 @@ void Fanout::Trim() {
     absl::flat_hash_map<net::Prefix, Chain>().swap(index_);
     std::deque<Entry>().swap(entries_);
   }
+  published_.store(entries_.size(), std::memory_order_relaxed);
 }
 
 }  // namespace sluice::bgp

@@ -20,7 +20,11 @@
 // that entry (old route kept, new route replaced; a change back to the old route becomes a
 // no-op), so a prefix has at most one queued entry per distinct reader position plus one,
 // however often it flaps. Entries every reader has read are freed.
+//
+// A queued change keeps its arrival (stage/route_arrival.h; merged: the oldest), and a reader
+// that catches up delivers it under that arrival, so route latency counts the time queued here.
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -55,6 +59,7 @@ class FanoutReader : public BgpLinearStage, public FlowControl {
   bool blocked() const { return blocked_; }
   // Changes queued that this reader has not read.
   uint64_t behind() const;
+  std::optional<uint64_t> queue_depth() const override { return behind(); }
 
  private:
   friend class Fanout;
@@ -80,6 +85,10 @@ class Fanout : public BgpStage {
   void RemoveReader(stage::Plumber* plumber, FanoutReader* reader);
   const std::vector<FanoutReader*>& readers() const { return readers_; }
   size_t queued() const { return entries_.size(); }
+  std::optional<uint64_t> queue_depth() const override { return entries_.size(); }
+  // queued() as of the last change or trim, readable from any thread (a shard's Fanout, read
+  // from the event loop without waiting for the shard).
+  uint64_t published_queued() const { return published_.load(std::memory_order_relaxed); }
   uint64_t merged() const { return merged_; }
 
   // --- Stage (from Decision) ---------------------------------------------------------------
@@ -112,6 +121,7 @@ class Fanout : public BgpStage {
     std::optional<BgpRoute> new_route;
     uint64_t next_same = kNone;  // the next queued change of the same prefix
     bool nop = false;            // merged back to where it started: nothing to deliver
+    int64_t arrival_ns = 0;      // the oldest arrival merged in (stage/route_arrival.h)
     const net::Prefix& prefix() const { return old_route ? old_route->net : new_route->net; }
   };
   struct Chain {
@@ -136,6 +146,7 @@ class Fanout : public BgpStage {
   uint64_t base_ = 0;  // sequence number of entries_.front()
   absl::flat_hash_map<net::Prefix, Chain> index_;
   uint64_t merged_ = 0;
+  std::atomic<uint64_t> published_{0};  // entries_.size() for other threads
   stage::BackgroundTask drain_task_;
 };
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::bgp {
 
@@ -82,6 +84,7 @@ std::optional<BgpRoute> NexthopResolver::In(const BgpRoute& route) {
   if (!st.known) {
     held_.insert(route.net);
     st.held.push_back(route.net);
+    st.held_arrival = stage::OldestArrival(st.held_arrival, stage::CurrentArrival());
     return std::nullopt;
   }
   return Annotate(route, AnswerFor(st, route.net));
@@ -133,6 +136,7 @@ void NexthopResolver::OnNexthopsChanged(const net::Prefix& subnet) {
       st.sent = *a;
       release_.insert(release_.end(), st.held.begin(), st.held.end());
       st.held.clear();
+      release_arrival_ = stage::OldestArrival(release_arrival_, std::exchange(st.held_arrival, 0));
       released = true;
       continue;
     }
@@ -149,6 +153,7 @@ void NexthopResolver::OnNexthopsChanged(const net::Prefix& subnet) {
 
 bool NexthopResolver::ReleaseSlice() {
   stage::SliceBudget budget(1000);
+  stage::ArrivalScope arrival(release_arrival_);
   while (!release_.empty()) {
     const net::Prefix p = release_.back();
     release_.pop_back();
@@ -166,6 +171,7 @@ bool NexthopResolver::ReleaseSlice() {
     if (budget.Exhausted()) break;
   }
   if (downstream_ != nullptr) downstream_->push(this);
+  if (release_.empty()) release_arrival_ = 0;
   return !release_.empty();
 }
 

@@ -9,7 +9,9 @@
 //   - A route whose nexthop has an answer goes on at once, marked kResolved with the metric, or
 //     kUnresolvable (Decision ignores those; they stay visible for `show`).
 //   - A route whose nexthop has no answer yet is held: nothing goes downstream and lookups do
-//     not see it, until the answer comes; then the held routes go on, in background slices.
+//     not see it, until the answer comes; then the held routes go on, in background slices,
+//     under the oldest arrival of those held (stage/route_arrival.h: route latency counts the
+//     wait).
 //   - When an answer changes (the RIB invalidated a subnet and answered again with another
 //     metric or reachability), a background walk over the branch's prefixes sends a
 //     replace_route for each route using that nexthop. Until the walk reaches a prefix, its
@@ -48,6 +50,8 @@ class NexthopResolver : public BgpLinearStage, public NexthopCache::Subscriber {
 
   size_t held() const { return held_.size(); }
   size_t nexthops() const { return nexthops_.size(); }
+  // Routes held until their nexthop's first answer.
+  std::optional<uint64_t> queue_depth() const override { return held_.size(); }
   bool walking() const { return walk_.running(); }
 
  private:
@@ -59,6 +63,7 @@ class NexthopResolver : public BgpLinearStage, public NexthopCache::Subscriber {
     bool in_walk = false;
     std::optional<NexthopAnswer> next;  // a newer answer for the next walk
     std::vector<net::Prefix> held;      // prefixes waiting for the first answer (may be stale)
+    int64_t held_arrival = 0;           // their oldest arrival (stage/route_arrival.h)
   };
 
   NhState& Track(const net::IPAddress& nexthop);
@@ -80,6 +85,7 @@ class NexthopResolver : public BgpLinearStage, public NexthopCache::Subscriber {
   absl::node_hash_map<net::IPAddress, NhState> nexthops_;
   absl::flat_hash_set<net::Prefix> held_;  // prefixes whose route is not downstream
   std::vector<net::Prefix> release_;       // held prefixes whose nexthop got an answer
+  int64_t release_arrival_ = 0;            // their oldest arrival: released under it
   PrefixWalk walk_;
   stage::BackgroundTask release_task_;
 };

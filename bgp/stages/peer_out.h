@@ -101,6 +101,8 @@ class PeerOut : public BranchTail {
 
   const Counters& counters() const { return counters_; }
   bool blocked() const { return blocked_; }
+  // Prefix changes in the batch not yet encoded (the session's octet backlog is not counted).
+  std::optional<uint64_t> queue_depth() const override { return ops_.size(); }
 
  private:
   void SendEndOfRib();

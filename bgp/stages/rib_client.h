@@ -52,6 +52,8 @@ struct RibRouteChange {
   net::Prefix prefix;
   net::IPAddress nexthop;  // kAdd: the BGP nexthop (the RIB resolves it for ibgp)
   uint32_t med = 0;        // kAdd: MULTI_EXIT_DISC, 0 when absent (the RIB's route metric)
+  // When the change's UPDATE arrived (stage/route_arrival.h): CLOCK_MONOTONIC ns, 0 unknown.
+  int64_t arrival_ns = 0;
 };
 
 class RibRouteClient {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/log.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::bgp {
 
@@ -49,6 +50,7 @@ void RibOut::Queue(RibRouteChange::Op op, const BgpRoute& route) {
     queued_point_->Record(
         absl::StrCat(op == RibRouteChange::Op::kAdd ? "add " : "delete ", route.net.ToString()));
   }
+  c.arrival_ns = stage::CurrentArrival();
   queue_.push_back(c);
   ++counters_.queued;
 }

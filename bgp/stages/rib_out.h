@@ -14,6 +14,8 @@
 // once the selection is final.
 //
 // Routes originated by this router are not sent (they come from the RIB in the first place).
+// Each change keeps the arrival of the work that queued it (stage/route_arrival.h), for the
+// route latency histogram.
 // Profiling points: "bgp_queued_to_rib" when a change is queued, "bgp_sent_to_rib" when its
 // batch is handed to the client.
 
@@ -61,6 +63,10 @@ class RibOut : public BranchTail {
   const Counters& counters() const { return counters_; }
   size_t in_flight() const { return in_flight_; }
   size_t waiting() const { return queue_.size(); }
+  // Changes waiting to be sent plus those sent and not yet acknowledged by the RIB.
+  std::optional<uint64_t> queue_depth() const override {
+    return queue_.size() + (counters_.sent - counters_.acked);
+  }
 
  private:
   void Queue(RibRouteChange::Op op, const BgpRoute& route);

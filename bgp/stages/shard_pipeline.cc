@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::bgp {
 
@@ -74,7 +75,11 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
   std::vector<Touched> touched;
 
   // ShardOutputSink.
-  ShardOut& Emit() override { return ctx->Emit(); }
+  ShardOut& Emit() override {
+    ShardOut& o = ctx->Emit();
+    o.arrival_ns = stage::CurrentArrival();
+    return o;
+  }
   void Flush() override { ctx->Flush(); }
 
   // BranchTailFactory.
@@ -117,6 +122,7 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
         if (in != nullptr) Touch(family, peer, in);
       }
       if (in == nullptr) continue;  // a peer removed since
+      stage::ArrivalScope arrival(item.arrival_ns);
       if (item.op == ShardIn::Op::kAnnounce) {
         in->Announce(item.prefix, item.attrs, item.path_id);
       } else {
@@ -225,6 +231,7 @@ class ShardedRouting::Input : public RouteInput {
     in.path_id = path_id;
     in.prefix = prefix;
     in.attrs = attrs;
+    in.arrival_ns = stage::CurrentArrival();
     return true;
   }
   bool Withdraw(const net::Prefix& prefix) override {
@@ -235,6 +242,7 @@ class ShardedRouting::Input : public RouteInput {
     in.family = slot_;
     in.peer_id = peer_id_;
     in.prefix = prefix;
+    in.arrival_ns = stage::CurrentArrival();
     return true;
   }
   void Push() override;
@@ -643,6 +651,22 @@ int ShardedRouting::threads() const { return runner_->shards(); }
 
 void ShardedRouting::Settle() { runner_->Settle(); }
 
+std::vector<stage::Plumber::QueueDepth> ShardedRouting::QueueDepths() const {
+  std::vector<stage::Plumber::QueueDepth> out;
+  for (int i = 0; i < runner_->shards(); ++i) {
+    out.push_back({absl::StrCat("shard ", i, " input"), "ShardInput", runner_->backlog(i)});
+    // The pipelines were made before the runner's constructor returned; each Fanout lives as
+    // long as its pipeline, and published_queued() is an atomic.
+    for (const std::unique_ptr<FamilyPipeline>& pipe : runner_->shard(i).pipes) {
+      if (pipe == nullptr) continue;
+      const Fanout* fanout = pipe->fanout();
+      out.push_back(
+          {absl::StrCat("shard ", i, " ", fanout->name()), "Fanout", fanout->published_queued()});
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> ShardedRouting::Violations() {
   std::vector<std::vector<std::string>> per_shard = runner_->QueryAll([](Worker& w, int) {
     std::vector<std::string> v;
@@ -763,6 +787,7 @@ void ShardedRouting::ToPeerOut(Consumer& c, ShardOut& o) {
 
 // Any other branch (the RIB's): the stage contract.
 void ShardedRouting::ToStage(Consumer& c, const ShardOut& o) {
+  stage::ArrivalScope arrival(o.arrival_ns);
   switch (o.kind) {
     case ShardOut::Kind::kAdd:
       c.stage->add_route(o.new_route, nullptr);

@@ -87,6 +87,10 @@ class ShardedRouting {
   // Consistency violations the shards' CacheStages found (PipelineOptions::consistency_checks),
   // after a check of every cache against its upstream.
   std::vector<std::string> Violations();
+  // Each shard's input queue (NLRIs handed to it and not yet processed: "shard 0 input", kind
+  // "ShardInput") and its Fanouts ("shard 0 v4 Fanout", as the Fanout last published it), read
+  // on the loop without waiting for the shards. The shards' other stages are not read.
+  std::vector<stage::Plumber::QueueDepth> QueueDepths() const;
 
   struct Worker;  // one shard's side (defined in the .cc)
   using Runner = stage::ShardRunner<Worker, ShardIn, ShardOut>;

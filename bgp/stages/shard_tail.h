@@ -33,7 +33,8 @@ struct ShardIn {
   uint32_t peer_id = 0;  // 0: originated by this router
   uint32_t path_id = 0;
   net::Prefix prefix;
-  AttrRef attrs;  // kAnnounce, kRelease
+  AttrRef attrs;           // kAnnounce, kRelease
+  int64_t arrival_ns = 0;  // the UPDATE's arrival (stage/route_arrival.h); 0 unknown
 };
 
 struct ShardOut {
@@ -42,6 +43,8 @@ struct ShardOut {
   uint32_t branch = 0;
   BgpRoute old_route;  // kDelete, kReplace
   BgpRoute new_route;  // kAdd, kReplace, kReadvertise
+  // The arrival of the work that made the change (stage/route_arrival.h); 0 unknown.
+  int64_t arrival_ns = 0;
 };
 
 // Where a shard's tails put their outputs (the shard's way back to the loop).

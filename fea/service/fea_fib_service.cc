@@ -12,6 +12,7 @@
 #include "ipc/types_convert.h"
 #include "net/log.h"
 #include "net/status_macros.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::fea {
 namespace {
@@ -394,6 +395,7 @@ absl::Status FeaFibService::Register() {
         }
         ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
         ++batches_;
+        ObserveArrival(request.arrival_ns());
         if (full_push_ || profile_kernel) {
           for (const pb::FibChange& change : request.changes()) {
             auto prefix = ipc::FromProto(change.route().network());
@@ -444,6 +446,7 @@ absl::Status FeaFibService::Register() {
         }
         ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
         ++batches_;
+        ObserveArrival(request.arrival_ns());
         if (full_push_ || profile_kernel) {
           for (int i = 0; i < batch.size(); ++i) {
             const net::Prefix prefix = batch.network(i);
@@ -554,6 +557,14 @@ absl::Status FeaFibService::Register() {
         reply.set_routes_ipv4(fib_.table().size(net::Family::kIPv4));
         reply.set_routes_ipv6(fib_.table().size(net::Family::kIPv6));
         reply.set_install_errors(fib_.refused_changes());
+        const stage::LatencyHistogram::Reading latency = route_latency_.Read();
+        pb::LatencyHistogram* h = reply.mutable_route_latency();
+        for (size_t i = 0; i < latency.bounds_s.size(); ++i) {
+          h->add_bounds_s(latency.bounds_s[i]);
+          h->add_cumulative(latency.cumulative[i]);
+        }
+        h->set_count(latency.count);
+        h->set_sum_s(latency.sum_s);
         return reply;
       }));
 
@@ -589,6 +600,11 @@ absl::Status FeaFibService::Register() {
       }));
   ScheduleExpiry();
   return absl::OkStatus();
+}
+
+void FeaFibService::ObserveArrival(uint64_t arrival_ns) {
+  if (arrival_ns == 0) return;  // a batch of no UPDATE's (a re-send), or from an old sender
+  route_latency_.ObserveNs(stage::MonotonicNowNs() - static_cast<int64_t>(arrival_ns));
 }
 
 }  // namespace sluice::fea

@@ -24,6 +24,10 @@
 // Profiling points (stage/profile.h), text "<add|replace|delete> <prefix>":
 //   fea_route_in         each route change as it arrives;
 //   fea_route_in_kernel  each change once the forwarding plane accepted it (commit succeeded).
+//
+// Route latency (always on): a batch that carries `arrival_ns` (when its oldest change's UPDATE
+// reached sluice-bgp, CLOCK_MONOTONIC) adds now - arrival to a histogram once committed
+// (stage/latency_histogram.h); get_stats returns it.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -38,6 +42,7 @@
 #include "fea/fib.h"
 #include "ipc/caller.h"
 #include "ipc/xrl_router.h"
+#include "stage/latency_histogram.h"
 #include "stage/profile.h"
 
 namespace sluice::fea {
@@ -79,6 +84,9 @@ class FeaFibService {
   // Returns false when `target` was not subscribed.
   bool DropSubscriber(const std::string& target);
   void Fresh(const net::Prefix& prefix);
+  // A batch committed: its age since `arrival_ns` (CLOCK_MONOTONIC, 0 unknown) into
+  // route_latency_.
+  void ObserveArrival(uint64_t arrival_ns);
   void ScheduleExpiry();
   void ExpireIdle();
 
@@ -107,6 +115,8 @@ class FeaFibService {
 
   std::unique_ptr<boost::asio::steady_timer> expiry_;
   uint64_t batches_ = 0;
+  // Route latency, BGP in -> FIB committed (get_stats route_latency).
+  stage::LatencyHistogram route_latency_;
   uint64_t aborted_by_death_ = 0;
   uint64_t aborted_idle_ = 0;
 };

@@ -8,6 +8,7 @@
 #include "ipc/types_convert.h"
 #include "net/status_macros.h"
 #include "rib/service/rib_convert.h"
+#include "stage/route_arrival.h"
 
 namespace sluice::rib {
 namespace {
@@ -162,6 +163,7 @@ absl::Status RibService::RegisterRoutes() {
                             const ipc::Caller& caller) -> absl::StatusOr<pb::RoutesReply> {
                        RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
                        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
+                       stage::ArrivalScope arrival(static_cast<int64_t>(r.arrival_ns()));
                        ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
                        return ToReply(result);
                      }));
@@ -171,6 +173,7 @@ absl::Status RibService::RegisterRoutes() {
                             const ipc::Caller& caller) -> absl::StatusOr<pb::RoutesReply> {
                        RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
                        ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, InputsFromPacked(r));
+                       stage::ArrivalScope arrival(static_cast<int64_t>(r.arrival_ns()));
                        ASSIGN_OR_RETURN(BatchResult result, rib_.AddRoutes(r.protocol(), inputs));
                        return ToReply(result);
                      }));
@@ -180,6 +183,7 @@ absl::Status RibService::RegisterRoutes() {
              const ipc::Caller& caller) -> absl::StatusOr<pb::RoutesReply> {
         RETURN_IF_ERROR(clients_.CheckWriter(r.protocol(), caller));
         ASSIGN_OR_RETURN(std::vector<RouteInput> inputs, Inputs(r));
+        stage::ArrivalScope arrival(static_cast<int64_t>(r.arrival_ns()));
         ASSIGN_OR_RETURN(BatchResult result, rib_.ReplaceRoutes(r.protocol(), inputs));
         return ToReply(result);
       }));
@@ -198,6 +202,7 @@ absl::Status RibService::RegisterRoutes() {
           }
           prefixes.push_back(*prefix);
         }
+        stage::ArrivalScope arrival(static_cast<int64_t>(r.arrival_ns()));
         ASSIGN_OR_RETURN(BatchResult result, rib_.DeleteRoutes(r.protocol(), prefixes));
         return ToReply(result);
       });

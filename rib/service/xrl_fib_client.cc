@@ -38,6 +38,7 @@ std::string XrlFibClient::Describe() const {
 void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> done) {
   pb::ApplyBatchPackedRequest request;
   FibBatchToPacked(batch, &request);
+  request.set_arrival_ns(static_cast<uint64_t>(batch.arrival_ns));
   ++stats_.batches;
   stats_.changes += batch.changes.size();
   if (fea_.empty()) {

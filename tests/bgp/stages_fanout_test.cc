@@ -8,6 +8,7 @@
 #include "bgp/stages/dump_stage.h"
 #include "bgp/stages/fanout.h"
 #include "bgp/stages/peer_in.h"
+#include "stage/route_arrival.h"
 #include "tests/bgp/stages_test_util.h"
 #include "tests/testing/golden.h"
 
@@ -63,6 +64,51 @@ class FanoutTest : public testing::StagesTest {
   std::vector<AttrRef> attrs_;
   int dumps_done_ = 0;
 };
+
+// Records the arrival (stage/route_arrival.h) each change is delivered under.
+class ArrivalProbe : public BgpLinearStage {
+ public:
+  ArrivalProbe() : BgpLinearStage("probe") {}
+  std::string_view kind() const override { return "Probe"; }
+  void add_route(const BgpRoute&, BgpStage*) override { seen.push_back(stage::CurrentArrival()); }
+  void delete_route(const BgpRoute&, BgpStage*) override {
+    seen.push_back(stage::CurrentArrival());
+  }
+  void replace_route(const BgpRoute&, const BgpRoute&, BgpStage*) override {
+    seen.push_back(stage::CurrentArrival());
+  }
+  std::vector<int64_t> seen;
+};
+
+TEST_F(FanoutTest, AQueuedChangeKeepsItsArrivalAndTheQueueShowsItsDepth) {
+  FanoutReader* reader = fanout_->AddReader(&plumber_, "FanoutReader(probe)");
+  auto* probe = plumber_.Make<ArrivalProbe>();
+  stage::Plumber::Plumb<BgpRoute>(reader, probe);
+  {
+    stage::ArrivalScope arrival(111);
+    in_->Announce(P("10.0.0.0/24"), attrs_[0]);  // delivered at once, under 111
+    in_->Push();
+  }
+  reader->SetBlocked(true);
+  {
+    stage::ArrivalScope arrival(222);
+    in_->Announce(P("10.0.1.0/24"), attrs_[0]);
+    in_->Push();
+  }
+  {
+    stage::ArrivalScope arrival(333);
+    in_->Announce(P("10.0.2.0/24"), attrs_[0]);
+    in_->Announce(P("10.0.1.0/24"), attrs_[1]);  // merged into the queued entry: keeps 222
+    in_->Push();
+  }
+  EXPECT_EQ(fanout_->queue_depth(), 2u);
+  EXPECT_EQ(reader->queue_depth(), 2u);
+  reader->SetBlocked(false);
+  RunLoop();  // caught up in the background, outside any scope
+  EXPECT_EQ(probe->seen, (std::vector<int64_t>{111, 222, 333}));
+  EXPECT_EQ(fanout_->queue_depth(), 0u);
+  EXPECT_EQ(reader->queue_depth(), 0u);
+}
 
 TEST_F(FanoutTest, ABlockedReaderLagsConsistentlyAndCatchesUp) {
   Branch a = AddBranch("A");

@@ -4,7 +4,10 @@
 // profiling points.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "bgp/stages/bgp_routing.h"
+#include "stage/route_arrival.h"
 #include "tests/bgp/stages_fakes.h"
 #include "tests/bgp/stages_test_util.h"
 #include "tests/testing/golden.h"
@@ -230,6 +233,28 @@ TEST_F(RoutingTest, ProfilingPoints) {
     auto entries = profiler_.Point(name)->Entries();
     ASSERT_EQ(entries.size(), 1u) << name;
     EXPECT_NE(entries[0].text.find("10.0.0.0/8"), std::string::npos) << name;
+  }
+}
+
+TEST_F(RoutingTest, TheRibGetsEachRoutesArrivalAndTheQueuesTheirDepth) {
+  RunLoop();  // the RIB branch's initial dump is done (what a dump sends has no arrival)
+  {
+    stage::ArrivalScope arrival(12345);  // as the session opens it for an UPDATE
+    Announce({"10.0.0.0/8", "10.1.0.0/16"}, Attr().Path({65001}).NextHop("192.0.2.2").In(store_));
+  }
+  Announce({"10.2.0.0/16"}, Attr().Path({65001, 9}).NextHop("192.0.2.2").In(store_));
+  RunLoop();
+  ASSERT_EQ(rib_->routes.count(P("10.1.0.0/16")), 1u);
+  EXPECT_EQ(rib_->routes[P("10.0.0.0/8")].arrival_ns, 12345);
+  EXPECT_EQ(rib_->routes[P("10.1.0.0/16")].arrival_ns, 12345);
+  EXPECT_EQ(rib_->routes[P("10.2.0.0/16")].arrival_ns, 0) << "outside a scope: unknown";
+  std::set<std::string> kinds;
+  for (const stage::Plumber::QueueDepth& q : routing_->QueueDepths()) {
+    kinds.insert(q.kind);
+    EXPECT_EQ(q.queued, 0u) << q.stage << " once everything is sent";
+  }
+  for (const char* kind : {"Fanout", "FanoutReader", "RibOut", "PeerOut"}) {
+    EXPECT_TRUE(kinds.contains(kind)) << kind;
   }
 }
 

@@ -24,6 +24,7 @@
 #include "ipc/proto/profile.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
+#include "stage/route_arrival.h"
 #include "tests/ipc/finder_thread.h"
 
 namespace sluice::fea {
@@ -54,6 +55,7 @@ const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompl
     "fea_fib/1.0/complete_full_push"};
 const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
     "fea_fib/1.0/lookup_route_by_dest4"};
+const ipc::Method<pb::GetStatsRequest, pb::GetStatsReply> kGetStats{"fea_fib/1.0/get_stats"};
 const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{
     "fea_fib/1.0/list_routes"};
 const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kSubscribeChanges{
@@ -368,6 +370,34 @@ void AddPacked(pb::ApplyBatchPackedRequest* b, pb::FibChange::Op op, const char*
   b->add_ifname_indexes(ifname_index);
   b->add_metrics(metric);
   b->add_protocol_indexes(1);
+}
+
+TEST_F(FeaServiceTest, ABatchWithAnArrivalIsTimedIntoTheRouteLatencyHistogram) {
+  StartFea();
+  StartClient();
+  pb::ApplyBatchPackedRequest batch;
+  batch.add_ifnames("eth0");
+  batch.add_protocols("ebgp");
+  AddPacked(&batch, pb::FibChange::ADD, "10.0.0.0/8", "192.0.2.2", 0, 0);
+  ASSERT_TRUE(Call(kApplyBatchPacked, batch).ok());  // no arrival (a re-send): not timed
+  const int64_t before = stage::MonotonicNowNs();
+  batch.set_arrival_ns(static_cast<uint64_t>(before));
+  ASSERT_TRUE(Call(kApplyBatchPacked, batch).ok());
+  pb::ApplyBatchRequest plain;
+  plain.set_arrival_ns(static_cast<uint64_t>(before));
+  ASSERT_TRUE(Call(kApplyBatch, plain).ok());
+  auto stats = Call(kGetStats, pb::GetStatsRequest());
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  const pb::LatencyHistogram& h = stats->route_latency();
+  EXPECT_EQ(h.count(), 2u);
+  ASSERT_EQ(h.bounds_s_size(), 16);
+  ASSERT_EQ(h.cumulative_size(), 16);
+  EXPECT_DOUBLE_EQ(h.bounds_s(0), 0.0001);
+  for (int i = 1; i < h.cumulative_size(); ++i) EXPECT_GE(h.cumulative(i), h.cumulative(i - 1));
+  // Both took less than the time since `before` (and no more than 10 s here).
+  const double elapsed_s = static_cast<double>(stage::MonotonicNowNs() - before) / 1e9;
+  EXPECT_GT(h.sum_s(), 0);
+  EXPECT_LE(h.sum_s(), 2 * elapsed_s);
 }
 
 TEST_F(FeaServiceTest, ApplyBatchPackedAppliesColumnsAsApplyBatchDoes) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "stage/route_arrival.h"
 #include "tests/rib/rib_test_util.h"
 #include "tests/testing/golden.h"
 
@@ -290,6 +291,41 @@ TEST(Rib, BatchesArePipelinedInOrder) {
   f.fib.Release(absl::InternalError("kernel says no"));
   f.Run();
   EXPECT_EQ(out->stats().batches_failed, 1u);
+}
+
+TEST(Rib, FeaBatchesCarryTheArrivalTheyWereMadeUnderAndFeaOutShowsItsDepth) {
+  RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 3});
+  f.fib.hold = true;
+  f.rib->FeaBorn();
+  f.Run();
+  auto routes = [](uint32_t first, uint32_t n) {
+    std::vector<RouteInput> out;
+    for (uint32_t i = first; i < first + n; ++i) {
+      out.push_back(In("10.0.0.0/24", "192.0.2.1", "eth0"));
+      out.back().network = net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24);
+    }
+    return out;
+  };
+  {
+    stage::ArrivalScope arrival(500);  // as the RIB service opens it for a batch from BGP
+    ASSERT_TRUE(f.rib->AddRoutes("static", routes(0, 15)).ok());
+  }
+  ASSERT_TRUE(f.rib->AddRoutes("static", routes(15, 3)).ok());  // arrival unknown
+  f.Run();
+  ASSERT_EQ(f.fib.held.size(), 3u);
+  EXPECT_EQ(f.fib.held[0].first.arrival_ns, 500);
+  EXPECT_EQ(f.fib.held[1].first.arrival_ns, 500);
+  EXPECT_EQ(f.fib.held[2].first.arrival_ns, 0);
+  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
+  EXPECT_EQ(out->queue_depth(), 18u) << "sent and not answered";
+  std::vector<stage::Plumber::QueueDepth> depths = f.rib->QueueDepths();
+  ASSERT_FALSE(depths.empty());
+  EXPECT_EQ(depths[0].kind, "FeaOut");
+  while (!f.fib.held.empty()) {
+    f.fib.Release();
+    f.Run();
+  }
+  EXPECT_EQ(out->queue_depth(), 0u);
 }
 
 TEST(Rib, TheFibClientHearsWhenTheReSendHasHandedOverItsLastBatch) {
