@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <map>
+
 namespace sluice::rtrmgr::metrics {
 
 namespace {
@@ -14,6 +16,8 @@ const M<rib::v1::ListProtocolsRequest, rib::v1::ListProtocolsReply> kListProtoco
 const M<fea_fib::v1::GetStatsRequest, fea_fib::v1::GetStatsReply> kFibStats{
     "fea_fib/1.0/get_stats"};
 const M<rpki::v1::GetStatusRequest, rpki::v1::GetStatusReply> kRpkiStatus{"rpki/1.0/get_status"};
+const M<profile::v1::GetStageStatsRequest, profile::v1::GetStageStatsReply> kStageStats{
+    "profile/1.0/get_stage_stats"};
 
 }  // namespace
 
@@ -21,6 +25,7 @@ struct Gatherer::Round {
   Snapshot snapshot;
   int pending = 0;
   bool finished = false;
+  std::map<std::string, int> unanswered;  // per process: its calls not answered (yet)
 };
 
 Gatherer::Gatherer(boost::asio::io_context& io, ipc::XrlRouter& router, ProcessList processes,
@@ -54,13 +59,15 @@ void Gatherer::Ask(const std::shared_ptr<Round>& round, const std::string& targe
                    const ipc::Method<Request, Reply>& method,
                    std::optional<Reply> Snapshot::*field) {
   round->snapshot.sources[target] = false;
+  ++round->unanswered[target];
   ++round->pending;
   router_.Call(target, method, Request(),
                [this, alive = alive_, round, target, field](absl::StatusOr<Reply> reply) {
                  if (!*alive || round->finished) return;
                  if (reply.ok()) {
                    round->snapshot.*field = *std::move(reply);
-                   round->snapshot.sources[target] = true;
+                   // Up once every call to it was answered.
+                   if (--round->unanswered[target] == 0) round->snapshot.sources[target] = true;
                  }
                  if (--round->pending == 0) Finish(*round);
                });
@@ -83,8 +90,14 @@ void Gatherer::BeginRound() {
   // Only the processes that run are asked; the others' values go.
   for (const ProcessSample& p : s.processes) {
     if (p.pid <= 0) continue;
-    if (p.name == "bgp") Ask(round, "bgp", kListPeers, &Snapshot::bgp);
-    if (p.name == "rib") Ask(round, "rib", kListProtocols, &Snapshot::rib);
+    if (p.name == "bgp") {
+      Ask(round, "bgp", kListPeers, &Snapshot::bgp);
+      Ask(round, "bgp", kStageStats, &Snapshot::bgp_stages);
+    }
+    if (p.name == "rib") {
+      Ask(round, "rib", kListProtocols, &Snapshot::rib);
+      Ask(round, "rib", kStageStats, &Snapshot::rib_stages);
+    }
     if (p.name == "fea") Ask(round, "fea", kFibStats, &Snapshot::fea);
     if (p.name == "rpki") Ask(round, "rpki", kRpkiStatus, &Snapshot::rpki);
   }
@@ -98,7 +111,9 @@ void Gatherer::Finish(Round& round) {
   for (const auto& [source, up] : s.sources) {
     if (up) continue;
     if (source == "bgp" && !s.bgp) s.bgp = last_.bgp;
+    if (source == "bgp" && !s.bgp_stages) s.bgp_stages = last_.bgp_stages;
     if (source == "rib" && !s.rib) s.rib = last_.rib;
+    if (source == "rib" && !s.rib_stages) s.rib_stages = last_.rib_stages;
     if (source == "fea" && !s.fea) s.fea = last_.fea;
     if (source == "rpki" && !s.rpki) s.rpki = last_.rpki;
   }

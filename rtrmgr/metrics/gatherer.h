@@ -1,7 +1,8 @@
 #pragma once
 // Gatherer: every `interval`, on the router manager's event loop, asks each running process
 // for its numbers over its own XRLs — bgp/1.0/list_peers, rib/1.0/list_protocols,
-// fea_fib/1.0/get_stats, rpki/1.0/get_status — reads each process's /proc/PID/stat and statm,
+// fea_fib/1.0/get_stats, rpki/1.0/get_status, and profile/1.0/get_stage_stats of sluice-bgp and
+// sluice-rib (their stages' queue depths) — reads each process's /proc/PID/stat and statm,
 // and publishes the snapshot once every answer is in, or at the next tick with what came
 // (a process that did not answer keeps its previous values and shows
 // sluice_metrics_source_up 0). Nothing waits: the calls are asynchronous.

@@ -2,6 +2,7 @@
 #include "rtrmgr/metrics/snapshot.h"
 
 #include <array>
+#include <limits>
 
 #include "ipc/types_convert.h"
 
@@ -29,6 +30,13 @@ class Families {
     m.label = std::move(labels);
     m.gauge.value = value;
     Get(name, help, MetricType::Gauge).metric.push_back(std::move(m));
+  }
+  void Histogram(const std::string& name, const std::string& help, Labels labels,
+                 prometheus::ClientMetric::Histogram value) {
+    ClientMetric m;
+    m.label = std::move(labels);
+    m.histogram = std::move(value);
+    Get(name, help, MetricType::Histogram).metric.push_back(std::move(m));
   }
   void Counter(const std::string& name, const std::string& help, Labels labels, double value) {
     ClientMetric m;
@@ -106,6 +114,37 @@ void AddRib(const rib::v1::ListProtocolsReply& rib, Families& f) {
   }
 }
 
+void AddStages(const std::string& process, const profile::v1::GetStageStatsReply& stats,
+               Families& f) {
+  for (const profile::v1::StageStat& s : stats.stages()) {
+    f.Gauge("sluice_stage_queue_depth",
+            "Route changes a stage holds, waiting to go on or to be acknowledged",
+            {{"process", process}, {"stage", s.stage()}, {"kind", s.kind()}},
+            static_cast<double>(s.queued()));
+  }
+}
+
+// A histogram whose buckets are not ascending and cumulative is dropped: Prometheus would refuse
+// the whole scrape.
+void AddLatency(const fea_fib::v1::LatencyHistogram& h, Families& f) {
+  if (h.bounds_s_size() == 0 || h.bounds_s_size() != h.cumulative_size()) return;
+  ClientMetric::Histogram out;
+  for (int i = 0; i < h.bounds_s_size(); ++i) {
+    if (i > 0 && (h.bounds_s(i) <= h.bounds_s(i - 1) || h.cumulative(i) < h.cumulative(i - 1))) {
+      return;
+    }
+    out.bucket.push_back(ClientMetric::Bucket{h.cumulative(i), h.bounds_s(i)});
+  }
+  if (h.count() < h.cumulative(h.cumulative_size() - 1)) return;
+  out.bucket.push_back(ClientMetric::Bucket{h.count(), std::numeric_limits<double>::infinity()});
+  out.sample_count = h.count();
+  out.sample_sum = h.sum_s();
+  f.Histogram("sluice_route_latency_seconds",
+              "Seconds from a route's UPDATE reaching sluice-bgp to its FIB change being "
+              "committed by the FEA (per batch, its oldest route)",
+              {}, std::move(out));
+}
+
 void AddProcess(const ProcessSample& p, Families& f) {
   const Labels l = {{"process", p.name}};
   f.Gauge("sluice_process_up", "1 when the process runs", l, p.pid > 0 ? 1 : 0);
@@ -156,7 +195,10 @@ std::vector<MetricFamily> ToMetricFamilies(const Snapshot& s,
     f.Counter("sluice_fib_install_errors_total",
               "Route changes the forwarding plane refused since the FEA started", {},
               static_cast<double>(s.fea->install_errors()));
+    AddLatency(s.fea->route_latency(), f);
   }
+  if (s.bgp_stages) AddStages("bgp", *s.bgp_stages, f);
+  if (s.rib_stages) AddStages("rib", *s.rib_stages, f);
   if (s.rpki) {
     const char* help = "Validated ROA payloads from the RTR caches, by address family";
     f.Gauge("sluice_rpki_vrps", help, {{"family", "ipv4"}},

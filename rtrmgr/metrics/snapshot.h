@@ -13,6 +13,7 @@
 
 #include "ipc/proto/bgp.pb.h"
 #include "ipc/proto/fea_fib.pb.h"
+#include "ipc/proto/profile.pb.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rpki.pb.h"
 #include "prometheus/metric_family.h"
@@ -36,7 +37,10 @@ struct Snapshot {
   std::optional<rib::v1::ListProtocolsReply> rib;  // rib/1.0/list_protocols
   std::optional<fea_fib::v1::GetStatsReply> fea;   // fea_fib/1.0/get_stats
   std::optional<rpki::v1::GetStatusReply> rpki;    // rpki/1.0/get_status
-  std::map<std::string, bool> sources;             // process asked -> it answered
+  // profile/1.0/get_stage_stats of sluice-bgp and sluice-rib: their stages' queue depths.
+  std::optional<profile::v1::GetStageStatsReply> bgp_stages;
+  std::optional<profile::v1::GetStageStatsReply> rib_stages;
+  std::map<std::string, bool> sources;  // process asked -> it answered
   std::vector<ProcessSample> processes;
 };
 

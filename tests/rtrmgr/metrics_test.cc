@@ -201,6 +201,69 @@ TEST(ToMetricFamilies, RpkiWhenItRuns) {
   EXPECT_THAT(text, HasSubstr("sluice_rpki_vrps{family=\"ipv6\"} 40\n"));
 }
 
+TEST(ToMetricFamilies, StageQueueDepthsByProcess) {
+  Snapshot s;
+  s.taken = std::chrono::system_clock::now();
+  profile::v1::GetStageStatsReply bgp;
+  profile::v1::StageStat* fanout = bgp.add_stages();
+  fanout->set_stage("v4 Fanout");
+  fanout->set_kind("Fanout");
+  fanout->set_queued(12);
+  s.bgp_stages = bgp;
+  profile::v1::GetStageStatsReply rib;
+  profile::v1::StageStat* fea_out = rib.add_stages();
+  fea_out->set_stage("ipv4 FeaOut");
+  fea_out->set_kind("FeaOut");
+  s.rib_stages = rib;
+  const std::string text = Scrape(s, s.taken);
+  EXPECT_THAT(text, HasSubstr("# TYPE sluice_stage_queue_depth gauge\n"));
+  EXPECT_THAT(text, HasSubstr("sluice_stage_queue_depth{process=\"bgp\",stage=\"v4 Fanout\","
+                              "kind=\"Fanout\"} 12\n"));
+  EXPECT_THAT(text, HasSubstr("sluice_stage_queue_depth{process=\"rib\",stage=\"ipv4 FeaOut\","
+                              "kind=\"FeaOut\"} 0\n"));
+}
+
+fea_fib::v1::GetStatsReply FeaWithLatency(std::vector<uint64_t> cumulative, uint64_t count) {
+  fea_fib::v1::GetStatsReply fea;
+  fea_fib::v1::LatencyHistogram* h = fea.mutable_route_latency();
+  double bound = 0.001;
+  for (uint64_t c : cumulative) {
+    h->add_bounds_s(bound);
+    h->add_cumulative(c);
+    bound *= 10;
+  }
+  h->set_count(count);
+  h->set_sum_s(1.5);
+  return fea;
+}
+
+TEST(ToMetricFamilies, RouteLatencyIsAPrometheusHistogram) {
+  Snapshot s;
+  s.taken = std::chrono::system_clock::now();
+  s.fea = FeaWithLatency({1, 3, 3}, 4);  // one observation above the last bound
+  const std::string text = Scrape(s, s.taken);
+  EXPECT_THAT(text, HasSubstr("# TYPE sluice_route_latency_seconds histogram\n"));
+  EXPECT_THAT(text, HasSubstr("sluice_route_latency_seconds_count 4\n"));
+  EXPECT_THAT(text, HasSubstr("sluice_route_latency_seconds_sum 1.5\n"));
+  EXPECT_THAT(text, HasSubstr("sluice_route_latency_seconds_bucket{le=\"+Inf\"} 4\n"));
+  EXPECT_THAT(text, HasSubstr("} 3\n"));
+  // +Inf once (prometheus-cpp adds none of its own when the last bound is +Inf).
+  EXPECT_EQ(text.find("le=\"+Inf\""), text.rfind("le=\"+Inf\""));
+}
+
+TEST(ToMetricFamilies, RouteLatencyThatIsNotCumulativeIsLeftOut) {
+  Snapshot s;
+  s.taken = std::chrono::system_clock::now();
+  s.fea = FeaWithLatency({3, 1}, 3);  // decreasing: Prometheus would refuse the scrape
+  EXPECT_THAT(Scrape(s, s.taken), Not(HasSubstr("sluice_route_latency_seconds")));
+  s.fea = FeaWithLatency({1, 3}, 2);  // the count below the last bucket
+  EXPECT_THAT(Scrape(s, s.taken), Not(HasSubstr("sluice_route_latency_seconds")));
+  s.fea = FeaWithLatency({}, 0);  // an FEA that keeps no histogram
+  const std::string text = Scrape(s, s.taken);
+  EXPECT_THAT(text, Not(HasSubstr("sluice_route_latency_seconds")));
+  EXPECT_THAT(text, HasSubstr("sluice_fib_routes{family=\"ipv4\"} 0\n"));
+}
+
 // ---- the endpoint
 
 // GET /metrics from 127.0.0.1:port over HTTP/1.0: the whole answer, "" when nothing answered.

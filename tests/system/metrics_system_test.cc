@@ -8,10 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -19,6 +21,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
@@ -286,6 +289,78 @@ TEST_F(MetricsSystemTest, ScrapeEqualsTheCliAndPassesPromtool) {
   EXPECT_EQ(Value(s, "sluice_metrics_source_up{process=\"rpki\"}"), 1);
 
   // promtool's own check of the exposition format and naming conventions.
+  std::string why;
+  EXPECT_TRUE(PromtoolAccepts(metrics_port_, &why)) << why;
+}
+
+// The series of `metric` whose labels hold every one of `labels` ("process=\"bgp\"").
+std::vector<std::string> SeriesWith(const Scrape& s, const std::string& metric,
+                                    const std::vector<std::string>& labels) {
+  std::vector<std::string> out;
+  for (const auto& [series, value] : s) {
+    if (!series.starts_with(metric + "{")) continue;
+    bool all = true;
+    for (const std::string& l : labels) all = all && series.find(l) != std::string::npos;
+    if (all) out.push_back(series);
+  }
+  return out;
+}
+
+// The latency histogram's buckets in `le` order: (bound, cumulative count).
+std::vector<std::pair<double, double>> LatencyBuckets(const Scrape& s) {
+  std::vector<std::pair<double, double>> out;
+  const std::string prefix = "sluice_route_latency_seconds_bucket{le=\"";
+  for (const auto& [series, value] : s) {
+    if (!series.starts_with(prefix)) continue;
+    const std::string le = series.substr(prefix.size(), series.size() - prefix.size() - 2);
+    double bound = 0;
+    if (le == "+Inf") {
+      bound = std::numeric_limits<double>::infinity();
+    } else if (!absl::SimpleAtod(le, &bound)) {
+      continue;
+    }
+    out.emplace_back(bound, value);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_F(MetricsSystemTest, StageQueuesAndRouteLatencyFromBgpToTheFea) {
+  // The table went BGP -> RIB -> FEA: the FEA timed the batches from the UPDATEs' arrival.
+  Scrape s;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        s = Get(metrics_port_);
+        return Value(s, "sluice_route_latency_seconds_count") > 0;
+      },
+      60))
+      << "no route latency observed; last scrape had "
+      << Value(s, "sluice_route_latency_seconds_count");
+  const std::vector<std::pair<double, double>> buckets = LatencyBuckets(s);
+  ASSERT_GE(buckets.size(), 2u);
+  for (size_t i = 1; i < buckets.size(); ++i) {
+    EXPECT_GE(buckets[i].second, buckets[i - 1].second) << "le " << buckets[i].first;
+  }
+  EXPECT_TRUE(std::isinf(buckets.back().first));
+  EXPECT_EQ(buckets.back().second, Value(s, "sluice_route_latency_seconds_count"));
+  EXPECT_GE(Value(s, "sluice_route_latency_seconds_sum"), 0);
+
+  // A queue depth for the Fanout and the stages that face the FEA: BGP's RibOut, the RIB's
+  // FeaOut.
+  const std::string all = absl::StrJoin(SeriesWith(s, "sluice_stage_queue_depth", {}), "\n");
+  for (const auto& [process, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"bgp", "Fanout"}, {"bgp", "RibOut"}, {"rib", "FeaOut"}}) {
+    EXPECT_FALSE(
+        SeriesWith(s, "sluice_stage_queue_depth",
+                   {absl::StrCat("process=\"", process, "\""), absl::StrCat("kind=\"", kind, "\"")})
+            .empty())
+        << process << " " << kind << " in:\n"
+        << all;
+  }
+  for (const std::string& series : SeriesWith(s, "sluice_stage_queue_depth", {})) {
+    EXPECT_GE(Value(s, series), 0) << series;
+  }
+
   std::string why;
   EXPECT_TRUE(PromtoolAccepts(metrics_port_, &why)) << why;
 }
