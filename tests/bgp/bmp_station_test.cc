@@ -53,6 +53,15 @@ class StationTest : public ::testing::Test {
     return station_;
   }
 
+  // A station of 1 MiB connected to `peer` (accepted here), its snapshot ended: live.
+  std::shared_ptr<Station> SyncedStation(tcp::socket* peer) {
+    auto station = MakeStation(1 << 20);
+    station->Start();
+    acceptor_.accept(*peer);
+    station->EndSync(WaitConnected(1));
+    return station;
+  }
+
   // Waits up to 10 s for the station to have connected `n` times; its last generation.
   uint64_t WaitConnected(size_t n) {
     for (int i = 0; i < 1000; ++i) {
@@ -135,11 +144,8 @@ TEST_F(StationTest, AStationThatStopsReadingIsDroppedAndReconnected) {
 // type 3 (RFC 9069) with our AS and BGP Identifier, in order: one UPDATE for the three prefixes
 // announced with one attribute set, then one withdrawing the last of them again.
 TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
-  auto station = MakeStation(1 << 20);
-  station->Start();
   tcp::socket peer(accept_io_);
-  acceptor_.accept(peer);
-  station->EndSync(WaitConnected(1));
+  auto station = SyncedStation(&peer);
   auto set = std::make_shared<StationSet>();
   set->Add(station);
   RibMonitor monitor(set);
@@ -189,11 +195,8 @@ TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
 // Post-policy changes go only to stations that monitor them, with the peer's header and the L
 // flag, and only while the peer is up.
 TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
-  auto station = MakeStation(1 << 20);
-  station->Start();
   tcp::socket peer(accept_io_);
-  acceptor_.accept(peer);
-  station->EndSync(WaitConnected(1));
+  auto station = SyncedStation(&peer);
   auto set = std::make_shared<StationSet>();
   set->Add(station);
   RibMonitor monitor(set);
