@@ -28,6 +28,9 @@ const std::vector<Command>& Commands() {
            {"show bgp damping [ peer ADDR ] [ suppressed ] [ --json ]",
             "route flap damping: prefixes with a figure of merit, suppressed ones with reuse "
             "time"},
+           {"show bgp bmp [ --json ]",
+            "BMP monitoring stations: state, the Route Monitoring each is sent, octets sent and "
+            "queued, connections and buffer overflows"},
            {"show route [ ipv4 | ipv6 ] [ PREFIX ] [ --json ]",
             "RIB winners with protocol and admin distance"},
            {"show route for ADDRESS [ --json ]",

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "ipc/proto/bgp.pb.h"
 #include "ipc/proto/types.pb.h"
 #include "rtrmgr/cli/command.h"
@@ -27,6 +28,7 @@ int ShowBgpPeers(Context& c, bool json);
 int ShowBgpSummary(Context& c, bool json);
 int ShowBgpNeighbor(const Args& args, Context& c, bool json);
 int ShowBgpDamping(const Args& args, Context& c, bool json);
+int ShowBgpBmp(const Args& args, Context& c, bool json);
 // show_bgp_routes.cc
 // What `show bgp routes ARGS` asks sluice-bgp for (bgp/1.0 list_routes): `request`, sent once
 // per family listed (both with `rpki STATE` and neither a family nor a prefix) and, with

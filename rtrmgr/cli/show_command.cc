@@ -36,6 +36,7 @@ int ShowBgp(const Args& args, Context& c, bool json) {
   if (what == "summary" && rest.empty()) return ShowBgpSummary(c, json);
   if (what == "neighbor") return ShowBgpNeighbor(rest, c, json);
   if (what == "damping") return ShowBgpDamping(rest, c, json);
+  if (what == "bmp") return ShowBgpBmp(rest, c, json);
   if (what == "routes" && rest.size() == 1 && rest[0] == "count") {
     return ShowBgpRoutesCount(c, json);
   }

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/rpki/vrp_generator.h"
 #include "bgp/replay/replay_feed.h"
+#include "nlohmann/json.hpp"
 #include "tests/bgp/test_data.h"
 #include "tests/system/rov_daemons.h"
 #include "tests/system/rtrmgr_processes.h"
@@ -113,6 +114,15 @@ class BmpLog {
   int upstream_downs_ = 0;
   bool up_after_down_ = false;
 };
+
+// The one station of `sluice show bgp bmp --json`; null when the command fails.
+nlohmann::json Station(RtrmgrProcess& sluice) {
+  CommandResult c = sluice.Sluice({"show", "bgp", "bmp", "--json"});
+  if (c.exit_code != 0) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(c.out, nullptr, false);
+  if (j.is_discarded() || j["stations"].size() != 1) return nullptr;
+  return j["stations"][0];
+}
 
 // The peak resident set of a process (VmHWM), in KiB; 0 when unknown.
 size_t PeakRssKib(int pid) {
@@ -209,6 +219,13 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
   // withdrawn (AS 0 in the AS_PATH, RFC 7607); nothing of the views the station does not monitor.
   EXPECT_EQ(bmp.post_policy(), kLocRibPrefixes);
   EXPECT_EQ(bmp.others(), 0u);
+  // What an operator sees of the station: up, sending post-policy only, no overflow needed
+  // yet or some, and what it sent.
+  nlohmann::json station = Station(sluice);
+  ASSERT_FALSE(station.is_null()) << sluice.Sluice({"show", "bgp", "bmp", "--json"}).out;
+  EXPECT_EQ(station["state"], "up") << station.dump();
+  EXPECT_EQ(station["route_monitoring"], nlohmann::json::array({"post-policy"})) << station.dump();
+  EXPECT_GT(station["bytes_sent"].get<uint64_t>(), 577699u * 4) << station.dump();
   EXPECT_GE(bmp.count("peer_up"), 2);  // the upstream's and the Loc-RIB's
   ASSERT_TRUE(Eventually(loc_rib_full, 60));
 
@@ -234,6 +251,9 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
   EXPECT_TRUE(Eventually(
       [&] { return ReadAll(bgp_log).find("over its buffer") != std::string::npos; }, 120))
       << "the stalled station was never dropped";
+  station = Station(sluice);
+  ASSERT_FALSE(station.is_null());
+  EXPECT_GE(station["overflows"].get<uint64_t>(), 1u) << station.dump();
   EXPECT_TRUE(Eventually(loc_rib_full, 180)) << "routing did not converge with a stalled station";
   const size_t peak_after = PeakRssKib(bgp_pid);
   std::printf("sluice-bgp peak RSS: %zu KiB before the stall, %zu KiB after\n", peak_before,
