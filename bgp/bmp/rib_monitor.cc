@@ -85,10 +85,13 @@ void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncode
                         PeerHeader header, std::vector<uint8_t>* out) {
   if (changes.empty()) return;
   StampNow(&header);
-  std::vector<uint8_t> updates, one;
-  std::vector<Nlri> run;
+  // Reused by every call on this thread (the pipelines call once per batch).
+  thread_local std::vector<uint8_t> updates;
+  thread_local std::vector<Nlri> run;
+  updates.clear();
   // One run: consecutive changes that are all withdrawals, or all announcements with one
-  // attribute set (what one UPDATE in brings). Runs keep the changes' order.
+  // attribute set (what one UPDATE in brings). Runs keep the changes' order. The encoder appends
+  // nothing when it refuses a run.
   for (size_t i = 0; i < changes.size();) {
     const bool withdrawn = changes[i].withdrawn || !changes[i].route.attrs;
     const PathAttributes* attrs = withdrawn ? nullptr : changes[i].route.attrs.get();
@@ -99,10 +102,7 @@ void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncode
       if (w != withdrawn || (!w && c.route.attrs.get() != attrs)) break;
       run.push_back(Nlri{c.route.net, c.route.path_id});
     }
-    one.clear();
-    absl::StatusOr<int> packed =
-        withdrawn ? encoder.Withdraw(run, &one) : encoder.Announce(*attrs, run, &one);
-    if (packed.ok()) updates.insert(updates.end(), one.begin(), one.end());
+    (void)(withdrawn ? encoder.Withdraw(run, &updates) : encoder.Announce(*attrs, run, &updates));
   }
   for (std::span<const uint8_t> m : SplitBgpMessages(updates))
     AppendRouteMonitoring(header, m, out);
@@ -143,7 +143,8 @@ bool RibMonitor::Wants(MonitoredRib rib) const {
 
 void RibMonitor::OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> changes) {
   if (changes.empty() || !Wants(rib)) return;
-  std::vector<uint8_t> out;
+  thread_local std::vector<uint8_t> out;  // reused: one call per batch
+  out.clear();
   if (rib == MonitoredRib::kLocRib) {
     AppendRouteChanges(changes, loc_rib_encoder_, LocRibHeader(local_as(), bgp_id()), &out);
     if (!out.empty()) stations_->Broadcast(kMonitorLocRib, out);

@@ -56,6 +56,10 @@ void WriteNlri(std::span<const Nlri> v, bool add_path, ByteWriter& w) {
 
 void WriteDraft(const Draft& d, const EncodedAttrs* attrs, const MpNextHop* nh,
                 const SessionParams& params, std::vector<uint8_t>* out) {
+  // d.size is the message's size: grow once (geometrically) rather than octet by octet.
+  if (out->capacity() - out->size() < d.size) {
+    out->reserve(std::max(out->capacity() * 2, out->size() + d.size));
+  }
   ByteWriter w(out);
   const size_t start = w.size();
   AppendHeader(MessageType::kUpdate, 0, w);
@@ -145,7 +149,11 @@ absl::StatusOr<int> UpdateEncoder::Pack(const PathAttributes* attrs, std::span<c
   const ByFamily withdraw_groups(withdraw);
   const ByFamily announce_groups(announce);
 
-  EncodedAttrs encoded;
+  // Reused by every call on this thread: a Pack runs per attribute set, often per route, and the
+  // two buffers would otherwise be allocated and freed each time.
+  thread_local EncodedAttrs encoded;
+  encoded.pre.clear();
+  encoded.post.clear();
   if (!announce.empty()) {
     ByteWriter pre(&encoded.pre), post(&encoded.post);
     EncodeAttributes(*attrs, attr_options_, 0, 13, pre);
