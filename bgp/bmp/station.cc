@@ -18,6 +18,7 @@ Station::Station(asio::io_context& io, StationConfig config,
       on_connected_(std::move(on_connected)),
       socket_(io),
       timer_(io),
+      flush_timer_(io),
       backoff_s_(config_.initial_backoff_s) {}
 
 Station::~Station() = default;
@@ -118,11 +119,25 @@ void Station::CloseSocket() {
   if (!writing_now_) ScheduleReconnect();
 }
 
-void Station::KickLocked() {
+void Station::KickLocked(bool now) {
   // A write in progress takes what was appended meanwhile when it completes (OnWrite).
   if (write_posted_ || writing_now_ || out_.empty()) return;
   write_posted_ = true;
-  asio::post(io_, [self = shared_from_this()] { self->Write(); });
+  now = now || out_.size() >= kWriteNowBytes;
+  asio::post(io_, [self = shared_from_this(), now] {
+    if (now) {
+      self->Write();
+    } else {
+      self->WriteSoon();
+    }
+  });
+}
+
+void Station::WriteSoon() {
+  flush_timer_.expires_after(kCoalesce);
+  flush_timer_.async_wait([self = shared_from_this()](const error_code& ec) {
+    if (!ec) self->Write();
+  });
 }
 
 bool Station::QueueLocked(std::vector<uint8_t>& to, std::span<const uint8_t> messages) {
@@ -189,13 +204,15 @@ void Station::Write() {
 void Station::OnWrite(const error_code& ec, size_t n) {
   writing_.clear();
   if (writing_.capacity() > config_.buffer_bytes / 4) writing_.shrink_to_fit();
-  bool more;
+  bool more, now;
   {
     std::lock_guard lock(mu_);
     writing_now_ = false;
     stats_.bytes_sent += n;
     if (ec && state_ != State::kDisconnected) DisconnectLocked();
     more = !out_.empty() && state_ != State::kDisconnected;
+    now = out_.size() >= kWriteNowBytes;
+    write_posted_ = more;  // what follows writes it
   }
   if (ec) {
     error_code ignored;
@@ -208,7 +225,11 @@ void Station::OnWrite(const error_code& ec, size_t n) {
     return;
   }
   if (more) {
-    Write();
+    if (finishing_ || now) {
+      Write();
+    } else {
+      WriteSoon();
+    }
   } else if (finishing_) {
     error_code ignored;
     socket_.close(ignored);
@@ -223,7 +244,7 @@ void Station::Finish(std::vector<uint8_t> message, double grace_s) {
       std::lock_guard lock(self->mu_);
       if (self->state_ != State::kDisconnected) {
         self->out_.insert(self->out_.end(), message.begin(), message.end());
-        self->KickLocked();
+        self->KickLocked(/*now=*/true);
       }
     }
     self->finishing_ = true;

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -67,6 +68,9 @@ struct StationStats {
 
 class Station : public std::enable_shared_from_this<Station> {
  public:
+  static constexpr size_t kWriteNowBytes = size_t{256} << 10;
+  static constexpr std::chrono::milliseconds kCoalesce{2};
+
   // `io` runs on the exporter's thread; `on_connected` is called there.
   Station(boost::asio::io_context& io, StationConfig config,
           std::function<void(uint64_t generation)> on_connected);
@@ -113,7 +117,11 @@ class Station : public std::enable_shared_from_this<Station> {
   void OverflowLocked();
   // Appends `messages` to `to` (out_ or held_) within the buffer's bound, else overflows.
   bool QueueLocked(std::vector<uint8_t>& to, std::span<const uint8_t> messages);
-  void KickLocked();
+  // Called with mu_ held: has what is queued written — at once when `now` or when at least
+  // kWriteNowBytes are queued, else after kCoalesce, so that many small appends (one per batch of
+  // routes) become one write and one wake-up of the I/O thread.
+  void KickLocked(bool now = false);
+  void WriteSoon();
   void Write();
   void OnWrite(const boost::system::error_code& ec, size_t n);
   void CloseSocket();
@@ -122,7 +130,8 @@ class Station : public std::enable_shared_from_this<Station> {
   const StationConfig config_;
   std::function<void(uint64_t)> on_connected_;
   boost::asio::ip::tcp::socket socket_;
-  boost::asio::steady_timer timer_;
+  boost::asio::steady_timer timer_;        // reconnect backoff, Finish's grace
+  boost::asio::steady_timer flush_timer_;  // WriteSoon
   double backoff_s_;
   std::atomic<bool> finished_{false};
   bool finishing_ = false;  // I/O thread
