@@ -93,7 +93,9 @@ void MrtUpdateLog::Enqueue(Item item, std::span<const uint8_t> message) {
     queue_.bytes.insert(queue_.bytes.end(), message.begin(), message.end());
     const bool was_empty = queue_.items.empty();
     queue_.items.push_back(std::move(item));
-    if (!was_empty) return;
+    // The writer waits for the first record, then for kGatherOctets or kGather.
+    const bool crossed = queued_octets_ >= kGatherOctets && queued_octets_ - octets < kGatherOctets;
+    if (!was_empty && !crossed) return;
   }
   wake_.notify_one();
 }
@@ -119,10 +121,12 @@ void MrtUpdateLog::Run() {
       std::unique_lock lock(mu_);
       const absl::Time period_end =
           period_ == absl::InfinitePast() ? absl::Now() : period_ + options_.rotate;
-      wake_.wait_until(lock, ToChrono(period_end), [&] {
-        return stop_ || !queue_.items.empty() || flush_asked_ > flush_done_ ||
-               absl::Now() >= period_end;
-      });
+      auto asked = [&] { return stop_ || flush_asked_ > flush_done_ || absl::Now() >= period_end; };
+      wake_.wait_until(lock, ToChrono(period_end),
+                       [&] { return asked() || !queue_.items.empty(); });
+      // The first record of a burst woke us: let the burst gather (a wake-up per message would
+      // cost the loop a futex call and us a context switch each).
+      wake_.wait_for(lock, kGather, [&] { return asked() || queued_octets_ >= kGatherOctets; });
       std::swap(batch, queue_);  // the emptied buffers go back with their capacity
       queued_octets_ = 0;
       stop = stop_;

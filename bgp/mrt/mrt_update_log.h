@@ -20,6 +20,7 @@
 // cannot be opened (a missing directory, no permission) drops the period's records, counted, with
 // the reason in stats().error; opening is tried again at most once a second.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -86,6 +87,10 @@ class MrtUpdateLog : public MessageTap {
     std::vector<Item> items;
     std::vector<uint8_t> bytes;
   };
+  // The writer takes a burst when it holds kGatherOctets or kGather after its first record.
+  static constexpr size_t kGatherOctets = size_t{1} << 20;
+  static constexpr std::chrono::milliseconds kGather{10};
+
   explicit MrtUpdateLog(UpdateLogOptions options);
   void Enqueue(Item item, std::span<const uint8_t> message);
   void Run();
