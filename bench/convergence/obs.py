@@ -39,18 +39,22 @@ class BmpSink:
 
     def _read(self, conn):
         buf = b""
+        # One buffer for every read: recv(1 MiB) would allocate (mmap) and fault in a fresh
+        # megabyte per call, CPU that a collector on another host would not take from the device.
+        scratch = bytearray(1 << 20)
         with conn:
             while not self.stopping:
                 try:
-                    chunk = conn.recv(1 << 20)
+                    n = conn.recv_into(scratch)
                 except OSError:
                     return
-                if not chunk:
+                if not n:
                     return
                 if not self.parse:
                     with self.lock:
-                        self.octets += len(chunk)
+                        self.octets += n
                     continue
+                chunk = bytes(scratch[:n])
                 buf += chunk
                 at = 0
                 while len(buf) - at >= 6:
