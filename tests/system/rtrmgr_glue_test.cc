@@ -1,4 +1,4 @@
-// sluice-rtrmgr drives the extension interfaces (issues 10, 11, 13 together): a static route goes
+// sluice-rtrmgr drives the extension interfaces: a static route goes
 // through sluice-static (a supervised child) to the RIB and the FIB; the policy block and the
 // peers' export chains reach sluice-bgp through policy_backend/1.0 (and are reset when a changed
 // file drops them); `damping { ... }` and a peer's `damping;` reach it through the damping
