@@ -286,6 +286,11 @@ class Floor(Device):
     name, label = "floor", "floor (replay → monitor)"
 
 
+# --bmp-route-monitoring's names, as bgp/1.0 add_bmp_station's route_monitoring takes them.
+BMP_VIEWS = {"pre-policy": "BMP_PRE_POLICY", "post-policy": "BMP_POST_POLICY",
+             "loc-rib": "BMP_LOC_RIB"}
+
+
 class Sluice(Device):
     def __init__(self, with_rib, threads, rov_on=False, obs_on=False):
         self.with_rib, self.threads, self.rov, self.obs = with_rib, threads, rov_on, obs_on
@@ -400,7 +405,8 @@ class Sluice(Device):
         into `tmp`, both on before the table flows."""
         self.sink = obs.BmpSink()
         ok, out = self.cli("call", "finder://bgp/bgp/1.0/add_bmp_station?address:ipvx=127.0.0.1&"
-                           f"port:u32={self.sink.port}")
+                           f"port:u32={self.sink.port}&route_monitoring:list<txt>="
+                           + ",".join(self.ctx.bmp_views))
         if not ok:
             raise RuntimeError("add_bmp_station: " + out)
         pattern = urllib.parse.quote(f"{tmp}/updates.%Y%m%d.%H%M", safe="/")
@@ -1034,6 +1040,9 @@ def main():
     ap.add_argument("--sluice-import-policy", default="",
                     help="a policy file (policy-statement \"import\") Sluice devices apply to "
                     "every upstream; the other daemons run without")
+    ap.add_argument("--bmp-route-monitoring", default="pre-policy,post-policy,loc-rib",
+                    help="the -obs devices' BMP station: the Route Monitoring it selects, a "
+                    "comma-separated subset of pre-policy, post-policy, loc-rib")
     ap.add_argument("--vrps", default="",
                     help="a stayrtr JSON VRP file for the -rov devices (with --make-vrps: "
                     "written there)")
@@ -1049,6 +1058,10 @@ def main():
     ctx = Context()
     ctx.__dict__.update(vars(args))
     ctx.build = os.path.abspath(args.build)
+    views = [v for v in args.bmp_route_monitoring.split(",") if v]
+    if not views or any(v not in BMP_VIEWS for v in views):
+        sys.exit(f"--bmp-route-monitoring: a subset of {', '.join(BMP_VIEWS)}")
+    ctx.bmp_views = [BMP_VIEWS[v] for v in views]
 
     def log(msg):
         print(msg, file=sys.stderr, flush=True)
@@ -1086,6 +1099,8 @@ def main():
                      else "real captures")
                   + (f"; Sluice import policy {args.sluice_import_policy}"
                      if args.sluice_import_policy else "")
+                  + (f"; BMP Route Monitoring {args.bmp_route_monitoring}"
+                     if any(d.obs for d in devices if isinstance(d, Sluice)) else "")
                   + f"; load average at the {'end' if final else 'last write'}: {' '.join(load)}"
                   + mean_load + f"; {os.cpu_count()} CPUs.\n")
         md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
