@@ -68,8 +68,10 @@ void BmpExporter::OnStationConnected(std::shared_ptr<Station> station, uint64_t 
 
 void BmpExporter::SyncStep(std::shared_ptr<Sync> sync) {
   Station& station = *sync->station;
-  // Pace the snapshot by what the station takes: wait while its buffer is half full.
-  if (station.queued_bytes() > station.buffer_bytes() / 2) {
+  // Pace the snapshot by what the station takes: wait while half its buffer is still to be
+  // written. Live messages held meanwhile count against the buffer (an overflow drops the
+  // connection) but not here: they leave only after the snapshot.
+  if (station.unsent_bytes() > station.buffer_bytes() / 2) {
     auto timer = std::make_shared<asio::steady_timer>(loop_, std::chrono::milliseconds(20));
     std::weak_ptr<int> alive = alive_;
     timer->async_wait([this, alive, timer, sync](const boost::system::error_code& ec) {

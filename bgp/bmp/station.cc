@@ -180,6 +180,11 @@ size_t Station::queued_bytes() const {
   return out_.size() + held_.size();
 }
 
+size_t Station::unsent_bytes() const {
+  std::lock_guard lock(mu_);
+  return out_.size();
+}
+
 StationStats Station::stats() const {
   std::lock_guard lock(mu_);
   StationStats s = stats_;

@@ -93,9 +93,12 @@ class Station : public std::enable_shared_from_this<Station> {
   bool AppendSync(uint64_t generation, std::span<const uint8_t> messages);
   // Any thread. The snapshot of `generation` is complete: held live messages follow it.
   void EndSync(uint64_t generation);
-  // Octets queued and not yet handed to the socket (a snapshot producer waits while this is
-  // above half the buffer).
+  // Octets waiting: queued for the socket plus the live messages held during a snapshot.
   size_t queued_bytes() const;
+  // Octets queued for the socket, not counting held live messages: a snapshot producer waits
+  // while this is above half the buffer. (Held messages go out only after the snapshot, so
+  // waiting for them to drain would wait for ever.)
+  size_t unsent_bytes() const;
   size_t buffer_bytes() const { return config_.buffer_bytes; }
   const StationConfig& config() const { return config_; }
   bool monitors(RouteMonitoringBit what) const { return (config_.route_monitoring & what) != 0; }

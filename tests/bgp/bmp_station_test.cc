@@ -103,6 +103,27 @@ TEST_F(StationTest, SnapshotGoesBeforeLiveMessagesHeldDuringIt) {
   EXPECT_TRUE(station->stats().synced);
 }
 
+TEST_F(StationTest, LiveMessagesHeldDuringASnapshotDoNotHoldTheSnapshotBack) {
+  // The exporter paces a snapshot on unsent_bytes(): were held messages counted, a snapshot
+  // during which more than half the buffer of live messages arrived would wait for ever (they
+  // leave only after it).
+  auto station = MakeStation(1000);
+  station->Start();
+  tcp::socket peer(accept_io_);
+  acceptor_.accept(peer);
+  uint64_t g = WaitConnected(1);
+  const std::string live(700, 'l');
+  EXPECT_TRUE(station->Append(S(live)));
+  EXPECT_EQ(station->queued_bytes(), 700u);
+  EXPECT_EQ(station->unsent_bytes(), 0u);
+  EXPECT_TRUE(station->AppendSync(g, S("snapshot;")));
+  EXPECT_LE(station->unsent_bytes(), 9u);
+  station->EndSync(g);
+  std::string got(9 + 700, '\0');
+  asio::read(peer, asio::buffer(got));
+  EXPECT_EQ(got, "snapshot;" + live);
+}
+
 TEST_F(StationTest, AStationThatStopsReadingIsDroppedAndReconnected) {
   constexpr size_t kBuffer = 256 << 10;
   auto station = MakeStation(kBuffer);
