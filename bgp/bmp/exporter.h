@@ -24,8 +24,9 @@
 // never slows routing — past its buffer it is dropped and later re-synchronised: Initiation,
 // Peer Up of every Established peer, then each peer's Adj-RIB-In (pre-policy, post-policy, as
 // selected) re-encoded as UPDATEs with our own encoder (bgp/wire), then the Loc-RIB, read through
-// RouteSource a page at a time (one page per event loop turn, and only while the station's buffer
-// is under half full). Live messages arriving during the snapshot are held and sent after it.
+// RouteSource a page at a time (one page per event loop turn, and only while less than half the
+// station's buffer waits to be written). Live messages arriving during the snapshot are held
+// (counted against the buffer, not in that pacing) and sent after it.
 
 #include <cstdint>
 #include <map>

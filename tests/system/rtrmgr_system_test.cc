@@ -275,23 +275,31 @@ TEST(RtrmgrSystem, KillingTheRibMidRunEndsWithTheSameFib) {
   // The RIB comes back, BGP re-feeds it; the FIB converges on the RIB's winners, which hold
   // every Loc-RIB prefix (the synthetic table's 127.0.0.0/8 loses to the connected route).
   std::set<net::Prefix> loc, fib_all, rib_all;
+  std::string last;  // what the last check saw, for the failure message
   ASSERT_TRUE(Eventually(
       [&] {
         int n = 0;
-        if (r.ChildPid("rib", &n) <= 0 || n != 1) return false;
+        const int pid = r.ChildPid("rib", &n);
         auto l = r.LocRibPrefixes();
         auto fib = r.FibPrefixes("");
         auto in_rib = r.RibPrefixes("");
+        last = absl::StrCat("RIB pid ", pid, " after ", n, " restarts; Loc-RIB ",
+                            l ? absl::StrCat(l->size()) : "unread", ", RIB ",
+                            in_rib ? absl::StrCat(in_rib->size()) : "unread", ", FIB ",
+                            fib ? absl::StrCat(fib->size()) : "unread");
+        if (pid <= 0 || n != 1) return false;
         if (!l || !fib || !in_rib || l->size() != kPrefixes) return false;
         loc = *l;
         fib_all = *fib;
         rib_all = *in_rib;
-        return fib_all == rib_all &&
-               std::includes(rib_all.begin(), rib_all.end(), loc.begin(), loc.end());
+        const bool rib_holds_loc =
+            std::includes(rib_all.begin(), rib_all.end(), loc.begin(), loc.end());
+        absl::StrAppend(&last, "; FIB ", fib_all == rib_all ? "=" : "!=", " RIB; RIB ",
+                        rib_holds_loc ? "holds" : "lacks some of", " the Loc-RIB");
+        return fib_all == rib_all && rib_holds_loc;
       },
       180))
-      << "Loc-RIB " << loc.size() << ", RIB " << rib_all.size() << ", FIB " << fib_all.size()
-      << "\n"
+      << last << "\n"
       << r.Logs("rtrmgr") << r.Logs("rib") << r.Logs("bgp");
   auto ebgp_rib = r.RibPrefixes("ebgp");
   auto ebgp_fib = r.FibPrefixes("ebgp");
