@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "bgp/wire/open_message.h"
@@ -81,31 +82,103 @@ SessionParams LocRibParams() {
   return p;
 }
 
+namespace {
+
+// A batch cut into runs: consecutive changes that are all withdrawals, or all announcements with
+// one attribute set (what one UPDATE in brings), in the changes' order.
+struct BatchRuns {
+  struct Run {
+    AttrRef attrs;  // null: withdrawals
+    size_t end;     // the run's NLRI end here in `nlri` (and start where the previous one ends)
+    friend bool operator==(const Run&, const Run&) = default;
+  };
+  std::vector<Nlri> nlri;
+  std::vector<Run> runs;
+
+  void Clear() {
+    nlri.clear();
+    runs.clear();
+  }
+  friend bool operator==(const BatchRuns&, const BatchRuns&) = default;
+};
+
+void SplitRuns(std::span<const RouteChange> changes, BatchRuns* out) {
+  out->Clear();
+  for (const RouteChange& c : changes) {
+    const bool withdrawn = c.withdrawn || !c.route.attrs;
+    const PathAttributes* attrs = withdrawn ? nullptr : c.route.attrs.get();
+    if (out->runs.empty() || out->runs.back().attrs.get() != attrs) {
+      out->runs.push_back({withdrawn ? AttrRef() : c.route.attrs, out->nlri.size()});
+    }
+    out->nlri.push_back(Nlri{c.route.net, c.route.path_id});
+    out->runs.back().end = out->nlri.size();
+  }
+}
+
+// Appends the UPDATEs of `batch`, one run after the other. The encoder appends nothing when it
+// refuses a run.
+void EncodeRuns(const BatchRuns& batch, const UpdateEncoder& encoder, std::vector<uint8_t>* out) {
+  size_t begin = 0;
+  for (const BatchRuns::Run& run : batch.runs) {
+    std::span<const Nlri> nlri(batch.nlri.data() + begin, run.end - begin);
+    (void)(run.attrs ? encoder.Announce(*run.attrs, nlri, out) : encoder.Withdraw(nlri, out));
+    begin = run.end;
+  }
+}
+
+void FrameUpdates(std::span<const uint8_t> updates, PeerHeader header, std::vector<uint8_t>* out) {
+  StampNow(&header);
+  for (std::span<const uint8_t> m : SplitBgpMessages(updates))
+    AppendRouteMonitoring(header, m, out);
+}
+
+// The UPDATEs this thread encoded last for a pipeline batch, kept until the pipeline's push is
+// done: a route that wins reaches the Loc-RIB's stage in the same push as the post-policy stage
+// of the peer it came from, and when every change of the batch did, with an encoder that makes
+// the same octets, its UPDATEs are the ones already made. The runs hold their attribute sets, so
+// a set compared by address is the one encoded.
+struct LastBatch {
+  BatchRuns runs;
+  std::optional<UpdateEncoder> encoder;
+  std::vector<uint8_t> updates;
+
+  void Clear() {
+    runs.Clear();
+    encoder.reset();
+    updates.clear();
+  }
+};
+thread_local LastBatch last_batch;
+
+// The UPDATEs of `changes` as `encoder` makes them: last_batch's when they are the same.
+std::span<const uint8_t> EncodeBatch(std::span<const RouteChange> changes,
+                                     const UpdateEncoder& encoder) {
+  thread_local BatchRuns runs;  // reused: one call per batch
+  SplitRuns(changes, &runs);
+  LastBatch& last = last_batch;
+  if (!last.encoder || !last.encoder->EncodesLike(encoder) || last.runs != runs) {
+    std::swap(last.runs, runs);
+    last.encoder = encoder;
+    last.updates.clear();
+    EncodeRuns(last.runs, encoder, &last.updates);
+  }
+  runs.Clear();  // holds attribute sets: only last_batch keeps them, until OnPushDone
+  return last.updates;
+}
+
+}  // namespace
+
 void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncoder& encoder,
                         PeerHeader header, std::vector<uint8_t>* out) {
   if (changes.empty()) return;
-  StampNow(&header);
-  // Reused by every call on this thread (the pipelines call once per batch).
+  // Reused by every call on this thread (the exporter's snapshot calls once per page).
+  thread_local BatchRuns runs;
   thread_local std::vector<uint8_t> updates;
-  thread_local std::vector<Nlri> run;
+  SplitRuns(changes, &runs);
   updates.clear();
-  // One run: consecutive changes that are all withdrawals, or all announcements with one
-  // attribute set (what one UPDATE in brings). Runs keep the changes' order. The encoder appends
-  // nothing when it refuses a run.
-  for (size_t i = 0; i < changes.size();) {
-    const bool withdrawn = changes[i].withdrawn || !changes[i].route.attrs;
-    const PathAttributes* attrs = withdrawn ? nullptr : changes[i].route.attrs.get();
-    run.clear();
-    for (; i < changes.size(); ++i) {
-      const RouteChange& c = changes[i];
-      const bool w = c.withdrawn || !c.route.attrs;
-      if (w != withdrawn || (!w && c.route.attrs.get() != attrs)) break;
-      run.push_back(Nlri{c.route.net, c.route.path_id});
-    }
-    (void)(withdrawn ? encoder.Withdraw(run, &updates) : encoder.Announce(*attrs, run, &updates));
-  }
-  for (std::span<const uint8_t> m : SplitBgpMessages(updates))
-    AppendRouteMonitoring(header, m, out);
+  EncodeRuns(runs, encoder, &updates);
+  runs.Clear();  // holds attribute sets: not past the call
+  FrameUpdates(updates, header, out);
 }
 
 RibMonitor::RibMonitor(std::shared_ptr<const StationSet> stations)
@@ -146,7 +219,7 @@ void RibMonitor::OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> c
   thread_local std::vector<uint8_t> out;  // reused: one call per batch
   out.clear();
   if (rib == MonitoredRib::kLocRib) {
-    AppendRouteChanges(changes, loc_rib_encoder_, LocRibHeader(local_as(), bgp_id()), &out);
+    FrameUpdates(EncodeBatch(changes, loc_rib_encoder_), LocRibHeader(local_as(), bgp_id()), &out);
     if (!out.empty()) stations_->Broadcast(kMonitorLocRib, out);
     return;
   }
@@ -154,8 +227,10 @@ void RibMonitor::OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> c
   if (source == nullptr) return;
   std::shared_ptr<const PeerEncoding> peer = Peer(source->address);
   if (peer == nullptr) return;  // not Established (any more)
-  AppendRouteChanges(changes, peer->encoder, peer->header, &out);
+  FrameUpdates(EncodeBatch(changes, peer->encoder), peer->header, &out);
   if (!out.empty()) stations_->Broadcast(kMonitorPostPolicy, out);
 }
+
+void RibMonitor::OnPushDone() { last_batch.Clear(); }
 
 }  // namespace sluice::bgp::bmp

@@ -86,7 +86,11 @@ class RibMonitor : public RouteMonitor {
   void PeerDown(const net::IPAddress& address);
 
   bool Wants(MonitoredRib rib) const override;
+  // Batches of the Loc-RIB that repeat the post-policy batch of the same push (every route of
+  // it won), on the same thread and with an encoder that makes the same octets, reuse its
+  // UPDATEs; each thread keeps them until OnPushDone.
   void OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> changes) override;
+  void OnPushDone() override;
 
  private:
   struct PeerEncoding {

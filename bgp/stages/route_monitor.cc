@@ -1,11 +1,17 @@
 #include "bgp/stages/route_monitor.h"
 
+#include <utility>
+
 namespace sluice::bgp {
 
 void RouteMonitorSlot::Set(std::shared_ptr<RouteMonitor> monitor) {
   std::lock_guard lock(mu_);
   current_.store(monitor.get(), std::memory_order_release);
   kept_.push_back(std::move(monitor));
+}
+
+RouteMonitorStage::~RouteMonitorStage() {
+  if (flushed_to_ != nullptr) flushed_to_->OnPushDone();  // removed between a flush and its push
 }
 
 void RouteMonitorStage::Collect(const BgpRoute& route, bool withdrawn) {
@@ -17,7 +23,10 @@ void RouteMonitorStage::Collect(const BgpRoute& route, bool withdrawn) {
 
 void RouteMonitorStage::Flush() {
   if (batch_.empty()) return;
-  if (RouteMonitor* m = slot_->get()) m->OnRouteChanges(rib_, batch_);
+  if (RouteMonitor* m = slot_->get()) {
+    m->OnRouteChanges(rib_, batch_);
+    flushed_to_ = m;
+  }
   batch_.clear();
 }
 
@@ -40,6 +49,7 @@ void RouteMonitorStage::replace_route(const BgpRoute& old_route, const BgpRoute&
 void RouteMonitorStage::push(BgpStage* caller) {
   Flush();
   BgpLinearStage::push(caller);
+  if (flushed_to_ != nullptr) std::exchange(flushed_to_, nullptr)->OnPushDone();
 }
 
 }  // namespace sluice::bgp

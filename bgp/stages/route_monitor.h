@@ -7,7 +7,8 @@
 //
 // The stage collects the changes it forwards and hands them to the monitor at push() — the end
 // of one batch upstream, one UPDATE's worth — so the monitor can encode one message per
-// attribute set rather than one per route. Changes past kMaxBatch are handed over early.
+// attribute set rather than one per route. Changes past kMaxBatch are handed over early. Once the
+// push has gone through the stages downstream, the monitor is told (OnPushDone).
 //
 // With `threads N` > 1 every shard's pipeline has its own stages, so the monitor is called from
 // the shards' worker threads at once: it must be thread-safe and quick. Without a monitor, or
@@ -45,6 +46,10 @@ class RouteMonitor {
   // The changes of one batch of `rib`, in the order they happened (a prefix may appear more than
   // once; the last change counts). Post-policy changes of one call all come from one peer.
   virtual void OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> changes) = 0;
+  // The push that ended the batches given to OnRouteChanges on this thread has gone through
+  // every stage downstream. Callers of OnRouteChanges call it, on the same thread, before the
+  // routes' attribute sets may go: the monitor may keep them until then.
+  virtual void OnPushDone() {}
 };
 
 // Where the pipelines find the monitor. Set and Clear may run on any thread while the stages
@@ -68,6 +73,7 @@ class RouteMonitorStage : public BgpLinearStage {
 
   RouteMonitorStage(std::string name, const RouteMonitorSlot* slot, MonitoredRib rib)
       : BgpLinearStage(std::move(name)), slot_(slot), rib_(rib) {}
+  ~RouteMonitorStage() override;
   std::string_view kind() const override { return "RouteMonitor"; }
 
   void add_route(const BgpRoute& route, BgpStage* caller) override;
@@ -83,6 +89,7 @@ class RouteMonitorStage : public BgpLinearStage {
   const RouteMonitorSlot* slot_;
   const MonitoredRib rib_;
   std::vector<RouteChange> batch_;
+  RouteMonitor* flushed_to_ = nullptr;  // told OnPushDone at the end of push
 };
 
 }  // namespace sluice::bgp

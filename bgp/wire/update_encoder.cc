@@ -130,6 +130,13 @@ UpdateEncoder::UpdateEncoder(const SessionParams& params, bool readvertise) : pa
   attr_options_.readvertise = readvertise;
 }
 
+bool UpdateEncoder::EncodesLike(const UpdateEncoder& other) const {
+  return attr_options_.as_size == other.attr_options_.as_size &&
+         attr_options_.readvertise == other.attr_options_.readvertise &&
+         params_.max_message_size() == other.params_.max_message_size() &&
+         params_.add_path_send == other.params_.add_path_send;
+}
+
 void UpdateEncoder::EndOfRib(AfiSafi family, std::vector<uint8_t>* out) const {
   Draft d;
   if (family != kIPv4Unicast) {

@@ -60,6 +60,9 @@ class UpdateEncoder {
   absl::Status EncodeOne(const UpdateMessage& update, std::vector<uint8_t>* out) const;
 
   const SessionParams& params() const { return params_; }
+  // Whether `other` makes the same octets as this encoder from every input: the same AS number
+  // size, Partial-bit rule, maximum message size and ADD-PATH send families.
+  bool EncodesLike(const UpdateEncoder& other) const;
 
  private:
   SessionParams params_;

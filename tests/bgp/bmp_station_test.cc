@@ -188,6 +188,7 @@ TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
                                     {route("192.0.2.0/24"), false},
                                     {route("192.0.2.0/24"), true}};
   monitor.OnRouteChanges(MonitoredRib::kLocRib, batch);
+  monitor.OnPushDone();  // as the stage does: the monitor keeps nothing past it
   std::vector<std::vector<uint8_t>> updates;
   for (int n = 0; n < 2; ++n) {
     uint8_t head[6];
@@ -243,6 +244,7 @@ TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
   monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);
   monitor.PeerDown(src.address);
   monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);  // down: nothing sent
+  monitor.OnPushDone();
   station->Append(S("end"));
   std::vector<uint8_t> all;
   std::vector<uint8_t> chunk(4096);
@@ -264,6 +266,69 @@ TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
   set->Add(std::make_shared<Station>(io_, loc_only, [](uint64_t) {}));
   EXPECT_FALSE(monitor.Wants(MonitoredRib::kAdjRibInPost));
   EXPECT_TRUE(monitor.Wants(MonitoredRib::kLocRib));
+}
+
+// The UPDATEs of the Route Monitoring messages `peer` receives until the marker "end".
+std::vector<std::vector<uint8_t>> ReadUpdatesUntilEnd(tcp::socket& peer) {
+  std::vector<uint8_t> all;
+  std::vector<uint8_t> chunk(4096);
+  while (all.size() < 3 || std::string(all.end() - 3, all.end()) != "end") {
+    size_t n = peer.read_some(asio::buffer(chunk));
+    all.insert(all.end(), chunk.begin(), chunk.begin() + n);
+  }
+  std::vector<std::vector<uint8_t>> updates;
+  for (size_t at = 0; at + 6 + 42 < all.size();) {
+    const uint32_t length =
+        (uint32_t{all[at + 1]} << 24) | (all[at + 2] << 16) | (all[at + 3] << 8) | all[at + 4];
+    updates.emplace_back(all.begin() + at + 6 + 42, all.begin() + at + length);
+    at += length;
+  }
+  return updates;
+}
+
+// A Loc-RIB batch that repeats the post-policy batch of the same push (every route won) is sent
+// as the Loc-RIB's encoder makes it: the post-policy UPDATEs serve only when they are the same
+// octets (here the peer speaks 2-octet AS numbers, the Loc-RIB 4-octet ones).
+TEST_F(StationTest, ALocRibBatchRepeatingAPostPolicyBatchIsEncodedForTheLocRib) {
+  tcp::socket peer(accept_io_);
+  auto station = SyncedStation(&peer);
+  auto set = std::make_shared<StationSet>();
+  set->Add(station);
+  RibMonitor monitor(set);
+  monitor.SetIdentity(65001, 0x0a000001);
+  PeerSourceRegistry sources;
+  PeerSource src;
+  src.peer_id = 1;
+  src.address = *net::IPAddress::Parse("192.0.2.9");
+  AttributeStore store;
+  PathAttributes attrs;
+  attrs.as_path = AsPath::Sequence({4200000001u});
+  attrs.next_hop = *net::IPv4Address::Parse("192.0.2.9");
+  BgpRoute r;
+  r.net = *net::Prefix::Parse("198.51.100.0/24");
+  r.attrs = store.Intern(attrs);
+  r.source = sources.Intern(src);
+  std::vector<RouteChange> batch = {{r, false}};
+  PeerHeader h;
+  h.address = src.address;
+  for (bool four_octet : {false, true}) {
+    SessionParams params;
+    params.four_octet_as = four_octet;
+    monitor.PeerUp(src.address, h, params);
+    monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);
+    monitor.OnRouteChanges(MonitoredRib::kLocRib, batch);
+    monitor.OnPushDone();
+    station->Append(S("end"));
+    std::vector<std::vector<uint8_t>> got = ReadUpdatesUntilEnd(peer);
+    ASSERT_EQ(got.size(), 2u);
+    const std::vector<Nlri> nlri = {Nlri{r.net}};
+    std::vector<uint8_t> post, loc;
+    ASSERT_TRUE(UpdateEncoder(params, false).Announce(attrs, nlri, &post).ok());
+    ASSERT_TRUE(UpdateEncoder(LocRibParams(), false).Announce(attrs, nlri, &loc).ok());
+    EXPECT_EQ(got[0], post) << "post-policy, four_octet_as " << four_octet;
+    EXPECT_EQ(got[1], loc) << "Loc-RIB, four_octet_as " << four_octet;
+    EXPECT_EQ(post == loc, four_octet);
+  }
 }
 
 }  // namespace
