@@ -214,6 +214,17 @@ TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
   EXPECT_TRUE(holds(updates[1], {0, 4, 24, 192, 0, 2})) << "the second is not the withdrawal";
 }
 
+// What `peer` receives up to and including the marker "end".
+std::vector<uint8_t> ReadUntilEnd(tcp::socket& peer) {
+  std::vector<uint8_t> all;
+  std::vector<uint8_t> chunk(4096);
+  while (all.size() < 3 || std::string(all.end() - 3, all.end()) != "end") {
+    size_t n = peer.read_some(asio::buffer(chunk));
+    all.insert(all.end(), chunk.begin(), chunk.begin() + n);
+  }
+  return all;
+}
+
 // Post-policy changes go only to stations that monitor them, with the peer's header and the L
 // flag, and only while the peer is up.
 TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
@@ -246,12 +257,7 @@ TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
   monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);  // down: nothing sent
   monitor.OnPushDone();
   station->Append(S("end"));
-  std::vector<uint8_t> all;
-  std::vector<uint8_t> chunk(4096);
-  while (all.size() < 3 || std::string(all.end() - 3, all.end()) != "end") {
-    size_t n = peer.read_some(asio::buffer(chunk));
-    all.insert(all.end(), chunk.begin(), chunk.begin() + n);
-  }
+  std::vector<uint8_t> all = ReadUntilEnd(peer);
   ASSERT_GT(all.size(), 6u + 42);
   const uint32_t length = (uint32_t{all[1]} << 24) | (all[2] << 16) | (all[3] << 8) | all[4];
   EXPECT_EQ(all.size(), length + 3) << "exactly one Route Monitoring message, then the marker";
@@ -270,12 +276,7 @@ TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
 
 // The UPDATEs of the Route Monitoring messages `peer` receives until the marker "end".
 std::vector<std::vector<uint8_t>> ReadUpdatesUntilEnd(tcp::socket& peer) {
-  std::vector<uint8_t> all;
-  std::vector<uint8_t> chunk(4096);
-  while (all.size() < 3 || std::string(all.end() - 3, all.end()) != "end") {
-    size_t n = peer.read_some(asio::buffer(chunk));
-    all.insert(all.end(), chunk.begin(), chunk.begin() + n);
-  }
+  std::vector<uint8_t> all = ReadUntilEnd(peer);
   std::vector<std::vector<uint8_t>> updates;
   for (size_t at = 0; at + 6 + 42 < all.size();) {
     const uint32_t length =
