@@ -144,9 +144,8 @@ absl::StatusOr<v1::ListRoutesReply> Candidates(BgpProcess& bgp,
   return reply;
 }
 
-}  // namespace
-
-absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
+// bgp/1.0 local configuration: the AS, the BGP Identifier, the cluster ID, and reading them back.
+absl::Status ServeLocalConfig(ipc::XrlRouter& router, BgpProcess& bgp) {
   RETURN_IF_ERROR(router.Handle(
       kSetLocalAs, [&](const v1::SetLocalAsRequest& r) -> absl::StatusOr<v1::SetLocalAsReply> {
         RETURN_IF_ERROR(bgp.SetLocalAs(r.as()));
@@ -178,6 +177,11 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
         ipc::ToProto(net::IPv4Address(bgp.cluster_id()), reply.mutable_cluster_id());
         return reply;
       }));
+  return absl::OkStatus();
+}
+
+// bgp/1.0 listening sockets: open and close them.
+absl::Status ServeListeners(ipc::XrlRouter& router, BgpProcess& bgp) {
   RETURN_IF_ERROR(
       router.Handle(kListen, [&](const v1::ListenRequest& r) -> absl::StatusOr<v1::ListenReply> {
         ASSIGN_OR_RETURN(net::IPAddress a,
@@ -197,6 +201,11 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
         RETURN_IF_ERROR(bgp.StopListening(a, uint16_t(r.port())));
         return v1::StopListeningReply();
       }));
+  return absl::OkStatus();
+}
+
+// bgp/1.0 graceful restart (RFC 4724): the restart and stale-routes times this BGP advertises.
+absl::Status ServeGracefulRestart(ipc::XrlRouter& router, BgpProcess& bgp) {
   RETURN_IF_ERROR(router.Handle(
       kSetGracefulRestart,
       [&](const v1::SetGracefulRestartRequest& r) -> absl::StatusOr<v1::SetGracefulRestartReply> {
@@ -210,6 +219,11 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
         bgp.SetGracefulRestart(uint16_t(restart), stale);
         return v1::SetGracefulRestartReply();
       }));
+  return absl::OkStatus();
+}
+
+// bgp/1.0 peers: add, remove, enable, disable, reset, read, list and ask for routes again.
+absl::Status ServePeers(ipc::XrlRouter& router, BgpProcess& bgp) {
   RETURN_IF_ERROR(
       router.Handle(kAddPeer, [&](const v1::AddPeerRequest& r) -> absl::StatusOr<v1::AddPeerReply> {
         ASSIGN_OR_RETURN(auto config, PeerFromProto(r));
@@ -270,6 +284,11 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
         RETURN_IF_ERROR(r.outbound() ? bgp.ResendRoutes(a, *family) : bgp.RouteRefresh(a, *family));
         return v1::RouteRefreshReply();
       }));
+  return absl::OkStatus();
+}
+
+// bgp/1.0 per-peer policy by name: refused with a pointer to policy_backend/1.0.
+absl::Status ServePeerPolicyNames(ipc::XrlRouter& router) {
   for (const auto* method : {&kSetPeerImportPolicy, &kSetPeerExportPolicy}) {
     const bool import = method == &kSetPeerImportPolicy;
     RETURN_IF_ERROR(router.Handle(
@@ -282,6 +301,11 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
               import ? "import" : "export", ":ADDRESS"));
         }));
   }
+  return absl::OkStatus();
+}
+
+// bgp/1.0 routes: originate and withdraw this BGP's own, list them and a prefix's candidates.
+absl::Status ServeRoutes(ipc::XrlRouter& router, BgpProcess& bgp) {
   RETURN_IF_ERROR(router.Handle(
       kOriginateRoute,
       [&](const v1::OriginateRouteRequest& r) -> absl::StatusOr<v1::OriginateRouteReply> {
@@ -304,6 +328,18 @@ absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
   RETURN_IF_ERROR(router.Handle(kGetRouteCandidates, [&](const v1::GetRouteCandidatesRequest& r) {
     return Candidates(bgp, r);
   }));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ServeBgp(ipc::XrlRouter& router, BgpProcess& bgp) {
+  RETURN_IF_ERROR(ServeLocalConfig(router, bgp));
+  RETURN_IF_ERROR(ServeListeners(router, bgp));
+  RETURN_IF_ERROR(ServeGracefulRestart(router, bgp));
+  RETURN_IF_ERROR(ServePeers(router, bgp));
+  RETURN_IF_ERROR(ServePeerPolicyNames(router));
+  RETURN_IF_ERROR(ServeRoutes(router, bgp));
   return absl::OkStatus();
 }
 
