@@ -1,6 +1,8 @@
 #pragma once
 // The steps of one sluice-replay run (local to bgp/replay; main() in replay_main.cc calls them):
-// the summary (replay_report.cc).
+// load the capture, choose its peers, build one session per peer (replay_setup.cc), drive them
+// on one Asio event loop with progress and signals (replay_main.cc), then print the summary
+// (replay_report.cc). Option errors found here exit 2 through Die.
 
 #include <cstdint>
 #include <memory>
@@ -16,6 +18,28 @@
 namespace sluice::bgp::replay {
 
 using Sessions = std::vector<std::unique_ptr<ReplaySession>>;
+
+// Prints "sluice-replay: MESSAGE" on stderr and exits 2.
+[[noreturn]] void Die(const std::string& message);
+
+// The feeds to replay: one empty peer with --receive-only, a synthetic table with --synthetic,
+// else the MRT capture --mrt (a truncated one is replayed as far as it was read, with a note on
+// stderr unless --quiet). Routes' attributes are interned in *store.
+Capture LoadSource(const Options& o, AttributeStore* store);
+
+// --list-peers: one line per capture peer on stdout (with --ipv4-only, those with IPv4 routes).
+void ListPeers(const Options& o, const Capture& capture);
+
+// The capture peers to replay: --all-peers, --peer-index, --peer-address, else the one with the
+// most announcements. Exits 2 when none matches.
+std::vector<const PeerFeed*> ChoosePeers(const Options& o, const Capture& capture);
+
+// One session per chosen peer on `io`, its streams encoded from the feed as the options say.
+// *expected_total: the prefixes all of them send (for the progress bar). Exits 2 on options the
+// feed cannot satisfy. `store` and the feeds must outlive the sessions.
+Sessions BuildSessions(boost::asio::io_context& io, const Options& o,
+                       const std::vector<const PeerFeed*>& chosen, AttributeStore* store,
+                       uint64_t* expected_total);
 
 // `s` with '"', '\\' and control characters escaped for a JSON string.
 std::string JsonEscape(const std::string& s);
