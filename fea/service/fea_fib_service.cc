@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "fea/service/fib_convert.h"
@@ -38,23 +37,6 @@ const ipc::Method<pb::DeleteRoute6Request, pb::ChangeReply> kDeleteRoute6{
     "fea_fib/1.0/delete_route6"};
 const ipc::Method<pb::DeleteAllRoutesRequest, pb::ChangeReply> kDeleteAllRoutes{
     "fea_fib/1.0/delete_all_routes"};
-const ipc::Method<pb::ApplyBatchRequest, pb::CommitTransactionReply> kApplyBatch{
-    "fea_fib/1.0/apply_batch"};
-const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
-    "fea_fib/1.0/apply_batch_packed"};
-const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
-    "fea_fib/1.0/start_full_push"};
-const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
-    "fea_fib/1.0/complete_full_push"};
-const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
-    "fea_fib/1.0/lookup_route_by_dest4"};
-const ipc::Method<pb::LookupRouteByDest6Request, pb::LookupRouteReply> kLookupDest6{
-    "fea_fib/1.0/lookup_route_by_dest6"};
-const ipc::Method<pb::LookupRouteByNetworkRequest, pb::LookupRouteReply> kLookupNetwork{
-    "fea_fib/1.0/lookup_route_by_network"};
-const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{
-    "fea_fib/1.0/list_routes"};
-const ipc::Method<pb::GetStatsRequest, pb::GetStatsReply> kGetStats{"fea_fib/1.0/get_stats"};
 const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kSubscribeChanges{
     "fea_fib/1.0/subscribe_changes"};
 const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kUnsubscribeChanges{
@@ -62,38 +44,8 @@ const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kUnsub
 const ipc::Method<fea_fib_client::v1::FibChangesRequest, fea_fib_client::v1::FibChangesReply>
     kFibChanges{"fea_fib_client/1.0/fib_changes"};
 
-constexpr uint32_t kDefaultPage = 1000;
-constexpr uint32_t kMaxPage = 100000;
-
 const char* OpName(FibOpKind kind) {
   return kind == FibOpKind::kAdd ? "add" : kind == FibOpKind::kReplace ? "replace" : "delete";
-}
-
-const char* OpName(pb::FibChange::Op op) {
-  return op == pb::FibChange::ADD ? "add" : op == pb::FibChange::REPLACE ? "replace" : "delete";
-}
-
-pb::CommitTransactionReply CommitReply(const CommitResult& result, uint32_t not_found = 0) {
-  pb::CommitTransactionReply reply;
-  reply.set_added(static_cast<uint32_t>(result.added));
-  reply.set_replaced(static_cast<uint32_t>(result.replaced));
-  reply.set_deleted(static_cast<uint32_t>(result.deleted));
-  reply.set_not_found(not_found);
-  return reply;
-}
-
-pb::LookupRouteReply LookupReply(const FibRoute* route) {
-  pb::LookupRouteReply reply;
-  if (route != nullptr) {
-    reply.set_found(true);
-    RouteToProto(*route, reply.mutable_route());
-  }
-  return reply;
-}
-
-absl::Status AtChange(int index, const absl::Status& status) {
-  return absl::Status(status.code(), absl::StrCat("change #", index, ": ", status.message(),
-                                                  "; batch not applied, FIB unchanged"));
 }
 
 }  // namespace
@@ -264,7 +216,17 @@ absl::Status FeaFibService::CheckFeeder(std::string_view method, const ipc::Call
 }
 
 absl::Status FeaFibService::Register() {
-  // --- transactions, one change per call -------------------------------------------------
+  RETURN_IF_ERROR(RegisterTransactions());
+  RETURN_IF_ERROR(RegisterChanges());
+  RETURN_IF_ERROR(RegisterBatches());
+  RETURN_IF_ERROR(RegisterFullPush());
+  RETURN_IF_ERROR(RegisterQueries());
+  RETURN_IF_ERROR(RegisterSubscribers());
+  ScheduleExpiry();
+  return absl::OkStatus();
+}
+
+absl::Status FeaFibService::RegisterTransactions() {
   RETURN_IF_ERROR(router_.Handle(
       kStartTransaction,
       [this](const pb::StartTransactionRequest& request,
@@ -297,6 +259,11 @@ absl::Status FeaFibService::Register() {
                                    RETURN_IF_ERROR(fib_.Abort(request.tid()));
                                    return pb::AbortTransactionReply();
                                  }));
+  return absl::OkStatus();
+}
+
+// One change per call, in a transaction.
+absl::Status FeaFibService::RegisterChanges() {
   RETURN_IF_ERROR(router_.Handle(
       kAddRoute4, [this](const pb::AddRoute4Request& r) -> absl::StatusOr<pb::ChangeReply> {
         RETURN_IF_ERROR(QueueChange(r.tid(), FibOpKind::kAdd, RouteFromRequest(r)));
@@ -346,229 +313,10 @@ absl::Status FeaFibService::Register() {
         RETURN_IF_ERROR(fib_.DeleteAllRoutes(r.tid()));
         return pb::ChangeReply();
       }));
+  return absl::OkStatus();
+}
 
-  // --- a whole transaction in one call (the RIB) -----------------------------------------
-  RETURN_IF_ERROR(router_.Handle(
-      kApplyBatch,
-      [this](const pb::ApplyBatchRequest& request,
-             const ipc::Caller& caller) -> absl::StatusOr<pb::CommitTransactionReply> {
-        RETURN_IF_ERROR(CheckBulk("apply_batch", caller));
-        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
-        const bool profile_in = route_in_->enabled();
-        const bool profile_kernel = route_in_kernel_->enabled();
-        uint32_t not_found = 0;
-        for (int i = 0; i < request.changes_size(); ++i) {
-          const pb::FibChange& change = request.changes(i);
-          absl::StatusOr<FibRoute> route = RouteFromProto(change.route());
-          absl::Status status = route.status();
-          net::Prefix prefix = route.ok() ? route->prefix : net::Prefix();
-          if (!route.ok() && change.op() == pb::FibChange::DELETE) {
-            // A delete needs only the network.
-            auto network = ipc::FromProto(change.route().network());
-            status = network.status();
-            if (network.ok()) prefix = *network;
-          }
-          if (status.ok()) {
-            switch (change.op()) {
-              case pb::FibChange::ADD:
-              case pb::FibChange::REPLACE:
-                status = fib_.SetRoute(id, *std::move(route));
-                break;
-              case pb::FibChange::DELETE: {
-                absl::StatusOr<bool> deleted = fib_.DeleteRouteIfPresent(id, prefix);
-                status = deleted.status();
-                if (deleted.ok() && !*deleted) ++not_found;
-                break;
-              }
-              default:
-                status = absl::InvalidArgumentError(absl::StrCat(
-                    "op ", static_cast<int>(change.op()), " is not ADD, REPLACE or DELETE"));
-            }
-          }
-          if (!status.ok()) {
-            (void)fib_.Abort(id);
-            return AtChange(i, status);
-          }
-          if (profile_in) {
-            route_in_->Record(absl::StrCat(OpName(change.op()), " ", prefix.ToString()));
-          }
-        }
-        ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
-        ++batches_;
-        ObserveArrival(request.arrival_ns());
-        if (full_push_ || profile_kernel) {
-          for (const pb::FibChange& change : request.changes()) {
-            auto prefix = ipc::FromProto(change.route().network());
-            if (!prefix.ok()) continue;
-            Fresh(*prefix);
-            if (profile_kernel) {
-              route_in_kernel_->Record(absl::StrCat(OpName(change.op()), " ", prefix->ToString()));
-            }
-          }
-        }
-        return CommitReply(result, not_found);
-      }));
-
-  RETURN_IF_ERROR(router_.Handle(
-      kApplyBatchPacked,
-      [this](const pb::ApplyBatchPackedRequest& request,
-             const ipc::Caller& caller) -> absl::StatusOr<pb::CommitTransactionReply> {
-        RETURN_IF_ERROR(CheckBulk("apply_batch_packed", caller));
-        ASSIGN_OR_RETURN(PackedBatch batch, PackedBatch::Open(request));
-        ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
-        const bool profile_in = route_in_->enabled();
-        const bool profile_kernel = route_in_kernel_->enabled();
-        uint32_t not_found = 0;
-        for (int i = 0; i < batch.size(); ++i) {
-          absl::Status status;
-          switch (batch.op(i)) {
-            case pb::FibChange::ADD:
-            case pb::FibChange::REPLACE:
-              status = fib_.SetRoute(id, batch.route(i));
-              break;
-            case pb::FibChange::DELETE: {
-              absl::StatusOr<bool> deleted = fib_.DeleteRouteIfPresent(id, batch.network(i));
-              status = deleted.status();
-              if (deleted.ok() && !*deleted) ++not_found;
-              break;
-            }
-            default:
-              status = absl::InvalidArgumentError(absl::StrCat("op ", static_cast<int>(batch.op(i)),
-                                                               " is not ADD, REPLACE or DELETE"));
-          }
-          if (!status.ok()) {
-            (void)fib_.Abort(id);
-            return AtChange(i, status);
-          }
-          if (profile_in) {
-            route_in_->Record(absl::StrCat(OpName(batch.op(i)), " ", batch.network(i).ToString()));
-          }
-        }
-        ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
-        ++batches_;
-        ObserveArrival(request.arrival_ns());
-        if (full_push_ || profile_kernel) {
-          for (int i = 0; i < batch.size(); ++i) {
-            const net::Prefix prefix = batch.network(i);
-            Fresh(prefix);
-            if (profile_kernel) {
-              route_in_kernel_->Record(absl::StrCat(OpName(batch.op(i)), " ", prefix.ToString()));
-            }
-          }
-        }
-        return CommitReply(result, not_found);
-      }));
-
-  // --- full push -------------------------------------------------------------------------
-  RETURN_IF_ERROR(router_.Handle(
-      kStartFullPush,
-      [this](const pb::StartFullPushRequest&,
-             const ipc::Caller& caller) -> absl::StatusOr<pb::StartFullPushReply> {
-        RETURN_IF_ERROR(CheckFeeder("start_full_push", caller));
-        full_push_ = true;
-        stale_.clear();
-        stale_.reserve(fib_.size());
-        std::set<std::string> protocols;
-        fib_.table().ForEach(std::nullopt, std::nullopt, [&](const FibRoute& r) {
-          stale_.insert(r.prefix);
-          protocols.insert(r.protocol);
-          return true;
-        });
-        // Routes an earlier FEA left in the kernel: their protocol is not known ("").
-        if (fib_.stale_route_count() > 0) protocols.insert("");
-        SLUICE_LOG(kInfo) << "full push started: " << stale_.size() + fib_.stale_route_count()
-                          << " routes to be re-sent";
-        pb::StartFullPushReply reply;
-        reply.set_stale(static_cast<uint32_t>(stale_.size() + fib_.stale_route_count()));
-        for (const std::string& p : protocols) reply.add_protocols(p);
-        return reply;
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kCompleteFullPush,
-      [this](const pb::CompleteFullPushRequest&,
-             const ipc::Caller& caller) -> absl::StatusOr<pb::CompleteFullPushReply> {
-        RETURN_IF_ERROR(CheckFeeder("complete_full_push", caller));
-        size_t removed = 0;
-        if (full_push_) {
-          full_push_ = false;
-          absl::flat_hash_set<net::Prefix> stale = std::move(stale_);
-          stale_.clear();
-          if (!stale.empty()) {
-            ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
-            for (const net::Prefix& prefix : stale) {
-              absl::StatusOr<bool> queued = fib_.DeleteRouteIfPresent(id, prefix);
-              if (!queued.ok()) {
-                (void)fib_.Abort(id);
-                return queued.status();
-              }
-            }
-            ASSIGN_OR_RETURN(CommitResult result, fib_.Commit(id));
-            removed += result.deleted;
-          }
-        }
-        ASSIGN_OR_RETURN(size_t left_over, fib_.CompleteFullPush());
-        removed += left_over;
-        SLUICE_LOG(kInfo) << "full push complete: " << removed << " stale routes removed";
-        pb::CompleteFullPushReply reply;
-        reply.set_removed(static_cast<uint32_t>(removed));
-        return reply;
-      }));
-
-  // --- lookups ---------------------------------------------------------------------------
-  RETURN_IF_ERROR(router_.Handle(
-      kLookupDest4,
-      [this](const pb::LookupRouteByDest4Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
-        return LookupReply(fib_.LookupByDestination(net::IPAddress(ipc::FromProto(r.dest()))));
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kLookupDest6,
-      [this](const pb::LookupRouteByDest6Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
-        return LookupReply(fib_.LookupByDestination(net::IPAddress(ipc::FromProto(r.dest()))));
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kLookupNetwork,
-      [this](const pb::LookupRouteByNetworkRequest& r) -> absl::StatusOr<pb::LookupRouteReply> {
-        ASSIGN_OR_RETURN(net::Prefix prefix, ipc::FromProto(r.network()));
-        return LookupReply(fib_.LookupByPrefix(prefix));
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kListRoutes, [this](const pb::ListRoutesRequest& r) -> absl::StatusOr<pb::ListRoutesReply> {
-        std::optional<net::Prefix> after;
-        if (r.has_start_after()) {
-          ASSIGN_OR_RETURN(after, ipc::FromProto(r.start_after()));
-        }
-        const uint32_t page =
-            r.max_routes() == 0 ? kDefaultPage : std::min(r.max_routes(), kMaxPage);
-        pb::ListRoutesReply reply;
-        fib_.table().ForEach(std::nullopt, after, [&](const FibRoute& route) {
-          if (after && route.prefix == *after) return true;
-          if (static_cast<uint32_t>(reply.routes_size()) == page) {
-            reply.set_more(true);
-            return false;
-          }
-          RouteToProto(route, reply.add_routes());
-          return true;
-        });
-        return reply;
-      }));
-  RETURN_IF_ERROR(router_.Handle(
-      kGetStats, [this](const pb::GetStatsRequest&) -> absl::StatusOr<pb::GetStatsReply> {
-        pb::GetStatsReply reply;
-        reply.set_routes_ipv4(fib_.table().size(net::Family::kIPv4));
-        reply.set_routes_ipv6(fib_.table().size(net::Family::kIPv6));
-        reply.set_install_errors(fib_.refused_changes());
-        const stage::LatencyHistogram::Reading latency = route_latency_.Read();
-        pb::LatencyHistogram* h = reply.mutable_route_latency();
-        for (size_t i = 0; i < latency.bounds_s.size(); ++i) {
-          h->add_bounds_s(latency.bounds_s[i]);
-          h->add_cumulative(latency.cumulative[i]);
-        }
-        h->set_count(latency.count);
-        h->set_sum_s(latency.sum_s);
-        return reply;
-      }));
-
-  // --- change subscribers ----------------------------------------------------------------
+absl::Status FeaFibService::RegisterSubscribers() {
   RETURN_IF_ERROR(router_.Handle(
       kSubscribeChanges,
       [this](const pb::SubscribeChangesRequest& r,
@@ -598,7 +346,6 @@ absl::Status FeaFibService::Register() {
         }
         return pb::SubscribeChangesReply();
       }));
-  ScheduleExpiry();
   return absl::OkStatus();
 }
 

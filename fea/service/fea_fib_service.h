@@ -39,11 +39,20 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "fea/fib.h"
 #include "ipc/caller.h"
 #include "ipc/xrl_router.h"
 #include "stage/latency_histogram.h"
 #include "stage/profile.h"
+
+namespace sluice::fea_fib::v1 {
+class ApplyBatchRequest;
+class ApplyBatchPackedRequest;
+class CommitTransactionReply;
+class StartFullPushReply;
+class CompleteFullPushReply;
+}  // namespace sluice::fea_fib::v1
 
 namespace sluice::fea {
 
@@ -74,6 +83,23 @@ class FeaFibService {
     // "<op> <prefix>" of each change, kept only while fea_route_in_kernel is enabled.
     std::vector<std::string> profiled;
   };
+
+  // The handlers of Register, by group (fea_fib_service.cc, fea_fib_service_bulk.cc,
+  // fea_fib_service_query.cc).
+  absl::Status RegisterTransactions();  // start/commit/abort_transaction
+  absl::Status RegisterChanges();       // add/replace/delete_route4/6, delete_all_routes
+  absl::Status RegisterBatches();       // apply_batch, apply_batch_packed
+  absl::Status RegisterFullPush();      // start_full_push, complete_full_push
+  absl::Status RegisterQueries();       // lookup_route_by_*, list_routes, get_stats
+  absl::Status RegisterSubscribers();   // subscribe_changes, unsubscribe_changes
+
+  // The bulk handlers (the RIB's path); errors as fea_fib.proto says.
+  absl::StatusOr<fea_fib::v1::CommitTransactionReply> ApplyBatch(
+      const fea_fib::v1::ApplyBatchRequest& request, const ipc::Caller& caller);
+  absl::StatusOr<fea_fib::v1::CommitTransactionReply> ApplyBatchPacked(
+      const fea_fib::v1::ApplyBatchPackedRequest& request, const ipc::Caller& caller);
+  absl::StatusOr<fea_fib::v1::StartFullPushReply> StartFullPush(const ipc::Caller& caller);
+  absl::StatusOr<fea_fib::v1::CompleteFullPushReply> CompleteFullPush(const ipc::Caller& caller);
 
   absl::Status Touch(TransactionId id);
   // Queues one flat-argument change (add/replace/delete_route4/6) on transaction `id`.

@@ -151,6 +151,15 @@ FibRoute PackedBatch::route(int i) const {
   return out;
 }
 
+fea_fib::v1::CommitTransactionReply CommitReply(const CommitResult& result, uint32_t not_found) {
+  fea_fib::v1::CommitTransactionReply reply;
+  reply.set_added(static_cast<uint32_t>(result.added));
+  reply.set_replaced(static_cast<uint32_t>(result.replaced));
+  reply.set_deleted(static_cast<uint32_t>(result.deleted));
+  reply.set_not_found(not_found);
+  return reply;
+}
+
 void ChangeToProto(const FibChange& change, fea_fib::v1::FibChange* out) {
   switch (change.kind) {
     case FibOpKind::kAdd:

@@ -50,6 +50,10 @@ class PackedBatch {
   int words_;
 };
 
+// The reply to commit_transaction, apply_batch and apply_batch_packed: the counts of a commit,
+// and `not_found` deletes of absent prefixes skipped (apply_batch only).
+fea_fib::v1::CommitTransactionReply CommitReply(const CommitResult& result, uint32_t not_found = 0);
+
 // A committed change for fea_fib_client/1.0.
 void ChangeToProto(const FibChange& change, fea_fib::v1::FibChange* out);
 
