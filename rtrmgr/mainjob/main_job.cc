@@ -32,10 +32,9 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <map>
+#include <memory>
 #include <optional>
 #include <regex>
-#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -50,13 +49,13 @@
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/mainjob/expected_table.h"
+#include "rtrmgr/mainjob/observed_tables.h"
 #include "rtrmgr/mainjob/programs.h"
 
 namespace sluice::rtrmgr::mainjob {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using PrefixSet = std::set<net::Prefix>;
 
 volatile sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
@@ -70,210 +69,206 @@ struct Options {
   std::string user;  // sluice-rtrmgr --user; empty: its default
 };
 
-std::string Count(uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
+// The progress line while routes flow: redrawn in place on a terminal, a line every 2 s
+// otherwise.
+class ProgressReport {
+ public:
+  explicit ProgressReport(uint64_t total) : total_(total) {}
+  bool due(Clock::time_point now) const {
+    return now - last_print_ >
+           (bar_.terminal() ? std::chrono::seconds(1) : std::chrono::seconds(2));
   }
-  return out;
-}
+  // `sent`: the upstream has sent its whole table.
+  void Update(const Counts& last, bool sent, Clock::time_point now);
+  void Finish() { bar_.Finish(); }
 
-struct Counts {
-  uint64_t received = 0, accepted = 0, rib = 0, fib = 0, downstream = 0;
-  uint64_t rib_other = 0;  // RIB routes of other protocols (connected, static): also in `fib`
-  bool operator==(const Counts&) const = default;
+ private:
+  uint64_t total_;
+  Clock::time_point last_print_ = Clock::now();
+  uint64_t received_at_last_print_ = 0;
+  net::ProgressLine bar_{stderr};
 };
 
-// The cheap counters polled while routes flow.
-std::optional<Counts> Poll(cli::SyncClient& client, const std::string& upstream,
-                           const std::string& downstream) {
-  Counts c;
-  auto peers = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
-  if (!peers.ok()) return std::nullopt;
-  for (const bgp::v1::PeerInfo& p : peers->peers()) {
-    auto a = ipc::FromProto(p.address());
-    if (!a.ok()) continue;
-    if (a->ToString() == upstream) {
-      c.received = p.prefixes_received();
-      c.accepted = p.prefixes_accepted();
-    }
-    if (a->ToString() == downstream) c.downstream = p.prefixes_advertised();
-  }
-  auto protocols = client.Call("rib", cli::kRibListProtocols, rib::v1::ListProtocolsRequest());
-  if (protocols.ok()) {
-    for (const rib::v1::ProtocolInfo& p : protocols->protocols()) {
-      if (p.protocol() == "ebgp" || p.protocol() == "ibgp") {
-        c.rib += p.routes();
-      } else {
-        c.rib_other += p.routes();
-      }
-    }
-  }
-  // The FEA's count is of every route it holds, whatever the protocol.
-  auto plumbing =
-      client.Call("fea", cli::kDescribePlumbing, profile::v1::DescribePlumbingRequest());
-  if (plumbing.ok()) {
-    std::smatch m;
-    static const std::regex kFib("Fib: ([0-9]+) routes");
-    if (std::regex_search(plumbing->text(), m, kFib)) c.fib = std::stoull(m[1]);
-  }
-  return c;
+void ProgressReport::Update(const Counts& last, bool sent, Clock::time_point now) {
+  const double seconds = std::chrono::duration<double>(now - last_print_).count();
+  last_print_ = now;
+  const double rate = last.received >= received_at_last_print_
+                          ? double(last.received - received_at_last_print_) / seconds
+                          : 0;
+  received_at_last_print_ = last.received;
+  const std::string fib = absl::StrCat("FIB ", Count(last.fib), sent ? ", table sent" : "");
+  net::Progress p;
+  p.label = "main job";
+  p.done = last.received;
+  p.total = total_;
+  p.rate_per_s = rate;
+  p.note = fib;
+  bar_.Update(net::FormatProgress(p),
+              absl::StrFormat("main job: %s received, %s accepted, RIB %s BGP + %s other, FIB "
+                              "%s, downstream %s%s",
+                              Count(last.received), Count(last.accepted), Count(last.rib),
+                              Count(last.rib_other), Count(last.fib), Count(last.downstream),
+                              sent ? " (upstream has sent its table)" : ""));
 }
 
-template <typename Route>
-PrefixSet Prefixes(const std::vector<Route>& routes) {
-  PrefixSet out;
-  for (const Route& r : routes) {
-    auto p = ipc::FromProto(r.network());
-    if (p.ok()) out.insert(*p);
-  }
-  return out;
-}
+// One run of the main job: its steps in order, and the state they hand on.
+class MainJob {
+ public:
+  explicit MainJob(const Options& o) : o_(o) {}
+  // The exit status: 0 when the RIB, the FIB and the downstream peer hold exactly the accepted
+  // prefixes.
+  int Run();
 
-// The BGP routes of the RIB winners and of the FIB (protocol ebgp or ibgp), both families.
-struct Tables {
-  PrefixSet adj_rib_in, loc_rib, rib, fib, adj_rib_out;
-  // Winners of other protocols (connected, static) in the RIB and the FIB: prefix -> protocol.
-  std::map<net::Prefix, std::string> rib_other, fib_other;
+ private:
+  // Each step prints what went wrong and returns false when the run cannot go on.
+  bool LoadConfiguration();
+  bool ReadExpected();
+  bool StartControlPlane();
+  void StartPeers();
+  void AwaitDownstreamSession();
+  // Until the upstream has sent everything and no counter moved for 3 s, or the timeout.
+  bool AwaitConvergence();
+  // Whether a process ended or a signal came while waiting for convergence; if so, says which
+  // and stops the processes.
+  bool EndedEarly(bool sent);
+  // The summary; returns whether the router holds exactly the accepted prefixes.
+  bool Summarize(std::ostream& out);
+  void PrintRows(std::ostream& out, const Tables& t, const PrefixSet& accepted);
+  void PrintMemory(std::ostream& out, const absl::StatusOr<rtrmgr::v1::GetStatusReply>& status);
+  // Without --once: how to look at the router, then wait for a signal.
+  void KeepRunning(std::ostream& out);
+  void StopAll(std::ostream& out, bool good);
+
+  const Options& o_;
+  Config config_;
+  const BgpPeer* up_ = nullptr;
+  const BgpPeer* down_ = nullptr;
+  std::string upstream_, downstream_;  // the peers' addresses
+  std::string connect_;                // where the peers connect: "address:port"
+  ExpectedTable expected_;
+  std::string rundir_, bin_;
+  pid_t rtrmgr_ = 0, down_pid_ = 0, up_pid_ = 0;
+  std::unique_ptr<cli::SyncClient> client_;
+  std::optional<ProgressReport> progress_;
+  Clock::time_point feed_start_;
+  // Convergence: the counters at the end, when they last moved, when the first prefix came.
+  Counts last_;
+  Clock::time_point last_change_;
+  std::optional<Clock::time_point> first_received_;
 };
 
-absl::StatusOr<Tables> ReadTables(cli::SyncClient& client, const std::string& upstream,
-                                  const std::string& downstream) {
-  Tables t;
-  for (const char* family : {"ipv4", "ipv6"}) {
-    auto in = cli::AllBgpRoutes(client, bgp::v1::ADJ_RIB_IN, upstream, family);
-    if (!in.ok()) return in.status();
-    auto loc = cli::AllBgpRoutes(client, bgp::v1::LOC_RIB, "", family);
-    if (!loc.ok()) return loc.status();
-    auto out = cli::AllBgpRoutes(client, bgp::v1::ADJ_RIB_OUT, downstream, family);
-    if (!out.ok()) return out.status();
-    auto rib = cli::AllRibRoutes(client, family);
-    if (!rib.ok()) return rib.status();
-    for (const PrefixSet& s : {Prefixes(*in)}) t.adj_rib_in.insert(s.begin(), s.end());
-    for (const PrefixSet& s : {Prefixes(*loc)}) t.loc_rib.insert(s.begin(), s.end());
-    for (const PrefixSet& s : {Prefixes(*out)}) t.adj_rib_out.insert(s.begin(), s.end());
-    for (const rib::v1::RibRoute& r : *rib) {
-      auto p = ipc::FromProto(r.network());
-      if (!p.ok()) continue;
-      if (r.protocol() == "ebgp" || r.protocol() == "ibgp") {
-        t.rib.insert(*p);
-      } else {
-        t.rib_other[*p] =
-            absl::StrCat(r.protocol(), " route (admin distance ", r.admin_distance(), ")");
-      }
-    }
-  }
-  auto fib = cli::AllFibRoutes(client);
-  if (!fib.ok()) return fib.status();
-  for (const fea_fib::v1::FibRoute& r : *fib) {
-    auto p = ipc::FromProto(r.network());
-    if (!p.ok()) continue;
-    if (r.protocol() == "ebgp" || r.protocol() == "ibgp") {
-      t.fib.insert(*p);
-    } else {
-      t.fib_other[*p] = r.protocol();
-    }
-  }
-  return t;
-}
-
-int Run(const Options& o) {
-  absl::StatusOr<Config> config = LoadConfigFile(o.config);
+bool MainJob::LoadConfiguration() {
+  absl::StatusOr<Config> config = LoadConfigFile(o_.config);
   if (!config.ok()) {
     std::cerr << config.status().message() << "\n";
-    return 1;
+    return false;
   }
   if (!config->bgp.enabled || config->bgp.peers.size() < 2) {
-    std::cerr << "sluice-mainjob: " << o.config
+    std::cerr << "sluice-mainjob: " << o_.config
               << ": wants a bgp block with two peers (upstream, downstream)\n";
-    return 1;
+    return false;
   }
-  auto it = config->bgp.peers.begin();
-  const BgpPeer& up = it->second;
-  const BgpPeer& down = (++it)->second;
-  const std::string upstream = up.session.address.ToString();
-  const std::string downstream = down.session.address.ToString();
-  std::string connect = "127.0.0.1:179";
-  if (!config->bgp.listen.empty()) {
-    const BgpListen& l = config->bgp.listen.front();
-    connect = absl::StrCat(
+  config_ = *std::move(config);
+  auto it = config_.bgp.peers.begin();
+  up_ = &it->second;
+  down_ = &(++it)->second;
+  upstream_ = up_->session.address.ToString();
+  downstream_ = down_->session.address.ToString();
+  connect_ = "127.0.0.1:179";
+  if (!config_.bgp.listen.empty()) {
+    const BgpListen& l = config_.bgp.listen.front();
+    connect_ = absl::StrCat(
         l.address.is_v4() && l.address.v4().value() != 0 ? l.address.ToString() : "127.0.0.1", ":",
         l.port);
   }
+  return true;
+}
 
-  // What the upstream sends, from the same data.
+// What the upstream sends, from the same data.
+bool MainJob::ReadExpected() {
   std::cerr << "main job: reading "
-            << (o.capture.empty() ? absl::StrCat("a synthetic table of ", o.synthetic) : o.capture)
+            << (o_.capture.empty() ? absl::StrCat("a synthetic table of ", o_.synthetic)
+                                   : o_.capture)
             << " for the summary...\n";
   absl::StatusOr<ExpectedTable> expected =
-      o.capture.empty() ? ExpectedSynthetic(o.synthetic) : ExpectedFromCapture(o.capture);
+      o_.capture.empty() ? ExpectedSynthetic(o_.synthetic) : ExpectedFromCapture(o_.capture);
   if (!expected.ok()) {
     std::cerr << "sluice-mainjob: " << expected.status().message() << "\n";
-    return 1;
+    return false;
   }
+  expected_ = *std::move(expected);
+  return true;
+}
 
+// The control plane, in a new run directory, up when sluice-rtrmgr says "ready".
+bool MainJob::StartControlPlane() {
   char dir_template[] = "/tmp/sluice-main.XXXXXX";
   const char* dir = mkdtemp(dir_template);
   if (dir == nullptr) {
     std::perror("mkdtemp");
-    return 1;
+    return false;
   }
-  const std::string rundir = dir;
-  const std::string bin = BuildDir();
-  const std::string finder = "unix:" + rundir + "/finder.sock";
-
-  // The control plane.
-  std::vector<std::string> rtrmgr_argv = {bin + "/rtrmgr/process/sluice-rtrmgr", "--config",
-                                          o.config, "--rundir", rundir};
-  if (!o.user.empty()) rtrmgr_argv.insert(rtrmgr_argv.end(), {"--user", o.user});
-  const pid_t rtrmgr = Spawn(rtrmgr_argv, rundir + "/rtrmgr.out", rundir + "/rtrmgr.log");
+  rundir_ = dir;
+  bin_ = BuildDir();
+  std::vector<std::string> rtrmgr_argv = {bin_ + "/rtrmgr/process/sluice-rtrmgr", "--config",
+                                          o_.config, "--rundir", rundir_};
+  if (!o_.user.empty()) rtrmgr_argv.insert(rtrmgr_argv.end(), {"--user", o_.user});
+  rtrmgr_ = Spawn(rtrmgr_argv, rundir_ + "/rtrmgr.out", rundir_ + "/rtrmgr.log");
   const auto start = Clock::now();
-  while (ReadFile(rundir + "/rtrmgr.out").find("ready") == std::string::npos) {
-    if (g_stop || !Running(rtrmgr) || Clock::now() - start > std::chrono::seconds(60)) {
+  while (ReadFile(rundir_ + "/rtrmgr.out").find("ready") == std::string::npos) {
+    if (g_stop || !Running(rtrmgr_) || Clock::now() - start > std::chrono::seconds(60)) {
       std::cerr << "sluice-mainjob: the router manager did not come up:\n"
-                << Tail(rundir + "/rtrmgr.log", 30);
-      Stop(rtrmgr, 10);
-      return 1;
+                << Tail(rundir_ + "/rtrmgr.log", 30);
+      Stop(rtrmgr_, 10);
+      return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::cerr << "main job: control plane up in "
             << absl::StrFormat("%.1f", std::chrono::duration<double>(Clock::now() - start).count())
-            << " s (logs in " << rundir << ")\n";
+            << " s (logs in " << rundir_ << ")\n";
+  return true;
+}
 
-  // The peers: the downstream first, so that it sees the table arrive.
-  const pid_t down_pid = Spawn(
-      {bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address", downstream,
-       "--local-as", absl::StrCat(down.session.remote_as), "--receive-only", "--linger", "--quiet"},
-      rundir + "/downstream.out", rundir + "/downstream.log");
-  std::vector<std::string> up_argv = {bin + "/bgp/replay/sluice-replay",
+// The peers: the downstream first, so that it sees the table arrive.
+void MainJob::StartPeers() {
+  down_pid_ = Spawn({bin_ + "/bgp/replay/sluice-replay", "--connect", connect_, "--local-address",
+                     downstream_, "--local-as", absl::StrCat(down_->session.remote_as),
+                     "--receive-only", "--linger", "--quiet"},
+                    rundir_ + "/downstream.out", rundir_ + "/downstream.log");
+  std::vector<std::string> up_argv = {bin_ + "/bgp/replay/sluice-replay",
                                       "--connect",
-                                      connect,
+                                      connect_,
                                       "--local-address",
-                                      upstream,
+                                      upstream_,
                                       "--local-as",
-                                      absl::StrCat(up.session.remote_as),
+                                      absl::StrCat(up_->session.remote_as),
                                       "--prepend-own-as",
                                       "--next-hop-self",
                                       "--linger",
                                       "--quiet",
                                       "--json"};
-  if (o.capture.empty()) {
-    up_argv.insert(up_argv.end(), {"--synthetic", absl::StrCat(o.synthetic)});
+  if (o_.capture.empty()) {
+    up_argv.insert(up_argv.end(), {"--synthetic", absl::StrCat(o_.synthetic)});
   } else {
-    up_argv.insert(up_argv.end(), {"--mrt", o.capture});
+    up_argv.insert(up_argv.end(), {"--mrt", o_.capture});
   }
-  cli::SyncClient client(finder, 30000, "mainjob");
-  // Wait for the downstream session before feeding.
+  client_ = std::make_unique<cli::SyncClient>("unix:" + rundir_ + "/finder.sock", 30000, "mainjob");
+  AwaitDownstreamSession();
+  feed_start_ = Clock::now();
+  up_pid_ = Spawn(up_argv, rundir_ + "/upstream.out", rundir_ + "/upstream.log");
+}
+
+// The downstream session up before feeding (at most 30 s).
+void MainJob::AwaitDownstreamSession() {
   const auto session_wait = Clock::now();
   while (!g_stop && Clock::now() - session_wait < std::chrono::seconds(30)) {
-    auto p = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+    auto p = client_->Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
     bool established = false;
     if (p.ok()) {
       for (const auto& peer : p->peers()) {
         auto a = ipc::FromProto(peer.address());
-        if (a.ok() && a->ToString() == downstream && peer.state() == "Established") {
+        if (a.ok() && a->ToString() == downstream_ && peer.state() == "Established") {
           established = true;
         }
       }
@@ -281,218 +276,187 @@ int Run(const Options& o) {
     if (established) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const auto feed_start = Clock::now();
-  const pid_t up_pid = Spawn(up_argv, rundir + "/upstream.out", rundir + "/upstream.log");
+}
 
-  // Wait for convergence: the upstream has sent everything, and no counter moved for 3 s.
-  Counts last;
-  auto last_change = Clock::now();
-  auto last_print = Clock::now();
-  uint64_t received_at_last_print = 0;
-  net::ProgressLine bar(stderr);  // redrawn in place on a terminal; a line every 2 s otherwise
-  std::optional<Clock::time_point> first_received;
+bool MainJob::AwaitConvergence() {
+  last_change_ = Clock::now();
+  progress_.emplace(expected_.final.size());
   bool sent = false;
   while (true) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (!sent) sent = ReadFile(rundir + "/upstream.out").find("\"sent\"") != std::string::npos;
-    std::optional<Counts> c = Poll(client, upstream, downstream);
+    if (!sent) sent = ReadFile(rundir_ + "/upstream.out").find("\"sent\"") != std::string::npos;
+    std::optional<Counts> c = Poll(*client_, upstream_, downstream_);
     const auto now = Clock::now();
     if (c) {
-      if (c->received > 0 && !first_received) first_received = now;
-      if (!(*c == last)) {
-        last = *c;
-        last_change = now;
+      if (c->received > 0 && !first_received_) first_received_ = now;
+      if (!(*c == last_)) {
+        last_ = *c;
+        last_change_ = now;
       }
     }
-    if (now - last_print > (bar.terminal() ? std::chrono::seconds(1) : std::chrono::seconds(2))) {
-      const double seconds = std::chrono::duration<double>(now - last_print).count();
-      last_print = now;
-      const double rate = last.received >= received_at_last_print
-                              ? double(last.received - received_at_last_print) / seconds
-                              : 0;
-      received_at_last_print = last.received;
-      const std::string fib = absl::StrCat("FIB ", Count(last.fib), sent ? ", table sent" : "");
-      net::Progress p;
-      p.label = "main job";
-      p.done = last.received;
-      p.total = expected->final.size();
-      p.rate_per_s = rate;
-      p.note = fib;
-      bar.Update(net::FormatProgress(p),
-                 absl::StrFormat("main job: %s received, %s accepted, RIB %s BGP + %s other, FIB "
-                                 "%s, downstream %s%s",
-                                 Count(last.received), Count(last.accepted), Count(last.rib),
-                                 Count(last.rib_other), Count(last.fib), Count(last.downstream),
-                                 sent ? " (upstream has sent its table)" : ""));
+    if (progress_->due(now)) progress_->Update(last_, sent, now);
+    if (sent && last_.received > 0 && now - last_change_ > std::chrono::seconds(3)) {
+      progress_->Finish();
+      return true;
     }
-    if (sent && last.received > 0 && now - last_change > std::chrono::seconds(3)) {
-      bar.Finish();
-      break;
-    }
-    if (!Running(rtrmgr) || (!sent && !Running(up_pid))) {
-      bar.Finish();
-      std::cerr << "sluice-mainjob: a process ended early:\n"
-                << Tail(rundir + "/upstream.log", 10) << Tail(rundir + "/rtrmgr.log", 20);
-      Stop(up_pid, 5);
-      Stop(down_pid, 5);
-      Stop(rtrmgr, 20);
-      return 1;
-    }
-    if (g_stop) {
-      bar.Finish();
-      std::cerr << "main job: stopped by a signal\n";
-      Stop(up_pid, 5);
-      Stop(down_pid, 5);
-      Stop(rtrmgr, 30);
-      return 1;
-    }
-    if (now - feed_start > std::chrono::duration<double>(o.timeout_s)) {
-      bar.Finish();
-      std::cerr << "sluice-mainjob: no convergence after " << o.timeout_s << " s\n";
-      break;
+    if (EndedEarly(sent)) return false;
+    if (now - feed_start_ > std::chrono::duration<double>(o_.timeout_s)) {
+      progress_->Finish();
+      std::cerr << "sluice-mainjob: no convergence after " << o_.timeout_s << " s\n";
+      return true;
     }
   }
-  const double converge_s = std::chrono::duration<double>(last_change - feed_start).count();
-  const double from_first_s =
-      first_received ? std::chrono::duration<double>(last_change - *first_received).count() : 0.0;
+}
 
-  absl::StatusOr<Tables> tables = ReadTables(client, upstream, downstream);
+bool MainJob::EndedEarly(bool sent) {
+  if (!Running(rtrmgr_) || (!sent && !Running(up_pid_))) {
+    progress_->Finish();
+    std::cerr << "sluice-mainjob: a process ended early:\n"
+              << Tail(rundir_ + "/upstream.log", 10) << Tail(rundir_ + "/rtrmgr.log", 20);
+    Stop(up_pid_, 5);
+    Stop(down_pid_, 5);
+    Stop(rtrmgr_, 20);
+    return true;
+  }
+  if (g_stop) {
+    progress_->Finish();
+    std::cerr << "main job: stopped by a signal\n";
+    Stop(up_pid_, 5);
+    Stop(down_pid_, 5);
+    Stop(rtrmgr_, 30);
+    return true;
+  }
+  return false;
+}
+
+bool MainJob::Summarize(std::ostream& out) {
+  absl::StatusOr<Tables> tables = ReadTables(*client_, upstream_, downstream_);
   if (!tables.ok()) {
     std::cerr << "sluice-mainjob: reading the tables: " << tables.status().message() << "\n";
   }
-  auto status = client.Call("rtrmgr", cli::kRtrmgrStatus, rtrmgr::v1::GetStatusRequest());
-
-  // The summary.
-  std::ostream& out = std::cout;
-  const ExpectedTable& e = *expected;
-  out << "\n=== Sluice main job: " << (o.capture.empty() ? "synthetic table" : o.capture)
+  auto status = client_->Call("rtrmgr", cli::kRtrmgrStatus, rtrmgr::v1::GetStatusRequest());
+  out << "\n=== Sluice main job: " << (o_.capture.empty() ? "synthetic table" : o_.capture)
       << " ===\n";
-  out << "upstream " << upstream << " AS" << up.session.remote_as << " (replaying " << e.peer
-      << "), downstream " << downstream << " AS" << down.session.remote_as << ", Sluice AS"
-      << config->bgp.local_as << ", " << FeaBackendName(config->fea.backend) << " FEA\n\n";
+  out << "upstream " << upstream_ << " AS" << up_->session.remote_as << " (replaying "
+      << expected_.peer << "), downstream " << downstream_ << " AS" << down_->session.remote_as
+      << ", Sluice AS" << config_.bgp.local_as << ", " << FeaBackendName(config_.fea.backend)
+      << " FEA\n\n";
   PrefixSet accepted;
   if (tables.ok()) {
-    const Tables& t = *tables;
-    accepted = t.loc_rib;
-    // Accepted prefixes another protocol wins in the RIB (a connected 127.0.0.0/8 over BGP's).
-    PrefixSet won_elsewhere;
-    for (const net::Prefix& p : accepted) {
-      if (t.rib_other.count(p)) won_elsewhere.insert(p);
-    }
-    PrefixSet bgp_winners;
-    std::set_difference(accepted.begin(), accepted.end(), won_elsewhere.begin(),
-                        won_elsewhere.end(), std::inserter(bgp_winners, bgp_winners.end()));
-    auto row = [&](const std::string& what, uint64_t n, const std::string& note) {
-      out << absl::StrFormat("  %-44s %9s  %s\n", what, Count(n), note);
-    };
-    row("received (distinct prefixes announced)", e.announced.size(),
-        absl::StrCat(Count(e.updates), " UPDATEs; ", Count(e.announced.size() - e.final.size()),
-                     " withdrawn again"));
-    row("Adj-RIB-In (upstream, at the end)", t.adj_rib_in.size(),
-        absl::StrCat("sluice-bgp counters: ", Count(last.received), " received, ",
-                     Count(last.accepted), " accepted"));
-    row("Loc-RIB (accepted)", t.loc_rib.size(), "");
-    row("RIB (winning BGP routes)", t.rib.size(),
-        t.rib == bgp_winners
-            ? (won_elsewhere.empty() ? "= Loc-RIB"
-                                     : absl::StrCat("= Loc-RIB less ", won_elsewhere.size(),
-                                                    " won by another protocol"))
-            : "DIFFERS");
-    row("FIB (dummy FEA)", t.fib.size(), t.fib == bgp_winners ? "= RIB" : "DIFFERS");
-    row("advertised downstream (Adj-RIB-Out)", t.adj_rib_out.size(),
-        t.adj_rib_out == accepted ? "= Loc-RIB" : "DIFFERS");
-    out << absl::StrFormat(
-        "\n  time to converge: %.2f s from the upstream's start (%.2f s from "
-        "its first prefix received to the last change)\n",
-        converge_s, from_first_s);
+    accepted = tables->loc_rib;
+    PrintRows(out, *tables, accepted);
     // Every prefix not accepted, with the reason.
-    std::vector<std::string> reasons;
-    for (const net::Prefix& p : e.announced) {
-      if (accepted.count(p)) continue;
-      std::string why;
-      if (!e.final.count(p)) {
-        why = "withdrawn later in the capture";
-      } else if (e.as0.count(p)) {
-        why = "AS 0 in its AS_PATH: treated as withdrawn (RFC 7607)";
-      } else if (!t.adj_rib_in.count(p)) {
-        why = "not in the Adj-RIB-In (refused by the UPDATE decoder)";
-      } else {
-        why = "refused by the import filter or not resolvable";
-        const auto path = e.as_paths.find(p);
-        if (path != e.as_paths.end() &&
-            (" " + path->second + " ").find(absl::StrCat(" ", config->bgp.local_as, " ")) !=
-                std::string::npos) {
-          why = absl::StrCat("AS_PATH loop: holds our AS ", config->bgp.local_as);
-        }
-      }
-      reasons.push_back(absl::StrCat(p.ToString(), ": ", why));
-    }
-    for (const net::Prefix& p : accepted) {
-      if (!t.rib.count(p))
-        reasons.push_back(p.ToString() + ": accepted but not in the RIB");
-      else if (!t.fib.count(p))
-        reasons.push_back(p.ToString() + ": in the RIB, not in the FIB");
-      if (!t.adj_rib_out.count(p)) reasons.push_back(p.ToString() + ": not advertised downstream");
-    }
+    const std::vector<std::string> reasons =
+        NotAcceptedOrPropagated(expected_, *tables, accepted, config_.bgp.local_as);
     out << "\n  prefixes received but not accepted, or not propagated: " << reasons.size() << "\n";
     for (size_t i = 0; i < reasons.size() && i < 100; ++i) out << "    " << reasons[i] << "\n";
     if (reasons.size() > 100) out << "    ... and " << reasons.size() - 100 << " more\n";
   }
-  if (status.ok()) {
-    out << "\n  memory (RSS now / peak):\n";
-    for (const auto& c : status->children()) {
-      out << absl::StrFormat("    %-14s %8.1f MB / %8.1f MB%s\n", "sluice-" + c.name(),
-                             c.rss_kb() / 1024.0, c.peak_rss_kb() / 1024.0,
-                             c.restarts() ? absl::StrCat(" (", c.restarts(), " restarts)") : "");
-    }
-    out << absl::StrFormat("    %-14s %8.1f MB\n", "sluice-rtrmgr", status->rss_kb() / 1024.0);
-  }
+  PrintMemory(out, status);
   out.flush();
-  bool good = tables.ok() && !accepted.empty() && tables->adj_rib_out == accepted;
-  if (good) {
-    for (const net::Prefix& p : accepted) {
-      const bool elsewhere = tables->rib_other.count(p) > 0;
-      good = good && (elsewhere ? tables->fib_other.count(p) > 0
-                                : tables->rib.count(p) > 0 && tables->fib.count(p) > 0);
-    }
-    good = good && tables->rib.size() <= accepted.size() && tables->fib == tables->rib;
-  }
+  return HoldExactlyTheAccepted(tables, accepted);
+}
 
-  if (!o.once) {
-    out << "\nRunning. Try:\n  SLUICE_RUNDIR=" << rundir << " " << bin
-        << "/rtrmgr/cli/sluice show bgp peers\n"
-        << "(show bgp routes | show route | show fib | show interfaces | show plumbing bgp)\n";
-    if (config->metrics.enabled) {
-      const net::IPAddress& a = config->metrics.address;
-      out << "  curl -s http://" << (a.is_v6() ? "[" + a.ToString() + "]" : a.ToString()) << ":"
-          << config->metrics.port << "/metrics\n";
-    }
-    out << "Ctrl-C stops everything.\n";
-    out.flush();
-    while (!g_stop) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (!Running(rtrmgr)) {
-        std::cerr << "sluice-mainjob: the router manager ended:\n"
-                  << Tail(rundir + "/rtrmgr.log", 20);
-        break;
-      }
+// The table of counts, each compared with the one it should equal, and the time to converge.
+void MainJob::PrintRows(std::ostream& out, const Tables& t, const PrefixSet& accepted) {
+  const ExpectedTable& e = expected_;
+  // Accepted prefixes another protocol wins in the RIB (a connected 127.0.0.0/8 over BGP's).
+  PrefixSet won_elsewhere;
+  for (const net::Prefix& p : accepted) {
+    if (t.rib_other.count(p)) won_elsewhere.insert(p);
+  }
+  PrefixSet bgp_winners;
+  std::set_difference(accepted.begin(), accepted.end(), won_elsewhere.begin(), won_elsewhere.end(),
+                      std::inserter(bgp_winners, bgp_winners.end()));
+  auto row = [&](const std::string& what, uint64_t n, const std::string& note) {
+    out << absl::StrFormat("  %-44s %9s  %s\n", what, Count(n), note);
+  };
+  row("received (distinct prefixes announced)", e.announced.size(),
+      absl::StrCat(Count(e.updates), " UPDATEs; ", Count(e.announced.size() - e.final.size()),
+                   " withdrawn again"));
+  row("Adj-RIB-In (upstream, at the end)", t.adj_rib_in.size(),
+      absl::StrCat("sluice-bgp counters: ", Count(last_.received), " received, ",
+                   Count(last_.accepted), " accepted"));
+  row("Loc-RIB (accepted)", t.loc_rib.size(), "");
+  row("RIB (winning BGP routes)", t.rib.size(),
+      t.rib == bgp_winners
+          ? (won_elsewhere.empty() ? "= Loc-RIB"
+                                   : absl::StrCat("= Loc-RIB less ", won_elsewhere.size(),
+                                                  " won by another protocol"))
+          : "DIFFERS");
+  row("FIB (dummy FEA)", t.fib.size(), t.fib == bgp_winners ? "= RIB" : "DIFFERS");
+  row("advertised downstream (Adj-RIB-Out)", t.adj_rib_out.size(),
+      t.adj_rib_out == accepted ? "= Loc-RIB" : "DIFFERS");
+  const double converge_s = std::chrono::duration<double>(last_change_ - feed_start_).count();
+  const double from_first_s =
+      first_received_ ? std::chrono::duration<double>(last_change_ - *first_received_).count()
+                      : 0.0;
+  out << absl::StrFormat(
+      "\n  time to converge: %.2f s from the upstream's start (%.2f s from "
+      "its first prefix received to the last change)\n",
+      converge_s, from_first_s);
+}
+
+// Memory (RSS now and peak) of every process the router manager started, and its own.
+void MainJob::PrintMemory(std::ostream& out,
+                          const absl::StatusOr<rtrmgr::v1::GetStatusReply>& status) {
+  if (!status.ok()) return;
+  out << "\n  memory (RSS now / peak):\n";
+  for (const auto& c : status->children()) {
+    out << absl::StrFormat("    %-14s %8.1f MB / %8.1f MB%s\n", "sluice-" + c.name(),
+                           c.rss_kb() / 1024.0, c.peak_rss_kb() / 1024.0,
+                           c.restarts() ? absl::StrCat(" (", c.restarts(), " restarts)") : "");
+  }
+  out << absl::StrFormat("    %-14s %8.1f MB\n", "sluice-rtrmgr", status->rss_kb() / 1024.0);
+}
+
+void MainJob::KeepRunning(std::ostream& out) {
+  out << "\nRunning. Try:\n  SLUICE_RUNDIR=" << rundir_ << " " << bin_
+      << "/rtrmgr/cli/sluice show bgp peers\n"
+      << "(show bgp routes | show route | show fib | show interfaces | show plumbing bgp)\n";
+  if (config_.metrics.enabled) {
+    const net::IPAddress& a = config_.metrics.address;
+    out << "  curl -s http://" << (a.is_v6() ? "[" + a.ToString() + "]" : a.ToString()) << ":"
+        << config_.metrics.port << "/metrics\n";
+  }
+  out << "Ctrl-C stops everything.\n";
+  out.flush();
+  while (!g_stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!Running(rtrmgr_)) {
+      std::cerr << "sluice-mainjob: the router manager ended:\n"
+                << Tail(rundir_ + "/rtrmgr.log", 20);
+      break;
     }
   }
-  // The downstream peer's own count, then everything stops.
-  Stop(down_pid, 5);
-  const std::string down_summary = ReadFile(rundir + "/downstream.out");
+}
+
+// The downstream peer's own count, then everything stops; the verdict.
+void MainJob::StopAll(std::ostream& out, bool good) {
+  Stop(down_pid_, 5);
+  const std::string down_summary = ReadFile(rundir_ + "/downstream.out");
   std::smatch m;
   static const std::regex kReceived("received ([0-9]+) prefixes and ([0-9]+) withdrawals");
   if (std::regex_search(down_summary, m, kReceived)) {
     out << "\n  the downstream peer counted " << Count(std::stoull(m[1]))
         << " prefix announcements and " << Count(std::stoull(m[2])) << " withdrawals received\n";
   }
-  Stop(up_pid, 5);
-  Stop(rtrmgr, 30);
+  Stop(up_pid_, 5);
+  Stop(rtrmgr_, 30);
   out << (good ? "\nOK: the RIB, the FIB and the downstream peer hold exactly the accepted "
                  "prefixes.\n"
                : "\nMISMATCH: see the rows marked DIFFERS above.\n");
-  out << "logs: " << rundir << "\n";
+  out << "logs: " << rundir_ << "\n";
+}
+
+int MainJob::Run() {
+  if (!LoadConfiguration() || !ReadExpected() || !StartControlPlane()) return 1;
+  StartPeers();
+  if (!AwaitConvergence()) return 1;
+  std::ostream& out = std::cout;
+  const bool good = Summarize(out);
+  if (!o_.once) KeepRunning(out);
+  StopAll(out, good);
   return good ? 0 : 1;
 }
 
@@ -534,5 +498,5 @@ int main(int argc, char** argv) {
   if (std::optional<int> exit = sluice::rtrmgr::mainjob::ParseFlags(argc, argv, &o)) {
     return *exit;
   }
-  return sluice::rtrmgr::mainjob::Run(o);
+  return sluice::rtrmgr::mainjob::MainJob(o).Run();
 }
