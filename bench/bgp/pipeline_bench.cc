@@ -42,7 +42,7 @@
 #include <boost/asio/post.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +52,7 @@
 #include "bgp/stages/bgp_routing.h"
 #include "bgp/wire/update_decoder.h"
 #include "bgp/wire/update_encoder.h"
+#include "net/program_options.h"
 #include "policy/filter.h"
 
 namespace sluice::bgp {
@@ -337,7 +338,8 @@ T Median(std::vector<T> v) {
   return v[v.size() / 2];
 }
 
-int Main(int argc, char** argv) {
+// The command line (see the top of this file).
+struct Args {
   int reps = 5;
   bool with_rib = false;
   int upstreams = 1;
@@ -347,24 +349,51 @@ int Main(int argc, char** argv) {
   std::string policy_kind = "none";
   bool print_policy = false;
   PipelineOptions options;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--print-policy") == 0) print_policy = true;
-    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
-    if (std::strcmp(argv[i], "--rib") == 0) with_rib = true;
-    if (std::strcmp(argv[i], "--no-poll") == 0) poll = false;
-    if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
-    if (std::strcmp(argv[i], "--shard-stage") == 0) shard_stage = true;
-    if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) policy_kind = argv[++i];
-    if (std::strcmp(argv[i], "--shard-batch") == 0 && i + 1 < argc) {
-      options.shard_batch = size_t(std::atoll(argv[++i]));
-    }
-    if (std::strcmp(argv[i], "--shard-backlog") == 0 && i + 1 < argc) {
-      options.shard_backlog = size_t(std::atoll(argv[++i]));
-    }
-    if (std::strcmp(argv[i], "--upstreams") == 0 && i + 1 < argc) {
-      upstreams = std::max(1, std::atoi(argv[++i]));
-    }
-  }
+};
+
+// Fills `a` from argv; the status to exit with when the program should not go on.
+std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
+  net::ProgramOptions options(
+      "bgp_pipeline_bench",
+      "bgp_pipeline_bench: the BGP pipeline on the PCH full table ($SLUICE_DATA_DIR), in one "
+      "process, 1 upstream eBGP peer -> 1 downstream; prints each run and the medians (seconds, "
+      "prefixes/s, UPDATEs sent, heap bytes per route)");
+  CLI::App& app = options.app();
+  app.add_option("--reps", a.reps, "timed runs (the medians are over these)")
+      ->check(CLI::Range(1, 1000));
+  app.add_flag("--rib", a.with_rib,
+               "add a RIB branch whose client acknowledges each batch from the event loop");
+  app.add_option("--upstreams", a.upstreams,
+                 "N upstream peers each send the whole table, peer k with its AS prepended k "
+                 "times, their UPDATEs interleaved")
+      ->check(CLI::Range(1, 64));
+  app.add_flag_callback(
+      "--no-poll", [&a] { a.poll = false; },
+      "run the event loop only after the last UPDATE (the RIB branch lags by the whole table)");
+  app.add_option("--threads", a.threads,
+                 "RouterConfig::threads: the shard stage's workers (1: the serial pipeline)")
+      ->check(CLI::Range(1, 256));
+  app.add_flag("--shard-stage", a.shard_stage,
+               "with --threads 1: the shard stage with one worker thread");
+  app.add_option("--shard-batch", a.options.shard_batch,
+                 "PipelineOptions::shard_batch: routes per hand-over to a shard")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  app.add_option("--shard-backlog", a.options.shard_backlog,
+                 "PipelineOptions::shard_backlog: routes a shard may have waiting before the "
+                 "loop waits for it")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  app.add_option("--policy", a.policy_kind,
+                 "every upstream's import policy: none, or heavy (a 1,000-entry prefix list, an "
+                 "AS-path regular expression and a community match)")
+      ->check(CLI::IsMember({"none", "heavy"}));
+  app.add_flag("--print-policy", a.print_policy,
+               "print the heavy policy's text (policy-statement \"import\") and exit");
+  return options.Parse(argc, argv);
+}
+
+int Main(int argc, char** argv) {
+  Args a;
+  if (std::optional<int> exit = ParseArgs(argc, argv, a)) return *exit;
   const char* dir = std::getenv("SLUICE_DATA_DIR");
   if (dir == nullptr) {
     std::fprintf(stderr, "SLUICE_DATA_DIR is not set (the folder holding mrt/)\n");
@@ -386,20 +415,20 @@ int Main(int argc, char** argv) {
     c.messages.emplace_back(c.bytes.size(), m.message.size());
     c.bytes.insert(c.bytes.end(), m.message.begin(), m.message.end());
   }
-  if (print_policy) {  // the heavy policy's text (policy "import"), for end-to-end runs
+  if (a.print_policy) {  // the heavy policy's text (policy "import"), for end-to-end runs
     std::fputs(HeavyImportPolicyText(c).c_str(), stdout);
     return 0;
   }
   std::vector<Capture> feeds;
-  for (int k = 0; k < upstreams; ++k) feeds.push_back(Variant(c, k));
+  for (int k = 0; k < a.upstreams; ++k) feeds.push_back(Variant(c, k));
   Setup setup;
-  setup.with_rib = with_rib;
-  setup.poll = poll;
-  setup.threads = threads;
-  setup.shard_stage = shard_stage;
-  setup.options = options;
+  setup.with_rib = a.with_rib;
+  setup.poll = a.poll;
+  setup.threads = a.threads;
+  setup.shard_stage = a.shard_stage;
+  setup.options = a.options;
   policy::FilterSlot slot(nullptr);
-  if (policy_kind == "heavy") {
+  if (a.policy_kind == "heavy") {
     auto filter = HeavyImportPolicy(c);
     if (!filter.ok()) {
       std::fprintf(stderr, "policy: %s\n", std::string(filter.status().message()).c_str());
@@ -407,18 +436,15 @@ int Main(int argc, char** argv) {
     }
     slot.Set(*filter);
     setup.import = &slot;
-  } else if (policy_kind != "none") {
-    std::fprintf(stderr, "--policy none|heavy\n");
-    return 2;
   }
   std::printf(
       "PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d thread(s)%s, %s import "
       "policy, %d runs\n",
-      c.messages.size(), upstreams, with_rib ? " + RIB" : "", threads,
-      shard_stage && threads == 1 ? " (shard stage)" : "", policy_kind.c_str(), reps);
+      c.messages.size(), a.upstreams, a.with_rib ? " + RIB" : "", a.threads,
+      a.shard_stage && a.threads == 1 ? " (shard stage)" : "", a.policy_kind.c_str(), a.reps);
   std::vector<double> secs, rate, bpr, cpu, cpu_rate, process_cpu;
   std::vector<size_t> updates;
-  for (int i = 0; i < reps; ++i) {
+  for (int i = 0; i < a.reps; ++i) {
     Result r = RunOnce(feeds, setup);
     secs.push_back(r.seconds);
     cpu.push_back(r.cpu_seconds);

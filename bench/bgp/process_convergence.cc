@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_session.h"
 #include "ipc/types_convert.h"
+#include "net/program_options.h"
 #include "tests/interop/pipeline_util.h"
 
 namespace sluice::bgp::bench {
@@ -268,21 +270,21 @@ double Median(std::vector<double> v) {
 int Main(int argc, char** argv) {
   std::string dut_name = "sluice", mrt;
   int runs = 5;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--dut" && i + 1 < argc) {
-      dut_name = argv[++i];
-    } else if (a == "--runs" && i + 1 < argc) {
-      runs = std::atoi(argv[++i]);
-    } else if (a == "--mrt" && i + 1 < argc) {
-      mrt = argv[++i];
-    } else {
-      std::fprintf(stderr,
-                   "usage: bgp_process_convergence [--dut sluice|sluice-rib|bird] [--runs N] "
-                   "[--mrt FILE]\n");
-      return 2;
-    }
-  }
+  net::ProgramOptions options(
+      "bgp_process_convergence",
+      "bgp_process_convergence: the PCH full table ($SLUICE_DATA_DIR or --mrt) through a device "
+      "under test between two sluice-replay sessions; prints time, CPU, peak RSS and bytes per "
+      "route (medians of --runs)");
+  CLI::App& app = options.app();
+  app.add_option("--dut", dut_name,
+                 "the device under test: sluice (sluice-bgp --no-rib), sluice-rib (with the RIB "
+                 "in the loop) or bird (BIRD 2)")
+      ->check(CLI::IsMember({"sluice", "sluice-rib", "bird"}));
+  app.add_option("--runs", runs, "runs, a fresh DUT each (the medians are over these)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--mrt", mrt,
+                 "the MRT capture (default: the PCH capture in $SLUICE_DATA_DIR/mrt)");
+  if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
   if (mrt.empty()) {
     const char* d = std::getenv("SLUICE_DATA_DIR");
     if (d == nullptr) {
