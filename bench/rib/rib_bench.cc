@@ -11,6 +11,8 @@
 //     loaded minus before the Rib existed, over the routes; the process RSS difference too;
 //   - resync: re-sending the whole FIB to an FEA born again (routes per second);
 //   - withdraw: the protocol dies and its routes leave the FIB (routes per second).
+//
+//   rib_bench [RUNS]      (RUNS: the number of runs, default 5)
 #include <malloc.h>
 
 #include <algorithm>
@@ -21,10 +23,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/net/bench_prefixes.h"
+#include "net/program_options.h"
 #include "rib/rib.h"
 
 // --- A counting allocator: heap bytes in use -------------------------------------------------
@@ -197,7 +201,13 @@ void Report(const char* what, std::vector<double> v, const char* unit) {
 int main(int argc, char** argv) {
   using namespace sluice;
   int runs = 5;
-  if (argc > 1) runs = std::max(1, std::atoi(argv[1]));
+  net::ProgramOptions options(
+      "rib_bench",
+      "rib_bench: the PCH full table ($SLUICE_DATA_DIR, else a synthetic table) through the RIB "
+      "core into a counting FIB client; prints routes per second (add, FIB re-send, protocol "
+      "death) and bytes per route, median, min and max over RUNS runs");
+  options.app().add_option("RUNS", runs, "the number of runs")->check(CLI::Range(1, 1000));
+  if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
   const bench::BenchPrefixes loaded = bench::LoadCapturePrefixes(
       "pch-2015-10-23-fulltable-updates.mrt.gz", SLUICE_BENCH_CACHE_DIR, 577'706);
   size_t v6 = 0;

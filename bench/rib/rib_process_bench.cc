@@ -24,6 +24,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -44,6 +45,7 @@
 #include "ipc/proto/rib.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
+#include "net/program_options.h"
 #include "tests/system/fea_rib_processes.h"
 
 namespace sluice {
@@ -62,8 +64,8 @@ struct Options {
   int runs = 5;
   size_t batch = 1000;
   size_t in_flight = 8;
-  std::string fea_batch = "1000";
-  std::string fea_in_flight = "4";
+  size_t fea_batch = 1000;
+  size_t fea_in_flight = 4;
   size_t prefixes = 0;  // 0: all
   std::vector<std::string> rib_args;
   bool hold = false;
@@ -158,8 +160,9 @@ class Bench {
         !p.StartFea({"--backend", "dummy", "--interface", "eth0=192.0.2.1/24"})) {
       return std::nullopt;
     }
-    std::vector<std::string> rib_args = {"--fea-batch-size", options_.fea_batch,
-                                         "--fea-max-in-flight", options_.fea_in_flight};
+    std::vector<std::string> rib_args = {"--fea-batch-size", std::to_string(options_.fea_batch),
+                                         "--fea-max-in-flight",
+                                         std::to_string(options_.fea_in_flight)};
     rib_args.insert(rib_args.end(), options_.rib_args.begin(), options_.rib_args.end());
     if (!p.StartRib(rib_args) ||
         !testing::FeaRibProcesses::WaitFor([&] { return p.Status("rib") == "READY"; })) {
@@ -310,40 +313,52 @@ void Report(const char* what, std::vector<double> v, const char* unit) {
               v.front(), v.back(), unit);
 }
 
+// Fills `o` from argv; the status to exit with when the program should not go on.
+std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
+  net::ProgramOptions options(
+      "rib_process_bench",
+      "rib_process_bench: the PCH full table ($SLUICE_DATA_DIR, else a synthetic table) through "
+      "real processes (Finder, sluice-fea dummy, sluice-rib) over IPC; prints routes per second "
+      "end to end, RSS and CPU per route, median, min and max over --runs runs");
+  CLI::App& app = options.app();
+  app.add_option("--runs", o.runs, "the number of runs")->check(CLI::Range(1, 1000));
+  app.add_option("--batch", o.batch, "routes per add_routes call to the RIB")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  app.add_option("--in-flight", o.in_flight, "add_routes calls in flight to the RIB")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  app.add_option("--fea-batch", o.fea_batch, "sluice-rib --fea-batch-size: routes per FIB batch")
+      ->check(CLI::Range(size_t{1}, size_t{100000}));
+  app.add_option("--fea-in-flight", o.fea_in_flight,
+                 "sluice-rib --fea-max-in-flight: FIB batches in flight")
+      ->check(CLI::Range(size_t{1}, size_t{1000}));
+  app.add_option("--prefixes", o.prefixes, "send only the first N prefixes of the table")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 32));
+  net::AddRepeatedOption(app, "--rib-arg", o.rib_args,
+                         "one more argument for sluice-rib (repeatable; `--rib-arg --flag` "
+                         "passes --flag)");
+  app.add_flag("--unpacked", o.unpacked, "rib/1.0/add_routes instead of add_routes_packed");
+  app.add_flag("--hold", o.hold,
+               "keep the processes running after the first run's load (for perf), until Enter");
+  // CLI11 takes no value that looks like an option; --rib-arg's are sluice-rib's options.
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i + 1 < args.size(); ++i) {
+    if (args[i] == "--rib-arg") {
+      args[i] += "=" + args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
+  }
+  std::vector<char*> pointers;
+  for (std::string& arg : args) pointers.push_back(arg.data());
+  return options.Parse(static_cast<int>(pointers.size()), pointers.data());
+}
+
 }  // namespace
 }  // namespace sluice
 
 int main(int argc, char** argv) {
   using namespace sluice;
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (arg == "--runs") {
-      options.runs = std::max(1, std::atoi(next().c_str()));
-    } else if (arg == "--batch") {
-      options.batch = std::max(1, std::atoi(next().c_str()));
-    } else if (arg == "--in-flight") {
-      options.in_flight = std::max(1, std::atoi(next().c_str()));
-    } else if (arg == "--fea-batch") {
-      options.fea_batch = next();
-    } else if (arg == "--fea-in-flight") {
-      options.fea_in_flight = next();
-    } else if (arg == "--prefixes") {
-      options.prefixes = std::max(1, std::atoi(next().c_str()));
-    } else if (arg == "--rib-arg") {
-      options.rib_args.push_back(next());
-    } else if (arg == "--unpacked") {
-      options.unpacked = true;
-    } else if (arg == "--hold") {
-      options.hold = true;
-    } else {
-      std::cerr << "usage: rib_process_bench [--runs N] [--batch N] [--in-flight N] "
-                   "[--fea-batch N] [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... "
-                   "[--unpacked] [--hold]\n";
-      return 2;
-    }
-  }
+  if (std::optional<int> exit = ParseArgs(argc, argv, options)) return *exit;
   // The processes are found through SLUICE_BUILD_DIR (tests/system/child_process.h).
   setenv("SLUICE_BUILD_DIR", SLUICE_BENCH_BUILD_DIR, /*overwrite=*/0);
   std::string source;
@@ -351,10 +366,9 @@ int main(int argc, char** argv) {
   if (options.prefixes > 0 && options.prefixes < prefixes.size()) prefixes.resize(options.prefixes);
   std::printf(
       "rib_process_bench: %zu prefixes from %s; %s batches of %zu, %zu in flight to the "
-      "RIB; FIB batches of %s, %s in flight; %d runs\n",
+      "RIB; FIB batches of %zu, %zu in flight; %d runs\n",
       prefixes.size(), source.c_str(), options.unpacked ? "add_routes" : "add_routes_packed",
-      options.batch, options.in_flight, options.fea_batch.c_str(), options.fea_in_flight.c_str(),
-      options.runs);
+      options.batch, options.in_flight, options.fea_batch, options.fea_in_flight, options.runs);
   Bench bench(options, prefixes);
   std::vector<double> rate, rib_bytes, fea_bytes, rib_cpu, fea_cpu;
   for (int i = 0; i < options.runs; ++i) {
