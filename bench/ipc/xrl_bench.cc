@@ -43,6 +43,7 @@
 #include "ipc/transport.h"
 #include "ipc/xrl_router.h"
 #include "net/log.h"
+#include "net/program_options.h"
 #include "tests/ipc/finder_thread.h"
 
 namespace {
@@ -285,6 +286,34 @@ void SocketRows(const std::string& self, const std::string& finder, const std::s
   waitpid(child, nullptr, 0);
 }
 
+// Fills `config` (and `serve` in the target process) from argv; the status to exit with when
+// the program should not go on.
+std::optional<int> ParseArgs(int argc, char** argv, Config& config,
+                             std::vector<std::string>& serve) {
+  net::ProgramOptions options(
+      "xrl_bench",
+      "xrl_bench: XRL calls per second with 1, 4 and 8 u32 arguments, in-process, over a Unix "
+      "socket and over TCP (the median of --runs runs); with --latency, the round trip of single "
+      "calls over the Unix socket instead");
+  CLI::App& app = options.app();
+  app.add_option("--calls", config.calls, "calls per run (--latency: calls measured)")
+      ->check(CLI::Range(1, 10000000));
+  app.add_option("--in-flight", config.in_flight, "calls outstanding at a time")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--runs", config.runs, "runs per cell (the median is printed)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--only", config.only, "run only the rows whose name contains this");
+  app.add_option("--latency", config.latency_gap_ms,
+                 "GAP_MS: measure single round trips, each after GAP_MS of idle time")
+      ->check(CLI::Range(0, 60000))
+      ->default_str("");
+  // The target process of the socket rows: this program run by itself with --serve.
+  app.add_option("--serve", serve, "FINDER RUNDIR: be the target process (run by the bench)")
+      ->expected(2)
+      ->group("");
+  return options.Parse(argc, argv);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,17 +321,10 @@ int main(int argc, char** argv) {
   if (std::getenv("SLUICE_LOG_LEVEL") == nullptr) net::SetLogLevel(net::LogLevel::kWarning);
   // The TCP row measures the transport itself: plain TCP on loopback, as `insecure;` allows.
   ipc::SetTransportSecurity(ipc::TransportSecurity{.tls = {}, .insecure = true});
-  if (argc == 4 && std::string(argv[1]) == "--serve") return Serve(argv[2], argv[3]);
   Config config;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string arg = argv[i];
-    int value = std::atoi(argv[i + 1]);
-    if (arg == "--calls") config.calls = value;
-    if (arg == "--in-flight") config.in_flight = value;
-    if (arg == "--runs") config.runs = value;
-    if (arg == "--only") config.only = argv[i + 1];
-    if (arg == "--latency") config.latency_gap_ms = value;
-  }
+  std::vector<std::string> serve;
+  if (std::optional<int> exit = ParseArgs(argc, argv, config, serve)) return *exit;
+  if (!serve.empty()) return Serve(serve[0], serve[1]);
   char dir[] = "/tmp/sluice-bench-XXXXXX";
   if (mkdtemp(dir) == nullptr) return 1;
   std::string rundir = dir;
