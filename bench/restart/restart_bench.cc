@@ -20,17 +20,21 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/restart/restart_phase.h"
 #include "net/log.h"
+#include "net/program_options.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
 
@@ -45,11 +49,15 @@ constexpr int kPort = 10182;
 constexpr int kStatics = 10;
 constexpr char kPch[] = "mrt/pch-2015-10-23-fulltable-updates.mrt.gz";
 
+// The processes --processes may name, in the default order.
+const std::vector<std::string> kProcesses = {"finder",        "rib",    "fea",
+                                             "static_routes", "rtrmgr", "bgp"};
+
 struct Options {
   std::string mrt;
   uint64_t synthetic = 0;
   int rounds = 1;
-  std::vector<std::string> processes = {"finder", "rib", "fea", "static_routes", "rtrmgr", "bgp"};
+  std::vector<std::string> processes = kProcesses;
 };
 
 std::string Config() {
@@ -176,32 +184,45 @@ int Run(const Options& o) {
   return 0;
 }
 
-Options Parse(int argc, char** argv) {
-  Options o;
+// Fills `o` from argv; the status to exit with when the program should not go on.
+std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
   const char* data = std::getenv("SLUICE_DATA_DIR");
   o.mrt = absl::StrCat(data != nullptr ? data : BuildDir() + "/../../shared/data", "/", kPch);
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string arg = argv[i], value = argv[i + 1];
-    if (arg == "--mrt") {
-      o.mrt = value;
-    } else if (arg == "--synthetic") {
-      o.synthetic = std::strtoull(value.c_str(), nullptr, 10);
-    } else if (arg == "--rounds") {
-      o.rounds = std::max(1, std::atoi(value.c_str()));
-    } else if (arg == "--processes") {
-      o.processes = absl::StrSplit(value, ',', absl::SkipEmpty());
-    } else {
-      std::cerr << "usage: restart_bench [--mrt FILE | --synthetic N] [--rounds R] "
-                   "[--processes finder,rib,fea,static_routes,rtrmgr,bgp]\n";
-      std::exit(2);
-    }
-  }
+  net::ProgramOptions options(
+      "restart_bench",
+      "restart_bench: hitless restarts measured: a router in a private network namespace (root) "
+      "fed a full table, each process killed with SIGKILL in turn; prints per process the "
+      "kernel's deletions, the downstream's lowest prefix count and the seconds to recover");
+  CLI::App& app = options.app();
+  app.add_option("--mrt", o.mrt, "the capture sent as its final table")
+      ->default_str("$SLUICE_DATA_DIR/" + std::string(kPch));
+  app.add_option("--synthetic", o.synthetic, "N: send a generated table of N prefixes instead")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}))
+      ->default_str("");
+  app.add_option("--rounds", o.rounds, "times each process is killed")->check(CLI::Range(1, 1000));
+  net::AddParsedOption(
+      app, "--processes",
+      [&o](const std::string& value) {
+        std::vector<std::string> names = absl::StrSplit(value, ',', absl::SkipEmpty());
+        for (const std::string& name : names) {
+          if (std::find(kProcesses.begin(), kProcesses.end(), name) == kProcesses.end()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("no process ", name, " (want ", absl::StrJoin(kProcesses, ","), ")"));
+          }
+        }
+        if (names.empty()) return absl::InvalidArgumentError("no process named");
+        o.processes = std::move(names);
+        return absl::OkStatus();
+      },
+      "the processes to kill, in order, comma-separated")
+      ->type_name("a,b,...")
+      ->default_str(absl::StrJoin(kProcesses, ","));
+  if (std::optional<int> exit = options.Parse(argc, argv)) return exit;
   if (o.synthetic == 0 && ::access(o.mrt.c_str(), R_OK) != 0) {
-    std::cerr << "restart_bench: no capture at " << o.mrt
-              << " (set SLUICE_DATA_DIR, or give --mrt FILE or --synthetic N)\n";
-    std::exit(2);
+    return options.Fail(absl::StrCat(
+        "no capture at ", o.mrt, " (set SLUICE_DATA_DIR, or give --mrt FILE or --synthetic N)"));
   }
-  return o;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -210,7 +231,10 @@ Options Parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   sluice::net::SetLogLevel(sluice::net::LogLevel::kError);
   std::signal(SIGPIPE, SIG_IGN);
-  const auto options = sluice::bench::restart::Parse(argc, argv);
+  sluice::bench::restart::Options options;
+  if (std::optional<int> exit = sluice::bench::restart::ParseArgs(argc, argv, options)) {
+    return *exit;
+  }
   if (!sluice::rtrmgr::mainjob::EnterPrivateNetworkNamespace()) return 1;
   return sluice::bench::restart::Run(options);
 }
