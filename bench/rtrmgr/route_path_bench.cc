@@ -31,14 +31,17 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "ipc/types_convert.h"
 #include "net/log.h"
+#include "net/program_options.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
 
@@ -362,22 +365,36 @@ int main(int argc, char** argv) {
   int samples = 20;
   std::string halves = "same,different,fresh";
   bool netlink = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--netlink") {
-      netlink = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::cerr << "usage: route_path_bench [--prefixes N] [--samples K] "
-                   "[--halves same,different,fresh] [--netlink]\n";
-      return 2;
-    }
-    if (arg == "--prefixes") prefixes = std::strtoull(argv[i + 1], nullptr, 10);
-    if (arg == "--samples") samples = std::atoi(argv[i + 1]);
-    if (arg == "--halves") halves = argv[i + 1];
-    ++i;
-  }
+  sluice::net::ProgramOptions options(
+      "route_path_bench",
+      "route_path_bench: with a full table loaded in sluice-rtrmgr's router, the path of a single "
+      "new route from BGP to the FEA through the profiling points: average, SD, median, min and "
+      "max at each point, in milliseconds after the route entered BGP");
+  CLI::App& app = options.app();
+  app.add_option("--prefixes", prefixes, "N: the synthetic table's prefixes")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}));
+  app.add_option("--samples", samples, "K: samples of each kind")->check(CLI::Range(1, 10000));
+  sluice::net::AddParsedOption(
+      app, "--halves",
+      [&halves](const std::string& value) {
+        std::vector<std::string> kinds = absl::StrSplit(value, ',', absl::SkipEmpty());
+        for (const std::string& kind : kinds) {
+          if (kind != "same" && kind != "different" && kind != "fresh") {
+            return absl::InvalidArgumentError(
+                absl::StrCat("no kind ", kind, " (want same, different or fresh)"));
+          }
+        }
+        if (kinds.empty()) return absl::InvalidArgumentError("no kind named");
+        halves = value;
+        return absl::OkStatus();
+      },
+      "the kinds of sample, comma-separated: same (peer), different (peer), fresh (peer)")
+      ->type_name("same,different,fresh")
+      ->default_str(halves);
+  app.add_flag("--netlink", netlink,
+               "(root) a private network namespace; the FEA programs kernel table 100 and "
+               "fea_route_in_kernel is measured too");
+  if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
   if (netlink && !sluice::rtrmgr::mainjob::EnterPrivateNetworkNamespace()) return 1;
   return sluice::rtrmgr::mainjob::Run(prefixes, samples, halves, netlink);
 }
