@@ -4,102 +4,10 @@
 #include <optional>
 
 #include "absl/strings/str_format.h"
+#include "bgp/wire/attribute_decode_table.h"
 
 namespace sluice::bgp {
 namespace {
-
-constexpr uint8_t kUnknownType = 0xff;
-
-// The Optional and Transitive bits an attribute must carry (RFC 4271 §5 and the RFC defining it);
-// kUnknownType for types this codec does not interpret.
-constexpr uint8_t ExpectedFlags(uint8_t type) {
-  switch (type) {
-    case 1:
-    case 2:
-    case 3:
-    case 5:
-    case 6:
-      return kFlagTransitive;  // well-known
-    case 4:
-    case 9:
-    case 10:
-    case 14:
-    case 15:
-      return kFlagOptional;  // optional non-transitive
-    case 7:
-    case 8:
-    case 16:
-    case 17:
-    case 18:
-    case 32:
-      return kFlagOptional | kFlagTransitive;
-    default:
-      return kUnknownType;
-  }
-}
-
-std::string_view AttrName(uint8_t type) {
-  switch (type) {
-    case 1:
-      return "ORIGIN";
-    case 2:
-      return "AS_PATH";
-    case 3:
-      return "NEXT_HOP";
-    case 4:
-      return "MULTI_EXIT_DISC";
-    case 5:
-      return "LOCAL_PREF";
-    case 6:
-      return "ATOMIC_AGGREGATE";
-    case 7:
-      return "AGGREGATOR";
-    case 8:
-      return "COMMUNITIES";
-    case 9:
-      return "ORIGINATOR_ID";
-    case 10:
-      return "CLUSTER_LIST";
-    case 14:
-      return "MP_REACH_NLRI";
-    case 15:
-      return "MP_UNREACH_NLRI";
-    case 16:
-      return "EXTENDED_COMMUNITIES";
-    case 17:
-      return "AS4_PATH";
-    case 18:
-      return "AS4_AGGREGATOR";
-    case 32:
-      return "LARGE_COMMUNITY";
-    default:
-      return "attribute";
-  }
-}
-
-std::string LengthError(uint8_t type, size_t len, std::string_view expected) {
-  return absl::StrFormat("%s: length %d, %s expected", AttrName(type), len, expected);
-}
-
-// Reads an MP nexthop of `len` octets (4, 16 or 32). False for any other length.
-bool ParseMpNextHop(const uint8_t* p, size_t len, MpNextHop* out) {
-  switch (len) {
-    case 4:
-      out->global = net::IPAddress(net::IPv4Address(LoadU32(p)));
-      out->link_local.reset();
-      return true;
-    case 16:
-      out->global = net::IPAddress(net::IPv6Address::FromBytes(p));
-      out->link_local.reset();
-      return true;
-    case 32:
-      out->global = net::IPAddress(net::IPv6Address::FromBytes(p));
-      out->link_local = net::IPv6Address::FromBytes(p + 16);
-      return true;
-    default:
-      return false;
-  }
-}
 
 // The smallest attribute that can be MP_REACH_NLRI or MP_UNREACH_NLRI: a 3-octet header, AFI
 // and SAFI.
@@ -197,15 +105,22 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
   attrs->Clear();
   *reach = MpNlriField();
   *unreach = MpNlriField();
-  const int as_size = params.four_octet_as ? 4 : 2;
-  const bool strict = !params.mrt;
+  AttrDecodeContext ctx{.params = params,
+                        .source = source,
+                        .as_size = params.four_octet_as ? 4 : 2,
+                        .strict = !params.mrt,
+                        .attrs = attrs,
+                        .reach = reach,
+                        .unreach = unreach,
+                        .errors = errors,
+                        .notes = notes,
+                        .as_path_storage = &as_path_storage,
+                        .as4_path = &as4_path_};
   uint64_t seen[4] = {0, 0, 0, 0};
   seen_reach_ = false;
   seen_unreach_ = false;
   other_than_unreach_ = false;
   int last_type = -1;
-  bool have_as4_path = false;
-  std::optional<Aggregator> as4_aggregator;
 
   ByteReader r(block);
   while (!r.empty()) {
@@ -253,7 +168,7 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
     seen_unreach_ = seen_unreach_ || type == uint8_t(AttrType::kMpUnreachNlri);
     other_than_unreach_ = other_than_unreach_ || type != uint8_t(AttrType::kMpUnreachNlri);
 
-    const uint8_t expected = ExpectedFlags(type);
+    const uint8_t expected = kAttrDecodeTable[type].expected_flags;
     if (expected != kUnknownType) {
       if ((flags & (kFlagOptional | kFlagTransitive)) != expected) {
         // RFC 7606 §3(c): conflicting Optional/Transitive bits → treat-as-withdraw.
@@ -272,297 +187,9 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
       if (opt_trans && partial) attrs->partial_types |= uint64_t{1} << type;
     }
 
-    switch (AttrType(type)) {
-      case AttrType::kOrigin:
-        if (len != 1 || value[0] > 2) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kInvalidOriginAttribute, whole,
-                         len != 1 ? LengthError(type, len, "1")
-                                  : absl::StrFormat("ORIGIN: undefined value %d", value[0]));
-          break;
-        }
-        attrs->origin = Origin(value[0]);
-        break;
-
-      case AttrType::kAsPath: {
-        attrs->as_path.emplace(std::move(as_path_storage));
-        absl::Status st = AsPath::Decode(value, as_size, &*attrs->as_path);
-        if (!st.ok()) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw, update_error::kMalformedAsPath,
-                         whole, std::string(st.message()));
-          attrs->as_path.reset();
-          break;
-        }
-        if (strict && params.external && attrs->as_path->HasConfedSegments()) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw, update_error::kMalformedAsPath,
-                         whole, "AS_PATH: confederation segment from an external peer");
-        }
-        if (strict && attrs->as_path->Contains(0)) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw, update_error::kMalformedAsPath,
-                         whole, "AS_PATH: AS 0 (RFC 7607)");
-        }
-        break;
-      }
-
-      case AttrType::kNextHop:
-        if (len != 4) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kAttributeLengthError, whole, LengthError(type, len, "4"));
-          break;
-        }
-        attrs->next_hop = net::IPv4Address(LoadU32(value.data()));
-        break;
-
-      case AttrType::kMultiExitDisc:
-        if (len != 4) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kAttributeLengthError, whole, LengthError(type, len, "4"));
-          break;
-        }
-        attrs->med = LoadU32(value.data());
-        break;
-
-      case AttrType::kLocalPref:
-        if (strict && params.external) {
-          // RFC 7606 §7.5: LOCAL_PREF from an external peer is discarded.
-          *notes |= kNoteDroppedAttribute;
-          AddUpdateError(errors, UpdateAction::kAttributeDiscard,
-                         update_error::kAttributeLengthError, whole,
-                         "LOCAL_PREF from an external peer");
-          break;
-        }
-        if (len != 4) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kAttributeLengthError, whole, LengthError(type, len, "4"));
-          break;
-        }
-        attrs->local_pref = LoadU32(value.data());
-        break;
-
-      case AttrType::kAtomicAggregate:
-        if (len != 0) {
-          *notes |= kNoteDroppedAttribute;
-          AddUpdateError(errors, UpdateAction::kAttributeDiscard,
-                         update_error::kAttributeLengthError, whole, LengthError(type, len, "0"));
-          break;
-        }
-        attrs->atomic_aggregate = true;
-        break;
-
-      case AttrType::kAggregator: {
-        if (len != size_t(as_size + 4)) {
-          *notes |= kNoteDroppedAttribute;
-          AddUpdateError(errors, UpdateAction::kAttributeDiscard,
-                         update_error::kAttributeLengthError, whole,
-                         LengthError(type, len, as_size == 4 ? "8" : "6"));
-          break;
-        }
-        Aggregator a;
-        a.as = as_size == 4 ? LoadU32(value.data()) : LoadU16(value.data());
-        a.address = net::IPv4Address(LoadU32(value.data() + as_size));
-        if (strict && a.as == 0) {
-          *notes |= kNoteDroppedAttribute;
-          AddUpdateError(errors, UpdateAction::kAttributeDiscard,
-                         update_error::kOptionalAttributeError, whole,
-                         "AGGREGATOR: AS 0 (RFC 7607)");
-          break;
-        }
-        attrs->aggregator = a;
-        break;
-      }
-
-      case AttrType::kCommunities:
-        if (len == 0 || len % 4 != 0) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kOptionalAttributeError, whole,
-                         LengthError(type, len, "a non-zero multiple of 4"));
-          break;
-        }
-        attrs->communities.resize(len / 4);
-        for (size_t i = 0; i < len / 4; ++i) attrs->communities[i] = LoadU32(value.data() + 4 * i);
-        break;
-
-      case AttrType::kOriginatorId:
-        if (len != 4) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kOptionalAttributeError, whole, LengthError(type, len, "4"));
-          break;
-        }
-        attrs->originator_id = net::IPv4Address(LoadU32(value.data()));
-        break;
-
-      case AttrType::kClusterList:
-        if (len == 0 || len % 4 != 0) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kOptionalAttributeError, whole,
-                         LengthError(type, len, "a non-zero multiple of 4"));
-          break;
-        }
-        attrs->cluster_list.resize(len / 4);
-        for (size_t i = 0; i < len / 4; ++i) attrs->cluster_list[i] = LoadU32(value.data() + 4 * i);
-        break;
-
-      case AttrType::kMpReachNlri: {
-        reach->present = true;
-        if (source == AttributeSource::kMrtRibEntry && len > 0 && value[0] != 0) {
-          // RFC 6396 §4.3.4: only the nexthop length and nexthop.
-          MpNextHop nh;
-          if (size_t(value[0]) + 1 > len || !ParseMpNextHop(value.data() + 1, value[0], &nh)) {
-            AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                           update_error::kOptionalAttributeError, whole,
-                           absl::StrFormat("MP_REACH_NLRI: bad nexthop length %d", value[0]));
-            break;
-          }
-          attrs->mp_next_hop = nh;
-          reach->usable = true;
-          break;
-        }
-        if (len < 5) {
-          AddUpdateError(errors, UpdateAction::kSessionReset, update_error::kOptionalAttributeError,
-                         whole, LengthError(type, len, "at least 5"));
-          return;
-        }
-        const uint16_t afi = LoadU16(value.data());
-        const uint8_t safi = value[2];
-        const size_t nh_len = value[3];
-        if (!AfiSafi::Supported(afi, safi)) {
-          *notes |= kNoteMpLayout;
-          break;
-        }
-        reach->family = AfiSafi{Afi(afi), Safi(safi)};
-        if (!params.families.Has(reach->family)) {
-          *notes |= kNoteMpLayout;
-          break;
-        }
-        MpNextHop nh;
-        const bool nh_fits = 4 + nh_len + 1 <= len;
-        const bool nh_ok = nh_fits && (afi == 1 ? (nh_len == 4 || nh_len == 16 || nh_len == 32)
-                                                : (nh_len == 16 || nh_len == 32));
-        if (!nh_ok || !ParseMpNextHop(value.data() + 4, nh_len, &nh)) {
-          // RFC 7606 §7.11: the NLRI cannot be located reliably.
-          errors->disabled_families.Add(reach->family);
-          AddUpdateError(
-              errors, UpdateAction::kAfiSafiDisable, update_error::kOptionalAttributeError, whole,
-              absl::StrFormat("MP_REACH_NLRI %s: nexthop length %d%s", reach->family.ToString(),
-                              nh_len, nh_fits ? " is not valid" : " overruns the attribute"));
-          break;
-        }
-        attrs->mp_next_hop = nh;
-        if (value[4 + nh_len] != 0) *notes |= kNoteMpReserved;
-        reach->nlri = value.subspan(4 + nh_len + 1);
-        reach->usable = true;
-        break;
-      }
-
-      case AttrType::kMpUnreachNlri: {
-        unreach->present = true;
-        if (len < 3) {
-          AddUpdateError(errors, UpdateAction::kSessionReset, update_error::kOptionalAttributeError,
-                         whole, LengthError(type, len, "at least 3"));
-          return;
-        }
-        const uint16_t afi = LoadU16(value.data());
-        const uint8_t safi = value[2];
-        if (!AfiSafi::Supported(afi, safi)) {
-          *notes |= kNoteMpLayout;
-          break;
-        }
-        unreach->family = AfiSafi{Afi(afi), Safi(safi)};
-        if (!params.families.Has(unreach->family)) {
-          *notes |= kNoteMpLayout;
-          break;
-        }
-        unreach->nlri = value.subspan(3);
-        unreach->usable = true;
-        break;
-      }
-
-      case AttrType::kExtCommunities:
-        if (len == 0 || len % 8 != 0) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kOptionalAttributeError, whole,
-                         LengthError(type, len, "a non-zero multiple of 8"));
-          break;
-        }
-        attrs->ext_communities.resize(len / 8);
-        for (size_t i = 0; i < len / 8; ++i) {
-          attrs->ext_communities[i] = LoadU64(value.data() + 8 * i);
-        }
-        break;
-
-      case AttrType::kAs4Path: {
-        if (params.four_octet_as) {
-          // RFC 6793 §4.1: a NEW speaker does not send AS4_PATH to a NEW speaker; ignore it.
-          *notes |= kNoteDroppedAttribute;
-          break;
-        }
-        absl::Status st = AsPath::Decode(value, 4, &as4_path_);
-        std::string problem;
-        if (!st.ok()) {
-          problem = std::string(st.message());
-        } else if (as4_path_.HasConfedSegments()) {
-          problem = "AS4_PATH: confederation segment";
-        } else if (strict && as4_path_.Contains(0)) {
-          problem = "AS4_PATH: AS 0 (RFC 7607)";
-        }
-        if (!problem.empty()) {
-          // RFC 6793 §6: a malformed AS4_PATH is discarded.
-          *notes |= kNoteDroppedAttribute;
-          AddUpdateError(errors, UpdateAction::kAttributeDiscard,
-                         update_error::kOptionalAttributeError, whole, problem);
-          break;
-        }
-        have_as4_path = true;
-        break;
-      }
-
-      case AttrType::kAs4Aggregator:
-        if (params.four_octet_as) {
-          *notes |= kNoteDroppedAttribute;
-          break;
-        }
-        if (len != 8 || (strict && LoadU32(value.data()) == 0)) {
-          *notes |= kNoteDroppedAttribute;
-          AddUpdateError(
-              errors, UpdateAction::kAttributeDiscard, update_error::kOptionalAttributeError, whole,
-              len != 8 ? LengthError(type, len, "8") : "AS4_AGGREGATOR: AS 0 (RFC 7607)");
-          break;
-        }
-        as4_aggregator =
-            Aggregator{LoadU32(value.data()), net::IPv4Address(LoadU32(value.data() + 4))};
-        break;
-
-      case AttrType::kLargeCommunities:
-        if (len == 0 || len % 12 != 0) {
-          AddUpdateError(errors, UpdateAction::kTreatAsWithdraw,
-                         update_error::kOptionalAttributeError, whole,
-                         LengthError(type, len, "a non-zero multiple of 12"));
-          break;
-        }
-        attrs->large_communities.resize(len / 12);
-        for (size_t i = 0; i < len / 12; ++i) {
-          const uint8_t* p = value.data() + 12 * i;
-          attrs->large_communities[i] = LargeCommunity{LoadU32(p), LoadU32(p + 4), LoadU32(p + 8)};
-        }
-        break;
-
-      default:
-        if (!(flags & kFlagOptional)) {
-          // RFC 4271 §6.3: an unrecognized well-known attribute.
-          AddUpdateError(errors, UpdateAction::kSessionReset,
-                         update_error::kUnrecognizedWellKnownAttribute, whole,
-                         absl::StrFormat("unrecognized well-known attribute type %d", type));
-          return;
-        }
-        if (!(flags & kFlagTransitive)) {
-          *notes |= kNoteDroppedAttribute;  // RFC 4271 §5: quietly ignored
-          break;
-        }
-        if (flags & 0x0f) *notes |= kNoteFlags;
-        attrs->unknown.push_back(
-            RawAttribute{uint8_t(flags & (kFlagOptional | kFlagTransitive | kFlagPartial)), type,
-                         std::vector<uint8_t>(value.begin(), value.end())});
-        break;
+    if (kAttrDecodeTable[type].decode(ctx, AttrView{flags, type, value, whole}) ==
+        AttrStep::kStop) {
+      return;
     }
   }
 
@@ -576,8 +203,8 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
     keep_partial(AttrType::kCommunities, !attrs->communities.empty());
     keep_partial(AttrType::kExtCommunities, !attrs->ext_communities.empty());
     keep_partial(AttrType::kLargeCommunities, !attrs->large_communities.empty());
-    keep_partial(AttrType::kAs4Path, !params.four_octet_as && have_as4_path);
-    keep_partial(AttrType::kAs4Aggregator, !params.four_octet_as && as4_aggregator.has_value());
+    keep_partial(AttrType::kAs4Path, !params.four_octet_as && ctx.have_as4_path);
+    keep_partial(AttrType::kAs4Aggregator, !params.four_octet_as && ctx.as4_aggregator.has_value());
   }
 
   if (attrs->unknown.size() > 1 && (*notes & kNoteAttributeOrder)) {
@@ -587,8 +214,8 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
   }
 
   // RFC 6793 §4.2.3: rebuild the 4-octet path from a 2-octet speaker's AS_PATH and AS4_PATH.
-  if (!params.four_octet_as && (have_as4_path || as4_aggregator)) {
-    if (as4_aggregator && attrs->aggregator && attrs->aggregator->as != kAsTrans) {
+  if (!params.four_octet_as && (ctx.have_as4_path || ctx.as4_aggregator)) {
+    if (ctx.as4_aggregator && attrs->aggregator && attrs->aggregator->as != kAsTrans) {
       // Both AGGREGATOR (not AS_TRANS) and AS4_AGGREGATOR: AS4_PATH and AS4_AGGREGATOR are
       // ignored.
       *notes |= kNoteAs4Reconciled;
@@ -596,19 +223,19 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
       keep_partial(AttrType::kAs4Aggregator, false);
       return;
     }
-    if (as4_aggregator && attrs->aggregator) attrs->aggregator = as4_aggregator;
-    if (!attrs->aggregator && as4_aggregator) *notes |= kNoteAs4Reconciled;
-    if (have_as4_path && attrs->as_path) {
+    if (ctx.as4_aggregator && attrs->aggregator) attrs->aggregator = ctx.as4_aggregator;
+    if (!attrs->aggregator && ctx.as4_aggregator) *notes |= kNoteAs4Reconciled;
+    if (ctx.have_as4_path && attrs->as_path) {
       if (attrs->as_path->PathLength() != as4_path_.PathLength()) *notes |= kNoteAs4Reconciled;
       *attrs->as_path = AsPath::Reconcile(*attrs->as_path, as4_path_);
-    } else if (have_as4_path) {
+    } else if (ctx.have_as4_path) {
       *notes |= kNoteAs4Reconciled;
     }
     const bool path_needs = attrs->as_path && attrs->as_path->HasFourOctetAs();
     const bool agg_needs = attrs->aggregator && attrs->aggregator->as > 0xffff;
     keep_partial(AttrType::kAs4Path, path_needs);
     keep_partial(AttrType::kAs4Aggregator, agg_needs);
-    if ((have_as4_path && !path_needs) || (as4_aggregator && !agg_needs)) {
+    if ((ctx.have_as4_path && !path_needs) || (ctx.as4_aggregator && !agg_needs)) {
       *notes |= kNoteAs4Unneeded;
     }
   }
