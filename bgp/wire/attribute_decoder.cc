@@ -17,6 +17,96 @@ bool IsMpAttribute(uint8_t type) {
   return type == uint8_t(AttrType::kMpReachNlri) || type == uint8_t(AttrType::kMpUnreachNlri);
 }
 
+// RFC 7606 §3(c): an attribute of a known type must carry its Optional and Transitive bits; one
+// that does not is treat-as-withdraw and skipped (MP attributes are still decoded, their NLRI
+// being needed). Records Partial and notes flags that differ from the usual encoding.
+AttrStep CheckFlags(const AttrView& a, AttrDecodeContext& ctx) {
+  const uint8_t flags = a.flags;
+  const uint8_t expected = kAttrDecodeTable[a.type].expected_flags;
+  if (expected == kUnknownType) return AttrStep::kNext;
+  if ((flags & (kFlagOptional | kFlagTransitive)) != expected) {
+    // RFC 7606 §3(c): conflicting Optional/Transitive bits → treat-as-withdraw.
+    AddUpdateError(
+        ctx.errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeFlagsError, a.whole,
+        absl::StrFormat("%s: flags 0x%02x, expected 0x%02x", AttrName(a.type), flags, expected));
+    if (!IsMpAttribute(a.type)) return AttrStep::kSkip;
+  }
+  const bool opt_trans = expected == (kFlagOptional | kFlagTransitive);
+  const uint8_t partial = flags & kFlagPartial;
+  if ((flags & ~kFlagExtendedLength) != (expected | (opt_trans ? partial : 0))) {
+    *ctx.notes |= kNoteFlags;
+  }
+  if (opt_trans && partial) ctx.attrs->partial_types |= uint64_t{1} << a.type;
+  return AttrStep::kNext;
+}
+
+// Forgets the Partial bit of `t` unless `keep`.
+void KeepPartial(PathAttributes* attrs, AttrType t, bool keep) {
+  if (!keep) attrs->partial_types &= ~(uint64_t{1} << uint8_t(t));
+}
+
+// Remember Partial only for attributes the set holds (and, for AS4_PATH/AS4_AGGREGATOR, only
+// where a 2-octet encoding will carry them again), so that equal routes make equal sets.
+void TrimPartialTypes(const AttrDecodeContext& ctx) {
+  PathAttributes* attrs = ctx.attrs;
+  if (attrs->partial_types == 0) return;
+  const bool two_octet = !ctx.params.four_octet_as;
+  KeepPartial(attrs, AttrType::kAggregator, attrs->aggregator.has_value());
+  KeepPartial(attrs, AttrType::kCommunities, !attrs->communities.empty());
+  KeepPartial(attrs, AttrType::kExtCommunities, !attrs->ext_communities.empty());
+  KeepPartial(attrs, AttrType::kLargeCommunities, !attrs->large_communities.empty());
+  KeepPartial(attrs, AttrType::kAs4Path, two_octet && ctx.have_as4_path);
+  KeepPartial(attrs, AttrType::kAs4Aggregator, two_octet && ctx.as4_aggregator.has_value());
+}
+
+// Keep `unknown` in type-code order so that equal sets compare equal whatever the wire order.
+void SortUnknown(const AttrDecodeContext& ctx) {
+  std::vector<RawAttribute>& unknown = ctx.attrs->unknown;
+  if (unknown.size() > 1 && (*ctx.notes & kNoteAttributeOrder)) {
+    std::stable_sort(unknown.begin(), unknown.end(),
+                     [](const RawAttribute& x, const RawAttribute& y) { return x.type < y.type; });
+  }
+}
+
+// RFC 6793 §4.2.3: rebuild the 4-octet path from a 2-octet speaker's AS_PATH and AS4_PATH.
+void ReconcileAs4(const AttrDecodeContext& ctx) {
+  PathAttributes* attrs = ctx.attrs;
+  uint32_t* notes = ctx.notes;
+  const std::optional<Aggregator>& as4_aggregator = ctx.as4_aggregator;
+  const bool have_as4_path = ctx.have_as4_path;
+  if (ctx.params.four_octet_as || !(have_as4_path || as4_aggregator)) return;
+  if (as4_aggregator && attrs->aggregator && attrs->aggregator->as != kAsTrans) {
+    // Both AGGREGATOR (not AS_TRANS) and AS4_AGGREGATOR: AS4_PATH and AS4_AGGREGATOR are
+    // ignored.
+    *notes |= kNoteAs4Reconciled;
+    KeepPartial(attrs, AttrType::kAs4Path, false);
+    KeepPartial(attrs, AttrType::kAs4Aggregator, false);
+    return;
+  }
+  if (as4_aggregator && attrs->aggregator) attrs->aggregator = as4_aggregator;
+  if (!attrs->aggregator && as4_aggregator) *notes |= kNoteAs4Reconciled;
+  if (have_as4_path && attrs->as_path) {
+    if (attrs->as_path->PathLength() != ctx.as4_path->PathLength()) *notes |= kNoteAs4Reconciled;
+    *attrs->as_path = AsPath::Reconcile(*attrs->as_path, *ctx.as4_path);
+  } else if (have_as4_path) {
+    *notes |= kNoteAs4Reconciled;
+  }
+  const bool path_needs = attrs->as_path && attrs->as_path->HasFourOctetAs();
+  const bool agg_needs = attrs->aggregator && attrs->aggregator->as > 0xffff;
+  KeepPartial(attrs, AttrType::kAs4Path, path_needs);
+  KeepPartial(attrs, AttrType::kAs4Aggregator, agg_needs);
+  if ((have_as4_path && !path_needs) || (as4_aggregator && !agg_needs)) {
+    *notes |= kNoteAs4Unneeded;
+  }
+}
+
+// The checks once the whole block is read (not made when a session reset stopped it).
+void FinishBlock(const AttrDecodeContext& ctx) {
+  TrimPartialTypes(ctx);
+  SortUnknown(ctx);
+  ReconcileAs4(ctx);
+}
+
 }  // namespace
 
 void AttributeDecoder::Overrun(Bytes rest, size_t header, const SessionParams& params,
@@ -97,6 +187,57 @@ void AddUpdateError(UpdateErrors* errors, UpdateAction action, uint8_t subcode, 
   }
 }
 
+bool AttributeDecoder::ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, AttrView* out) {
+  if (r.empty()) return false;
+  const uint8_t* start = r.current();
+  const size_t left = r.remaining();
+  if (left < 3 || ((start[0] & kFlagExtendedLength) && left < 4)) {
+    // RFC 7606 §4: too little left for an attribute header.
+    AddUpdateError(
+        ctx.errors, UpdateAction::kTreatAsWithdraw, update_error::kMalformedAttributeList, {},
+        absl::StrFormat("path attributes: %d octets left after the last attribute", left));
+    return false;
+  }
+  const uint8_t flags = start[0];
+  const uint8_t type = start[1];
+  const size_t header = (flags & kFlagExtendedLength) ? 4 : 3;
+  const size_t len = header == 4 ? LoadU16(start + 2) : start[2];
+  if (left - header < len) {
+    Overrun(Bytes(start, left), header, ctx.params, ctx.errors);
+    return false;
+  }
+  *out = AttrView{flags, type, Bytes(start + header, len), Bytes(start, header + len)};
+  r.Skip(header + len);
+
+  if (header == 4 && len <= 255) *ctx.notes |= kNoteExtendedLength;
+  if (type < ctx.last_type) *ctx.notes |= kNoteAttributeOrder;
+  ctx.last_type = type > ctx.last_type ? type : ctx.last_type;
+  return true;
+}
+
+AttrStep AttributeDecoder::CheckRepeat(const AttrView& a, AttrDecodeContext& ctx) {
+  const uint8_t type = a.type;
+  uint64_t& seen_word = ctx.seen[type >> 6];
+  const uint64_t seen_bit = uint64_t{1} << (type & 63);
+  if (seen_word & seen_bit) {
+    if (IsMpAttribute(type)) {
+      AddUpdateError(ctx.errors, UpdateAction::kSessionReset, update_error::kMalformedAttributeList,
+                     {}, absl::StrFormat("%s appears twice", AttrName(type)));
+      return AttrStep::kStop;
+    }
+    *ctx.notes |= kNoteDroppedAttribute;
+    AddUpdateError(ctx.errors, UpdateAction::kAttributeDiscard,
+                   update_error::kMalformedAttributeList, a.whole,
+                   absl::StrFormat("%s (type %d) appears twice", AttrName(type), type));
+    return AttrStep::kSkip;
+  }
+  seen_word |= seen_bit;
+  seen_reach_ = seen_reach_ || type == uint8_t(AttrType::kMpReachNlri);
+  seen_unreach_ = seen_unreach_ || type == uint8_t(AttrType::kMpUnreachNlri);
+  other_than_unreach_ = other_than_unreach_ || type != uint8_t(AttrType::kMpUnreachNlri);
+  return AttrStep::kNext;
+}
+
 void AttributeDecoder::Decode(Bytes block, const SessionParams& params, AttributeSource source,
                               PathAttributes* attrs, MpNlriField* reach, MpNlriField* unreach,
                               UpdateErrors* errors, uint32_t* notes) {
@@ -116,129 +257,19 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
                         .notes = notes,
                         .as_path_storage = &as_path_storage,
                         .as4_path = &as4_path_};
-  uint64_t seen[4] = {0, 0, 0, 0};
   seen_reach_ = false;
   seen_unreach_ = false;
   other_than_unreach_ = false;
-  int last_type = -1;
 
   ByteReader r(block);
-  while (!r.empty()) {
-    const uint8_t* start = r.current();
-    const size_t left = r.remaining();
-    if (left < 3 || ((start[0] & kFlagExtendedLength) && left < 4)) {
-      // RFC 7606 §4: too little left for an attribute header.
-      AddUpdateError(
-          errors, UpdateAction::kTreatAsWithdraw, update_error::kMalformedAttributeList, {},
-          absl::StrFormat("path attributes: %d octets left after the last attribute", left));
-      break;
-    }
-    const uint8_t flags = start[0];
-    const uint8_t type = start[1];
-    const size_t header = (flags & kFlagExtendedLength) ? 4 : 3;
-    const size_t len = header == 4 ? LoadU16(start + 2) : start[2];
-    if (left - header < len) {
-      Overrun(Bytes(start, left), header, params, errors);
-      break;
-    }
-    const Bytes value(start + header, len);
-    const Bytes whole(start, header + len);
-    r.Skip(header + len);
-
-    if (header == 4 && len <= 255) *notes |= kNoteExtendedLength;
-    if (type < last_type) *notes |= kNoteAttributeOrder;
-    last_type = type > last_type ? type : last_type;
-
-    // RFC 7606 §3(g): a repeated MP attribute resets the session; other repeats are discarded.
-    uint64_t& seen_word = seen[type >> 6];
-    const uint64_t seen_bit = uint64_t{1} << (type & 63);
-    if (seen_word & seen_bit) {
-      if (type == uint8_t(AttrType::kMpReachNlri) || type == uint8_t(AttrType::kMpUnreachNlri)) {
-        AddUpdateError(errors, UpdateAction::kSessionReset, update_error::kMalformedAttributeList,
-                       {}, absl::StrFormat("%s appears twice", AttrName(type)));
-        return;
-      }
-      *notes |= kNoteDroppedAttribute;
-      AddUpdateError(errors, UpdateAction::kAttributeDiscard, update_error::kMalformedAttributeList,
-                     whole, absl::StrFormat("%s (type %d) appears twice", AttrName(type), type));
-      continue;
-    }
-    seen_word |= seen_bit;
-    seen_reach_ = seen_reach_ || type == uint8_t(AttrType::kMpReachNlri);
-    seen_unreach_ = seen_unreach_ || type == uint8_t(AttrType::kMpUnreachNlri);
-    other_than_unreach_ = other_than_unreach_ || type != uint8_t(AttrType::kMpUnreachNlri);
-
-    const uint8_t expected = kAttrDecodeTable[type].expected_flags;
-    if (expected != kUnknownType) {
-      if ((flags & (kFlagOptional | kFlagTransitive)) != expected) {
-        // RFC 7606 §3(c): conflicting Optional/Transitive bits → treat-as-withdraw.
-        AddUpdateError(
-            errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeFlagsError, whole,
-            absl::StrFormat("%s: flags 0x%02x, expected 0x%02x", AttrName(type), flags, expected));
-        if (type != uint8_t(AttrType::kMpReachNlri) && type != uint8_t(AttrType::kMpUnreachNlri)) {
-          continue;
-        }
-      }
-      const bool opt_trans = expected == (kFlagOptional | kFlagTransitive);
-      const uint8_t partial = flags & kFlagPartial;
-      if ((flags & ~kFlagExtendedLength) != (expected | (opt_trans ? partial : 0))) {
-        *notes |= kNoteFlags;
-      }
-      if (opt_trans && partial) attrs->partial_types |= uint64_t{1} << type;
-    }
-
-    if (kAttrDecodeTable[type].decode(ctx, AttrView{flags, type, value, whole}) ==
-        AttrStep::kStop) {
-      return;
-    }
+  AttrView a;
+  while (ReadAttribute(r, ctx, &a)) {
+    AttrStep step = CheckRepeat(a, ctx);
+    if (step == AttrStep::kNext) step = CheckFlags(a, ctx);
+    if (step == AttrStep::kNext) step = kAttrDecodeTable[a.type].decode(ctx, a);
+    if (step == AttrStep::kStop) return;
   }
-
-  // Remember Partial only for attributes the set holds (and, for AS4_PATH/AS4_AGGREGATOR, only
-  // where a 2-octet encoding will carry them again), so that equal routes make equal sets.
-  auto keep_partial = [&](AttrType t, bool keep) {
-    if (!keep) attrs->partial_types &= ~(uint64_t{1} << uint8_t(t));
-  };
-  if (attrs->partial_types != 0) {
-    keep_partial(AttrType::kAggregator, attrs->aggregator.has_value());
-    keep_partial(AttrType::kCommunities, !attrs->communities.empty());
-    keep_partial(AttrType::kExtCommunities, !attrs->ext_communities.empty());
-    keep_partial(AttrType::kLargeCommunities, !attrs->large_communities.empty());
-    keep_partial(AttrType::kAs4Path, !params.four_octet_as && ctx.have_as4_path);
-    keep_partial(AttrType::kAs4Aggregator, !params.four_octet_as && ctx.as4_aggregator.has_value());
-  }
-
-  if (attrs->unknown.size() > 1 && (*notes & kNoteAttributeOrder)) {
-    // Keep `unknown` in type-code order so that equal sets compare equal whatever the wire order.
-    std::stable_sort(attrs->unknown.begin(), attrs->unknown.end(),
-                     [](const RawAttribute& x, const RawAttribute& y) { return x.type < y.type; });
-  }
-
-  // RFC 6793 §4.2.3: rebuild the 4-octet path from a 2-octet speaker's AS_PATH and AS4_PATH.
-  if (!params.four_octet_as && (ctx.have_as4_path || ctx.as4_aggregator)) {
-    if (ctx.as4_aggregator && attrs->aggregator && attrs->aggregator->as != kAsTrans) {
-      // Both AGGREGATOR (not AS_TRANS) and AS4_AGGREGATOR: AS4_PATH and AS4_AGGREGATOR are
-      // ignored.
-      *notes |= kNoteAs4Reconciled;
-      keep_partial(AttrType::kAs4Path, false);
-      keep_partial(AttrType::kAs4Aggregator, false);
-      return;
-    }
-    if (ctx.as4_aggregator && attrs->aggregator) attrs->aggregator = ctx.as4_aggregator;
-    if (!attrs->aggregator && ctx.as4_aggregator) *notes |= kNoteAs4Reconciled;
-    if (ctx.have_as4_path && attrs->as_path) {
-      if (attrs->as_path->PathLength() != as4_path_.PathLength()) *notes |= kNoteAs4Reconciled;
-      *attrs->as_path = AsPath::Reconcile(*attrs->as_path, as4_path_);
-    } else if (ctx.have_as4_path) {
-      *notes |= kNoteAs4Reconciled;
-    }
-    const bool path_needs = attrs->as_path && attrs->as_path->HasFourOctetAs();
-    const bool agg_needs = attrs->aggregator && attrs->aggregator->as > 0xffff;
-    keep_partial(AttrType::kAs4Path, path_needs);
-    keep_partial(AttrType::kAs4Aggregator, agg_needs);
-    if ((ctx.have_as4_path && !path_needs) || (ctx.as4_aggregator && !agg_needs)) {
-      *notes |= kNoteAs4Unneeded;
-    }
-  }
+  FinishBlock(ctx);
 }
 
 }  // namespace sluice::bgp

@@ -23,6 +23,10 @@
 
 namespace sluice::bgp {
 
+struct AttrView;                // attribute_decode_table.h
+struct AttrDecodeContext;       // attribute_decode_table.h
+enum class AttrStep : uint8_t;  // attribute_decode_table.h
+
 // Where an MP_REACH_NLRI or MP_UNREACH_NLRI attribute put its NLRI.
 struct MpNlriField {
   bool present = false;  // the attribute was there
@@ -50,6 +54,15 @@ class AttributeDecoder {
   bool carried_other_than_mp_unreach() const { return other_than_unreach_; }
 
  private:
+  // Reads the next attribute's header (RFC 4271 §4.3: flags, type, length) into `out` and moves
+  // `r` past the attribute. False at the end of the block, or when the rest of the block cannot
+  // hold the header or the value (RFC 7606 §4, Overrun): the error is then recorded.
+  bool ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, AttrView* out);
+
+  // RFC 7606 §3(g): a repeated MP_REACH_NLRI or MP_UNREACH_NLRI resets the session (kStop), other
+  // repeats are discarded (kSkip); a first occurrence is recorded as seen (kNext).
+  AttrStep CheckRepeat(const AttrView& a, AttrDecodeContext& ctx);
+
   // An attribute whose length overruns the block (`rest`: from its first octet to the block's
   // end; `header`: 3 or 4 octets): RFC 7606 §4 treat-as-withdraw, unless MP_REACH_NLRI or
   // MP_UNREACH_NLRI is (AFI/SAFI disable, RFC 4760 §7) or may be lost in the overrun (session
