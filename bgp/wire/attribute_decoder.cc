@@ -17,19 +17,23 @@ bool IsMpAttribute(uint8_t type) {
   return type == uint8_t(AttrType::kMpReachNlri) || type == uint8_t(AttrType::kMpUnreachNlri);
 }
 
-// RFC 7606 §3(c): an attribute of a known type must carry its Optional and Transitive bits; one
-// that does not is treat-as-withdraw and skipped (MP attributes are still decoded, their NLRI
-// being needed). Records Partial and notes flags that differ from the usual encoding.
+// RFC 7606 §3(c): conflicting Optional/Transitive bits → treat-as-withdraw; the attribute is
+// skipped unless it is an MP attribute, whose NLRI are still needed. Out of line: rare.
+[[gnu::noinline]] AttrStep FlagsError(const AttrView& a, AttrDecodeContext& ctx, uint8_t expected) {
+  AddUpdateError(
+      ctx.errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeFlagsError, a.whole,
+      absl::StrFormat("%s: flags 0x%02x, expected 0x%02x", AttrName(a.type), a.flags, expected));
+  return IsMpAttribute(a.type) ? AttrStep::kNext : AttrStep::kSkip;
+}
+
+// An attribute of a known type must carry its Optional and Transitive bits (FlagsError otherwise).
+// Records Partial and notes flags that differ from the usual encoding.
 AttrStep CheckFlags(const AttrView& a, AttrDecodeContext& ctx) {
   const uint8_t flags = a.flags;
   const uint8_t expected = kAttrDecodeTable[a.type].expected_flags;
   if (expected == kUnknownType) return AttrStep::kNext;
-  if ((flags & (kFlagOptional | kFlagTransitive)) != expected) {
-    // RFC 7606 §3(c): conflicting Optional/Transitive bits → treat-as-withdraw.
-    AddUpdateError(
-        ctx.errors, UpdateAction::kTreatAsWithdraw, update_error::kAttributeFlagsError, a.whole,
-        absl::StrFormat("%s: flags 0x%02x, expected 0x%02x", AttrName(a.type), flags, expected));
-    if (!IsMpAttribute(a.type)) return AttrStep::kSkip;
+  if ((flags & (kFlagOptional | kFlagTransitive)) != expected) [[unlikely]] {
+    if (FlagsError(a, ctx, expected) == AttrStep::kSkip) return AttrStep::kSkip;
   }
   const bool opt_trans = expected == (kFlagOptional | kFlagTransitive);
   const uint8_t partial = flags & kFlagPartial;
@@ -38,6 +42,27 @@ AttrStep CheckFlags(const AttrView& a, AttrDecodeContext& ctx) {
   }
   if (opt_trans && partial) ctx.attrs->partial_types |= uint64_t{1} << a.type;
   return AttrStep::kNext;
+}
+
+// RFC 7606 §4: too little left for an attribute header. Out of line: rare.
+[[gnu::noinline]] void TruncatedHeader(UpdateErrors* errors, size_t left) {
+  AddUpdateError(errors, UpdateAction::kTreatAsWithdraw, update_error::kMalformedAttributeList, {},
+                 absl::StrFormat("path attributes: %d octets left after the last attribute", left));
+}
+
+// RFC 7606 §3(g): a repeated MP attribute resets the session (kStop); other repeats are discarded
+// (kSkip). Out of line: rare.
+[[gnu::noinline]] AttrStep Repeated(const AttrView& a, AttrDecodeContext& ctx) {
+  const uint8_t type = a.type;
+  if (IsMpAttribute(type)) {
+    AddUpdateError(ctx.errors, UpdateAction::kSessionReset, update_error::kMalformedAttributeList,
+                   {}, absl::StrFormat("%s appears twice", AttrName(type)));
+    return AttrStep::kStop;
+  }
+  *ctx.notes |= kNoteDroppedAttribute;
+  AddUpdateError(ctx.errors, UpdateAction::kAttributeDiscard, update_error::kMalformedAttributeList,
+                 a.whole, absl::StrFormat("%s (type %d) appears twice", AttrName(type), type));
+  return AttrStep::kSkip;
 }
 
 // Forgets the Partial bit of `t` unless `keep`.
@@ -109,8 +134,9 @@ void FinishBlock(const AttrDecodeContext& ctx) {
 
 }  // namespace
 
-void AttributeDecoder::Overrun(Bytes rest, size_t header, const SessionParams& params,
-                               UpdateErrors* errors) {
+[[gnu::noinline]] void AttributeDecoder::Overrun(Bytes rest, size_t header,
+                                                 const SessionParams& params,
+                                                 UpdateErrors* errors) {
   const uint8_t type = rest[1];
   const size_t len = header == 4 ? LoadU16(rest.data() + 2) : rest[2];
   const size_t value_left = rest.size() - header;
@@ -187,22 +213,19 @@ void AddUpdateError(UpdateErrors* errors, UpdateAction action, uint8_t subcode, 
   }
 }
 
-bool AttributeDecoder::ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, AttrView* out) {
+inline bool AttributeDecoder::ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, AttrView* out) {
   if (r.empty()) return false;
   const uint8_t* start = r.current();
   const size_t left = r.remaining();
-  if (left < 3 || ((start[0] & kFlagExtendedLength) && left < 4)) {
-    // RFC 7606 §4: too little left for an attribute header.
-    AddUpdateError(
-        ctx.errors, UpdateAction::kTreatAsWithdraw, update_error::kMalformedAttributeList, {},
-        absl::StrFormat("path attributes: %d octets left after the last attribute", left));
+  if (left < 3 || ((start[0] & kFlagExtendedLength) && left < 4)) [[unlikely]] {
+    TruncatedHeader(ctx.errors, left);
     return false;
   }
   const uint8_t flags = start[0];
   const uint8_t type = start[1];
   const size_t header = (flags & kFlagExtendedLength) ? 4 : 3;
   const size_t len = header == 4 ? LoadU16(start + 2) : start[2];
-  if (left - header < len) {
+  if (left - header < len) [[unlikely]] {
     Overrun(Bytes(start, left), header, ctx.params, ctx.errors);
     return false;
   }
@@ -215,21 +238,12 @@ bool AttributeDecoder::ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, Attr
   return true;
 }
 
-AttrStep AttributeDecoder::CheckRepeat(const AttrView& a, AttrDecodeContext& ctx) {
+inline AttrStep AttributeDecoder::CheckRepeat(const AttrView& a, AttrDecodeContext& ctx) {
   const uint8_t type = a.type;
   uint64_t& seen_word = ctx.seen[type >> 6];
   const uint64_t seen_bit = uint64_t{1} << (type & 63);
-  if (seen_word & seen_bit) {
-    if (IsMpAttribute(type)) {
-      AddUpdateError(ctx.errors, UpdateAction::kSessionReset, update_error::kMalformedAttributeList,
-                     {}, absl::StrFormat("%s appears twice", AttrName(type)));
-      return AttrStep::kStop;
-    }
-    *ctx.notes |= kNoteDroppedAttribute;
-    AddUpdateError(ctx.errors, UpdateAction::kAttributeDiscard,
-                   update_error::kMalformedAttributeList, a.whole,
-                   absl::StrFormat("%s (type %d) appears twice", AttrName(type), type));
-    return AttrStep::kSkip;
+  if (seen_word & seen_bit) [[unlikely]] {
+    return Repeated(a, ctx);
   }
   seen_word |= seen_bit;
   seen_reach_ = seen_reach_ || type == uint8_t(AttrType::kMpReachNlri);
