@@ -65,6 +65,31 @@ AttrStep CheckFlags(const AttrView& a, AttrDecodeContext& ctx) {
   return AttrStep::kSkip;
 }
 
+// RFC 7606 §3(g): a repeated attribute goes to Repeated; a first occurrence is recorded in
+// ctx.seen (kNext).
+AttrStep CheckRepeat(const AttrView& a, AttrDecodeContext& ctx) {
+  uint64_t& seen_word = ctx.seen[a.type >> 6];
+  const uint64_t seen_bit = uint64_t{1} << (a.type & 63);
+  if (seen_word & seen_bit) [[unlikely]] {
+    return Repeated(a, ctx);
+  }
+  seen_word |= seen_bit;
+  return AttrStep::kNext;
+}
+
+// Whether an attribute of `type` was read (and recorded by CheckRepeat).
+bool Seen(const AttrDecodeContext& ctx, AttrType type) {
+  return (ctx.seen[uint8_t(type) >> 6] >> (uint8_t(type) & 63)) & 1;
+}
+
+// Whether an attribute other than MP_UNREACH_NLRI was read (RFC 7606 §5.2).
+bool SeenOtherThanUnreach(const AttrDecodeContext& ctx) {
+  static_assert(uint8_t(AttrType::kMpUnreachNlri) < 64);
+  const uint64_t unreach_bit = uint64_t{1} << uint8_t(AttrType::kMpUnreachNlri);
+  return (ctx.seen[0] & ~unreach_bit) != 0 || ctx.seen[1] != 0 || ctx.seen[2] != 0 ||
+         ctx.seen[3] != 0;
+}
+
 // Forgets the Partial bit of `t` unless `keep`.
 void KeepPartial(PathAttributes* attrs, AttrType t, bool keep) {
   if (!keep) attrs->partial_types &= ~(uint64_t{1} << uint8_t(t));
@@ -135,8 +160,9 @@ void FinishBlock(const AttrDecodeContext& ctx) {
 }  // namespace
 
 [[gnu::noinline]] void AttributeDecoder::Overrun(Bytes rest, size_t header,
-                                                 const SessionParams& params,
-                                                 UpdateErrors* errors) {
+                                                 const AttrDecodeContext& ctx) {
+  const SessionParams& params = ctx.params;
+  UpdateErrors* errors = ctx.errors;
   const uint8_t type = rest[1];
   const size_t len = header == 4 ? LoadU16(rest.data() + 2) : rest[2];
   const size_t value_left = rest.size() - header;
@@ -151,8 +177,10 @@ void FinishBlock(const AttrDecodeContext& ctx) {
     return;
   }
   // Could an MP attribute not parsed yet lie in the octets the bad length swallowed?
-  const bool reach_may_hide = !seen_reach_ && type != uint8_t(AttrType::kMpReachNlri);
-  const bool unreach_may_hide = !seen_unreach_ && type != uint8_t(AttrType::kMpUnreachNlri);
+  const bool reach_may_hide =
+      !Seen(ctx, AttrType::kMpReachNlri) && type != uint8_t(AttrType::kMpReachNlri);
+  const bool unreach_may_hide =
+      !Seen(ctx, AttrType::kMpUnreachNlri) && type != uint8_t(AttrType::kMpUnreachNlri);
   const bool may_hide = (reach_may_hide || unreach_may_hide) && value_left >= kMinMpAttribute;
   // Is the attribute itself an MP attribute of a family this session uses (or may be)?
   bool mp_lost = false;
@@ -226,7 +254,7 @@ inline bool AttributeDecoder::ReadAttribute(ByteReader& r, AttrDecodeContext& ct
   const size_t header = (flags & kFlagExtendedLength) ? 4 : 3;
   const size_t len = header == 4 ? LoadU16(start + 2) : start[2];
   if (left - header < len) [[unlikely]] {
-    Overrun(Bytes(start, left), header, ctx.params, ctx.errors);
+    Overrun(Bytes(start, left), header, ctx);
     return false;
   }
   *out = AttrView{flags, type, Bytes(start + header, len), Bytes(start, header + len)};
@@ -236,20 +264,6 @@ inline bool AttributeDecoder::ReadAttribute(ByteReader& r, AttrDecodeContext& ct
   if (type < ctx.last_type) *ctx.notes |= kNoteAttributeOrder;
   ctx.last_type = type > ctx.last_type ? type : ctx.last_type;
   return true;
-}
-
-inline AttrStep AttributeDecoder::CheckRepeat(const AttrView& a, AttrDecodeContext& ctx) {
-  const uint8_t type = a.type;
-  uint64_t& seen_word = ctx.seen[type >> 6];
-  const uint64_t seen_bit = uint64_t{1} << (type & 63);
-  if (seen_word & seen_bit) [[unlikely]] {
-    return Repeated(a, ctx);
-  }
-  seen_word |= seen_bit;
-  seen_reach_ = seen_reach_ || type == uint8_t(AttrType::kMpReachNlri);
-  seen_unreach_ = seen_unreach_ || type == uint8_t(AttrType::kMpUnreachNlri);
-  other_than_unreach_ = other_than_unreach_ || type != uint8_t(AttrType::kMpUnreachNlri);
-  return AttrStep::kNext;
 }
 
 void AttributeDecoder::Decode(Bytes block, const SessionParams& params, AttributeSource source,
@@ -271,19 +285,19 @@ void AttributeDecoder::Decode(Bytes block, const SessionParams& params, Attribut
                         .notes = notes,
                         .as_path_storage = &as_path_storage,
                         .as4_path = &as4_path_};
-  seen_reach_ = false;
-  seen_unreach_ = false;
-  other_than_unreach_ = false;
+  other_than_unreach_ = false;  // Overrun may set it
 
   ByteReader r(block);
   AttrView a;
-  while (ReadAttribute(r, ctx, &a)) {
+  bool stopped = false;  // a session reset is called for
+  while (!stopped && ReadAttribute(r, ctx, &a)) {
     AttrStep step = CheckRepeat(a, ctx);
     if (step == AttrStep::kNext) step = CheckFlags(a, ctx);
     if (step == AttrStep::kNext) step = kAttrDecodeTable[a.type].decode(ctx, a);
-    if (step == AttrStep::kStop) return;
+    stopped = step == AttrStep::kStop;
   }
-  FinishBlock(ctx);
+  other_than_unreach_ = other_than_unreach_ || SeenOtherThanUnreach(ctx);
+  if (!stopped) FinishBlock(ctx);
 }
 
 }  // namespace sluice::bgp

@@ -59,21 +59,14 @@ class AttributeDecoder {
   // hold the header or the value (RFC 7606 §4, Overrun): the error is then recorded.
   bool ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, AttrView* out);
 
-  // RFC 7606 §3(g): a repeated MP_REACH_NLRI or MP_UNREACH_NLRI resets the session (kStop), other
-  // repeats are discarded (kSkip); a first occurrence is recorded as seen (kNext).
-  AttrStep CheckRepeat(const AttrView& a, AttrDecodeContext& ctx);
-
   // An attribute whose length overruns the block (`rest`: from its first octet to the block's
   // end; `header`: 3 or 4 octets): RFC 7606 §4 treat-as-withdraw, unless MP_REACH_NLRI or
   // MP_UNREACH_NLRI is (AFI/SAFI disable, RFC 4760 §7) or may be lost in the overrun (session
-  // reset, RFC 7606 §3(j)).
-  void Overrun(Bytes rest, size_t header, const SessionParams& params, UpdateErrors* errors);
+  // reset, RFC 7606 §3(j)). `ctx.seen`: the attributes read before it.
+  void Overrun(Bytes rest, size_t header, const AttrDecodeContext& ctx);
 
-  AsPath as4_path_;  // scratch, reused
-  // Of the block being decoded.
-  bool seen_reach_ = false;
-  bool seen_unreach_ = false;
-  bool other_than_unreach_ = false;
+  AsPath as4_path_;                  // scratch, reused
+  bool other_than_unreach_ = false;  // of the block being decoded
 };
 
 // Records one error in `errors` (keeping the first reason). `attribute` is the whole offending
