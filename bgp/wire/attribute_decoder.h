@@ -56,8 +56,9 @@ class AttributeDecoder {
  private:
   // Reads the next attribute's header (RFC 4271 §4.3: flags, type, length) into `out` and moves
   // `r` past the attribute. False at the end of the block, or when the rest of the block cannot
-  // hold the header or the value (RFC 7606 §4, Overrun): the error is then recorded.
-  bool ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, AttrView* out);
+  // hold the header or the value (RFC 7606 §4, Overrun): the error is then recorded. Inline (run
+  // for every attribute), defined in attribute_decoder.cc, its only user.
+  inline bool ReadAttribute(ByteReader& r, AttrDecodeContext& ctx, AttrView* out);
 
   // An attribute whose length overruns the block (`rest`: from its first octet to the block's
   // end; `header`: 3 or 4 octets): RFC 7606 §4 treat-as-withdraw, unless MP_REACH_NLRI or
