@@ -2,7 +2,8 @@
 # Builds Sluice and runs every test: unit, system and interop tests in a normal build, then the
 # AddressSanitizer/UBSan build (trie, codec and parser tests, and each libFuzzer target for
 # SLUICE_FUZZ_SECONDS, default 60: tests/fuzz/README.md) and the ThreadSanitizer build (shard
-# tests).
+# tests). The normal build's step also checks that no production function passes 150 lines
+# (scripts/check-function-size.sh).
 #
 #   ./test.sh                 everything
 #   SLUICE_TEST_ONLY=normal ./test.sh     just the normal build and its tests
@@ -37,6 +38,8 @@ if [ "$only" = all ] || [ "$only" = normal ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   ninja -C build
   run_ctest build 'unit|system|interop'
+  echo "== function size: production functions within 150 lines (clang-tidy)"
+  scripts/check-function-size.sh build || status=1
 fi
 
 if [ "$only" = all ] || [ "$only" = asan ]; then

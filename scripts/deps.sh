@@ -6,9 +6,9 @@
 #   sluice_ensure_accounts        (root) the system user and groups an installed Sluice has:
 #                                 user sluice (its processes), groups sluice-ops (who may use the
 #                                 CLI, and operators) and sluice-admin (as debian/sysusers.conf)
-# dpkg-dev: dpkg-shlibdeps, with which CPack writes the package's Depends; systemd:
-# systemd-analyze, which the package test verifies the unit with.
-SLUICE_BUILD_PKGS=(cmake ninja-build g++ clang libclang-rt-14-dev ccache pkg-config
+# clang-tidy: test.sh's function-size check. dpkg-dev: dpkg-shlibdeps, with which CPack writes
+# the package's Depends; systemd: systemd-analyze, which the package test verifies the unit with.
+SLUICE_BUILD_PKGS=(cmake ninja-build g++ clang clang-tidy libclang-rt-14-dev ccache pkg-config
   libboost-dev libabsl-dev libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libbz2-dev libmnl-dev libssl-dev
   libcap-dev libsystemd-dev libcli11-dev libedit-dev nlohmann-json3-dev prometheus-cpp-dev iproute2
