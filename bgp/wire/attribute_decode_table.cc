@@ -137,18 +137,30 @@ AttrStep DecodeAggregator(AttrDecodeContext& ctx, const AttrView& a) {
   return AttrStep::kNext;
 }
 
-// RFC 1997, RFC 7606 §7.8.
-AttrStep DecodeCommunities(AttrDecodeContext& ctx, const AttrView& a) {
+// An attribute that is a list of `Width`-octet values, each read by `Load`: a length that is zero
+// or not a multiple of `Width` is an optional attribute error, treat-as-withdraw (RFC 7606 §7.8,
+// §7.10, §7.14; RFC 8092 §5). `expected` names the lengths allowed in the error.
+template <size_t Width, typename T, T (*Load)(const uint8_t*)>
+AttrStep DecodeList(AttrDecodeContext& ctx, const AttrView& a, std::string_view expected,
+                    std::vector<T>& out) {
   const size_t len = a.value.size();
-  if (len == 0 || len % 4 != 0) {
-    Withdraw(ctx, a, update_error::kOptionalAttributeError,
-             LengthError(a.type, len, "a non-zero multiple of 4"));
+  if (len == 0 || len % Width != 0) {
+    Withdraw(ctx, a, update_error::kOptionalAttributeError, LengthError(a.type, len, expected));
     return AttrStep::kNext;
   }
-  std::vector<uint32_t>& out = ctx.attrs->communities;
-  out.resize(len / 4);
-  for (size_t i = 0; i < len / 4; ++i) out[i] = LoadU32(a.value.data() + 4 * i);
+  out.resize(len / Width);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = Load(a.value.data() + Width * i);
   return AttrStep::kNext;
+}
+
+LargeCommunity LoadLargeCommunity(const uint8_t* p) {
+  return LargeCommunity{LoadU32(p), LoadU32(p + 4), LoadU32(p + 8)};
+}
+
+// RFC 1997, RFC 7606 §7.8.
+AttrStep DecodeCommunities(AttrDecodeContext& ctx, const AttrView& a) {
+  return DecodeList<4, uint32_t, LoadU32>(ctx, a, "a non-zero multiple of 4",
+                                          ctx.attrs->communities);
 }
 
 // RFC 4456 §8, RFC 7606 §7.9.
@@ -164,16 +176,8 @@ AttrStep DecodeOriginatorId(AttrDecodeContext& ctx, const AttrView& a) {
 
 // RFC 4456 §8, RFC 7606 §7.10.
 AttrStep DecodeClusterList(AttrDecodeContext& ctx, const AttrView& a) {
-  const size_t len = a.value.size();
-  if (len == 0 || len % 4 != 0) {
-    Withdraw(ctx, a, update_error::kOptionalAttributeError,
-             LengthError(a.type, len, "a non-zero multiple of 4"));
-    return AttrStep::kNext;
-  }
-  std::vector<uint32_t>& out = ctx.attrs->cluster_list;
-  out.resize(len / 4);
-  for (size_t i = 0; i < len / 4; ++i) out[i] = LoadU32(a.value.data() + 4 * i);
-  return AttrStep::kNext;
+  return DecodeList<4, uint32_t, LoadU32>(ctx, a, "a non-zero multiple of 4",
+                                          ctx.attrs->cluster_list);
 }
 
 // RFC 6396 §4.3.4: the MP_REACH_NLRI of a TABLE_DUMP_V2 RIB entry, only the nexthop length and
@@ -264,16 +268,8 @@ AttrStep DecodeMpUnreach(AttrDecodeContext& ctx, const AttrView& a) {
 
 // RFC 4360 §2, RFC 7606 §7.14.
 AttrStep DecodeExtCommunities(AttrDecodeContext& ctx, const AttrView& a) {
-  const size_t len = a.value.size();
-  if (len == 0 || len % 8 != 0) {
-    Withdraw(ctx, a, update_error::kOptionalAttributeError,
-             LengthError(a.type, len, "a non-zero multiple of 8"));
-    return AttrStep::kNext;
-  }
-  std::vector<uint64_t>& out = ctx.attrs->ext_communities;
-  out.resize(len / 8);
-  for (size_t i = 0; i < len / 8; ++i) out[i] = LoadU64(a.value.data() + 8 * i);
-  return AttrStep::kNext;
+  return DecodeList<8, uint64_t, LoadU64>(ctx, a, "a non-zero multiple of 8",
+                                          ctx.attrs->ext_communities);
 }
 
 // RFC 6793 §4.2.2, §6; RFC 7607. Kept in ctx for the reconciliation of RFC 6793 §4.2.3.
@@ -320,19 +316,8 @@ AttrStep DecodeAs4Aggregator(AttrDecodeContext& ctx, const AttrView& a) {
 
 // RFC 8092 §3, §5.
 AttrStep DecodeLargeCommunities(AttrDecodeContext& ctx, const AttrView& a) {
-  const size_t len = a.value.size();
-  if (len == 0 || len % 12 != 0) {
-    Withdraw(ctx, a, update_error::kOptionalAttributeError,
-             LengthError(a.type, len, "a non-zero multiple of 12"));
-    return AttrStep::kNext;
-  }
-  std::vector<LargeCommunity>& out = ctx.attrs->large_communities;
-  out.resize(len / 12);
-  for (size_t i = 0; i < len / 12; ++i) {
-    const uint8_t* p = a.value.data() + 12 * i;
-    out[i] = LargeCommunity{LoadU32(p), LoadU32(p + 4), LoadU32(p + 8)};
-  }
-  return AttrStep::kNext;
+  return DecodeList<12, LargeCommunity, LoadLargeCommunity>(ctx, a, "a non-zero multiple of 12",
+                                                            ctx.attrs->large_communities);
 }
 
 // RFC 4271 §5, §6.3: a type this codec does not interpret.
