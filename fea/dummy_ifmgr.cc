@@ -1,7 +1,7 @@
 #include "fea/dummy_ifmgr.h"
 
 #include "absl/strings/str_format.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::fea {
 

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "fea/route_validator.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace sluice::fea {
 

@@ -51,8 +51,8 @@
 #include "ipc/profile_service.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "stage/profile.h"
 
 namespace {
@@ -106,16 +106,16 @@ bool ParseInterface(const std::string& text, Flags::InterfaceFlag* out) {
 }
 
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
-// command line; net/program_options.h).
+// command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
-  net::ProgramOptions options("sluice-fea", "sluice-fea: the FEA process, interfaces and the FIB");
+  base::ProgramOptions options("sluice-fea", "sluice-fea: the FEA process, interfaces and the FIB");
   CLI::App& app = options.app();
   app.add_option("--finder", flags->router.finder_address,
                  "the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)");
   app.add_option("--instance", flags->instance, "the component instance name; the class is fea")
       ->check(
           CLI::Validator([](std::string& v) { return v.empty() ? "wants a name" : ""; }, "NAME"));
-  net::AddRepeatedOption(app, "--listen", flags->router.listen,
+  base::AddRepeatedOption(app, "--listen", flags->router.listen,
                          "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
                          "socket); repeatable");
   app.add_option("--backend", flags->backend,
@@ -129,7 +129,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   app.add_option("--routes-per-send", flags->netlink.routes_per_send,
                  "netlink: route requests per sendmsg")
       ->check(CLI::Range(1, 10000));
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--transaction-timeout-ms",
       [flags](const std::string& v) {
         int64_t n = 0;
@@ -147,7 +147,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   app.add_flag("--retain-on-exit", flags->retain_on_exit,
                "a deliberate stop leaves the routes in the forwarding plane, for the next start "
                "to adopt");
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--interface",
       [flags](const std::string& v) {
         Flags::InterfaceFlag interface;
@@ -171,7 +171,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  net::SetLogTag("fea");
+  base::SetLogTag("fea");
   // Before any thread: umask, non-dumpable, the inherited class credential.
   if (absl::Status status = ipc::HardenProcess(); !status.ok()) {
     std::cerr << "sluice-fea: " << status.message() << "\n";

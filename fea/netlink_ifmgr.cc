@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "fea/netlink_socket.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::fea {
 

@@ -20,8 +20,8 @@
 #include "ipc/random.h"
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace sluice::finder {
 // Lets gRPC threads run code on the loop while the FinderServer lives (loop-thread flag).

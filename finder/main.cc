@@ -40,8 +40,8 @@
 #include "ipc/peer_identity.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 
 namespace {
 
@@ -60,16 +60,16 @@ struct Flags {
 };
 
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
-// command line; net/program_options.h).
+// command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "sluice-finder",
       "sluice-finder: the Finder, registry, resolution and lifetime events of Sluice components");
   CLI::App& app = options.app();
-  sluice::net::AddRepeatedOption(app, "--listen", flags->listen,
+  sluice::base::AddRepeatedOption(app, "--listen", flags->listen,
                                  "unix:/PATH or tcp:HOST:PORT; repeatable (default "
                                  "unix:$SLUICE_RUNDIR/finder.sock)");
-  sluice::net::AddRepeatedOption(app, "--listen-fd", flags->listen_fds,
+  sluice::base::AddRepeatedOption(app, "--listen-fd", flags->listen_fds,
                                  "a listening Unix socket inherited from sluice-rtrmgr; "
                                  "repeatable")
       ->check(CLI::Range(0, 1 << 20));
@@ -83,7 +83,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   app.add_option("--admin-group", flags->admin_group, "people in this group may call every method");
   app.add_option("--acl", flags->acl_file, "access list file; re-read on SIGHUP");
   for (const bool allow : {true, false}) {
-    sluice::net::AddParsedOption(
+    sluice::base::AddParsedOption(
         app, allow ? "--allow" : "--deny",
         [flags, allow](const std::string& rule) {
           flags->rules.emplace_back(allow, rule);
@@ -151,7 +151,7 @@ absl::StatusOr<AccessList> BuildAccessList(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogTag("finder");
+  sluice::base::SetLogTag("finder");
   if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
     std::cerr << "sluice-finder: " << status.message() << "\n";
     return 1;

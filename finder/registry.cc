@@ -10,8 +10,8 @@
 #include "ipc/caller_key.h"
 #include "ipc/grpc_status.h"
 #include "ipc/method_name.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace sluice::finder {
 namespace {

@@ -3,7 +3,7 @@
 #include "absl/strings/str_format.h"
 #include "ipc/call_metadata.h"
 #include "ipc/transport.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::finder {
 namespace {

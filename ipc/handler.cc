@@ -1,7 +1,7 @@
 #include "ipc/handler.h"
 
 #include "absl/strings/str_format.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::ipc::internal {
 

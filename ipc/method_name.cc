@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::ipc {
 namespace {

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::ipc {
 namespace {

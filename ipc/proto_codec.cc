@@ -8,7 +8,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/reflection.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::ipc {
 namespace {

@@ -6,7 +6,7 @@
 #include "ipc/channel_client.h"
 #include "ipc/inproc.h"
 #include "ipc/router_core.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::ipc::internal {
 namespace {

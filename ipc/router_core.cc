@@ -15,8 +15,8 @@
 #include "ipc/random.h"
 #include "ipc/rpc_server.h"
 #include "ipc/rundir.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace sluice::ipc::internal {
 namespace {
@@ -66,29 +66,29 @@ RouterCore::~RouterCore() { Shutdown(); }
 namespace {
 
 absl::StatusOr<cv1::SetLogReply> SetLog(const cv1::SetLogRequest& request) {
-  net::LogLevel level = net::GetLogLevel();
-  if (!request.level().empty() && !net::ParseLogLevel(request.level(), &level)) {
+  base::LogLevel level = base::GetLogLevel();
+  if (!request.level().empty() && !base::ParseLogLevel(request.level(), &level)) {
     return absl::InvalidArgumentError("unknown log level " + request.level() +
                                       " (debug, info, warning, error)");
   }
-  net::LogDestination destination = net::LogDestination::kStderr;
+  base::LogDestination destination = base::LogDestination::kStderr;
   if (!request.destination().empty()) {
-    if (!net::ParseLogDestination(request.destination(), &destination)) {
+    if (!base::ParseLogDestination(request.destination(), &destination)) {
       return absl::InvalidArgumentError("unknown log destination " + request.destination() +
                                         " (stderr, syslog, journal)");
     }
-    RETURN_IF_ERROR(net::SetLogDestination(destination, request.syslog_socket()));
+    RETURN_IF_ERROR(base::SetLogDestination(destination, request.syslog_socket()));
   }
-  const net::LogLevel before = net::GetLogLevel();
+  const base::LogLevel before = base::GetLogLevel();
   if (level != before) {
     // On record under the lower of the two thresholds: logged after lowering, before raising.
-    if (level < before) net::SetLogLevel(level);
-    SLUICE_LOG(kInfo) << "log level " << net::LogLevelName(before) << " -> "
-                      << net::LogLevelName(level);
-    net::SetLogLevel(level);
+    if (level < before) base::SetLogLevel(level);
+    SLUICE_LOG(kInfo) << "log level " << base::LogLevelName(before) << " -> "
+                      << base::LogLevelName(level);
+    base::SetLogLevel(level);
   }
   cv1::SetLogReply reply;
-  reply.set_level(std::string(net::LogLevelName(level)));
+  reply.set_level(std::string(base::LogLevelName(level)));
   return reply;
 }
 

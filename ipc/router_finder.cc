@@ -14,7 +14,7 @@
 #include "ipc/process_security.h"
 #include "ipc/proto/access.pb.h"
 #include "ipc/router_core.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::ipc::internal {
 namespace {

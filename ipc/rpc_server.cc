@@ -14,7 +14,7 @@
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
 #include "ipc/unix_listener.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::ipc::internal {
 namespace {

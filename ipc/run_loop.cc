@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::ipc {
 

@@ -15,7 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_posix.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::ipc {
 namespace {

@@ -3,7 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::ipc {
 namespace {

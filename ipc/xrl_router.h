@@ -96,7 +96,7 @@
 #include "ipc/proto/common.pb.h"
 #include "ipc/responder.h"
 #include "ipc/unix_listener.h"
-#include "net/version.h"
+#include "base/version.h"
 
 namespace boost::asio {
 class io_context;
@@ -126,8 +126,8 @@ struct RouterOptions {
   bool unary_calls = false;
   // Refuse a second live instance of this class (Finder registration fails).
   bool sole_instance = false;
-  // What common/1.0/get_version answers: the project version (net/version.h) unless set.
-  std::string version = std::string(net::Version());
+  // What common/1.0/get_version answers: the project version (base/version.h) unless set.
+  std::string version = std::string(base::Version());
   // The class credential presented to the Finder (ipc/process_security.h). Empty: the one
   // the process inherited, if any.
   std::string credential;

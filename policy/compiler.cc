@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 #include "policy/strings.h"
 
 namespace sluice::policy {

@@ -1,6 +1,6 @@
 #include "policy/filter.h"
 
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 #include "policy/parser.h"
 
 namespace sluice::policy {

@@ -4,7 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 #include "policy/as_path_regex.h"
 #include "policy/strings.h"
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::rib {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::rib {

@@ -38,8 +38,8 @@
 #include "ipc/profile_service.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "rib/rib.h"
 #include "rib/service/fea_watcher.h"
 #include "rib/service/policy_service.h"
@@ -63,9 +63,9 @@ struct Flags {
 };
 
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
-// command line; net/program_options.h).
+// command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
-  net::ProgramOptions options("sluice-rib",
+  base::ProgramOptions options("sluice-rib",
                               "sluice-rib: the RIB process, routes of every protocol");
   CLI::App& app = options.app();
   app.add_option("--finder", flags->router.finder_address,
@@ -74,7 +74,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   app.add_option("--instance", flags->instance, "the component instance name; the class is rib")
       ->check(
           CLI::Validator([](std::string& v) { return v.empty() ? "wants a name" : ""; }, "NAME"));
-  net::AddRepeatedOption(app, "--listen", flags->router.listen,
+  base::AddRepeatedOption(app, "--listen", flags->router.listen,
                          "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
                          "socket in the run directory); repeatable");
   app.add_option("--fea", flags->fea, "the FEA instance to feed (default any of class fea)");
@@ -87,7 +87,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
                  "seconds the FEA keeps, after this RIB starts, the routes of protocols that "
                  "have not re-fed it yet")
       ->check(CLI::Range(0, 86400));
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--expect-protocols",
       [flags](const std::string& v) {
         flags->expect_protocols = absl::StrSplit(v, ',', absl::SkipEmpty());
@@ -102,7 +102,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  net::SetLogTag("rib");
+  base::SetLogTag("rib");
   // Before any thread: umask, non-dumpable, the inherited class credential.
   if (absl::Status status = ipc::HardenProcess(); !status.ok()) {
     std::cerr << "sluice-rib: " << status.message() << "\n";

@@ -4,7 +4,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::rib {
 namespace {

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "rib/rib.h"
 
 namespace sluice::rib {

@@ -23,8 +23,8 @@
 #include "ipc/random.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "rpki/rpki_service.h"
 
 namespace sluice::rpki {
@@ -126,7 +126,7 @@ int Run(const Flags& flags) {
 }  // namespace sluice::rpki
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogTag("rpki");
+  sluice::base::SetLogTag("rpki");
   // Before any thread: umask, non-dumpable, the inherited class credential.
   if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
     std::cerr << "sluice-rpki: " << status.message() << "\n";
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGPIPE, SIG_IGN);
   sluice::rpki::Flags flags;
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "sluice-rpki",
       "sluice-rpki: RTR sessions to RPKI caches (RFC 8210) and the VRP set they give, served as "
       "rpki/1.0.");
@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   app.add_option("--finder", flags.router.finder_address,
                  "the Finder (default unix:$SLUICE_RUNDIR/finder.sock)");
   app.add_option("--instance", flags.instance, "our instance name");
-  sluice::net::AddParsedOption(
+  sluice::base::AddParsedOption(
       app, "--cache",
       [&flags](const std::string& text) {
         absl::StatusOr<sluice::rpki::CacheConfig> c = sluice::rpki::ParseCache(text);

@@ -1,6 +1,6 @@
 #include "rpki/rpki_service.h"
 
-#include "net/log.h"
+#include "base/log.h"
 #include "rpki/rpki_xrl.h"
 
 namespace sluice::rpki {

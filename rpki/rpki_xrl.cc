@@ -8,7 +8,7 @@
 #include "ipc/method.h"
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/types_convert.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::rpki {
 namespace {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::rpki {
 namespace {

@@ -6,7 +6,7 @@
 #include "ipc/method.h"
 #include "ipc/proto/rpki_client.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::rpki {
 namespace {

@@ -36,8 +36,8 @@
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "static_routes/static_routes.h"
 #include "static_routes/static_xrl.h"
 
@@ -55,7 +55,7 @@ struct Flags {
 
 int Bad(const std::string& message) {
   std::cerr << "sluice-static: " << message << "\n";
-  return net::kExitUsage;
+  return base::kExitUsage;
 }
 
 // One ROUTE per line of `path`; '#' starts a comment. Errors name the file and line.
@@ -79,9 +79,9 @@ absl::Status ReadConfig(const std::string& path, std::vector<StaticRoute>* out) 
 }
 
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
-// command line; net/program_options.h).
+// command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "sluice-static",
       "sluice-static: static routes, handed to the RIB as protocol \"static\" (admin distance "
       "1).\nAlso configurable at run time through static_routes/1.0 (add_route, delete_route, "
@@ -91,7 +91,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
                  "the Finder (default unix:$SLUICE_RUNDIR/finder.sock)");
   app.add_option("--instance", flags->instance, "our instance name");
   app.add_option("--rib", flags->rib, "the RIB's class or instance name");
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--route",
       [flags](const std::string& text) {
         absl::StatusOr<StaticRoute> r = ParseStaticRoute(text);
@@ -102,7 +102,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
       "one static route, repeatable: NETWORK [via NEXTHOP] [dev IFNAME] [metric N] [tag N] "
       "[track]; track: in the RIB only while the RIB resolves the nexthop",
       true);
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--config",
       [flags](const std::string& path) { return ReadConfig(path, &flags->routes); },
       "FILE: one ROUTE per line; '#' starts a comment", true);
@@ -200,7 +200,7 @@ int Run(const Flags& flags) {
 }  // namespace sluice::static_routes
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogTag("static");
+  sluice::base::SetLogTag("static");
   // Before any thread: umask, non-dumpable, the inherited class credential.
   if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
     std::cerr << "sluice-static: " << status.message() << "\n";

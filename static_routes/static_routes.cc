@@ -5,7 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::static_routes {
 

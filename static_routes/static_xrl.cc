@@ -9,8 +9,8 @@
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace sluice::static_routes {
 

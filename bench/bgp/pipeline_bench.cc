@@ -52,7 +52,7 @@
 #include "bgp/stages/bgp_routing.h"
 #include "bgp/wire/update_decoder.h"
 #include "bgp/wire/update_encoder.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 #include "policy/filter.h"
 
 namespace sluice::bgp {
@@ -353,7 +353,7 @@ struct Args {
 
 // Fills `a` from argv; the status to exit with when the program should not go on.
 std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "bgp_pipeline_bench",
       "bgp_pipeline_bench: the BGP pipeline on the PCH full table ($SLUICE_DATA_DIR), in one "
       "process, 1 upstream eBGP peer -> 1 downstream; prints each run and the medians (seconds, "

@@ -37,7 +37,7 @@
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_session.h"
 #include "ipc/types_convert.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 #include "tests/interop/pipeline_util.h"
 
 namespace sluice::bgp::bench {
@@ -270,7 +270,7 @@ double Median(std::vector<double> v) {
 int Main(int argc, char** argv) {
   std::string dut_name = "sluice", mrt;
   int runs = 5;
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "bgp_process_convergence",
       "bgp_process_convergence: the PCH full table ($SLUICE_DATA_DIR or --mrt) through a device "
       "under test between two sluice-replay sessions; prints time, CPU, peak RSS and bytes per "

@@ -33,7 +33,7 @@
 #include "fea/fib.h"
 #include "fea/netlink_fib_backend.h"
 #include "fea/netlink_ifmgr.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 
 namespace sluice::fea {
 namespace {
@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
   using namespace sluice::fea;
   int runs = 5, batch1_kernel_runs = 3;
   std::string only, file;
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "fea_fib_bench",
       "fea_fib_bench: routes per second installed through the Fib into the dummy FIB and into "
       "the Linux kernel (root; a private network namespace), for the PCH capture's prefixes "

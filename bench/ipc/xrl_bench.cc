@@ -42,8 +42,8 @@
 #include "bench/ipc/proto/bench.pb.h"
 #include "ipc/transport.h"
 #include "ipc/xrl_router.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "tests/ipc/finder_thread.h"
 
 namespace {
@@ -290,7 +290,7 @@ void SocketRows(const std::string& self, const std::string& finder, const std::s
 // the program should not go on.
 std::optional<int> ParseArgs(int argc, char** argv, Config& config,
                              std::vector<std::string>& serve) {
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "xrl_bench",
       "xrl_bench: XRL calls per second with 1, 4 and 8 u32 arguments, in-process, over a Unix "
       "socket and over TCP (the median of --runs runs); with --latency, the round trip of single "
@@ -317,8 +317,8 @@ std::optional<int> ParseArgs(int argc, char** argv, Config& config,
 }  // namespace
 
 int main(int argc, char** argv) {
-  net::SetLogTag("xrl_bench");
-  if (std::getenv("SLUICE_LOG_LEVEL") == nullptr) net::SetLogLevel(net::LogLevel::kWarning);
+  base::SetLogTag("xrl_bench");
+  if (std::getenv("SLUICE_LOG_LEVEL") == nullptr) base::SetLogLevel(base::LogLevel::kWarning);
   // The TCP row measures the transport itself: plain TCP on loopback, as `insecure;` allows.
   ipc::SetTransportSecurity(ipc::TransportSecurity{.tls = {}, .insecure = true});
   Config config;

@@ -54,7 +54,7 @@ std::optional<absl::Time> LogLineTime(const std::string& file, absl::Time after,
   for (std::string line; std::getline(lines, line);) {
     const size_t space = line.find(' ');
     if (space == std::string::npos || line.find(text) == std::string::npos) continue;
-    // A structured line starts "ts=TIME " (net/log.h).
+    // A structured line starts "ts=TIME " (base/log.h).
     const size_t from = line.rfind("ts=", 0) == 0 ? 3 : 0;
     absl::Time t;
     std::string error;

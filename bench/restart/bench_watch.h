@@ -1,7 +1,7 @@
 #pragma once
 // What restart_bench watches while a process recovers: the kernel's route events (an
 // `ip -4 monitor route` child writing to a file), the times of lines in the processes' logs
-// (each line starts with an RFC 3339 UTC timestamp, net/log.h), and the downstream
+// (each line starts with an RFC 3339 UTC timestamp, base/log.h), and the downstream
 // sluice-replay's --json progress lines.
 
 #include <sys/types.h>

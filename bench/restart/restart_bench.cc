@@ -33,8 +33,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/restart/restart_phase.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
 
@@ -188,7 +188,7 @@ int Run(const Options& o) {
 std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
   const char* data = std::getenv("SLUICE_DATA_DIR");
   o.mrt = absl::StrCat(data != nullptr ? data : BuildDir() + "/../../shared/data", "/", kPch);
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "restart_bench",
       "restart_bench: hitless restarts measured: a router in a private network namespace (root) "
       "fed a full table, each process killed with SIGKILL in turn; prints per process the "
@@ -200,7 +200,7 @@ std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}))
       ->default_str("");
   app.add_option("--rounds", o.rounds, "times each process is killed")->check(CLI::Range(1, 1000));
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--processes",
       [&o](const std::string& value) {
         std::vector<std::string> names = absl::StrSplit(value, ',', absl::SkipEmpty());
@@ -229,7 +229,7 @@ std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
 }  // namespace sluice::bench::restart
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogLevel(sluice::net::LogLevel::kError);
+  sluice::base::SetLogLevel(sluice::base::LogLevel::kError);
   std::signal(SIGPIPE, SIG_IGN);
   sluice::bench::restart::Options options;
   if (std::optional<int> exit = sluice::bench::restart::ParseArgs(argc, argv, options)) {

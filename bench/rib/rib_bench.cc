@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "bench/net/bench_prefixes.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 #include "rib/rib.h"
 
 // --- A counting allocator: heap bytes in use -------------------------------------------------
@@ -201,7 +201,7 @@ void Report(const char* what, std::vector<double> v, const char* unit) {
 int main(int argc, char** argv) {
   using namespace sluice;
   int runs = 5;
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "rib_bench",
       "rib_bench: the PCH full table ($SLUICE_DATA_DIR, else a synthetic table) through the RIB "
       "core into a counting FIB client; prints routes per second (add, FIB re-send, protocol "

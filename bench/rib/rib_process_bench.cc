@@ -45,7 +45,7 @@
 #include "ipc/proto/rib.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 #include "tests/system/fea_rib_processes.h"
 
 namespace sluice {
@@ -315,7 +315,7 @@ void Report(const char* what, std::vector<double> v, const char* unit) {
 
 // Fills `o` from argv; the status to exit with when the program should not go on.
 std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "rib_process_bench",
       "rib_process_bench: the PCH full table ($SLUICE_DATA_DIR, else a synthetic table) through "
       "real processes (Finder, sluice-fea dummy, sluice-rib) over IPC; prints routes per second "
@@ -333,7 +333,7 @@ std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
       ->check(CLI::Range(size_t{1}, size_t{1000}));
   app.add_option("--prefixes", o.prefixes, "send only the first N prefixes of the table")
       ->check(CLI::Range(size_t{1}, size_t{1} << 32));
-  net::AddRepeatedOption(app, "--rib-arg", o.rib_args,
+  base::AddRepeatedOption(app, "--rib-arg", o.rib_args,
                          "one more argument for sluice-rib (repeatable; `--rib-arg --flag` "
                          "passes --flag)");
   app.add_flag("--unpacked", o.unpacked, "rib/1.0/add_routes instead of add_routes_packed");

@@ -29,7 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bench/rpki/vrp_generator.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 #include "tests/system/rov_daemons.h"
 
 namespace sluice::bench::rpki {
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
   int runs = 3;
   size_t rewrite = 10000;
   uint64_t seed = 1;
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "rpki_rov_bench",
       "rpki_rov_bench: the PCH table through a validating speaker (BIRD 2, Sluice) with a "
       "made-up VRP set served by stayrtr; convergence without and with ROV, and re-validation "

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "bench/rpki/vrp_generator.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 
 namespace sluice::bench::rpki {
 namespace {
@@ -93,7 +93,7 @@ int Run(const Args& a) {
 
 int main(int argc, char** argv) {
   sluice::bench::rpki::Args a;
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "rpki_vrp_gen",
       "rpki_vrp_gen: a stayrtr VRP file made up for the routes of one peer of an MRT capture "
       "(exact, wrong-origin, too-specific, covering and AS 0 VRPs, the rest uncovered), or N "

@@ -40,8 +40,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
 
@@ -357,7 +357,7 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
 }  // namespace sluice::rtrmgr::mainjob
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogLevel(sluice::net::LogLevel::kError);
+  sluice::base::SetLogLevel(sluice::base::LogLevel::kError);
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGINT, sluice::rtrmgr::mainjob::OnSignal);
   std::signal(SIGTERM, sluice::rtrmgr::mainjob::OnSignal);
@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
   int samples = 20;
   std::string halves = "same,different,fresh";
   bool netlink = false;
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "route_path_bench",
       "route_path_bench: with a full table loaded in sluice-rtrmgr's router, the path of a single "
       "new route from BGP to the FEA through the profiling points: average, SD, median, min and "
@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
   app.add_option("--prefixes", prefixes, "N: the synthetic table's prefixes")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}));
   app.add_option("--samples", samples, "K: samples of each kind")->check(CLI::Range(1, 10000));
-  sluice::net::AddParsedOption(
+  sluice::base::AddParsedOption(
       app, "--halves",
       [&halves](const std::string& value) {
         std::vector<std::string> kinds = absl::StrSplit(value, ',', absl::SkipEmpty());

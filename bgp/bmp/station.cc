@@ -4,7 +4,7 @@
 #include <chrono>
 #include <utility>
 
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp::bmp {
 

@@ -15,13 +15,13 @@
 
 #include "bgp/mrt/bgpdump_format.h"
 #include "bgp/mrt/mrt_reader.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 
 int main(int argc, char** argv) {
   using namespace sluice::bgp;
   bool summary = false;
   std::string path;
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "sluice-mrtdump",
       "sluice-mrtdump: prints an MRT file (plain, gzip or bzip2) in the one-line form of "
       "`bgpdump -m`, or a summary of what is in it");

@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ipc/types_convert.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 

@@ -4,8 +4,8 @@
 #include "bgp/process/damping_service.h"
 #include "bgp/process/mrt_service.h"
 #include "ipc/profile_service.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 namespace {

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "bgp/stages/bgp_var_rw.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp::process {
 

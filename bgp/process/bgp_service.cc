@@ -7,7 +7,7 @@
 #include "bgp/process/bgp_convert.h"
 #include "bgp/process/methods.h"
 #include "ipc/types_convert.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 

@@ -3,7 +3,7 @@
 #include "absl/strings/str_format.h"
 #include "bgp/process/methods.h"
 #include "ipc/types_convert.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 

@@ -29,8 +29,8 @@
 #include "bgp/stages/send_budget.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 
 namespace sluice::bgp::process {
 namespace {
@@ -86,9 +86,9 @@ absl::StatusOr<std::pair<net::IPAddress, uint16_t>> ParseListen(const std::strin
 }
 
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
-// command line; net/program_options.h).
+// command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "sluice-bgp",
       "sluice-bgp: the BGP process, BGP-4 sessions and the staged BGP pipeline, configured "
       "through bgp/1.0.\n\nSignals: SIGTERM and SIGINT stop for good (Cease, in a Hard Reset "
@@ -100,7 +100,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "the Finder: unix:/PATH or tcp:127.0.0.1:PORT (default "
                  "unix:$SLUICE_RUNDIR/finder.sock)");
   app.add_option("--instance", f->instance, "our instance name; the RIB calls it back");
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--listen",
       [f](const std::string& v) {
         auto listen = ParseListen(v);
@@ -115,7 +115,7 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
          "--local-as", [f](const uint32_t& as) { f->local_as = as; },
          "the local AS (else bgp/1.0/set_local_as)")
       ->check(CLI::Range(uint32_t{1}, uint32_t{0xffffffff}));
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--bgp-id",
       [f](const std::string& v) {
         absl::StatusOr<net::IPv4Address> id = net::IPv4Address::Parse(v);
@@ -224,7 +224,7 @@ int Run(const Flags& flags) {
 }  // namespace sluice::bgp::process
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogTag("bgp");
+  sluice::base::SetLogTag("bgp");
   // Before any thread: umask, non-dumpable, the inherited class credential.
   if (absl::Status status = sluice::ipc::HardenProcess(); !status.ok()) {
     std::cerr << "sluice-bgp: " << status.message() << "\n";

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bgp/mrt/mrt_path.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp::process {
 namespace {

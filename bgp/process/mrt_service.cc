@@ -9,7 +9,7 @@
 #include "bgp/process/methods.h"
 #include "ipc/responder.h"
 #include "ipc/types_convert.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 namespace {

@@ -6,7 +6,7 @@
 #include "ipc/policy_backend_methods.h"
 #include "ipc/policy_backend_request.h"
 #include "ipc/proto/policy_backend.pb.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 

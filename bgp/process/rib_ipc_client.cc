@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "bgp/process/methods.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp::process {

@@ -8,7 +8,7 @@
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/rpki_client.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp::process {
 namespace {

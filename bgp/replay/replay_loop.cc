@@ -67,13 +67,13 @@ void ReplayLoop::Tick() {
     if (!o_.quiet) {
       const std::string sessions_up =
           absl::StrFormat("%d of %zu sessions", established, sessions_.size());
-      net::Progress p;
+      base::Progress p;
       p.label = "sluice-replay";
       p.done = total;
       p.total = expected_total_;
       p.rate_per_s = double(total - last_progress_);
       p.note = sessions_up;
-      bar_.Update(net::FormatProgress(p),
+      bar_.Update(base::FormatProgress(p),
                   absl::StrFormat("sluice-replay: %llu prefixes sent (%llu/s), %s established",
                                   (unsigned long long)total,
                                   (unsigned long long)(total - last_progress_), sessions_up));

@@ -15,7 +15,7 @@
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_options.h"
 #include "bgp/replay/replay_run.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp::replay {
 namespace {
@@ -43,7 +43,7 @@ int Run(const Options& o) {
 }  // namespace sluice::bgp::replay
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogTag("replay");
+  sluice::base::SetLogTag("replay");
   std::signal(SIGPIPE, SIG_IGN);
   sluice::bgp::replay::Options options;
   if (std::optional<int> exit = sluice::bgp::replay::ParseOptions(argc, argv, &options)) {

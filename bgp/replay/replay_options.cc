@@ -8,7 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "bgp/wire/constants.h"
 #include "bgp/wire/open_message.h"
-#include "net/program_options.h"
+#include "base/program_options.h"
 
 namespace sluice::bgp::replay {
 namespace {
@@ -55,7 +55,7 @@ absl::StatusOr<tcp::endpoint> ParseEndpoint(const std::string& text) {
 // An option whose value is an endpoint (--connect, --listen).
 CLI::Option* AddEndpoint(CLI::App& app, const std::string& name, std::optional<tcp::endpoint>* out,
                          const std::string& description) {
-  return net::AddParsedOption(
+  return base::AddParsedOption(
       app, name,
       [out](const std::string& v) {
         absl::StatusOr<tcp::endpoint> endpoint = ParseEndpoint(v);
@@ -70,7 +70,7 @@ CLI::Option* AddEndpoint(CLI::App& app, const std::string& name, std::optional<t
 template <typename T, typename Out>
 CLI::Option* AddAddress(CLI::App& app, const std::string& name, Out* out,
                         const std::string& description) {
-  return net::AddParsedOption(
+  return base::AddParsedOption(
       app, name,
       [out](const std::string& v) {
         absl::StatusOr<T> address = T::Parse(v);
@@ -84,7 +84,7 @@ CLI::Option* AddAddress(CLI::App& app, const std::string& name, Out* out,
 void AddSessionOptions(CLI::App& app, Options* o) {
   AddEndpoint(app, "--connect", &o->connect, "ADDR[:PORT]: open the session to ADDR (port 179)");
   AddEndpoint(app, "--listen", &o->listen, "ADDR[:PORT]: wait for the peer(s) to connect instead");
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--local-as",
       [o](const std::string& v) {
         uint32_t as = 0;
@@ -101,7 +101,7 @@ void AddSessionOptions(CLI::App& app, Options* o) {
   app.add_option("--peer-as", o->peer_as, "the peer's AS (checked against its OPEN; 0: any)");
   AddAddress<net::IPv4Address>(app, "--router-id", &o->router_id,
                                "BGP identifier (default: the local address, else 10.255.0.N)");
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--local-address",
       [o](const std::string& v) {
         boost::system::error_code ec;
@@ -278,7 +278,7 @@ std::string CheckCombination(const Options& o) {
 }  // namespace
 
 std::optional<int> ParseOptions(int argc, char** argv, Options* o) {
-  net::ProgramOptions options("sluice-replay", kDescription);
+  base::ProgramOptions options("sluice-replay", kDescription);
   CLI::App& app = options.app();
   AddSessionOptions(app, o);
   AddRouteOptions(app, o);

@@ -1,6 +1,6 @@
 #pragma once
 // sluice-replay's command line: the options (see --help, or kDescription in replay_options.cc)
-// and their parsing on CLI11 (net/program_options.h): --help exits 0, a bad option or a bad
+// and their parsing on CLI11 (base/program_options.h): --help exits 0, a bad option or a bad
 // combination of options exits 2 with a message naming them.
 
 #include <cstdint>

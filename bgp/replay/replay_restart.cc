@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bgp/replay/replay_session.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp::replay {
 

@@ -14,7 +14,7 @@
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_options.h"
 #include "bgp/replay/replay_session.h"
-#include "net/progress.h"
+#include "base/progress.h"
 
 namespace sluice::bgp::replay {
 
@@ -91,7 +91,7 @@ class ReplayLoop {
   boost::asio::steady_timer extra_timer_;
   std::optional<boost::asio::ip::tcp::acceptor> acceptor_;
   uint64_t last_progress_ = 0;
-  net::ProgressLine bar_;  // one line redrawn on a terminal; a line a second otherwise
+  base::ProgressLine bar_;  // one line redrawn on a terminal; a line a second otherwise
   bool held_all_ = false, held_none_ = false;
 };
 

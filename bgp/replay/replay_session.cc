@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp::replay {
 

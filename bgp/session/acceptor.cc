@@ -3,7 +3,7 @@
 #include "absl/strings/str_format.h"
 #include "bgp/session/handler_fault.h"
 #include "bgp/session/socket_options.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp {
 namespace {

@@ -5,7 +5,7 @@
 #include "bgp/session/handler_fault.h"
 #include "bgp/session/socket_options.h"
 #include "bgp/wire/constants.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bgp/wire/constants.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp {
@@ -290,14 +290,14 @@ void PeerSession::LogDown(const FsmAction& a) const {
   // A Cease (an operator, a limit, a collision) is a state change; any other ending a failure.
   const bool failure = !a.notification || a.notification->code != 6;
   const bool graceful = EndsGracefully(a);
-  const net::LogLevel level = failure ? net::LogLevel::kWarning : net::LogLevel::kInfo;
-  if (!net::LogEnabled(level)) return;
-  net::LogLine line(level);
+  const base::LogLevel level = failure ? base::LogLevel::kWarning : base::LogLevel::kInfo;
+  if (!base::LogEnabled(level)) return;
+  base::LogLine line(level);
   line << "peer " << config_.address.ToString() << " down: " << a.reason
        << (graceful ? " (graceful restart: its routes stay, stale)" : "")
-       << net::Kv("peer", config_.address.ToString()) << net::Kv("event", "down");
+       << base::Kv("peer", config_.address.ToString()) << base::Kv("event", "down");
   if (a.notification) {
-    line << net::Kv(a.notification_received ? "notification_received" : "notification_sent",
+    line << base::Kv(a.notification_received ? "notification_received" : "notification_sent",
                     absl::StrCat(a.notification->code, "/", a.notification->subcode));
   }
 }

@@ -1,7 +1,7 @@
 #include "bgp/stages/bgp_peer.h"
 
 #include "absl/time/clock.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp {
 namespace {

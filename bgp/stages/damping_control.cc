@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::bgp {
 

@@ -4,7 +4,7 @@
 #include <boost/asio/post.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp {
 

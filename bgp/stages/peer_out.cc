@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bgp/wire/attribute_encoder.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::bgp {
 

@@ -1,7 +1,7 @@
 #include "bgp/stages/rib_out.h"
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp {

@@ -9,8 +9,8 @@
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/proto/fea_fib_client.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::fea {

@@ -8,8 +8,8 @@
 #include "fea/service/fib_convert.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 
 namespace sluice::fea {
 namespace {

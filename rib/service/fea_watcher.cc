@@ -1,6 +1,6 @@
 #include "rib/service/fea_watcher.h"
 
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::rib {
 

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "rib/protocol.h"
 
 namespace sluice::rib {

@@ -6,8 +6,8 @@
 #include "absl/strings/str_join.h"
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "rib/service/rib_convert.h"
 
 namespace sluice::rib {

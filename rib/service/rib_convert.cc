@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ipc/types_convert.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::rib {
 namespace {

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/types_convert.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 #include "rib/service/rib_convert.h"
 #include "stage/route_arrival.h"
 

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ipc/proto/fea_fib.pb.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "rib/service/rib_convert.h"
 
 namespace sluice::rib {

@@ -3,7 +3,7 @@
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/fea_ifmgr_client.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::rib {
 namespace {

@@ -1,9 +1,9 @@
 // sluice set log level LEVEL [ PROCESS ]: a process's log threshold, at once, until it restarts
-// or a reload changes its log block (common/1.0 set_log; net/log.h).
+// or a reload changes its log block (common/1.0 set_log; base/log.h).
 #include <iostream>
 
 #include "ipc/proto/common.pb.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/sync_client.h"
 
@@ -24,12 +24,12 @@ constexpr Process kProcesses[] = {{"rtrmgr", "rtrmgr"},        {"fea", "fea"},  
 }  // namespace
 
 int RunSet(const std::vector<std::string>& args, Context& c) {
-  net::LogLevel level;
+  base::LogLevel level;
   if (args.size() < 3 || args.size() > 4 || args[0] != "log" || args[1] != "level") {
     *c.err << Usage(*FindCommand("set"));
     return kUsage;
   }
-  if (!net::ParseLogLevel(args[2], &level)) {
+  if (!base::ParseLogLevel(args[2], &level)) {
     *c.err << "sluice set log level: unknown level " << args[2]
            << " (debug, info, warning, error)\n";
     return kUsage;
@@ -47,7 +47,7 @@ int RunSet(const std::vector<std::string>& args, Context& c) {
   for (const Process& p : kProcesses) {
     if (!only.empty() && only != p.name) continue;
     common::v1::SetLogRequest q;
-    q.set_level(std::string(net::LogLevelName(level)));
+    q.set_level(std::string(base::LogLevelName(level)));
     auto reply = client.Call(p.target, kSetLog, q);
     if (reply.ok()) {
       *c.out << p.name << ": log level " << reply->level() << "\n";

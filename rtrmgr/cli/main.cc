@@ -21,8 +21,8 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "ipc/rundir.h"
-#include "net/log.h"
-#include "net/version.h"
+#include "base/log.h"
+#include "base/version.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/shell.h"
 
@@ -101,9 +101,9 @@ int Run(const std::vector<std::string>& words, cli::Context& context, CLI::App& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogTag("sluice");
+  sluice::base::SetLogTag("sluice");
   if (std::getenv("SLUICE_LOG_LEVEL") == nullptr) {
-    sluice::net::SetLogLevel(sluice::net::LogLevel::kError);  // the CLI prints its own errors
+    sluice::base::SetLogLevel(sluice::base::LogLevel::kError);  // the CLI prints its own errors
   }
   cli::Context context{sluice::ipc::ClientFinderAddress(), 5000, &std::cout, &std::cerr};
   CLI::App app{"sluice: the Sluice router's operator and scripting CLI", "sluice"};
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     return code == 0 ? cli::kOk : cli::kUsage;
   }
   if (version) {
-    sluice::net::PrintVersion("sluice");
+    sluice::base::PrintVersion("sluice");
     return cli::kOk;
   }
   return Run(app.remaining(), context, app);

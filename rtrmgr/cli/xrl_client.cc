@@ -14,7 +14,7 @@
 #include "ipc/proto_codec.h"
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::rtrmgr::cli {
 namespace {

@@ -21,8 +21,8 @@ void BuildLog(const ConfigNode& n, LogSettings* out, Diagnostics* diags) {
       .Once("level",
             [&](const ConfigNode& s) {
               const ConfigValue* v = ExpectOne(s, "level debug|info|warning|error;", diags);
-              net::LogLevel level;
-              if (v && !net::ParseLogLevel(v->text, &level)) {
+              base::LogLevel level;
+              if (v && !base::ParseLogLevel(v->text, &level)) {
                 diags->Add(v->loc, absl::StrFormat("unknown log level %s: want debug, info, "
                                                    "warning or error",
                                                    v->Describe()));
@@ -33,8 +33,8 @@ void BuildLog(const ConfigNode& n, LogSettings* out, Diagnostics* diags) {
       .Once("destination",
             [&](const ConfigNode& s) {
               const ConfigValue* v = ExpectOne(s, "destination stderr|syslog|journal;", diags);
-              net::LogDestination destination;
-              if (v && !net::ParseLogDestination(v->text, &destination)) {
+              base::LogDestination destination;
+              if (v && !base::ParseLogDestination(v->text, &destination)) {
                 diags->Add(v->loc, absl::StrFormat("unknown log destination %s: want stderr, "
                                                    "syslog or journal",
                                                    v->Describe()));

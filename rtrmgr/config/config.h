@@ -19,7 +19,7 @@
 
 #include "bgp/session/peer_config.h"
 #include "net/ip_address.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "net/prefix.h"
 #include "policy/ast.h"
 #include "rtrmgr/config/diagnostics.h"
@@ -347,11 +347,11 @@ struct MetricsConfig {
 // level for every process, and inside a process's block (fea, rib, finder, protocols static,
 // rpki, bgp) for that process, where each setting it gives overrides the top level's. The router
 // manager passes them to each process it starts (--log-level, --log-destination,
-// --log-syslog-socket: net/program_options.h) and applies a change with common/1.0 set_log.
+// --log-syslog-socket: base/program_options.h) and applies a change with common/1.0 set_log.
 
 struct LogSettings {
-  std::optional<net::LogLevel> level;              // unset: info (or the other block's)
-  std::optional<net::LogDestination> destination;  // unset: stderr (RUNDIR/NAME.log)
+  std::optional<base::LogLevel> level;              // unset: info (or the other block's)
+  std::optional<base::LogDestination> destination;  // unset: stderr (RUNDIR/NAME.log)
   std::string syslog_socket;                       // empty: /dev/log
   Where where;
   bool empty() const { return !level && !destination && syslog_socket.empty(); }

@@ -13,10 +13,10 @@ namespace {
 constexpr const char* kProcesses[] = {"rtrmgr", "finder", "fea", "rib", "static", "rpki", "bgp"};
 
 std::string Level(const LogSettings& s) {
-  return std::string(net::LogLevelName(s.level.value_or(net::LogLevel::kInfo)));
+  return std::string(base::LogLevelName(s.level.value_or(base::LogLevel::kInfo)));
 }
 std::string Destination(const LogSettings& s) {
-  std::string d(net::LogDestinationName(s.destination.value_or(net::LogDestination::kStderr)));
+  std::string d(base::LogDestinationName(s.destination.value_or(base::LogDestination::kStderr)));
   if (!s.syslog_socket.empty() && d == "syslog") absl::StrAppend(&d, " ", s.syslog_socket);
   return d;
 }

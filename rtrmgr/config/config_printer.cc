@@ -43,10 +43,10 @@ class Writer {
   void PrintLog(const LogSettings& log) {
     if (log.empty()) return;
     Open("log");
-    if (log.level) Statement(absl::StrCat("level ", std::string(net::LogLevelName(*log.level))));
+    if (log.level) Statement(absl::StrCat("level ", std::string(base::LogLevelName(*log.level))));
     if (log.destination) {
       Statement(
-          absl::StrCat("destination ", std::string(net::LogDestinationName(*log.destination))));
+          absl::StrCat("destination ", std::string(base::LogDestinationName(*log.destination))));
     }
     if (!log.syslog_socket.empty()) Statement("syslog-socket " + QuoteString(log.syslog_socket));
     Close();

@@ -43,9 +43,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
-#include "net/program_options.h"
-#include "net/progress.h"
+#include "base/log.h"
+#include "base/program_options.h"
+#include "base/progress.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/mainjob/expected_table.h"
@@ -86,7 +86,7 @@ class ProgressReport {
   uint64_t total_;
   Clock::time_point last_print_ = Clock::now();
   uint64_t received_at_last_print_ = 0;
-  net::ProgressLine bar_{stderr};
+  base::ProgressLine bar_{stderr};
 };
 
 void ProgressReport::Update(const Counts& last, bool sent, Clock::time_point now) {
@@ -97,13 +97,13 @@ void ProgressReport::Update(const Counts& last, bool sent, Clock::time_point now
                           : 0;
   received_at_last_print_ = last.received;
   const std::string fib = absl::StrCat("FIB ", Count(last.fib), sent ? ", table sent" : "");
-  net::Progress p;
+  base::Progress p;
   p.label = "main job";
   p.done = last.received;
   p.total = total_;
   p.rate_per_s = rate;
   p.note = fib;
-  bar_.Update(net::FormatProgress(p),
+  bar_.Update(base::FormatProgress(p),
               absl::StrFormat("main job: %s received, %s accepted, RIB %s BGP + %s other, FIB "
                               "%s, downstream %s%s",
                               Count(last.received), Count(last.accepted), Count(last.rib),
@@ -461,9 +461,9 @@ int MainJob::Run() {
 }
 
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
-// command line; net/program_options.h).
+// command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Options* o) {
-  net::ProgramOptions options(
+  base::ProgramOptions options(
       "sluice-mainjob",
       "sluice-mainjob: the main job; the control plane, an upstream and a downstream "
       "sluice-replay, convergence and the summary");
@@ -487,8 +487,8 @@ std::optional<int> ParseFlags(int argc, char** argv, Options* o) {
 }  // namespace sluice::rtrmgr::mainjob
 
 int main(int argc, char** argv) {
-  sluice::net::SetLogTag("mainjob");
-  sluice::net::SetLogLevel(sluice::net::LogLevel::kError);
+  sluice::base::SetLogTag("mainjob");
+  sluice::base::SetLogLevel(sluice::base::LogLevel::kError);
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGINT, sluice::rtrmgr::mainjob::OnSignal);
   std::signal(SIGTERM, sluice::rtrmgr::mainjob::OnSignal);

@@ -1,6 +1,6 @@
 #include "rtrmgr/metrics/metrics_service.h"
 
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::rtrmgr::metrics {
 

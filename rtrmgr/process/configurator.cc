@@ -12,7 +12,7 @@
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "policy/community.h"
 
 namespace sluice::rtrmgr {

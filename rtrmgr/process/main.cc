@@ -39,8 +39,8 @@
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "ipc/rundir.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/program_dir.h"
@@ -50,10 +50,10 @@
 namespace {
 
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
-// command line; net/program_options.h).
+// command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, sluice::rtrmgr::RouterManagerOptions* o,
                               bool* check) {
-  sluice::net::ProgramOptions options(
+  sluice::base::ProgramOptions options(
       "sluice-rtrmgr",
       "sluice-rtrmgr: the router manager; starts, configures and supervises the Sluice "
       "processes.\nSIGHUP re-reads the configuration file, SIGTERM stops every process.");
@@ -79,7 +79,7 @@ std::optional<int> ParseFlags(int argc, char** argv, sluice::rtrmgr::RouterManag
 
 int main(int argc, char** argv) {
   using namespace sluice;
-  net::SetLogTag("rtrmgr");
+  base::SetLogTag("rtrmgr");
   // Before any thread: umask, non-dumpable, the inherited class credential.
   if (absl::Status status = ipc::HardenProcess(); !status.ok()) {
     std::cerr << "sluice-rtrmgr: " << status.message() << "\n";

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "ipc/proto/common.pb.h"
 #include "ipc/xrl_router.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "rtrmgr/config/config_delta.h"
 #include "rtrmgr/process/configurator.h"
 #include "rtrmgr/process/router_manager.h"
@@ -21,11 +21,11 @@ std::string BlockOf(const std::string& child) {
 std::vector<std::string> LogFlags(const LogSettings& log) {
   std::vector<std::string> flags;
   if (log.level) {
-    flags.insert(flags.end(), {"--log-level", std::string(net::LogLevelName(*log.level))});
+    flags.insert(flags.end(), {"--log-level", std::string(base::LogLevelName(*log.level))});
   }
   if (log.destination) {
     flags.insert(flags.end(),
-                 {"--log-destination", std::string(net::LogDestinationName(*log.destination))});
+                 {"--log-destination", std::string(base::LogDestinationName(*log.destination))});
   }
   if (!log.syslog_socket.empty()) {
     flags.insert(flags.end(), {"--log-syslog-socket", log.syslog_socket});
@@ -41,9 +41,9 @@ std::vector<std::string> RouterManager::ChildLogFlags(const std::string& child) 
 
 void RouterManager::ApplyOwnLog() const {
   const LogSettings own = running_.log.For("rtrmgr");
-  if (own.level) net::SetLogLevel(*own.level);
+  if (own.level) base::SetLogLevel(*own.level);
   if (own.destination) {
-    if (absl::Status s = net::SetLogDestination(*own.destination, own.syslog_socket); !s.ok()) {
+    if (absl::Status s = base::SetLogDestination(*own.destination, own.syslog_socket); !s.ok()) {
       SLUICE_LOG(kWarning) << "log destination: " << s.message();
     }
   }
@@ -52,9 +52,9 @@ void RouterManager::ApplyOwnLog() const {
 void RouterManager::ApplyLogDelta(const std::vector<LogDelta>& changes) {
   for (const LogDelta& d : changes) {
     if (d.process == "rtrmgr") {
-      net::SetLogLevel(d.after.level.value_or(net::LogLevel::kInfo));
-      const auto destination = d.after.destination.value_or(net::LogDestination::kStderr);
-      if (absl::Status s = net::SetLogDestination(destination, d.after.syslog_socket); !s.ok()) {
+      base::SetLogLevel(d.after.level.value_or(base::LogLevel::kInfo));
+      const auto destination = d.after.destination.value_or(base::LogDestination::kStderr);
+      if (absl::Status s = base::SetLogDestination(destination, d.after.syslog_socket); !s.ok()) {
         SLUICE_LOG(kWarning) << "log destination: " << s.message();
       }
       continue;
@@ -68,9 +68,9 @@ void RouterManager::ApplyLogDelta(const std::vector<LogDelta>& changes) {
     const Supervisor::Child* running = supervisor_.Find(name);
     if (running == nullptr || running->pid <= 0) continue;  // starts with the new flags
     common::v1::SetLogRequest request;
-    request.set_level(std::string(net::LogLevelName(d.after.level.value_or(net::LogLevel::kInfo))));
+    request.set_level(std::string(base::LogLevelName(d.after.level.value_or(base::LogLevel::kInfo))));
     request.set_destination(std::string(
-        net::LogDestinationName(d.after.destination.value_or(net::LogDestination::kStderr))));
+        base::LogDestinationName(d.after.destination.value_or(base::LogDestination::kStderr))));
     request.set_syslog_socket(d.after.syslog_socket);
     router_->Call(
         child, kSetLog, std::move(request), [child](absl::StatusOr<common::v1::SetLogReply> reply) {

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "rtrmgr/config/config_delta.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/process/router_manager.h"

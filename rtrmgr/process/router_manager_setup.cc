@@ -14,8 +14,8 @@
 #include "ipc/peer_identity.h"
 #include "ipc/rundir.h"
 #include "ipc/unix_listener.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "rtrmgr/process/router_manager.h"
 
 namespace sluice::rtrmgr {

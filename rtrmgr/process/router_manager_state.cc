@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
-#include "net/status_macros.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/router_manager.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
+#include "base/log.h"
 
 namespace sluice::rtrmgr {
 

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "net/log.h"
+#include "base/log.h"
 #include "rtrmgr/process/supervisor.h"
 
 namespace sluice::rtrmgr {

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 #include "tests/interop/session_daemon_util.h"
 #ifdef SLUICE_HAVE_BGP_PROCESS
 #include "tests/interop/session_process_util.h"

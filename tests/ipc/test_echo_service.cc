@@ -4,7 +4,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 
-#include "net/status_macros.h"
+#include "base/status_macros.h"
 
 namespace sluice::test_echo {
 namespace {

@@ -23,14 +23,14 @@ log { level warning; destination syslog; syslog-socket "/run/test.sock"; }
 TEST(ConfigLog, ProcessBlocksOverrideTheTopLevel) {
   auto c = ParseConfig(kText, "t.conf");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->log.all.level, net::LogLevel::kWarning);
+  EXPECT_EQ(c->log.all.level, base::LogLevel::kWarning);
   const LogSettings fea = c->log.For("fea");
-  EXPECT_EQ(fea.level, net::LogLevel::kDebug);
-  EXPECT_EQ(fea.destination, net::LogDestination::kSyslog);
+  EXPECT_EQ(fea.level, base::LogLevel::kDebug);
+  EXPECT_EQ(fea.destination, base::LogDestination::kSyslog);
   EXPECT_EQ(fea.syslog_socket, "/run/test.sock");
   const LogSettings st = c->log.For("static");
-  EXPECT_EQ(st.level, net::LogLevel::kWarning);
-  EXPECT_EQ(st.destination, net::LogDestination::kJournal);
+  EXPECT_EQ(st.level, base::LogLevel::kWarning);
+  EXPECT_EQ(st.destination, base::LogDestination::kJournal);
   EXPECT_EQ(c->log.For("rib"), c->log.all);
   // The static block holds no route but its log block: printed, and read back the same.
   const std::string printed = PrintConfig(*c);

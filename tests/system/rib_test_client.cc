@@ -9,7 +9,7 @@
 // Prints, one line each, flushed: "ready NAME", "added N" (or "error MESSAGE"),
 // "interest ADDRESS resolvable|unresolvable VALID_SUBNET", "invalid VALID_SUBNET",
 // "redist FAMILY PROTOCOL ADD|REPLACE|DELETE PREFIX", "dump_done FAMILY PROTOCOL".
-// Exits 0 on SIGTERM or SIGINT, 2 on a bad argument (net/program_options.h).
+// Exits 0 on SIGTERM or SIGINT, 2 on a bad argument (base/program_options.h).
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -23,8 +23,8 @@
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
-#include "net/log.h"
-#include "net/program_options.h"
+#include "base/log.h"
+#include "base/program_options.h"
 
 namespace {
 
@@ -47,19 +47,19 @@ const ipc::Method<cpb::RedistRoutesRequest, cpb::RedistRoutesReply> kRedistRoute
 }  // namespace
 
 int main(int argc, char** argv) {
-  net::SetLogTag("rib-test-client");
+  base::SetLogTag("rib-test-client");
   std::string instance = "rib-test-client", protocol;
   ipc::RouterOptions options;
   pb::RoutesRequest routes;
   std::vector<net::IPAddress> interests;
   std::vector<std::pair<std::string, std::string>> redists;
-  net::ProgramOptions flags("sluice-rib-test-client",
+  base::ProgramOptions flags("sluice-rib-test-client",
                             "sluice-rib-test-client: a protocol component for the RIB's tests");
   CLI::App& app = flags.app();
   app.add_option("--instance", instance, "our instance name");
   app.add_option("--finder", options.finder_address, "the Finder");
   app.add_option("--protocol", protocol, "the protocol we register and own");
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--route",
       [&routes](const std::string& value) {
         size_t comma = value.find(',');
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
         return absl::OkStatus();
       },
       "PREFIX,NEXTHOP: a route to add; repeatable", true);
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--interest",
       [&interests](const std::string& value) {
         auto address = net::IPAddress::Parse(value);
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         return absl::OkStatus();
       },
       "ADDRESS: register interest in it; repeatable", true);
-  net::AddParsedOption(
+  base::AddParsedOption(
       app, "--redist",
       [&redists](const std::string& value) {
         size_t colon = value.find(':');

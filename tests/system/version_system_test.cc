@@ -1,6 +1,6 @@
 // `--version` on every program, and common/1.0 get_version of a running process: all answer the
-// project version of net/version.h. Every program's command line follows one convention
-// (net/program_options.h): --help lists the options and exits 0, a bad option or value exits 2
+// project version of base/version.h. Every program's command line follows one convention
+// (base/program_options.h): --help lists the options and exits 0, a bad option or value exits 2
 // naming it. The manual pages of docs/man render without a warning.
 
 #include <gmock/gmock.h>
@@ -18,7 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "ipc/xrl_args.h"
-#include "net/version.h"
+#include "base/version.h"
 #include "tests/system/child_process.h"
 #include "tests/system/fea_rib_processes.h"
 
@@ -54,7 +54,7 @@ TEST(VersionSystemTest, EveryProgramPrintsItsNameAndTheVersion) {
   for (const auto& [name, path] : programs) {
     CommandResult r = RunCommand({path, "--version"}, {}, 5000);
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
-    EXPECT_EQ(r.out, name + " " + std::string(net::Version()) + "\n") << name;
+    EXPECT_EQ(r.out, name + " " + std::string(base::Version()) + "\n") << name;
   }
 }
 
@@ -136,7 +136,7 @@ TEST(VersionSystemTest, GetVersionOfARunningProcessAnswersTheVersion) {
   ASSERT_TRUE(args.ok()) << args.status() << ": " << r.out;
   const ipc::XrlAtom* version = args->Find("version");
   ASSERT_NE(version, nullptr) << r.out;
-  EXPECT_EQ(version->value().txt(), net::Version());
+  EXPECT_EQ(version->value().txt(), base::Version());
 }
 
 }  // namespace

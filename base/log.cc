@@ -1,10 +1,10 @@
-#include "net/log.h"
+#include "base/log.h"
 
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 
-#include "net/log_hook.h"
+#include "base/log_hook.h"
 // The journal's CODE_FILE/CODE_LINE would name this file, not the SLUICE_LOG call site.
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
@@ -22,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
-namespace sluice::net {
+namespace sluice::base {
 namespace {
 
 LogLevel InitialLevel() {
@@ -191,4 +191,4 @@ LogLine::~LogLine() {
   if (!sent) WriteStderr(FormatLogLine(now, level_, g_tag, msg, fields_));
 }
 
-}  // namespace sluice::net
+}  // namespace sluice::base

@@ -1,4 +1,4 @@
-#include "net/progress.h"
+#include "base/progress.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "net/log_hook.h"
+#include "base/log_hook.h"
 
-namespace sluice::net {
+namespace sluice::base {
 
 std::string HumanCount(double n) {
   if (!std::isfinite(n) || n < 0) return "?";
@@ -101,4 +101,4 @@ void ProgressLine::Finish() {
   std::fflush(out_);
 }
 
-}  // namespace sluice::net
+}  // namespace sluice::base

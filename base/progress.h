@@ -3,10 +3,10 @@
 // redrawn in place ("\r", erase to the end of the line); elsewhere (a file, a pipe) each update
 // is a plain line of its own, as before, so logs stay readable.
 //
-//   net::ProgressLine line(stderr);
-//   net::Progress p;
+//   base::ProgressLine line(stderr);
+//   base::Progress p;
 //   p.label = "sluice-replay", p.done = n, p.total = t, p.rate_per_s = r;
-//   line.Update(net::FormatProgress(p), plain_text);
+//   line.Update(base::FormatProgress(p), plain_text);
 //   line.Finish();  // ends the redrawn line with a newline
 //
 // FormatProgress gives, in at most `width` columns (a 20-cell bar; 10 under 80 columns):
@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-namespace sluice::net {
+namespace sluice::base {
 
 struct Progress {
   std::string_view label;  // "sluice-replay"
@@ -41,7 +41,7 @@ std::string FormatEta(double seconds);
 class ProgressLine {
  public:
   // `out`'s descriptor decides: a terminal gets the bar, anything else plain lines. On a
-  // terminal, a log line written to stderr meanwhile first clears the bar (net/log_hook.h); the
+  // terminal, a log line written to stderr meanwhile first clears the bar (base/log_hook.h); the
   // next Update draws it again below.
   explicit ProgressLine(FILE* out);
   ~ProgressLine();
@@ -60,4 +60,4 @@ class ProgressLine {
   std::atomic<bool> drawn_{false};
 };
 
-}  // namespace sluice::net
+}  // namespace sluice::base

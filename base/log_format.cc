@@ -1,12 +1,12 @@
-// The line formats of net/log.h: logfmt for files and the journal's MESSAGE, RFC 3164 for syslog.
+// The line formats of base/log.h: logfmt for files and the journal's MESSAGE, RFC 3164 for syslog.
 #include <cstdio>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "net/log.h"
+#include "base/log.h"
 
-namespace sluice::net {
+namespace sluice::base {
 namespace {
 
 bool NeedsQuotes(std::string_view value) {
@@ -94,4 +94,4 @@ std::string FormatSyslogDatagram(absl::Time when, LogLevel level, std::string_vi
   return out;
 }
 
-}  // namespace sluice::net
+}  // namespace sluice::base

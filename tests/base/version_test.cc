@@ -1,10 +1,10 @@
-#include "net/version.h"
+#include "base/version.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace sluice::net {
+namespace sluice::base {
 namespace {
 
 TEST(VersionTest, StartsWithTheProjectVersion) {
@@ -31,4 +31,4 @@ TEST(VersionTest, PrintVersionPrintsProgramAndVersion) {
 }
 
 }  // namespace
-}  // namespace sluice::net
+}  // namespace sluice::base

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-namespace sluice::net {
+namespace sluice::base {
 
 // The project version (CMake's project(VERSION)), followed by the git describe of the source
 // when it was configured from a git checkout: "0.1.0 (g1234abc)"; otherwise "0.1.0".
@@ -14,4 +14,4 @@ std::string_view Version();
 // Prints "PROGRAM VERSION\n" on stdout: what each program's --version does before exiting 0.
 void PrintVersion(std::string_view program);
 
-}  // namespace sluice::net
+}  // namespace sluice::base

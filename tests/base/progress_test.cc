@@ -1,5 +1,5 @@
 // The progress line: counts and times in, the text a terminal shows out.
-#include "net/progress.h"
+#include "base/progress.h"
 
 #include <fcntl.h>
 #include <pty.h>
@@ -9,9 +9,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "net/log.h"
+#include "base/log.h"
 
-namespace sluice::net {
+namespace sluice::base {
 namespace {
 
 using ::testing::HasSubstr;
@@ -120,4 +120,4 @@ TEST(ProgressTest, OnATerminalTheLineIsRedrawnAndALogLineClearsItFirst) {
 }
 
 }  // namespace
-}  // namespace sluice::net
+}  // namespace sluice::base

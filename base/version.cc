@@ -1,11 +1,11 @@
-#include "net/version.h"
+#include "base/version.h"
 
 #include <iostream>
 #include <string>
 
-#include "net/version_info.h"
+#include "base/version_info.h"
 
-namespace sluice::net {
+namespace sluice::base {
 
 std::string_view Version() {
   static const std::string version = [] {
@@ -20,4 +20,4 @@ std::string_view Version() {
 
 void PrintVersion(std::string_view program) { std::cout << program << " " << Version() << "\n"; }
 
-}  // namespace sluice::net
+}  // namespace sluice::base

@@ -3,7 +3,7 @@
 //
 //   SLUICE_LOG(kInfo) << "peer " << addr << " established";
 //   SLUICE_LOG(kWarning).Field("peer", addr) << "hold timer expired";
-//   SLUICE_LOG(kInfo) << "session up" << net::Kv("peer", addr) << net::Kv("as", 65001);
+//   SLUICE_LOG(kInfo) << "session up" << base::Kv("peer", addr) << base::Kv("as", 65001);
 //
 // Each line is logfmt (key=value pairs, one line per message):
 //
@@ -20,7 +20,7 @@
 // (a syslog reader whose queue stays full for 10 ms, one that is not there).
 //
 // The level threshold comes from SLUICE_LOG_LEVEL (debug, info, warning, error; default info),
-// SetLogLevel() at any time (thread-safe), or the --log-* options (net/program_options.h).
+// SetLogLevel() at any time (thread-safe), or the --log-* options (base/program_options.h).
 
 #include <sstream>
 #include <string>
@@ -31,7 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 
-namespace sluice::net {
+namespace sluice::base {
 
 enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
 enum class LogDestination { kStderr, kSyslog, kJournal };
@@ -66,7 +66,7 @@ std::string LogfmtValue(std::string_view value, bool always_quote = false);
 std::string FormatSyslogDatagram(absl::Time when, LogLevel level, std::string_view proc, int pid,
                                  std::string_view msg, const LogFields& fields);
 
-// A field for a line: `<< net::Kv("peer", addr)`. The value is written with operator<<.
+// A field for a line: `<< base::Kv("peer", addr)`. The value is written with operator<<.
 struct Kv {
   template <typename T>
   Kv(std::string_view k, const T& v) : key(k) {
@@ -104,9 +104,9 @@ class LogLine {
   LogFields fields_;
 };
 
-}  // namespace sluice::net
+}  // namespace sluice::base
 
 #define SLUICE_LOG(level)                                           \
-  if (!::sluice::net::LogEnabled(::sluice::net::LogLevel::level)) { \
+  if (!::sluice::base::LogEnabled(::sluice::base::LogLevel::level)) { \
   } else                                                            \
-    ::sluice::net::LogLine(::sluice::net::LogLevel::level)
+    ::sluice::base::LogLine(::sluice::base::LogLevel::level)

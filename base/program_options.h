@@ -2,14 +2,14 @@
 // The command line of every Sluice program, on CLI11 (https://cliutils.github.io/CLI11/book/),
 // with one set of conventions:
 //   --help, -h     the program's options on stdout, exit 0
-//   --version      "PROGRAM VERSION" (net/version.h) on stdout, exit 0
+//   --version      "PROGRAM VERSION" (base/version.h) on stdout, exit 0
 //   a bad command line (an unknown option, a missing or malformed value, a value out of range)
 //                  "PROGRAM: what is wrong, naming the option", the usage line and a
 //                  pointer to --help on stderr, exit 2 (kExitUsage)
 // An option given twice keeps its last value; a repeatable option (a std::vector) takes one
 // value per occurrence (`--listen A --listen B`).
 //
-//   net::ProgramOptions options("sluice-rib", "the RIB process");
+//   base::ProgramOptions options("sluice-rib", "the RIB process");
 //   options.app().add_option("--finder", finder, "the Finder");
 //   if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
 
@@ -23,7 +23,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/status/status.h"
 
-namespace sluice::net {
+namespace sluice::base {
 
 // The exit status of a bad command line (as BSD's EX_USAGE is for sysexits, 2 is what getopt
 // programs and CLI11 users exit with).
@@ -43,7 +43,7 @@ class ProgramOptions {
   // command line.
   std::optional<int> Parse(int argc, char** argv);
 
-  // Adds the logging options of a daemon (net/log.h), which Parse() applies:
+  // Adds the logging options of a daemon (base/log.h), which Parse() applies:
   //   --log-level debug|info|warning|error     the threshold (default: SLUICE_LOG_LEVEL or info)
   //   --log-destination stderr|syslog|journal  where lines go (default stderr)
   //   --log-syslog-socket PATH                 syslog's Unix datagram socket (default /dev/log)
@@ -82,4 +82,4 @@ CLI::Option* AddRepeatedOption(CLI::App& app, const std::string& name, std::vect
       ->default_str("");
 }
 
-}  // namespace sluice::net
+}  // namespace sluice::base

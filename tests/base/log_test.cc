@@ -1,6 +1,6 @@
 // The structured line format (logfmt), its escaping, the syslog datagram, and lines reaching a
 // syslog socket.
-#include "net/log.h"
+#include "base/log.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace sluice::net {
+namespace sluice::base {
 namespace {
 
 using ::testing::HasSubstr;
@@ -114,4 +114,4 @@ TEST(LogSyslogTest, PathTooLongIsRefused) {
 }
 
 }  // namespace
-}  // namespace sluice::net
+}  // namespace sluice::base

@@ -1,14 +1,14 @@
-#include "net/program_options.h"
+#include "base/program_options.h"
 
 #include <iostream>
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "net/log.h"
-#include "net/version.h"
+#include "base/log.h"
+#include "base/version.h"
 
-namespace sluice::net {
+namespace sluice::base {
 namespace {
 
 constexpr size_t kHelpWidth = 80;  // columns of --help
@@ -132,4 +132,4 @@ CLI::Option* AddParsedOption(CLI::App& app, const std::string& name,
   return option;
 }
 
-}  // namespace sluice::net
+}  // namespace sluice::base
