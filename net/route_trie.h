@@ -28,8 +28,8 @@
 // Memory: nodes live in a pooled arena addressed by 32-bit indices (route_trie_arena.h). An
 // IPv4 node is a 16-octet hot record (32-bit key, two child links, length, flags, pin count)
 // and a 4-octet parent link, plus the T for an entry (branch points have none); IPv6 nodes have
-// a 32-octet hot record. A trie of n entries has at most 2n-1 nodes. The 577,706-prefix PCH
-// table with T = void* takes 44.8 octets per prefix (56.4 with the lookup index below).
+// a 32-octet hot record. A trie of n entries has at most 2n-1 nodes (octets per prefix of a full
+// table: bench/net/README.md).
 //
 // Fast IPv4 lookups: once an IPv4 trie holding at least lookup_index_min_entries() entries
 // (default 65,536) is asked for an address's longest match, it keeps a RouteTrieIndex4 beside

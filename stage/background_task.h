@@ -66,9 +66,9 @@ class BackgroundTask {
 // The time bound is the latency background work adds to everything else on the loop: an event
 // that becomes ready during a slice (an UPDATE from a peer, an RPC) runs after at most about two
 // slices — the current one and the one it posted before the loop polled for I/O. 250 us keeps a
-// route that arrives during a full-table dump well under the 1 ms BGP-to-FEA target of
-// bench/rtrmgr/route_path_bench (2 ms slices hold a new peer's first UPDATE in its socket for
-// 2-4 ms), at an overhead of a post and a non-blocking poll per slice.
+// route that arrives during a full-table dump under the 1 ms BGP-to-FEA target of
+// bench/rtrmgr/route_path_bench (bench/rtrmgr/README.md), at an overhead of a post and a
+// non-blocking poll per slice.
 class SliceBudget {
  public:
   explicit SliceBudget(uint64_t max_items = 1000,

@@ -71,12 +71,10 @@ namespace sluice::stage {
 // Which of `shards` shards handles `prefix`: a fixed hash (the same in every run) of the
 // address block that holds it, its first 16 bits for IPv4 and 32 for IPv6 (a shorter prefix: the
 // block at its start). Every route of one prefix goes to the same shard, and so do the prefixes of
-// one block. Neighbouring prefixes are often announced together: on the PCH table, 53% of the
-// UPDATEs with more than one prefix go to a single shard at 2 shards (21% with a hash of each
-// whole prefix), so fewer attribute sets and trie paths are shared between threads; at 2 shards
-// that costs 3-9% less CPU (bgp_pipeline_bench). Shares stay even: 49.7/50.3% at 2 shards,
-// 12.0-12.9% at 8. The price: churn confined to one block (a /16's deaggregates) lands on one
-// shard.
+// one block. Neighbouring prefixes are often announced together, so more of an UPDATE's prefixes
+// land on one shard than with a hash of each whole prefix, and fewer attribute sets and trie
+// paths are shared between threads; the shares of a full table stay even (bench/bgp/README.md).
+// The price: churn confined to one block (a /16's deaggregates) lands on one shard.
 inline int ShardOf(const net::Prefix& prefix, int shards) {
   if (shards <= 1) return 0;
   uint64_t x = prefix.is_v4() ? uint64_t{prefix.v4().value() >> 16}
@@ -338,7 +336,7 @@ class ShardRunner {
   // Until every shard has worked through its input, the main loop runs what is posted to it —
   // the shards' outputs are delivered as they come, as they are in a running process. (Waiting
   // in Query() first would leave the main loop idle while the shards work, then the shards idle
-  // while it delivers their whole backlog: on the PCH table at 2 shards, ~0.1 s of 0.6.)
+  // while it delivers their whole backlog.)
   void DeliverWhileShardsWork() {
     auto guard = boost::asio::make_work_guard(main_);
     main_.restart();

@@ -46,8 +46,8 @@ struct Flags {
   bool no_rib = false;
   bool ipv4_only = false;
   // PeerOut's high water: with the 1 MiB of bgp/stages, a downstream peer that reads a full
-  // table slower than it arrives leaves most of the table in the fanout queue (≈100 octets a
-  // prefix, ≈60 MB for the PCH table, measured by bench/bgp/bgp_process_convergence).
+  // table slower than it arrives leaves most of the table in the fanout queue, which costs more
+  // memory per prefix than the session's send buffer (bench/bgp/README.md).
   size_t send_buffer_kb = 8192;
   // All peers' queues together: with many peers each gets less (SendBudget).
   size_t send_budget_mb = 16;
