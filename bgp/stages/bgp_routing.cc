@@ -29,14 +29,8 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.route_monitor = services_.route_monitor;
   const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
   if (threads > 1 || config_.shard_single_thread) {
-    std::vector<AttributeStore*> stores;
-    for (int i = 0; i < threads; ++i) {
-      shard_stores_.push_back(std::make_unique<AttributeStore>());
-      stores.push_back(shard_stores_.back().get());
-    }
     sharded_ = std::make_unique<ShardedRouting>(threads, router, ps, options,
-                                                std::array<bool, 2>{config_.ipv4, config_.ipv6},
-                                                std::move(stores));
+                                                std::array<bool, 2>{config_.ipv4, config_.ipv6});
     families_ = {sharded_->family(0), sharded_->family(1)};
     // The shards' counts lag the UPDATEs handed to them: the session's limits look again once
     // the shards are through.

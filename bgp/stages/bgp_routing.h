@@ -229,9 +229,7 @@ class BgpRouting {
   RouterConfig config_;
   RoutingServices services_;
   // Destroyed in reverse: peers, then the stages (which use the pipelines' table sets and the
-  // nexthop cache), then the pipelines, then the shards' attribute stores (their sets reach the
-  // loop's PeerOut stages).
-  std::vector<std::unique_ptr<AttributeStore>> shard_stores_;
+  // nexthop cache), then the pipelines.
   PeerSourceRegistry sources_;
   std::unique_ptr<NexthopCache> nexthops_;
   std::array<std::unique_ptr<FamilyRouting>, 2> pipelines_;   // serial

@@ -21,6 +21,9 @@ class BranchTail : public BgpLinearStage {
   virtual void EndOfRib() {}
   // Re-announce everything the peer has from us (RFC 2918 ROUTE-REFRESH).
   virtual void Refresh() {}
+  // One prefix of a refresh whose walk runs upstream of the tail (in the shards' copies of the
+  // pipeline): announce `route` again even if the peer has it.
+  virtual void Readvertise(const BgpRoute& /*route*/) {}
   // The peer's session can take more.
   virtual void OnWritable() {}
 };

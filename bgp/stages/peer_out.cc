@@ -4,8 +4,8 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/wire/attribute_encoder.h"
 #include "base/log.h"
+#include "bgp/wire/attribute_encoder.h"
 
 namespace sluice::bgp {
 
@@ -64,54 +64,34 @@ std::string PeerOut::Status() const {
   return s;
 }
 
-PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, AttrRef from) {
+PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, const AttrRef& from) {
   // A batch as big as the last one gets its index at once, not by doubling (the hash map frees
   // its table when cleared past 127 slots).
   if (ops_.empty()) op_index_.reserve(std::min(last_batch_, kKeepOps));
   auto [it, added] = op_index_.try_emplace(prefix, static_cast<uint32_t>(ops_.size()));
   if (added) {
-    ops_.push_back(Op{prefix, std::move(from), AttrRef(), false});
-  } else {
-    Drop(std::move(from));  // the batch knows what the peer has already
+    // Otherwise the batch knows what the peer has already.
+    ops_.push_back(Op{prefix, from, AttrRef(), false});
   }
   return ops_[it->second];
 }
 
-void PeerOut::Drop(AttrRef ref) {
-  if (ref && releaser_) released_.push_back(std::move(ref));
-}
-
-void PeerOut::SetTo(Op& op, AttrRef to) {
-  Drop(std::move(op.to));
-  op.to = std::move(to);
-}
-
 void PeerOut::Readvertise(const BgpRoute& route) {
   Op& op = Pending(route.net, route.attrs);
-  SetTo(op, route.attrs);
+  op.to = route.attrs;
   op.force = true;
 }
 
-void PeerOut::add_route(const BgpRoute& route, BgpStage*) { AddOwned(route.net, route.attrs); }
+void PeerOut::add_route(const BgpRoute& route, BgpStage*) {
+  Pending(route.net, AttrRef()).to = route.attrs;
+}
 
 void PeerOut::delete_route(const BgpRoute& route, BgpStage*) {
-  DeleteOwned(route.net, route.attrs);
+  Pending(route.net, route.attrs).to.reset();
 }
 
 void PeerOut::replace_route(const BgpRoute& old_route, const BgpRoute& new_route, BgpStage*) {
-  ReplaceOwned(new_route.net, old_route.attrs, new_route.attrs);
-}
-
-void PeerOut::AddOwned(const net::Prefix& prefix, AttrRef to) {
-  SetTo(Pending(prefix, AttrRef()), std::move(to));
-}
-
-void PeerOut::DeleteOwned(const net::Prefix& prefix, AttrRef from) {
-  SetTo(Pending(prefix, std::move(from)), AttrRef());
-}
-
-void PeerOut::ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to) {
-  SetTo(Pending(prefix, std::move(from)), std::move(to));
+  Pending(new_route.net, old_route.attrs).to = new_route.attrs;
 }
 
 void PeerOut::Flush() {
@@ -134,8 +114,8 @@ void PeerOut::Flush() {
       continue;
     }
     if (!op.from) ++counters_.advertised;
-    auto [it, added] = group_index_.try_emplace(GroupKey{op.to.get(), op.to.hash()},
-                                                static_cast<uint32_t>(group_attrs_.size()));
+    auto [it, added] =
+        group_index_.try_emplace(op.to.get(), static_cast<uint32_t>(group_attrs_.size()));
     if (added) {
       group_attrs_.push_back(std::move(op.to));  // the key's pointer stays valid
       group_start_.push_back(0);
@@ -144,12 +124,6 @@ void PeerOut::Flush() {
     announce_group_.push_back(it->second);
     announce_.push_back(Nlri{op.prefix, 0, family_.safi});
   }
-  if (releaser_) {
-    for (Op& op : ops_) {
-      if (op.from) released_.push_back(std::move(op.from));
-      if (op.to) released_.push_back(std::move(op.to));
-    }
-  }
   last_batch_ = ops_.size();
   ops_.clear();
   op_index_.clear();
@@ -157,10 +131,7 @@ void PeerOut::Flush() {
     std::vector<Op>().swap(ops_);
     op_index_ = {};
   }
-  if (withdraw_.empty() && group_attrs_.empty()) {
-    ReleaseRefs();
-    return;
-  }
+  if (withdraw_.empty() && group_attrs_.empty()) return;
   // Counting sort: group_start_ holds each group's size, then where it begins; each group keeps
   // its prefixes in batch order.
   uint32_t at = 0;
@@ -203,12 +174,7 @@ void PeerOut::Flush() {
       counters_.announced += nlri.size();
       withdraw = {};
     }
-    // Do not keep attribute sets alive between batches.
-    if (releaser_) {
-      released_.push_back(std::move(attrs));
-    } else {
-      attrs.reset();
-    }
+    attrs.reset();  // do not keep attribute sets alive between batches
     if (out.size() >= kSendChunk) {
       Send(std::move(out), messages);
       out = std::vector<uint8_t>();
@@ -220,15 +186,7 @@ void PeerOut::Flush() {
     if (n.ok()) messages += *n;
   }
   Send(std::move(out), messages);
-  ReleaseRefs();
   ReleaseScratch();
-}
-
-void PeerOut::ReleaseRefs() {
-  if (released_.empty()) return;
-  // The vector keeps its room for the next batch (ReleaseScratch trims a burst's).
-  if (releaser_) releaser_(std::span<AttrRef>(released_));  // null: taken away since
-  released_.clear();
 }
 
 // The encoding scratch of a burst (thousands of groups and prefixes) is not kept for the next
@@ -238,7 +196,6 @@ void PeerOut::ReleaseScratch() {
     if (v.capacity() > kKeepScratch) std::decay_t<decltype(v)>().swap(v);
   };
   trim(withdraw_);
-  if (released_.capacity() > 2 * kKeepOps) std::vector<AttrRef>().swap(released_);
   trim(group_attrs_);
   trim(group_start_);
   trim(announce_group_);

@@ -75,17 +75,6 @@ class PeerOut : public BranchTail {
   void replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
                      BgpStage* caller) override;
   void push(BgpStage* caller) override { Flush(); }
-  // The same changes with the references handed over (the shard stage's delivery): the
-  // sets' reference counts, last touched on a shard's thread, are not touched again per change.
-  void AddOwned(const net::Prefix& prefix, AttrRef to);
-  void DeleteOwned(const net::Prefix& prefix, AttrRef from);
-  void ReplaceOwned(const net::Prefix& prefix, AttrRef from, AttrRef to);
-  // Where the references a batch held go once it is sent, instead of being released here: the
-  // shard stage hands a shard's sets back to it, so that the last release (the store's lock, its
-  // table, the allocator) happens on the thread that made them. The releaser moves out the
-  // references it takes; PeerOut releases those it leaves. Null: all released here.
-  using Releaser = std::function<void(std::span<AttrRef>)>;
-  void SetReleaser(Releaser releaser) { releaser_ = std::move(releaser); }
 
   // Sends End-of-RIB for the family (after flushing what is pending).
   void EndOfRib() override;
@@ -93,11 +82,10 @@ class PeerOut : public BranchTail {
   bool end_of_rib_sent() const { return counters_.end_of_rib_sent; }
   // Re-announces everything the peer has from us (RFC 2918), in the background.
   void Refresh() override;
+  // Announces `route` again even if the peer has it (what a refresh does for each prefix).
+  void Readvertise(const BgpRoute& route) override;
   // The session's backlog drained.
   void OnWritable() override;
-  // Announces `route` again even if the peer has it (what a refresh does for each prefix; the
-  // shards' refresh walks use it when PeerOut is where their outputs meet).
-  void Readvertise(const BgpRoute& route);
 
   const Counters& counters() const { return counters_; }
   bool blocked() const { return blocked_; }
@@ -112,14 +100,10 @@ class PeerOut : public BranchTail {
     AttrRef to;    // what it should have (null: nothing)
     bool force = false;
   };
-  Op& Pending(const net::Prefix& prefix, AttrRef from);
-  // A reference the batch no longer needs: to the releaser with the batch's others, if any.
-  void Drop(AttrRef ref);
-  void SetTo(Op& op, AttrRef to);
+  Op& Pending(const net::Prefix& prefix, const AttrRef& from);
   void Flush();
   void Send(std::vector<uint8_t> messages, int count);
   void ReleaseScratch();
-  void ReleaseRefs();
   void CheckBacklog();
   // Blocks the reader while the backlog is high or the restart gate is closed.
   void ApplyBlocked();
@@ -149,24 +133,9 @@ class PeerOut : public BranchTail {
   std::vector<uint32_t> announce_group_;  // the group of each announcement, in batch order
   std::vector<Nlri> announce_;            // the announcements, in batch order
   std::vector<Nlri> grouped_;             // the announcements, group by group
-  // Prefixes are grouped by attribute set, not by interned entry: with the shard stage each shard
-  // interns into its own store, so one set can arrive as several entries.
-  struct GroupKey {
-    const PathAttributes* attrs;
-    size_t hash;
-  };
-  struct GroupHash {
-    size_t operator()(const GroupKey& k) const { return k.hash; }
-  };
-  struct GroupEq {
-    bool operator()(const GroupKey& a, const GroupKey& b) const {
-      return a.attrs == b.attrs || (a.hash == b.hash && *a.attrs == *b.attrs);
-    }
-  };
-  absl::flat_hash_map<GroupKey, uint32_t, GroupHash, GroupEq> group_index_;
+  // Each interned set's group: equal sets are one entry of the store (AttributeStore).
+  absl::flat_hash_map<const PathAttributes*, uint32_t> group_index_;
   PrefixWalk refresh_;
-  Releaser releaser_;
-  std::vector<AttrRef> released_;  // the batch's references, for releaser_
 };
 
 }  // namespace sluice::bgp

@@ -114,7 +114,6 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
     int family = -1;
     uint32_t peer = 0;
     for (ShardIn& item : items) {
-      if (item.op == ShardIn::Op::kRelease) continue;  // released with the batch
       if (item.family != family || item.peer_id != peer) {
         family = item.family;
         peer = item.peer_id;
@@ -337,10 +336,6 @@ class ShardedRouting::Family : public FamilyRouting {
         info.params, AfiSafi{AfiOf(family()), Safi::kUnicast}, control.get(), &kNoPrefixes,
         owner_->options_.peer_out);
     Consumer* c = owner_->AddConsumer(st.branch, st.out, st.out, owner_->threads());
-    if (!owner_->store_ids_.empty()) {
-      st.out->SetReleaser(
-          [owner = owner_](std::span<AttrRef> refs) { owner->ReturnToShards(refs); });
-    }
     c->control = std::move(control);
     const int slot = slot_;
     const uint32_t branch = st.branch;
@@ -574,7 +569,7 @@ class ShardedRouting::Family : public FamilyRouting {
     rib_out_ = owner_->services_.plumber->Make<RibOut>(
         Name(slot_, "RibOut", name), owner_->services_.rib, family(), control.get(),
         owner_->options_.rib_out, owner_->services_.profiler);
-    Consumer* c = owner_->AddConsumer(branch, rib_out_, nullptr, 0);
+    Consumer* c = owner_->AddConsumer(branch, rib_out_, nullptr, owner_->threads());
     c->control = std::move(control);
   }
 
@@ -598,10 +593,8 @@ void ShardedRouting::Input::Push() {
 // -------------------------------------------------------------------------------
 
 ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, PipelineServices services,
-                               PipelineOptions options, std::array<bool, 2> families,
-                               std::vector<AttributeStore*> shard_stores)
+                               PipelineOptions options, std::array<bool, 2> families)
     : router_(router), services_(services), options_(options) {
-  for (AttributeStore* store : shard_stores) store_ids_.push_back(store->id());
   std::array<uint32_t, 2> rib_branches = {NewBranch(), NewBranch()};
   stage::ShardOptions so;
   so.shards = std::max(1, threads);
@@ -610,7 +603,7 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
   so.inline_single = false;
   so.name = "bgp-shard";
   Runner::Callbacks cb;
-  cb.make = [this, families, rib_branches, shard_stores](Runner::Context& ctx) {
+  cb.make = [this, families, rib_branches](Runner::Context& ctx) {
     auto w = std::make_unique<Worker>();
     w->ctx = &ctx;
     w->has_rib = services_.rib != nullptr;
@@ -618,7 +611,6 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
     ps.plumber = &ctx.plumber();
     ps.rib = nullptr;
     ps.tails = w.get();
-    if (ctx.index() < int(shard_stores.size())) ps.store = shard_stores[ctx.index()];
     for (int slot = 0; slot < 2; ++slot) {
       if (!families[slot]) continue;
       w->next_branch = rib_branches[slot];
@@ -637,10 +629,6 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
 }
 
 ShardedRouting::~ShardedRouting() {
-  // The loop's PeerOuts outlive this: from now on they release their sets themselves.
-  for (auto& [branch, c] : consumers_) {
-    if (c->out != nullptr) c->out->SetReleaser(nullptr);
-  }
   runner_.reset();  // the shards' stages go first, on their threads
   families_ = {};
 }
@@ -700,7 +688,6 @@ void ShardedRouting::RemoveConsumer(uint32_t branch) {
   std::unique_ptr<Consumer> c = std::move(it->second);
   consumers_.erase(it);
   c->dead = true;
-  if (c->out != nullptr) c->out->SetReleaser(nullptr);
   std::erase(touched_, c.get());
   services_.plumber->Retire(c->stage);
   // The stage goes after the current event; its Control (the stage's reader) after that.
@@ -710,28 +697,6 @@ void ShardedRouting::RemoveConsumer(uint32_t branch) {
     if (alive.expired()) return;
     std::erase_if(dead_, [raw](const std::unique_ptr<Consumer>& d) { return d.get() == raw; });
   });
-}
-
-// Each reference travels as a kRelease item in the shard's input: no allocation per batch, and the
-// buffers stay with the threads that use them. An epoch ends after them, so that a shard does not
-// take them for the start of an UPDATE whose end has not come (and hold its outputs for it).
-// The loop's own sets (not made by a shard) stay in `refs`, for PeerOut to release.
-void ShardedRouting::ReturnToShards(std::span<AttrRef> refs) {
-  const int n = static_cast<int>(store_ids_.size());
-  bool sent = false;
-  for (AttrRef& ref : refs) {
-    const uint32_t id = ref.store_id();
-    for (int i = 0; i < n; ++i) {
-      if (store_ids_[i] == id) {
-        ShardIn& in = runner_->Add(i);
-        in.op = ShardIn::Op::kRelease;
-        in.attrs = std::move(ref);
-        sent = true;
-        break;
-      }
-    }
-  }
-  if (sent) runner_->EndEpoch();
 }
 
 void ShardedRouting::Deliver(int, std::span<ShardOut> items) {
@@ -755,37 +720,16 @@ void ShardedRouting::Deliver(int, std::span<ShardOut> items) {
       c->stage->push(nullptr);
       if (c->dead) continue;
     }
-    if (c->out != nullptr) {
-      ToPeerOut(*c, o);
-    } else {
-      ToStage(*c, o);
-    }
+    ToStage(*c, o);
+    // The item's references go here, on the loop that just used the sets, not when the shard
+    // reuses the item.
+    o.old_route.attrs.reset();
+    o.new_route.attrs.reset();
   }
 }
 
-// A peer's PeerOut takes the changes' references over (no count touched per change here).
-void ShardedRouting::ToPeerOut(Consumer& c, ShardOut& o) {
-  PeerOut& out = *c.out;
-  switch (o.kind) {
-    case ShardOut::Kind::kAdd:
-      out.AddOwned(o.new_route.net, std::move(o.new_route.attrs));
-      break;
-    case ShardOut::Kind::kDelete:
-      out.DeleteOwned(o.old_route.net, std::move(o.old_route.attrs));
-      break;
-    case ShardOut::Kind::kReplace:
-      out.ReplaceOwned(o.new_route.net, std::move(o.old_route.attrs), std::move(o.new_route.attrs));
-      break;
-    case ShardOut::Kind::kReadvertise:
-      out.Readvertise(o.new_route);
-      break;
-    case ShardOut::Kind::kEndOfRib:
-      if (--c.dumps_pending == 0) out.EndOfRib();
-      break;
-  }
-}
-
-// Any other branch (the RIB's): the stage contract.
+// The stage contract, and the branch tail's End-of-RIB (once every shard's dump is done) and
+// refresh answers.
 void ShardedRouting::ToStage(Consumer& c, const ShardOut& o) {
   stage::ArrivalScope arrival(o.arrival_ns);
   switch (o.kind) {
@@ -798,10 +742,11 @@ void ShardedRouting::ToStage(Consumer& c, const ShardOut& o) {
     case ShardOut::Kind::kReplace:
       c.stage->replace_route(o.old_route, o.new_route, nullptr);
       break;
-    case ShardOut::Kind::kReadvertise:  // refreshes are for peers
+    case ShardOut::Kind::kReadvertise:
+      c.stage->Readvertise(o.new_route);
       break;
     case ShardOut::Kind::kEndOfRib:
-      --c.dumps_pending;
+      if (--c.dumps_pending == 0) c.stage->EndOfRib();
       break;
   }
 }

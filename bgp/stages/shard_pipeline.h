@@ -18,15 +18,15 @@
 // every lookup a stage makes on the hot path (Decision asking each peer's branch, re-filter and
 // dump walks) stays on the shard's thread, and no shard reads another's state. What is not per
 // prefix stays central: nexthop resolution (one NexthopCache read by every shard; its RIB calls
-// run on the event loop). Attribute sets: those decoded from UPDATEs are the loop's store's; the
-// sets a shard's filters make go into the shard's own store (`shard_stores`), so the shards do
-// not share the store's locks and tables on every route, and once PeerOut has sent them their
-// references go back to the shard (PeerOut::SetReleaser), whose thread releases them.
+// run on the event loop). Attribute sets: one store for all (`services.store`, locked per part
+// of its table), so equal sets have equal handles wherever they were made.
 //
 // Outputs meet on the event loop in each peer's PeerOut: the ShardRunner delivers, epoch by epoch
-// (one UPDATE in = one epoch), every shard's changes of that UPDATE and then pushes once, so
-// PeerOut groups prefixes that share an attribute set across all shards into one UPDATE — the
-// same UPDATEs as the serial pipeline. End-of-RIB goes out when every shard's dump is done.
+// (one UPDATE in = one epoch), every shard's changes of that UPDATE through the stage contract
+// and then pushes once, so PeerOut groups prefixes that share an attribute set across all shards
+// into one UPDATE — the same UPDATEs as the serial pipeline. End-of-RIB goes out when every
+// shard's dump is done; a refresh walks each shard's prefixes and each route comes back as
+// BranchTail::Readvertise.
 // Flow control: when a peer's PeerOut (or RibOut) blocks, every shard's FanoutReader of that
 // branch is blocked (a command in order with the routes), and unblocked likewise.
 //
@@ -60,14 +60,10 @@ namespace sluice::bgp {
 class ShardedRouting {
  public:
   // `threads` shards (worker threads). `services`: the event loop's (its Plumber owns the PeerOut
-  // and RibOut stages where the shards' outputs meet); `families[i]`: run IPv4 (0) / IPv6 (1).
-  // `shard_stores` (one per shard, or empty: every shard uses `services.store`): where shard i's
-  // filters intern the sets they make, so that shards do not share the store's locks and tables
-  // on every route. They must outlive every stage of the loop's Plumber (whose PeerOuts get those
-  // sets), not only this object. Routes arriving from the loop keep `services.store`'s sets.
+  // and RibOut stages where the shards' outputs meet; every shard's filters intern into its
+  // store); `families[i]`: run IPv4 (0) / IPv6 (1).
   ShardedRouting(int threads, const RouterSettings& router, PipelineServices services,
-                 PipelineOptions options, std::array<bool, 2> families,
-                 std::vector<AttributeStore*> shard_stores = {});
+                 PipelineOptions options, std::array<bool, 2> families);
   ~ShardedRouting();
   ShardedRouting(const ShardedRouting&) = delete;
   ShardedRouting& operator=(const ShardedRouting&) = delete;
@@ -106,12 +102,7 @@ class ShardedRouting {
   Consumer* AddConsumer(uint32_t branch, BranchTail* stage, PeerOut* out, int dumps);
   void RemoveConsumer(uint32_t branch);
   void Deliver(int shard, std::span<ShardOut> items);
-  void ToPeerOut(Consumer& c, ShardOut& o);
   void ToStage(Consumer& c, const ShardOut& o);
-  // The references a PeerOut held for a batch it sent: each shard's sets go back to the shard
-  // (kRelease items in its input), whose thread releases them; the last release of a set then
-  // touches only that thread's store and allocator arena.
-  void ReturnToShards(std::span<AttrRef> refs);
   void Delivered();
   void PushTouched();
   void EndOfBatch();
@@ -128,7 +119,6 @@ class ShardedRouting {
   // epoch order.
   std::deque<std::pair<uint64_t, uint32_t>> counts_pending_;
   std::function<void(uint32_t peer_id)> counts_changed_;
-  std::vector<uint32_t> store_ids_;  // shard i's attribute store (empty: shared)
   bool push_posted_ = false;
   uint32_t next_branch_ = 1;
   uint64_t pushes_ = 0;

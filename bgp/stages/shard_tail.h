@@ -25,15 +25,13 @@
 namespace sluice::bgp {
 
 struct ShardIn {
-  // kRelease: a reference the loop's PeerOut held until it sent its batch, given back to the
-  // shard whose store made the set; only its release (when the batch is cleared) happens.
-  enum class Op : uint8_t { kAnnounce, kWithdraw, kRelease };
+  enum class Op : uint8_t { kAnnounce, kWithdraw };
   Op op = Op::kAnnounce;
   uint8_t family = 0;    // 0 IPv4, 1 IPv6 (the FamilyPipeline slot)
   uint32_t peer_id = 0;  // 0: originated by this router
   uint32_t path_id = 0;
   net::Prefix prefix;
-  AttrRef attrs;           // kAnnounce, kRelease
+  AttrRef attrs;           // kAnnounce
   int64_t arrival_ns = 0;  // the UPDATE's arrival (stage/route_arrival.h); 0 unknown
 };
 

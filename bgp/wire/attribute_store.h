@@ -42,8 +42,8 @@ bool EqualAcrossStores(const AttrEntry* a, const AttrEntry* b);
 // A counted reference to an interned attribute set: 8 octets (one pointer). Null when default
 // constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs are equal
 // exactly when their attribute sets are equal, so comparing and hashing handles is comparing and
-// hashing sets: from one store that is comparing pointers; handles from two stores (the shard
-// stage gives each shard its own) compare the sets when the pointers differ.
+// hashing sets: from one store that is comparing pointers; handles from two stores (a tool that
+// reads two captures, say) compare the sets when the pointers differ.
 class AttrRef {
  public:
   AttrRef() = default;

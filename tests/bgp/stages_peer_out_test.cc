@@ -89,84 +89,27 @@ TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
   EXPECT_GOLDEN(session_->Log(), "tests/bgp/golden/peer_out.updates");
 }
 
-TEST_F(PeerOutTest, EqualSetsFromTwoStoresShareUpdates) {
-  // The shard stage gives each shard its own store: a set made on two shards is two entries,
-  // and the peer must still get one UPDATE for the prefixes that share it.
+TEST_F(PeerOutTest, ABatchKeepsNoReferenceOnceSent) {
+  // Memory follows the table: once a batch is sent, PeerOut holds no attribute set, whether the
+  // batch announced it or announced and withdrew it at once.
   AttributeStore other;
-  AttrRef a_other = Attr().Path({65000, 1}).NextHop("192.0.2.1").In(other);
-  ASSERT_NE(a_other.get(), a_.get());
-  ASSERT_EQ(a_other, a_);
-  for (uint32_t i = 0; i < 20; ++i) out_->AddOwned(N(i), i % 2 ? a_ : a_other);
+  AttrRef made = Attr().Path({65000, 7}).NextHop("192.0.2.1").In(other);
+  BgpRoute r;
+  r.attrs = made;
+  for (uint32_t i = 0; i < 10; ++i) {
+    r.net = N(i);
+    out_->add_route(r, nullptr);
+  }
+  EXPECT_EQ(made.use_count(), 12u);  // ours, r's and one per change
   out_->push(nullptr);
   EXPECT_EQ(session_->updates, 1u);
-  EXPECT_EQ(session_->held.size(), 20u);
-  // Moving from one store's entry to the other's equal one is no change.
-  out_->ReplaceOwned(N(0), a_other, a_);
+  EXPECT_EQ(made.use_count(), 2u);
+  r.net = N(100);
+  out_->add_route(r, nullptr);
+  out_->delete_route(r, nullptr);
   out_->push(nullptr);
   EXPECT_EQ(session_->updates, 1u);
-  out_->ReplaceOwned(N(0), a_, b_);
-  out_->DeleteOwned(N(1), a_);
-  out_->push(nullptr);
-  EXPECT_EQ(session_->updates, 2u);
-  EXPECT_EQ(session_->held.size(), 19u);
-  EXPECT_EQ(out_->counters().advertised, 19u);
-  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
-}
-
-TEST_F(PeerOutTest, ABatchsReferencesGoToTheReleaserOnceSent) {
-  // The shard stage hands each shard's sets back to it: PeerOut gives away what a batch held
-  // after sending it, and releases nothing itself.
-  AttributeStore shard_store;
-  std::vector<AttrRef> given;
-  out_->SetReleaser([&given](std::span<AttrRef> refs) {
-    for (AttrRef& r : refs) given.push_back(std::move(r));
-  });
-  AttrRef made = Attr().Path({65000, 7}).NextHop("192.0.2.1").In(shard_store);
-  for (uint32_t i = 0; i < 10; ++i) out_->AddOwned(N(i), made);
-  EXPECT_EQ(made.use_count(), 11u);
-  out_->push(nullptr);
-  EXPECT_EQ(session_->updates, 1u);
-  EXPECT_EQ(given.size(), 10u);      // the group's reference and the 9 other changes'
-  EXPECT_EQ(made.use_count(), 11u);  // nothing released by PeerOut
-  for (const AttrRef& r : given) EXPECT_EQ(r.store_id(), shard_store.id());
-  given.clear();
-  EXPECT_EQ(made.use_count(), 1u);
-  // A batch that sends nothing (announced and withdrawn at once) gives its references too.
-  out_->AddOwned(N(100), made);
-  out_->DeleteOwned(N(100), made);
-  out_->push(nullptr);
-  EXPECT_EQ(session_->updates, 1u);
-  EXPECT_EQ(given.size(), 2u);  // the delete's and the add's
-  out_->SetReleaser(nullptr);
-  given.clear();
-  EXPECT_EQ(made.use_count(), 1u);
-}
-
-TEST_F(PeerOutTest, TheReleaserTakesSomeReferencesAndPeerOutReleasesTheRest) {
-  // The shard stage takes the sets its shards made and leaves the loop's own: PeerOut releases
-  // what the releaser left behind, and keeps nothing between batches. (Both stores differ from
-  // the one the fake session decodes into, so only PeerOut's references count.)
-  AttributeStore shard_store;
-  AttributeStore loop_store;
-  std::vector<AttrRef> taken;
-  out_->SetReleaser([&taken, id = shard_store.id()](std::span<AttrRef> refs) {
-    for (AttrRef& r : refs) {
-      if (r.store_id() == id) taken.push_back(std::move(r));
-    }
-  });
-  AttrRef made = Attr().Path({65000, 8}).NextHop("192.0.2.1").In(shard_store);
-  AttrRef own = Attr().Path({65000, 9}).NextHop("192.0.2.1").In(loop_store);
-  for (uint32_t i = 0; i < 4; ++i) out_->AddOwned(N(i), made);
-  for (uint32_t i = 4; i < 7; ++i) out_->AddOwned(N(i), own);
-  EXPECT_EQ(own.use_count(), 4u);
-  out_->push(nullptr);
-  EXPECT_EQ(session_->updates, 2u);
-  EXPECT_EQ(taken.size(), 4u);      // the shard's set, once per change held
-  EXPECT_EQ(own.use_count(), 1u);   // the loop's set: released by PeerOut
-  EXPECT_EQ(made.use_count(), 5u);  // ours and the 4 taken
-  taken.clear();
-  EXPECT_EQ(made.use_count(), 1u);
-  out_->SetReleaser(nullptr);
+  EXPECT_EQ(made.use_count(), 2u);
 }
 
 TEST_F(PeerOutTest, ABigBatchGoesToTheSessionInPieces) {
@@ -176,7 +119,12 @@ TEST_F(PeerOutTest, ABigBatchGoesToTheSessionInPieces) {
   for (uint32_t s = 0; s < 400; ++s) {
     sets.push_back(Attr().Path({65000, 100 + s}).NextHop("192.0.2.1").In(store_));
   }
-  for (uint32_t i = 0; i < 40000; ++i) out_->AddOwned(N(i), sets[i % sets.size()]);
+  BgpRoute r;
+  for (uint32_t i = 0; i < 40000; ++i) {
+    r.net = N(i);
+    r.attrs = sets[i % sets.size()];
+    out_->add_route(r, nullptr);
+  }
   out_->push(nullptr);
   EXPECT_EQ(session_->held.size(), 40000u);
   EXPECT_EQ(session_->updates, 400u);  // 100 prefixes per set fit one UPDATE

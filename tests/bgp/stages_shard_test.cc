@@ -214,10 +214,8 @@ TEST(ShardedRouting, ANewImportFilterInTheSlotReachesEveryShard) {
   EXPECT_EQ(r.AdjRibIn(up, net::Family::kIPv4).lines, 199u) << "the Adj-RIB-In keeps them";
 }
 
-// After the last UPDATE, a peer's PeerOut sends its batch and gives the sets the shards made back
-// to them (kRelease items). A peer that comes up after that, with no UPDATE following, must still
-// get the whole table and End-of-RIB: the shards must not take the returned references for the
-// start of an UPDATE and hold the new peer's dump behind its end.
+// A peer that comes up after the last UPDATE, with no UPDATE following, must still get the whole
+// table and End-of-RIB: its dump is not held behind the end of an UPDATE that never comes.
 TEST(ShardedRouting, APeerUpAfterTheLastUpdateGetsTheTable) {
   ShardRouter r(2, kLocalAs);
   ShardRouter::Peer& up = r.AddPeer("up", A("192.0.2.11"), 65011);
@@ -227,7 +225,7 @@ TEST(ShardedRouting, APeerUpAfterTheLastUpdateGetsTheTable) {
   r.Up(down);
   UpdateMessage u = SpreadUpdate(r, 300, 11);
   up.listener->OnUpdate(u);
-  r.Settle();  // down's PeerOut has sent the 300 routes and returned its references
+  r.Settle();  // down's PeerOut has sent the 300 routes
   ASSERT_EQ(down.session->held.size(), 300u);
   r.Up(late);
   r.Settle();
