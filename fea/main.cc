@@ -40,6 +40,8 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "fea/dummy_fib_backend.h"
 #include "fea/dummy_ifmgr.h"
 #include "fea/fib.h"
@@ -47,12 +49,11 @@
 #include "fea/netlink_ifmgr.h"
 #include "fea/service/fea_fib_service.h"
 #include "fea/service/fea_ifmgr_service.h"
+#include "ipc/methods/common.h"
 #include "ipc/process_security.h"
 #include "ipc/profile_service.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "base/log.h"
-#include "base/program_options.h"
 #include "stage/profile.h"
 
 namespace {
@@ -116,8 +117,8 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
       ->check(
           CLI::Validator([](std::string& v) { return v.empty() ? "wants a name" : ""; }, "NAME"));
   base::AddRepeatedOption(app, "--listen", flags->router.listen,
-                         "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
-                         "socket); repeatable");
+                          "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
+                          "socket); repeatable");
   app.add_option("--backend", flags->backend,
                  "dummy: interfaces configured through fea_ifmgr/1.0, FIB in memory; netlink: "
                  "the kernel's interfaces, routes installed in a kernel table")
@@ -263,7 +264,8 @@ int main(int argc, char** argv) {
     ifmgr->Stop();
     io.stop();
   };
-  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown", flags.retain_on_exit); });
+  router.SetShutdownHandler(
+      [&] { shutdown(ipc::methods::common::kShutdown.name().xrl(), flags.retain_on_exit); });
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR2);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
     if (!error) {

@@ -34,12 +34,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/log.h"
+#include "base/program_options.h"
+#include "ipc/methods/common.h"
 #include "ipc/process_security.h"
 #include "ipc/profile_service.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "base/log.h"
-#include "base/program_options.h"
 #include "rib/rib.h"
 #include "rib/service/fea_watcher.h"
 #include "rib/service/policy_service.h"
@@ -66,7 +67,7 @@ struct Flags {
 // command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   base::ProgramOptions options("sluice-rib",
-                              "sluice-rib: the RIB process, routes of every protocol");
+                               "sluice-rib: the RIB process, routes of every protocol");
   CLI::App& app = options.app();
   app.add_option("--finder", flags->router.finder_address,
                  "the Finder: unix:/PATH or tcp:127.0.0.1:PORT (default $SLUICE_FINDER or "
@@ -75,8 +76,8 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
       ->check(
           CLI::Validator([](std::string& v) { return v.empty() ? "wants a name" : ""; }, "NAME"));
   base::AddRepeatedOption(app, "--listen", flags->router.listen,
-                         "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
-                         "socket in the run directory); repeatable");
+                          "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
+                          "socket in the run directory); repeatable");
   app.add_option("--fea", flags->fea, "the FEA instance to feed (default any of class fea)");
   app.add_option("--fea-batch-size", flags->rib.fea.batch_size, "route changes per FIB transaction")
       ->check(CLI::Range(1, 100000));
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
     interfaces.Stop();
     io.stop();
   };
-  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
+  router.SetShutdownHandler([&] { shutdown(ipc::methods::common::kShutdown.name().xrl()); });
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR2);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
     if (!error) shutdown(absl::StrCat("signal ", signal));

@@ -19,12 +19,13 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/program_options.h"
+#include "ipc/methods/common.h"
 #include "ipc/process_security.h"
 #include "ipc/random.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "base/log.h"
-#include "base/program_options.h"
 #include "rpki/rpki_service.h"
 
 namespace sluice::rpki {
@@ -101,7 +102,7 @@ int Run(const Flags& flags) {
     SLUICE_LOG(kInfo) << why << ": shutting down";
     io.stop();
   };
-  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown"); });
+  router.SetShutdownHandler([&] { shutdown(ipc::methods::common::kShutdown.name().xrl()); });
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
     if (!error) shutdown(absl::StrCat("signal ", signal));

@@ -4,24 +4,23 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "ipc/caller.h"
 #include "ipc/method.h"
+#include "ipc/methods/rpki.h"
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/types_convert.h"
-#include "base/status_macros.h"
 
 namespace sluice::rpki {
 namespace {
 
 namespace v1 = ::sluice::rpki::v1;
-template <typename Req, typename Reply>
-using M = ipc::Method<Req, Reply>;
 
-const M<v1::AddCacheRequest, v1::AddCacheReply> kAddCache{"rpki/1.0/add_cache"};
-const M<v1::DeleteCacheRequest, v1::DeleteCacheReply> kDeleteCache{"rpki/1.0/delete_cache"};
-const M<v1::GetStatusRequest, v1::GetStatusReply> kGetStatus{"rpki/1.0/get_status"};
-const M<v1::ListVrpsRequest, v1::ListVrpsReply> kListVrps{"rpki/1.0/list_vrps"};
-const M<v1::SubscribeRequest, v1::SubscribeReply> kSubscribe{"rpki/1.0/subscribe"};
+using ipc::methods::rpki::kAddCache;
+using ipc::methods::rpki::kDeleteCache;
+using ipc::methods::rpki::kGetStatus;
+using ipc::methods::rpki::kListVrps;
+using ipc::methods::rpki::kSubscribe;
 
 constexpr uint16_t kRtrPort = 323;  // RFC 8210 §9, plain TCP
 

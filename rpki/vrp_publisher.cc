@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <memory>
 
+#include "base/log.h"
 #include "ipc/method.h"
+#include "ipc/methods/rpki_client.h"
 #include "ipc/proto/rpki_client.pb.h"
 #include "ipc/types_convert.h"
-#include "base/log.h"
 
 namespace sluice::rpki {
 namespace {
 
 namespace client_v1 = ::sluice::rpki_client::v1;
-const ipc::Method<client_v1::VrpChangesRequest, client_v1::VrpChangesReply> kVrpChanges{
-    "rpki_client/1.0/vrp_changes"};
+using ipc::methods::rpki_client::kVrpChanges;
 
 void AddVrps(const std::vector<Vrp>& vrps, size_t from, size_t to,
              google::protobuf::RepeatedPtrField<rpki::v1::Vrp>* out) {

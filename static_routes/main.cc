@@ -33,11 +33,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/program_options.h"
+#include "ipc/methods/common.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "base/log.h"
-#include "base/program_options.h"
 #include "static_routes/static_routes.h"
 #include "static_routes/static_xrl.h"
 
@@ -175,7 +176,7 @@ int Run(const Flags& flags) {
       if (!error) io.stop();
     });
   };
-  router.SetShutdownHandler([&] { shutdown("common/1.0/shutdown", true); });
+  router.SetShutdownHandler([&] { shutdown(ipc::methods::common::kShutdown.name().xrl(), true); });
   boost::asio::signal_set signals(io, SIGINT, SIGTERM, SIGUSR2);
   signals.async_wait([&](const boost::system::error_code& error, int signal) {
     if (!error) shutdown(absl::StrCat("signal ", signal), signal != SIGUSR2);

@@ -4,13 +4,16 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "ipc/method.h"
+#include "ipc/methods/rib.h"
+#include "ipc/methods/rib_client.h"
+#include "ipc/methods/static_routes.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 
 namespace sluice::static_routes {
 
@@ -19,35 +22,26 @@ namespace {
 namespace rib_v1 = ::sluice::rib::v1;
 namespace client_v1 = ::sluice::rib_client::v1;
 namespace v1 = ::sluice::static_routes::v1;
-template <typename Req, typename Reply>
-using M = ipc::Method<Req, Reply>;
 
 constexpr char kProtocol[] = "static";
 
-// --- rib/1.0 (called) ---
-const M<rib_v1::RegisterProtocolRequest, rib_v1::RegisterProtocolReply> kRegisterProtocol{
-    "rib/1.0/register_protocol"};
-const M<rib_v1::DeregisterProtocolRequest, rib_v1::DeregisterProtocolReply> kDeregisterProtocol{
-    "rib/1.0/deregister_protocol"};
-const M<rib_v1::EndOfRibRequest, rib_v1::EndOfRibReply> kEndOfRib{"rib/1.0/end_of_rib"};
-const M<rib_v1::AddRoute4Request, rib_v1::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
-const M<rib_v1::AddRoute6Request, rib_v1::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
-const M<rib_v1::DeleteRoute4Request, rib_v1::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
-const M<rib_v1::DeleteRoute6Request, rib_v1::RouteReply> kDeleteRoute6{"rib/1.0/delete_route6"};
-const M<rib_v1::RegisterInterestRequest, rib_v1::RegisterInterestReply> kRegisterInterest{
-    "rib/1.0/register_interest"};
-const M<rib_v1::DeregisterInterestRequest, rib_v1::DeregisterInterestReply> kDeregisterInterest{
-    "rib/1.0/deregister_interest"};
-// --- rib_client/1.0 and static_routes/1.0 (served) ---
-const M<client_v1::RouteInfoInvalidRequest, client_v1::RouteInfoInvalidReply> kRouteInfoInvalid{
-    "rib_client/1.0/route_info_invalid"};
-const M<client_v1::RedistRoutesRequest, client_v1::RedistRoutesReply> kRedistRoutes{
-    "rib_client/1.0/redist_routes"};
-const M<v1::AddRouteRequest, v1::AddRouteReply> kAddRoute{"static_routes/1.0/add_route"};
-const M<v1::DeleteRouteRequest, v1::DeleteRouteReply> kDeleteRoute{
-    "static_routes/1.0/delete_route"};
-const M<v1::ListRoutesRequest, v1::ListRoutesReply> kListRoutes{"static_routes/1.0/list_routes"};
-const M<v1::SyncedRequest, v1::SyncedReply> kSynced{"static_routes/1.0/synced"};
+// rib/1.0, called.
+using ipc::methods::rib::kAddRoute4;
+using ipc::methods::rib::kAddRoute6;
+using ipc::methods::rib::kDeleteRoute4;
+using ipc::methods::rib::kDeleteRoute6;
+using ipc::methods::rib::kDeregisterInterest;
+using ipc::methods::rib::kDeregisterProtocol;
+using ipc::methods::rib::kEndOfRib;
+using ipc::methods::rib::kRegisterInterest;
+using ipc::methods::rib::kRegisterProtocol;
+// rib_client/1.0 and static_routes/1.0, served.
+using ipc::methods::rib_client::kRedistRoutes;
+using ipc::methods::rib_client::kRouteInfoInvalid;
+using ipc::methods::static_routes::kAddRoute;
+using ipc::methods::static_routes::kDeleteRoute;
+using ipc::methods::static_routes::kListRoutes;
+using ipc::methods::static_routes::kSynced;
 
 }  // namespace
 

@@ -4,21 +4,21 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
 #include "ipc/method.h"
+#include "ipc/methods/rpki.h"
+#include "ipc/methods/rpki_client.h"
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/rpki_client.pb.h"
 #include "ipc/types_convert.h"
-#include "base/log.h"
 
 namespace sluice::bgp::process {
 namespace {
 
 namespace rpki_v1 = ::sluice::rpki::v1;
 namespace client_v1 = ::sluice::rpki_client::v1;
-const ipc::Method<rpki_v1::SubscribeRequest, rpki_v1::SubscribeReply> kSubscribe{
-    "rpki/1.0/subscribe"};
-const ipc::Method<client_v1::VrpChangesRequest, client_v1::VrpChangesReply> kVrpChanges{
-    "rpki_client/1.0/vrp_changes"};
+using ipc::methods::rpki::kSubscribe;
+using ipc::methods::rpki_client::kVrpChanges;
 
 // The VRPs of a repeated field; a malformed prefix is an error naming the field.
 absl::StatusOr<std::vector<rpki::Vrp>> FromProto(

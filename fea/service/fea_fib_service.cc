@@ -5,12 +5,14 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "fea/service/fib_convert.h"
+#include "ipc/methods/fea_fib.h"
+#include "ipc/methods/fea_fib_client.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/proto/fea_fib_client.pb.h"
 #include "ipc/types_convert.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::fea {
@@ -19,30 +21,19 @@ namespace {
 namespace pb = fea_fib::v1;
 using Clock = std::chrono::steady_clock;
 
-const ipc::Method<pb::StartTransactionRequest, pb::StartTransactionReply> kStartTransaction{
-    "fea_fib/1.0/start_transaction"};
-const ipc::Method<pb::CommitTransactionRequest, pb::CommitTransactionReply> kCommitTransaction{
-    "fea_fib/1.0/commit_transaction"};
-const ipc::Method<pb::AbortTransactionRequest, pb::AbortTransactionReply> kAbortTransaction{
-    "fea_fib/1.0/abort_transaction"};
-const ipc::Method<pb::AddRoute4Request, pb::ChangeReply> kAddRoute4{"fea_fib/1.0/add_route4"};
-const ipc::Method<pb::AddRoute6Request, pb::ChangeReply> kAddRoute6{"fea_fib/1.0/add_route6"};
-const ipc::Method<pb::AddRoute4Request, pb::ChangeReply> kReplaceRoute4{
-    "fea_fib/1.0/replace_route4"};
-const ipc::Method<pb::AddRoute6Request, pb::ChangeReply> kReplaceRoute6{
-    "fea_fib/1.0/replace_route6"};
-const ipc::Method<pb::DeleteRoute4Request, pb::ChangeReply> kDeleteRoute4{
-    "fea_fib/1.0/delete_route4"};
-const ipc::Method<pb::DeleteRoute6Request, pb::ChangeReply> kDeleteRoute6{
-    "fea_fib/1.0/delete_route6"};
-const ipc::Method<pb::DeleteAllRoutesRequest, pb::ChangeReply> kDeleteAllRoutes{
-    "fea_fib/1.0/delete_all_routes"};
-const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kSubscribeChanges{
-    "fea_fib/1.0/subscribe_changes"};
-const ipc::Method<pb::SubscribeChangesRequest, pb::SubscribeChangesReply> kUnsubscribeChanges{
-    "fea_fib/1.0/unsubscribe_changes"};
-const ipc::Method<fea_fib_client::v1::FibChangesRequest, fea_fib_client::v1::FibChangesReply>
-    kFibChanges{"fea_fib_client/1.0/fib_changes"};
+using ipc::methods::fea_fib::kAbortTransaction;
+using ipc::methods::fea_fib::kAddRoute4;
+using ipc::methods::fea_fib::kAddRoute6;
+using ipc::methods::fea_fib::kCommitTransaction;
+using ipc::methods::fea_fib::kDeleteAllRoutes;
+using ipc::methods::fea_fib::kDeleteRoute4;
+using ipc::methods::fea_fib::kDeleteRoute6;
+using ipc::methods::fea_fib::kReplaceRoute4;
+using ipc::methods::fea_fib::kReplaceRoute6;
+using ipc::methods::fea_fib::kStartTransaction;
+using ipc::methods::fea_fib::kSubscribeChanges;
+using ipc::methods::fea_fib::kUnsubscribeChanges;
+using ipc::methods::fea_fib_client::kFibChanges;
 
 const char* OpName(FibOpKind kind) {
   return kind == FibOpKind::kAdd ? "add" : kind == FibOpKind::kReplace ? "replace" : "delete";

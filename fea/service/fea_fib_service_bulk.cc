@@ -4,26 +4,23 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "fea/service/fea_fib_service.h"
-#include "fea/service/fib_convert.h"
-#include "ipc/proto/fea_fib.pb.h"
-#include "ipc/types_convert.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "fea/service/fea_fib_service.h"
+#include "fea/service/fib_convert.h"
+#include "ipc/methods/fea_fib.h"
+#include "ipc/proto/fea_fib.pb.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::fea {
 namespace {
 
 namespace pb = fea_fib::v1;
 
-const ipc::Method<pb::ApplyBatchRequest, pb::CommitTransactionReply> kApplyBatch{
-    "fea_fib/1.0/apply_batch"};
-const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
-    "fea_fib/1.0/apply_batch_packed"};
-const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
-    "fea_fib/1.0/start_full_push"};
-const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
-    "fea_fib/1.0/complete_full_push"};
+using ipc::methods::fea_fib::kApplyBatch;
+using ipc::methods::fea_fib::kApplyBatchPacked;
+using ipc::methods::fea_fib::kCompleteFullPush;
+using ipc::methods::fea_fib::kStartFullPush;
 
 const char* OpName(pb::FibChange::Op op) {
   return op == pb::FibChange::ADD ? "add" : op == pb::FibChange::REPLACE ? "replace" : "delete";

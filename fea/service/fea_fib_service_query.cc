@@ -4,26 +4,23 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/status_macros.h"
 #include "fea/service/fea_fib_service.h"
 #include "fea/service/fib_convert.h"
+#include "ipc/methods/fea_fib.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/types_convert.h"
-#include "base/status_macros.h"
 
 namespace sluice::fea {
 namespace {
 
 namespace pb = fea_fib::v1;
 
-const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
-    "fea_fib/1.0/lookup_route_by_dest4"};
-const ipc::Method<pb::LookupRouteByDest6Request, pb::LookupRouteReply> kLookupDest6{
-    "fea_fib/1.0/lookup_route_by_dest6"};
-const ipc::Method<pb::LookupRouteByNetworkRequest, pb::LookupRouteReply> kLookupNetwork{
-    "fea_fib/1.0/lookup_route_by_network"};
-const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{
-    "fea_fib/1.0/list_routes"};
-const ipc::Method<pb::GetStatsRequest, pb::GetStatsReply> kGetStats{"fea_fib/1.0/get_stats"};
+using ipc::methods::fea_fib::kGetStats;
+using ipc::methods::fea_fib::kListRoutes;
+using ipc::methods::fea_fib::kLookupRouteByDest4;
+using ipc::methods::fea_fib::kLookupRouteByDest6;
+using ipc::methods::fea_fib::kLookupRouteByNetwork;
 
 constexpr uint32_t kDefaultPage = 1000;
 constexpr uint32_t kMaxPage = 100000;
@@ -78,17 +75,17 @@ pb::GetStatsReply Stats(const Fib& fib, const stage::LatencyHistogram& route_lat
 
 absl::Status FeaFibService::RegisterQueries() {
   RETURN_IF_ERROR(router_.Handle(
-      kLookupDest4,
+      kLookupRouteByDest4,
       [this](const pb::LookupRouteByDest4Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
         return LookupReply(fib_.LookupByDestination(net::IPAddress(ipc::FromProto(r.dest()))));
       }));
   RETURN_IF_ERROR(router_.Handle(
-      kLookupDest6,
+      kLookupRouteByDest6,
       [this](const pb::LookupRouteByDest6Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
         return LookupReply(fib_.LookupByDestination(net::IPAddress(ipc::FromProto(r.dest()))));
       }));
   RETURN_IF_ERROR(router_.Handle(
-      kLookupNetwork,
+      kLookupRouteByNetwork,
       [this](const pb::LookupRouteByNetworkRequest& r) -> absl::StatusOr<pb::LookupRouteReply> {
         ASSIGN_OR_RETURN(net::Prefix prefix, ipc::FromProto(r.network()));
         return LookupReply(fib_.LookupByPrefix(prefix));

@@ -4,11 +4,13 @@
 #include <boost/asio/post.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "fea/service/fib_convert.h"
-#include "ipc/proto/fea_ifmgr.pb.h"
-#include "ipc/types_convert.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "fea/service/fib_convert.h"
+#include "ipc/methods/fea_ifmgr.h"
+#include "ipc/methods/fea_ifmgr_client.h"
+#include "ipc/proto/fea_ifmgr.pb.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::fea {
 namespace {
@@ -16,26 +18,17 @@ namespace {
 namespace pb = fea_ifmgr::v1;
 namespace cpb = fea_ifmgr_client::v1;
 
-const ipc::Method<pb::ListInterfacesRequest, pb::ListInterfacesReply> kListInterfaces{
-    "fea_ifmgr/1.0/list_interfaces"};
-const ipc::Method<pb::GetInterfaceRequest, pb::GetInterfaceReply> kGetInterface{
-    "fea_ifmgr/1.0/get_interface"};
-const ipc::Method<pb::AddInterfaceRequest, pb::AddInterfaceReply> kAddInterface{
-    "fea_ifmgr/1.0/add_interface"};
-const ipc::Method<pb::RemoveInterfaceRequest, pb::RemoveInterfaceReply> kRemoveInterface{
-    "fea_ifmgr/1.0/remove_interface"};
-const ipc::Method<pb::SetEnabledRequest, pb::SetEnabledReply> kSetEnabled{
-    "fea_ifmgr/1.0/set_enabled"};
-const ipc::Method<pb::SetMtuRequest, pb::SetMtuReply> kSetMtu{"fea_ifmgr/1.0/set_mtu"};
-const ipc::Method<pb::AddAddressRequest, pb::AddAddressReply> kAddAddress{
-    "fea_ifmgr/1.0/add_address"};
-const ipc::Method<pb::RemoveAddressRequest, pb::RemoveAddressReply> kRemoveAddress{
-    "fea_ifmgr/1.0/remove_address"};
-const ipc::Method<pb::SubscribeRequest, pb::SubscribeReply> kSubscribe{"fea_ifmgr/1.0/subscribe"};
-const ipc::Method<pb::SubscribeRequest, pb::SubscribeReply> kUnsubscribe{
-    "fea_ifmgr/1.0/unsubscribe"};
-const ipc::Method<cpb::InterfaceEventsRequest, cpb::InterfaceEventsReply> kInterfaceEvents{
-    "fea_ifmgr_client/1.0/interface_events"};
+using ipc::methods::fea_ifmgr::kAddAddress;
+using ipc::methods::fea_ifmgr::kAddInterface;
+using ipc::methods::fea_ifmgr::kGetInterface;
+using ipc::methods::fea_ifmgr::kListInterfaces;
+using ipc::methods::fea_ifmgr::kRemoveAddress;
+using ipc::methods::fea_ifmgr::kRemoveInterface;
+using ipc::methods::fea_ifmgr::kSetEnabled;
+using ipc::methods::fea_ifmgr::kSetMtu;
+using ipc::methods::fea_ifmgr::kSubscribe;
+using ipc::methods::fea_ifmgr::kUnsubscribe;
+using ipc::methods::fea_ifmgr_client::kInterfaceEvents;
 
 }  // namespace
 

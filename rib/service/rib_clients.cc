@@ -4,20 +4,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ipc/proto/rib_client.pb.h"
-#include "ipc/types_convert.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "ipc/methods/rib_client.h"
+#include "ipc/proto/rib_client.pb.h"
+#include "ipc/types_convert.h"
 #include "rib/service/rib_convert.h"
 
 namespace sluice::rib {
 namespace {
 
 namespace cpb = rib_client::v1;
-const ipc::Method<cpb::RouteInfoInvalidRequest, cpb::RouteInfoInvalidReply> kRouteInfoInvalid{
-    "rib_client/1.0/route_info_invalid"};
-const ipc::Method<cpb::RedistRoutesRequest, cpb::RedistRoutesReply> kRedistRoutes{
-    "rib_client/1.0/redist_routes"};
+using ipc::methods::rib_client::kRedistRoutes;
+using ipc::methods::rib_client::kRouteInfoInvalid;
 
 absl::StatusOr<net::Family> ParseFamily(std::string_view family) {
   if (family == "ipv4") return net::Family::kIPv4;

@@ -4,9 +4,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ipc/methods/rib.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/types_convert.h"
-#include "base/status_macros.h"
 #include "rib/service/rib_convert.h"
 #include "stage/route_arrival.h"
 
@@ -15,43 +16,30 @@ namespace {
 
 namespace pb = rib::v1;
 
-const ipc::Method<pb::RegisterProtocolRequest, pb::RegisterProtocolReply> kRegisterProtocol{
-    "rib/1.0/register_protocol"};
-const ipc::Method<pb::DeregisterProtocolRequest, pb::DeregisterProtocolReply> kDeregisterProtocol{
-    "rib/1.0/deregister_protocol"};
-const ipc::Method<pb::EndOfRibRequest, pb::EndOfRibReply> kEndOfRib{"rib/1.0/end_of_rib"};
-const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
-const ipc::Method<pb::AddRoute6Request, pb::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
-const ipc::Method<pb::AddRoute4Request, pb::RouteReply> kReplaceRoute4{"rib/1.0/replace_route4"};
-const ipc::Method<pb::AddRoute6Request, pb::RouteReply> kReplaceRoute6{"rib/1.0/replace_route6"};
-const ipc::Method<pb::DeleteRoute4Request, pb::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
-const ipc::Method<pb::DeleteRoute6Request, pb::RouteReply> kDeleteRoute6{"rib/1.0/delete_route6"};
-const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
-const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kReplaceRoutes{"rib/1.0/replace_routes"};
-const ipc::Method<pb::DeleteRoutesRequest, pb::RoutesReply> kDeleteRoutes{"rib/1.0/delete_routes"};
-const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
-    "rib/1.0/add_routes_packed"};
-const ipc::Method<pb::LookupRouteByDest4Request, pb::LookupRouteReply> kLookupDest4{
-    "rib/1.0/lookup_route_by_dest4"};
-const ipc::Method<pb::LookupRouteByDest6Request, pb::LookupRouteReply> kLookupDest6{
-    "rib/1.0/lookup_route_by_dest6"};
-const ipc::Method<pb::LookupRouteByNetworkRequest, pb::LookupRouteReply> kLookupNetwork{
-    "rib/1.0/lookup_route_by_network"};
-const ipc::Method<pb::ListRoutesRequest, pb::ListRoutesReply> kListRoutes{"rib/1.0/list_routes"};
-const ipc::Method<pb::RegisterInterestRequest, pb::RegisterInterestReply> kRegisterInterest{
-    "rib/1.0/register_interest"};
-const ipc::Method<pb::DeregisterInterestRequest, pb::DeregisterInterestReply> kDeregisterInterest{
-    "rib/1.0/deregister_interest"};
-const ipc::Method<pb::RedistSubscribeRequest, pb::RedistSubscribeReply> kRedistSubscribe{
-    "rib/1.0/redist_subscribe"};
-const ipc::Method<pb::RedistSubscribeRequest, pb::RedistSubscribeReply> kRedistUnsubscribe{
-    "rib/1.0/redist_unsubscribe"};
-const ipc::Method<pb::GetAdminDistanceRequest, pb::GetAdminDistanceReply> kGetAdminDistance{
-    "rib/1.0/get_admin_distance"};
-const ipc::Method<pb::SetAdminDistanceRequest, pb::SetAdminDistanceReply> kSetAdminDistance{
-    "rib/1.0/set_admin_distance"};
-const ipc::Method<pb::ListProtocolsRequest, pb::ListProtocolsReply> kListProtocols{
-    "rib/1.0/list_protocols"};
+using ipc::methods::rib::kAddRoute4;
+using ipc::methods::rib::kAddRoute6;
+using ipc::methods::rib::kAddRoutes;
+using ipc::methods::rib::kAddRoutesPacked;
+using ipc::methods::rib::kDeleteRoute4;
+using ipc::methods::rib::kDeleteRoute6;
+using ipc::methods::rib::kDeleteRoutes;
+using ipc::methods::rib::kDeregisterInterest;
+using ipc::methods::rib::kDeregisterProtocol;
+using ipc::methods::rib::kEndOfRib;
+using ipc::methods::rib::kGetAdminDistance;
+using ipc::methods::rib::kListProtocols;
+using ipc::methods::rib::kListRoutes;
+using ipc::methods::rib::kLookupRouteByDest4;
+using ipc::methods::rib::kLookupRouteByDest6;
+using ipc::methods::rib::kLookupRouteByNetwork;
+using ipc::methods::rib::kRedistSubscribe;
+using ipc::methods::rib::kRedistUnsubscribe;
+using ipc::methods::rib::kRegisterInterest;
+using ipc::methods::rib::kRegisterProtocol;
+using ipc::methods::rib::kReplaceRoute4;
+using ipc::methods::rib::kReplaceRoute6;
+using ipc::methods::rib::kReplaceRoutes;
+using ipc::methods::rib::kSetAdminDistance;
 
 constexpr uint32_t kDefaultPage = 1000;
 constexpr uint32_t kMaxRestartTime = 86400;  // seconds
@@ -210,17 +198,17 @@ absl::Status RibService::RegisterRoutes() {
 
 absl::Status RibService::RegisterQueries() {
   RETURN_IF_ERROR(router_.Handle(
-      kLookupDest4,
+      kLookupRouteByDest4,
       [this](const pb::LookupRouteByDest4Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
         return ToReply(rib_.LookupDestination(net::IPAddress(ipc::FromProto(r.dest()))));
       }));
   RETURN_IF_ERROR(router_.Handle(
-      kLookupDest6,
+      kLookupRouteByDest6,
       [this](const pb::LookupRouteByDest6Request& r) -> absl::StatusOr<pb::LookupRouteReply> {
         return ToReply(rib_.LookupDestination(net::IPAddress(ipc::FromProto(r.dest()))));
       }));
   RETURN_IF_ERROR(router_.Handle(
-      kLookupNetwork,
+      kLookupRouteByNetwork,
       [this](const pb::LookupRouteByNetworkRequest& r) -> absl::StatusOr<pb::LookupRouteReply> {
         ASSIGN_OR_RETURN(net::Prefix prefix, ipc::FromProto(r.network()));
         return ToReply(rib_.LookupPrefix(prefix));

@@ -4,20 +4,18 @@
 #include <boost/asio/post.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "ipc/proto/fea_fib.pb.h"
 #include "base/log.h"
+#include "ipc/methods/fea_fib.h"
+#include "ipc/proto/fea_fib.pb.h"
 #include "rib/service/rib_convert.h"
 
 namespace sluice::rib {
 namespace {
 
 namespace pb = fea_fib::v1;
-const ipc::Method<pb::ApplyBatchPackedRequest, pb::CommitTransactionReply> kApplyBatchPacked{
-    "fea_fib/1.0/apply_batch_packed"};
-const ipc::Method<pb::StartFullPushRequest, pb::StartFullPushReply> kStartFullPush{
-    "fea_fib/1.0/start_full_push"};
-const ipc::Method<pb::CompleteFullPushRequest, pb::CompleteFullPushReply> kCompleteFullPush{
-    "fea_fib/1.0/complete_full_push"};
+using ipc::methods::fea_fib::kApplyBatchPacked;
+using ipc::methods::fea_fib::kCompleteFullPush;
+using ipc::methods::fea_fib::kStartFullPush;
 
 }  // namespace
 

@@ -1,18 +1,18 @@
 #include "rib/service/xrl_interface_source.h"
 
+#include "base/log.h"
+#include "ipc/methods/fea_ifmgr.h"
+#include "ipc/methods/fea_ifmgr_client.h"
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/fea_ifmgr_client.pb.h"
 #include "ipc/types_convert.h"
-#include "base/log.h"
 
 namespace sluice::rib {
 namespace {
 
 namespace cpb = fea_ifmgr_client::v1;
-const ipc::Method<cpb::InterfaceEventsRequest, cpb::InterfaceEventsReply> kInterfaceEvents{
-    "fea_ifmgr_client/1.0/interface_events"};
-const ipc::Method<fea_ifmgr::v1::SubscribeRequest, fea_ifmgr::v1::SubscribeReply> kSubscribe{
-    "fea_ifmgr/1.0/subscribe"};
+using ipc::methods::fea_ifmgr::kSubscribe;
+using ipc::methods::fea_ifmgr_client::kInterfaceEvents;
 
 }  // namespace
 
