@@ -1,7 +1,7 @@
 #pragma once
 // Method<Request, Reply>: a method name tied at compile time to its request and reply types.
 //
-// Declare one constant per method next to the code that serves or calls it:
+// One constant per method, in its interface's ipc/methods/NAME.h, for the server and callers:
 //
 //   inline const ipc::Method<rib::v1::AddRoute4Request, rib::v1::AddRoute4Reply>
 //       kAddRoute4{"rib/1.0/add_route4"};

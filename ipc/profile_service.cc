@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "base/status_macros.h"
+#include "ipc/methods/profile.h"
 
 namespace sluice::ipc {
 namespace {
@@ -26,28 +27,29 @@ absl::StatusOr<stage::ProfilePoint*> FindPoint(const stage::Profiler& profiler,
 absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
                           std::function<std::string()> describe, UnknownPointText unknown) {
   stage::Profiler* p = &profiler;
+  RETURN_IF_ERROR(
+      router.Handle(methods::profile::kListPoints,
+                    [p](const pb::ListPointsRequest&) -> absl::StatusOr<pb::ListPointsReply> {
+                      pb::ListPointsReply reply;
+                      for (const std::string& name : p->Names()) {  // in name order
+                        absl::StatusOr<stage::ProfilePoint*> point = p->Find(name);
+                        if (!point.ok()) continue;
+                        pb::Point* out = reply.add_points();
+                        out->set_name(name);
+                        out->set_enabled((*point)->enabled());
+                        out->set_entries((*point)->Entries().size());
+                      }
+                      return reply;
+                    }));
   RETURN_IF_ERROR(router.Handle(
-      kProfileListPoints, [p](const pb::ListPointsRequest&) -> absl::StatusOr<pb::ListPointsReply> {
-        pb::ListPointsReply reply;
-        for (const std::string& name : p->Names()) {  // in name order
-          absl::StatusOr<stage::ProfilePoint*> point = p->Find(name);
-          if (!point.ok()) continue;
-          pb::Point* out = reply.add_points();
-          out->set_name(name);
-          out->set_enabled((*point)->enabled());
-          out->set_entries((*point)->Entries().size());
-        }
-        return reply;
-      }));
-  RETURN_IF_ERROR(router.Handle(
-      kProfileEnable,
+      methods::profile::kEnable,
       [p, unknown](const pb::EnableRequest& request) -> absl::StatusOr<pb::EnableReply> {
         ASSIGN_OR_RETURN(stage::ProfilePoint * point, FindPoint(*p, request.point(), unknown));
         point->set_enabled(request.enable());
         return pb::EnableReply();
       }));
   RETURN_IF_ERROR(router.Handle(
-      kProfileGetEntries,
+      methods::profile::kGetEntries,
       [p, unknown](const pb::GetEntriesRequest& request) -> absl::StatusOr<pb::GetEntriesReply> {
         ASSIGN_OR_RETURN(stage::ProfilePoint * point, FindPoint(*p, request.point(), unknown));
         pb::GetEntriesReply reply;
@@ -60,13 +62,13 @@ absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
         return reply;
       }));
   RETURN_IF_ERROR(router.Handle(
-      kProfileClear,
+      methods::profile::kClear,
       [p, unknown](const pb::ClearRequest& request) -> absl::StatusOr<pb::ClearReply> {
         ASSIGN_OR_RETURN(stage::ProfilePoint * point, FindPoint(*p, request.point(), unknown));
         point->Clear();
         return pb::ClearReply();
       }));
-  return router.Handle(kProfileDescribePlumbing,
+  return router.Handle(methods::profile::kDescribePlumbing,
                        [describe = std::move(describe)](const pb::DescribePlumbingRequest&)
                            -> absl::StatusOr<pb::DescribePlumbingReply> {
                          pb::DescribePlumbingReply reply;
@@ -77,7 +79,7 @@ absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
 
 absl::Status ServeStageStats(XrlRouter& router,
                              std::function<std::vector<stage::Plumber::QueueDepth>()> depths) {
-  return router.Handle(kProfileGetStageStats,
+  return router.Handle(methods::profile::kGetStageStats,
                        [depths = std::move(depths)](const pb::GetStageStatsRequest&)
                            -> absl::StatusOr<pb::GetStageStatsReply> {
                          pb::GetStageStatsReply reply;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "ipc/profile_methods.h"
+#include "ipc/methods/profile.h"
 #include "ipc/xrl_router.h"
 #include "stage/plumber.h"
 #include "stage/profile.h"

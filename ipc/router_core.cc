@@ -8,15 +8,16 @@
 #include <cerrno>
 
 #include "absl/strings/str_format.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "ipc/channel_client.h"
 #include "ipc/finder_session.h"
 #include "ipc/grpc_init.h"
 #include "ipc/inproc.h"
+#include "ipc/methods/common.h"
 #include "ipc/random.h"
 #include "ipc/rpc_server.h"
 #include "ipc/rundir.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 
 namespace sluice::ipc::internal {
 namespace {
@@ -95,7 +96,6 @@ absl::StatusOr<cv1::SetLogReply> SetLog(const cv1::SetLogRequest& request) {
 }  // namespace
 
 void RouterCore::AddCommonHandlers() {
-  auto name = [](const char* text) { return *MethodName::Parse(text); };
   auto add = [this](std::unique_ptr<Handler> handler) {
     absl::Status status = methods_.Add(std::move(handler));
     (void)status;  // the table is empty: cannot fail
@@ -108,7 +108,7 @@ void RouterCore::AddCommonHandlers() {
   };
   add(std::make_unique<
       SyncHandler<cv1::GetTargetNameRequest, cv1::GetTargetNameReply, decltype(get_target_name)>>(
-      name("common/1.0/get_target_name"), get_target_name));
+      methods::common::kGetTargetName.name(), get_target_name));
   auto get_version = [this](const cv1::GetVersionRequest&) -> absl::StatusOr<cv1::GetVersionReply> {
     cv1::GetVersionReply reply;
     reply.set_version(options_.version);
@@ -116,7 +116,7 @@ void RouterCore::AddCommonHandlers() {
   };
   add(std::make_unique<
       SyncHandler<cv1::GetVersionRequest, cv1::GetVersionReply, decltype(get_version)>>(
-      name("common/1.0/get_version"), get_version));
+      methods::common::kGetVersion.name(), get_version));
   auto get_status = [this](const cv1::GetStatusRequest&) -> absl::StatusOr<cv1::GetStatusReply> {
     cv1::GetStatusReply reply;
     reply.set_status(status_);
@@ -125,7 +125,7 @@ void RouterCore::AddCommonHandlers() {
   };
   add(std::make_unique<
       SyncHandler<cv1::GetStatusRequest, cv1::GetStatusReply, decltype(get_status)>>(
-      name("common/1.0/get_status"), get_status));
+      methods::common::kGetStatus.name(), get_status));
   auto shutdown = [this](const cv1::ShutdownRequest&) -> absl::StatusOr<cv1::ShutdownReply> {
     SLUICE_LOG(kInfo) << instance_name_ << ": shutdown requested through common/1.0";
     if (!status_set_) status_ = cv1::SHUTDOWN;
@@ -136,9 +136,9 @@ void RouterCore::AddCommonHandlers() {
     return cv1::ShutdownReply();
   };
   add(std::make_unique<SyncHandler<cv1::ShutdownRequest, cv1::ShutdownReply, decltype(shutdown)>>(
-      name("common/1.0/shutdown"), shutdown));
+      methods::common::kShutdown.name(), shutdown));
   add(std::make_unique<SyncHandler<cv1::SetLogRequest, cv1::SetLogReply, decltype(&SetLog)>>(
-      name("common/1.0/set_log"), &SetLog));
+      methods::common::kSetLog.name(), &SetLog));
 }
 
 void RouterCore::SetStatus(common::v1::ProcessStatus status, std::string reason) {

@@ -32,9 +32,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "bench/restart/restart_phase.h"
 #include "base/log.h"
 #include "base/program_options.h"
+#include "bench/restart/restart_phase.h"
+#include "ipc/methods/rib.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
 
@@ -81,7 +82,7 @@ std::string Config() {
 
 // The routes of protocol `protocol` in the RIB; 0 when unknown.
 uint64_t RibRoutes(rtrmgr::cli::SyncClient& client, const std::string& protocol) {
-  auto r = client.Call("rib", rtrmgr::cli::kRibListProtocols, rib::v1::ListProtocolsRequest());
+  auto r = client.Call("rib", ipc::methods::rib::kListProtocols, rib::v1::ListProtocolsRequest());
   if (!r.ok()) return 0;
   for (const auto& p : r->protocols()) {
     if (p.protocol() == protocol) return p.routes();

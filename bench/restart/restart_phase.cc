@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "ipc/methods/rtrmgr.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
 
@@ -18,7 +19,7 @@ using rtrmgr::mainjob::Running;
 
 // The pid of one of the router manager's children; 0 when unknown.
 pid_t ChildPid(rtrmgr::cli::SyncClient& client, const std::string& name) {
-  auto r = client.Call("rtrmgr", rtrmgr::cli::kRtrmgrStatus, rtrmgr::v1::GetStatusRequest());
+  auto r = client.Call("rtrmgr", ipc::methods::rtrmgr::kGetStatus, rtrmgr::v1::GetStatusRequest());
   if (!r.ok()) return 0;
   for (const auto& c : r->children()) {
     if (c.name() == name) return c.pid();

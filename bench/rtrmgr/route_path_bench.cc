@@ -39,9 +39,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "ipc/types_convert.h"
 #include "base/log.h"
 #include "base/program_options.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/profile.h"
+#include "ipc/methods/rib.h"
+#include "ipc/types_convert.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/mainjob/programs.h"
 
@@ -96,7 +99,7 @@ int64_t EntryTime(cli::SyncClient& client, const std::string& process, const std
                   const std::string& prefix) {
   profile::v1::GetEntriesRequest q;
   q.set_point(point);
-  auto r = client.Call(process, cli::kProfileGet, q);
+  auto r = client.Call(process, ipc::methods::profile::kGetEntries, q);
   if (!r.ok()) return -1;
   for (const auto& e : r->entries()) {
     if (e.text().find(prefix) != std::string::npos) return e.time_us();
@@ -141,7 +144,7 @@ bool Sample(cli::SyncClient& client, const Points& points, const std::function<v
   for (const auto& [process, point] : points) {
     profile::v1::ClearRequest q;
     q.set_point(point);
-    (void)client.Call(process, cli::kProfileClear, q);
+    (void)client.Call(process, ipc::methods::profile::kClear, q);
   }
   trigger();
   std::string prefix;
@@ -151,7 +154,7 @@ bool Sample(cli::SyncClient& client, const Points& points, const std::function<v
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     profile::v1::GetEntriesRequest q;
     q.set_point("bgp_route_in");
-    auto r = client.Call("bgp", cli::kProfileGet, q);
+    auto r = client.Call("bgp", ipc::methods::profile::kGetEntries, q);
     if (r.ok() && !r->entries().empty()) {
       prefix = r->entries(0).text().substr(0, r->entries(0).text().find(' '));
       t0 = r->entries(0).time_us();
@@ -214,7 +217,7 @@ uint64_t WaitForDump(cli::SyncClient& client, const std::string& peer) {
   while (Clock::now() - last_change < std::chrono::seconds(3) && !g_stop &&
          Clock::now() - start < std::chrono::seconds(300)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    auto r = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+    auto r = client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
     if (!r.ok()) continue;
     for (const auto& p : r->peers()) {
       auto address = ipc::FromProto(p.address());
@@ -276,7 +279,7 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
   auto last_change = Clock::now();
   while (Clock::now() - last_change < std::chrono::seconds(3) || fib < prefixes / 2) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    auto r = client.Call("rib", cli::kRibListProtocols, rib::v1::ListProtocolsRequest());
+    auto r = client.Call("rib", ipc::methods::rib::kListProtocols, rib::v1::ListProtocolsRequest());
     if (r.ok()) {
       for (const auto& p : r->protocols()) {
         if (p.protocol() == "ebgp") fib = p.routes();
@@ -293,7 +296,7 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
     profile::v1::EnableRequest q;
     q.set_point(point);
     q.set_enable(true);
-    (void)client.Call(process, cli::kProfileEnable, q);
+    (void)client.Call(process, ipc::methods::profile::kEnable, q);
   }
   std::ofstream raw(rundir + "/samples.txt");
 

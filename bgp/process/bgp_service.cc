@@ -4,14 +4,42 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bgp/process/bgp_convert.h"
-#include "bgp/process/methods.h"
-#include "ipc/types_convert.h"
 #include "base/status_macros.h"
+#include "bgp/process/bgp_convert.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/policy_backend.h"
+#include "ipc/methods/rib_client.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::bgp::process {
 
 namespace {
+
+namespace rib_client_v1 = ::sluice::rib_client::v1;
+
+using ipc::methods::bgp::kAddPeer;
+using ipc::methods::bgp::kDisablePeer;
+using ipc::methods::bgp::kEnablePeer;
+using ipc::methods::bgp::kGetLocalConfig;
+using ipc::methods::bgp::kGetPeer;
+using ipc::methods::bgp::kGetRouteCandidates;
+using ipc::methods::bgp::kListen;
+using ipc::methods::bgp::kListPeers;
+using ipc::methods::bgp::kListRoutes;
+using ipc::methods::bgp::kOriginateRoute;
+using ipc::methods::bgp::kRemovePeer;
+using ipc::methods::bgp::kResetPeer;
+using ipc::methods::bgp::kRouteRefresh;
+using ipc::methods::bgp::kSetBgpId;
+using ipc::methods::bgp::kSetClusterId;
+using ipc::methods::bgp::kSetGracefulRestart;
+using ipc::methods::bgp::kSetLocalAs;
+using ipc::methods::bgp::kSetPeerExportPolicy;
+using ipc::methods::bgp::kSetPeerImportPolicy;
+using ipc::methods::bgp::kStopListening;
+using ipc::methods::bgp::kWithdrawRoute;
+using ipc::methods::rib_client::kRedistRoutes;
+using ipc::methods::rib_client::kRouteInfoInvalid;
 
 constexpr size_t kDefaultPage = 1000;
 constexpr size_t kMaxPage = 100000;
@@ -296,9 +324,9 @@ absl::Status ServePeerPolicyNames(ipc::XrlRouter& router) {
         [import](const v1::SetPeerPolicyRequest&) -> absl::StatusOr<v1::SetPeerPolicyReply> {
           return absl::UnimplementedError(absl::StrCat(
               "set_peer_", import ? "import" : "export",
-              "_policy: a policy name alone cannot be installed; send the policy text with "
-              "policy_backend/1.0/configure?filter:txt=",
-              import ? "import" : "export", ":ADDRESS"));
+              "_policy: a policy name alone cannot be installed; send the policy text with ",
+              ipc::methods::policy_backend::kConfigure.name().xrl(),
+              "?filter:txt=", import ? "import" : "export", ":ADDRESS"));
         }));
   }
   return absl::OkStatus();

@@ -1,19 +1,17 @@
 #include "bgp/process/bmp_service.h"
 
 #include "absl/strings/str_format.h"
-#include "bgp/process/methods.h"
-#include "ipc/types_convert.h"
 #include "base/status_macros.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::bgp::process {
 
 namespace {
 
-const M<v1::AddBmpStationRequest, v1::AddBmpStationReply> kAddBmpStation{"bgp/1.0/add_bmp_station"};
-const M<v1::DeleteBmpStationRequest, v1::DeleteBmpStationReply> kDeleteBmpStation{
-    "bgp/1.0/delete_bmp_station"};
-const M<v1::ListBmpStationsRequest, v1::ListBmpStationsReply> kListBmpStations{
-    "bgp/1.0/list_bmp_stations"};
+using ipc::methods::bgp::kAddBmpStation;
+using ipc::methods::bgp::kDeleteBmpStation;
+using ipc::methods::bgp::kListBmpStations;
 
 absl::StatusOr<std::pair<net::IPAddress, uint16_t>> Endpoint(const char* method,
                                                              const types::v1::IPAddress& a,

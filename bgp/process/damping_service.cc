@@ -4,19 +4,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bgp/process/methods.h"
-#include "ipc/types_convert.h"
 #include "base/status_macros.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::bgp::process {
 
 namespace {
 
-const M<v1::SetDampingRequest, v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
-const M<v1::GetDampingRequest, v1::GetDampingReply> kGetDamping{"bgp/1.0/get_damping"};
-const M<v1::SetPeerDampingRequest, v1::SetPeerDampingReply> kSetPeerDamping{
-    "bgp/1.0/set_peer_damping"};
-const M<v1::ListDampedRequest, v1::ListDampedReply> kListDamped{"bgp/1.0/list_damped"};
+using ipc::methods::bgp::kGetDamping;
+using ipc::methods::bgp::kListDamped;
+using ipc::methods::bgp::kSetDamping;
+using ipc::methods::bgp::kSetPeerDamping;
 
 absl::StatusOr<net::IPAddress> PeerAddress(const char* method, const char* field,
                                            const types::v1::IPAddress& a) {

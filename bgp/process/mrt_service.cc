@@ -6,18 +6,18 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/process/methods.h"
+#include "base/status_macros.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/responder.h"
 #include "ipc/types_convert.h"
-#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 namespace {
 
-const M<v1::DumpTableRequest, v1::DumpTableReply> kDumpTable{"bgp/1.0/dump_table"};
-const M<v1::SetMrtRequest, v1::SetMrtReply> kSetMrt{"bgp/1.0/set_mrt"};
-const M<v1::ClearMrtRequest, v1::ClearMrtReply> kClearMrt{"bgp/1.0/clear_mrt"};
-const M<v1::GetMrtRequest, v1::GetMrtReply> kGetMrt{"bgp/1.0/get_mrt"};
+using ipc::methods::bgp::kClearMrt;
+using ipc::methods::bgp::kDumpTable;
+using ipc::methods::bgp::kGetMrt;
+using ipc::methods::bgp::kSetMrt;
 
 // "sluice" (or "uid 998"): who the files are written as, for errors about permissions.
 std::string UserName() {

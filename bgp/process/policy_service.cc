@@ -2,11 +2,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "ipc/method.h"
-#include "ipc/policy_backend_methods.h"
+#include "ipc/methods/policy_backend.h"
 #include "ipc/policy_backend_request.h"
 #include "ipc/proto/policy_backend.pb.h"
-#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 
@@ -108,25 +108,25 @@ std::vector<PolicyBankInfo> BgpPolicyBackend::List() const {
 
 absl::Status ServePolicyBackend(ipc::XrlRouter& router, BgpPolicyBackend& backend) {
   RETURN_IF_ERROR(
-      router.Handle(ipc::kPolicyConfigure,
+      router.Handle(ipc::methods::policy_backend::kConfigure,
                     [&](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
                       const policy::FilterRequest request = ipc::FilterRequestFrom(r);
                       RETURN_IF_ERROR(backend.Configure(r.filter(), request));
                       return pb::ConfigureReply();
                     }));
-  RETURN_IF_ERROR(router.Handle(ipc::kPolicyReset,
+  RETURN_IF_ERROR(router.Handle(ipc::methods::policy_backend::kReset,
                                 [&](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
                                   RETURN_IF_ERROR(backend.Reset(r.filter()));
                                   return pb::ResetReply();
                                 }));
   RETURN_IF_ERROR(
-      router.Handle(ipc::kPolicyPushRoutes,
+      router.Handle(ipc::methods::policy_backend::kPushRoutes,
                     [&](const pb::PushRoutesRequest& r) -> absl::StatusOr<pb::PushRoutesReply> {
                       RETURN_IF_ERROR(backend.PushRoutes(r.filter()));
                       return pb::PushRoutesReply();
                     }));
   RETURN_IF_ERROR(
-      router.Handle(ipc::kPolicyListFilters,
+      router.Handle(ipc::methods::policy_backend::kListFilters,
                     [&](const pb::ListFiltersRequest&) -> absl::StatusOr<pb::ListFiltersReply> {
                       pb::ListFiltersReply reply;
                       for (const PolicyBankInfo& i : backend.List()) {

@@ -5,14 +5,26 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/process/methods.h"
-#include "ipc/types_convert.h"
 #include "base/log.h"
+#include "ipc/methods/rib.h"
+#include "ipc/types_convert.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp::process {
 
 namespace {
+
+namespace rib_v1 = ::sluice::rib::v1;
+
+using ipc::methods::rib::kAddRoutes;
+using ipc::methods::rib::kDeleteRoutes;
+using ipc::methods::rib::kDeregisterInterest;
+using ipc::methods::rib::kDeregisterProtocol;
+using ipc::methods::rib::kEndOfRib;
+using ipc::methods::rib::kRedistSubscribe;
+using ipc::methods::rib::kRedistUnsubscribe;
+using ipc::methods::rib::kRegisterInterest;
+using ipc::methods::rib::kRegisterProtocol;
 
 const char* ProtocolName(bool ibgp) { return ibgp ? "ibgp" : "ebgp"; }
 
@@ -174,7 +186,7 @@ void RibIpcClient::EndOfRib() {
     rib_v1::EndOfRibRequest request;
     request.set_protocol(ProtocolName(ibgp));
     router_->Call(
-        rib_target_, kRibEndOfRib, std::move(request),
+        rib_target_, kEndOfRib, std::move(request),
         [protocol = std::string(ProtocolName(ibgp))](absl::StatusOr<rib_v1::EndOfRibReply> r) {
           if (!r.ok()) {
             SLUICE_LOG(kWarning) << "RIB: end_of_rib " << protocol << ": " << r.status().ToString();

@@ -2,11 +2,11 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "ipc/method.h"
-#include "ipc/policy_backend_methods.h"
+#include "ipc/methods/policy_backend.h"
 #include "ipc/policy_backend_request.h"
 #include "ipc/proto/policy_backend.pb.h"
-#include "base/status_macros.h"
 #include "policy/filter_request.h"
 
 namespace sluice::rib {
@@ -30,7 +30,7 @@ absl::StatusOr<std::string> OriginProtocol(const std::string& filter) {
 
 absl::Status RibPolicyService::Register() {
   RETURN_IF_ERROR(router_.Handle(
-      ipc::kPolicyConfigure,
+      ipc::methods::policy_backend::kConfigure,
       [this](const pb::ConfigureRequest& r) -> absl::StatusOr<pb::ConfigureReply> {
         ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
         const policy::FilterRequest request = ipc::FilterRequestFrom(r);
@@ -43,15 +43,16 @@ absl::Status RibPolicyService::Register() {
         configured_[r.filter()] = Info{request.policies, action};
         return pb::ConfigureReply();
       }));
-  RETURN_IF_ERROR(router_.Handle(
-      ipc::kPolicyReset, [this](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
-        ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
-        RETURN_IF_ERROR(rib_.SetOriginPolicy(protocol, nullptr));
-        configured_.erase(r.filter());
-        return pb::ResetReply();
-      }));
   RETURN_IF_ERROR(
-      router_.Handle(ipc::kPolicyPushRoutes,
+      router_.Handle(ipc::methods::policy_backend::kReset,
+                     [this](const pb::ResetRequest& r) -> absl::StatusOr<pb::ResetReply> {
+                       ASSIGN_OR_RETURN(std::string protocol, OriginProtocol(r.filter()));
+                       RETURN_IF_ERROR(rib_.SetOriginPolicy(protocol, nullptr));
+                       configured_.erase(r.filter());
+                       return pb::ResetReply();
+                     }));
+  RETURN_IF_ERROR(
+      router_.Handle(ipc::methods::policy_backend::kPushRoutes,
                      [this](const pb::PushRoutesRequest& r) -> absl::StatusOr<pb::PushRoutesReply> {
                        if (r.filter().empty()) {
                          for (const char* p : {"static", "connected"})
@@ -63,7 +64,7 @@ absl::Status RibPolicyService::Register() {
                        return pb::PushRoutesReply();
                      }));
   RETURN_IF_ERROR(
-      router_.Handle(ipc::kPolicyListFilters,
+      router_.Handle(ipc::methods::policy_backend::kListFilters,
                      [this](const pb::ListFiltersRequest&) -> absl::StatusOr<pb::ListFiltersReply> {
                        pb::ListFiltersReply reply;
                        for (const char* bank : {"origin:connected", "origin:static"}) {

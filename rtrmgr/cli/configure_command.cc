@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include "absl/strings/numbers.h"
+#include "ipc/methods/rtrmgr.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/queries.h"
 
@@ -58,7 +59,7 @@ int Load(const std::vector<std::string>& args, Context& c) {
   char resolved[4096];
   q.set_file(realpath(args[1].c_str(), resolved) != nullptr ? resolved : args[1]);
   SyncClient client(c.finder_address, std::max(c.timeout_ms, 30000));
-  int code = Report(client.Call("rtrmgr", kRtrmgrLoadConfig, q), args[1], c);
+  int code = Report(client.Call("rtrmgr", ipc::methods::rtrmgr::kLoadConfig, q), args[1], c);
   if (code == kOk && q.confirm_ms() > 0) {
     *c.err << "sluice configure: rolls back in " << args[3]
            << " minutes unless `sluice configure confirm` follows\n";
@@ -68,7 +69,8 @@ int Load(const std::vector<std::string>& args, Context& c) {
 
 int Confirm(Context& c) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = client.Call("rtrmgr", kRtrmgrConfirmConfig, rtrmgr::v1::ConfirmConfigRequest());
+  auto r = client.Call("rtrmgr", ipc::methods::rtrmgr::kConfirmConfig,
+                       rtrmgr::v1::ConfirmConfigRequest());
   if (!r.ok()) {
     *c.err << "sluice configure confirm: " << r.status().message() << "\n";
     return kFailed;
@@ -86,8 +88,8 @@ int Rollback(const std::vector<std::string>& args, Context& c) {
   rtrmgr::v1::RollbackConfigRequest q;
   q.set_n(n);
   SyncClient client(c.finder_address, std::max(c.timeout_ms, 30000));
-  return Report(client.Call("rtrmgr", kRtrmgrRollbackConfig, q), "rollback " + std::to_string(n),
-                c);
+  return Report(client.Call("rtrmgr", ipc::methods::rtrmgr::kRollbackConfig, q),
+                "rollback " + std::to_string(n), c);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "absl/strings/str_format.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/queries.h"
@@ -16,7 +17,7 @@
 namespace sluice::rtrmgr::cli {
 namespace {
 
-const M<bgp::v1::DumpTableRequest, bgp::v1::DumpTableReply> kDumpTable{"bgp/1.0/dump_table"};
+using ipc::methods::bgp::kDumpTable;
 
 // A full table takes seconds to write: at least this long for the call.
 constexpr int kDumpTimeoutMs = 10 * 60 * 1000;

@@ -2,15 +2,16 @@
 // or a reload changes its log block (common/1.0 set_log; base/log.h).
 #include <iostream>
 
-#include "ipc/proto/common.pb.h"
 #include "base/log.h"
+#include "ipc/methods/common.h"
+#include "ipc/proto/common.pb.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/sync_client.h"
 
 namespace sluice::rtrmgr::cli {
 namespace {
 
-const ipc::Method<common::v1::SetLogRequest, common::v1::SetLogReply> kSetLog{"common/1.0/set_log"};
+using ipc::methods::common::kSetLog;
 
 // The processes by the names an operator uses, and their Finder targets.
 struct Process {

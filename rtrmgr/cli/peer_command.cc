@@ -12,6 +12,7 @@
 
 #include <iostream>
 
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/queries.h"
@@ -42,7 +43,7 @@ absl::Status Refresh(SyncClient& client, const net::IPAddress& a, bool outbound)
   bgp::v1::RouteRefreshRequest q;
   ipc::ToProto(a, q.mutable_address());
   q.set_outbound(outbound);
-  return client.Call("bgp", bgp::process::kRouteRefresh, q).status();
+  return client.Call("bgp", ipc::methods::bgp::kRouteRefresh, q).status();
 }
 
 int Run(const char* verb, const std::vector<std::string>& args, Context& c) {
@@ -68,12 +69,13 @@ int Run(const char* verb, const std::vector<std::string>& args, Context& c) {
   if (!clear) {
     const bool enable = std::string(verb) == "enable";
     q.set_by_operator(!enable);
-    const auto& method = enable ? bgp::process::kEnablePeer : bgp::process::kDisablePeer;
+    const auto& method = enable ? ipc::methods::bgp::kEnablePeer : ipc::methods::bgp::kDisablePeer;
     return Done(c, verb, peer + (enable ? " enabled" : " disabled (administratively down)"),
                 client.Call("bgp", method, q).status());
   }
   if (!soft) {
-    return Done(c, verb, peer + " reset", client.Call("bgp", bgp::process::kResetPeer, q).status());
+    return Done(c, verb, peer + " reset",
+                client.Call("bgp", ipc::methods::bgp::kResetPeer, q).status());
   }
   if (direction != "out") {
     if (absl::Status s = Refresh(client, *a, false); !s.ok()) return Done(c, verb, "", s);

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "absl/strings/str_format.h"
+#include "ipc/methods/profile.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/queries.h"
@@ -42,7 +43,8 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
   Json listed = Json::array(), entries = Json::array();
   uint64_t dropped = 0;
   for (const std::string& process : processes) {
-    auto points = client.Call(process, kProfileList, profile::v1::ListPointsRequest());
+    auto points =
+        client.Call(process, ipc::methods::profile::kListPoints, profile::v1::ListPointsRequest());
     if (!points.ok()) {
       if (processes.size() == 1) {
         *c.err << "sluice profile: " << process << ": " << points.status().message() << "\n";
@@ -74,15 +76,15 @@ int RunProfile(const std::vector<std::string>& all_args, Context& c) {
       profile::v1::EnableRequest q;
       q.set_point(point);
       q.set_enable(verb == "enable");
-      s = client.Call(process, kProfileEnable, q).status();
+      s = client.Call(process, ipc::methods::profile::kEnable, q).status();
     } else if (verb == "clear") {
       profile::v1::ClearRequest q;
       q.set_point(point);
-      s = client.Call(process, kProfileClear, q).status();
+      s = client.Call(process, ipc::methods::profile::kClear, q).status();
     } else if (verb == "get") {
       profile::v1::GetEntriesRequest q;
       q.set_point(point);
-      auto r = client.Call(process, kProfileGet, q);
+      auto r = client.Call(process, ipc::methods::profile::kGetEntries, q);
       s = r.status();
       if (r.ok()) {
         for (const auto& e : r->entries()) {

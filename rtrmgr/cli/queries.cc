@@ -1,5 +1,8 @@
 #include "rtrmgr/cli/queries.h"
 
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/fea_fib.h"
+#include "ipc/methods/rib.h"
 #include "ipc/types_convert.h"
 
 namespace sluice::rtrmgr::cli {
@@ -18,7 +21,7 @@ absl::StatusOr<std::vector<bgp::v1::Route>> AllBgpRoutes(SyncClient& client, bgp
   }
   std::vector<bgp::v1::Route> out;
   while (true) {
-    auto r = client.Call("bgp", bgp::process::kListRoutes, q);
+    auto r = client.Call("bgp", ipc::methods::bgp::kListRoutes, q);
     if (!r.ok()) return r.status();
     for (bgp::v1::Route& route : *r->mutable_routes()) out.push_back(std::move(route));
     if (!r->more() || r->routes().empty()) break;
@@ -36,7 +39,7 @@ absl::StatusOr<std::vector<rib::v1::RibRoute>> AllRibRoutes(SyncClient& client,
   q.set_max_routes(20000);
   std::vector<rib::v1::RibRoute> out;
   while (true) {
-    auto r = client.Call("rib", kRibListRoutes, q);
+    auto r = client.Call("rib", ipc::methods::rib::kListRoutes, q);
     if (!r.ok()) return r.status();
     for (rib::v1::RibRoute& route : *r->mutable_routes()) out.push_back(std::move(route));
     if (!r->more() || r->routes().empty()) break;
@@ -50,7 +53,7 @@ absl::StatusOr<std::vector<fea_fib::v1::FibRoute>> AllFibRoutes(SyncClient& clie
   q.set_max_routes(20000);
   std::vector<fea_fib::v1::FibRoute> out;
   while (true) {
-    auto r = client.Call("fea", kFibListRoutes, q);
+    auto r = client.Call("fea", ipc::methods::fea_fib::kListRoutes, q);
     if (!r.ok()) return r.status();
     for (fea_fib::v1::FibRoute& route : *r->mutable_routes()) out.push_back(std::move(route));
     if (!r->more() || r->routes().empty()) break;

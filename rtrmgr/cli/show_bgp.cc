@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/peer_text.h"
@@ -16,8 +17,7 @@
 namespace sluice::rtrmgr::cli {
 namespace {
 
-const ipc::Method<bgp::v1::ListDampedRequest, bgp::v1::ListDampedReply> kListDamped{
-    "bgp/1.0/list_damped"};
+using ipc::methods::bgp::kListDamped;
 
 absl::StatusOr<bgp::v1::PeerInfo> GetPeer(Context& c, const std::string& address) {
   auto a = net::IPAddress::Parse(address);
@@ -25,7 +25,7 @@ absl::StatusOr<bgp::v1::PeerInfo> GetPeer(Context& c, const std::string& address
   bgp::v1::PeerRequest q;
   ipc::ToProto(*a, q.mutable_address());
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = client.Call("bgp", bgp::process::kGetPeer, q);
+  auto r = client.Call("bgp", ipc::methods::bgp::kGetPeer, q);
   if (!r.ok()) return r.status();
   return r->peer();
 }
@@ -34,7 +34,7 @@ absl::StatusOr<bgp::v1::PeerInfo> GetPeer(Context& c, const std::string& address
 
 int ShowBgpPeers(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+  auto r = client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
   if (!r.ok()) return Fail(c, "bgp peers", r.status());
   if (json) {
     Json peers = Json::array();
@@ -61,9 +61,10 @@ int ShowBgpPeers(Context& c, bool json) {
 
 int ShowBgpSummary(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto local = client.Call("bgp", bgp::process::kGetLocalConfig, bgp::v1::GetLocalConfigRequest());
+  auto local =
+      client.Call("bgp", ipc::methods::bgp::kGetLocalConfig, bgp::v1::GetLocalConfigRequest());
   if (!local.ok()) return Fail(c, "bgp summary", local.status());
-  auto r = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+  auto r = client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
   if (!r.ok()) return Fail(c, "bgp summary", r.status());
   if (json) {
     Json peers = Json::array();

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/queries.h"
@@ -38,7 +39,7 @@ absl::StatusOr<std::vector<bgp::v1::ListRoutesRequest>> Requests(const BgpRoutes
                                                                  SyncClient& client) {
   std::vector<bgp::v1::ListRoutesRequest> by_peer = {query.request};
   if (query.every_peer) {
-    auto peers = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+    auto peers = client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
     if (!peers.ok()) return peers.status();
     by_peer.clear();
     for (const bgp::v1::PeerInfo& p : peers->peers()) {
@@ -144,7 +145,7 @@ int ShowBgpRoutes(const Args& args, Context& c, bool json) {
   };
   for (bgp::v1::ListRoutesRequest& q : *requests) {
     while (true) {
-      auto r = client.Call("bgp", bgp::process::kListRoutes, q);
+      auto r = client.Call("bgp", ipc::methods::bgp::kListRoutes, q);
       if (!r.ok()) return Fail(c, "bgp routes", r.status());
       if (!json && !rpki_column && !r->routes().empty()) {
         header(!r->routes(0).rpki().empty());
@@ -185,7 +186,7 @@ int ShowBgpRoutesCount(Context& c, bool json) {
     if (!routes.ok()) return Fail(c, "bgp routes count", routes.status());
     loc_rib[family] = routes->size();
   }
-  auto r = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+  auto r = client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
   if (!r.ok()) return Fail(c, "bgp routes count", r.status());
   Json peers = Json::array();
   for (const bgp::v1::PeerInfo& p : r->peers()) {

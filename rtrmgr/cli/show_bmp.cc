@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ipc/methods/bgp.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/show.h"
 #include "rtrmgr/cli/sync_client.h"
@@ -12,8 +13,7 @@
 namespace sluice::rtrmgr::cli {
 namespace {
 
-const ipc::Method<bgp::v1::ListBmpStationsRequest, bgp::v1::ListBmpStationsReply> kListBmpStations{
-    "bgp/1.0/list_bmp_stations"};
+using ipc::methods::bgp::kListBmpStations;
 
 std::vector<std::string> RouteMonitoring(const bgp::v1::BmpStation& s) {
   std::vector<std::string> out;

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ipc/methods/fea_fib.h"
+#include "ipc/methods/rib.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/queries.h"
@@ -49,17 +51,17 @@ absl::StatusOr<Lookup> LookUp(SyncClient& client, const net::IPAddress& a) {
   if (a.is_v4()) {
     rib::v1::LookupRouteByDest4Request q;
     ipc::ToProto(a.v4(), q.mutable_dest());
-    rib = client.Call("rib", kRibLookupByDest4, q);
+    rib = client.Call("rib", ipc::methods::rib::kLookupRouteByDest4, q);
     fea_fib::v1::LookupRouteByDest4Request f;
     ipc::ToProto(a.v4(), f.mutable_dest());
-    fib = client.Call("fea", kFibLookupByDest4, f);
+    fib = client.Call("fea", ipc::methods::fea_fib::kLookupRouteByDest4, f);
   } else {
     rib::v1::LookupRouteByDest6Request q;
     ipc::ToProto(a.v6(), q.mutable_dest());
-    rib = client.Call("rib", kRibLookupByDest6, q);
+    rib = client.Call("rib", ipc::methods::rib::kLookupRouteByDest6, q);
     fea_fib::v1::LookupRouteByDest6Request f;
     ipc::ToProto(a.v6(), f.mutable_dest());
-    fib = client.Call("fea", kFibLookupByDest6, f);
+    fib = client.Call("fea", ipc::methods::fea_fib::kLookupRouteByDest6, f);
   }
   if (!rib.ok()) return rib.status();
   if (!fib.ok()) return fib.status();
@@ -88,7 +90,7 @@ int ShowRoute(const Args& args, Context& c, bool json) {
   if (prefix) {
     rib::v1::LookupRouteByNetworkRequest q;
     ipc::ToProto(*prefix, q.mutable_network());
-    auto r = client.Call("rib", kRibLookupByNetwork, q);
+    auto r = client.Call("rib", ipc::methods::rib::kLookupRouteByNetwork, q);
     if (!r.ok()) return Fail(c, "route", r.status());
     if (r->found()) routes.push_back(r->route());
   } else {

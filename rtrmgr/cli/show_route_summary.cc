@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_format.h"
+#include "ipc/methods/rib.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/cli/show.h"
@@ -14,7 +15,8 @@ namespace sluice::rtrmgr::cli {
 // Per family: each protocol's own routes and how many of them won.
 int ShowRouteSummary(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto protocols = client.Call("rib", kRibListProtocols, rib::v1::ListProtocolsRequest());
+  auto protocols =
+      client.Call("rib", ipc::methods::rib::kListProtocols, rib::v1::ListProtocolsRequest());
   if (!protocols.ok()) return Fail(c, "route summary", protocols.status());
   Json families = Json::array();
   for (const char* family : {"ipv4", "ipv6"}) {

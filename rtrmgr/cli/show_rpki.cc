@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ipc/methods/rpki.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/queries.h"
@@ -63,7 +64,7 @@ int RpkiFail(Context& c, const std::string& what, const absl::Status& s) {
 
 int ShowRpki(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto s = client.Call(kRpkiTarget, kRpkiStatus, rpki::v1::GetStatusRequest());
+  auto s = client.Call(kRpkiTarget, ipc::methods::rpki::kGetStatus, rpki::v1::GetStatusRequest());
   if (!s.ok()) return RpkiFail(c, "rpki", s.status());
   const uint64_t total = s->vrps_ipv4() + s->vrps_ipv6();
   if (json) {
@@ -100,7 +101,7 @@ int ShowRpkiVrps(const Args& args, Context& c, bool json) {
   Json vrps = Json::array();
   uint64_t n = 0;
   while (true) {
-    auto r = client.Call(kRpkiTarget, kRpkiListVrps, q);
+    auto r = client.Call(kRpkiTarget, ipc::methods::rpki::kListVrps, q);
     if (!r.ok()) return RpkiFail(c, "rpki vrps", r.status());
     for (const rpki::v1::Vrp& v : r->vrps()) {
       ++n;

@@ -8,6 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ipc/methods/fea_ifmgr.h"
+#include "ipc/methods/profile.h"
+#include "ipc/methods/rtrmgr.h"
 #include "rtrmgr/cli/json_view.h"
 #include "rtrmgr/cli/line_diff.h"
 #include "rtrmgr/cli/queries.h"
@@ -17,7 +20,8 @@ namespace sluice::rtrmgr::cli {
 
 int ShowInterfaces(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = client.Call("fea", kListInterfaces, fea_ifmgr::v1::ListInterfacesRequest());
+  auto r = client.Call("fea", ipc::methods::fea_ifmgr::kListInterfaces,
+                       fea_ifmgr::v1::ListInterfacesRequest());
   if (!r.ok()) return Fail(c, "interfaces", r.status());
   if (json) {
     Json list = Json::array();
@@ -41,7 +45,8 @@ int ShowInterfaces(Context& c, bool json) {
 
 int ShowPlumbing(const std::string& process, Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = client.Call(process, kDescribePlumbing, profile::v1::DescribePlumbingRequest());
+  auto r = client.Call(process, ipc::methods::profile::kDescribePlumbing,
+                       profile::v1::DescribePlumbingRequest());
   if (!r.ok()) return Fail(c, "plumbing " + process, r.status());
   *c.out << (json ? Print(Json{{"process", process}, {"text", r->text()}}) : r->text()) << "\n";
   return kOk;
@@ -49,7 +54,7 @@ int ShowPlumbing(const std::string& process, Context& c, bool json) {
 
 int ShowProcesses(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = client.Call("rtrmgr", kRtrmgrStatus, rtrmgr::v1::GetStatusRequest());
+  auto r = client.Call("rtrmgr", ipc::methods::rtrmgr::kGetStatus, rtrmgr::v1::GetStatusRequest());
   if (!r.ok()) return Fail(c, "processes", r.status());
   if (json) {
     *c.out << Print(StatusJson(*r)) << "\n";
@@ -74,7 +79,7 @@ int ShowProcesses(Context& c, bool json) {
 // The configuration the processes run, as the router manager prints it.
 int ShowConfiguration(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = client.Call("rtrmgr", kRtrmgrGetConfig, rtrmgr::v1::GetConfigRequest());
+  auto r = client.Call("rtrmgr", ipc::methods::rtrmgr::kGetConfig, rtrmgr::v1::GetConfigRequest());
   if (!r.ok()) return Fail(c, "configuration", r.status());
   *c.out << (json ? Print(Json{{"file", r->file()}, {"text", r->text()}}) + "\n" : r->text());
   return kOk;
@@ -89,9 +94,10 @@ int ShowConfigurationDiff(const std::string& n_text, Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
   rtrmgr::v1::GetConfigRequest q;
   q.set_archived(n);
-  auto before = client.Call("rtrmgr", kRtrmgrGetConfig, q);
+  auto before = client.Call("rtrmgr", ipc::methods::rtrmgr::kGetConfig, q);
   if (!before.ok()) return Fail(c, "configuration diff", before.status());
-  auto running = client.Call("rtrmgr", kRtrmgrGetConfig, rtrmgr::v1::GetConfigRequest());
+  auto running =
+      client.Call("rtrmgr", ipc::methods::rtrmgr::kGetConfig, rtrmgr::v1::GetConfigRequest());
   if (!running.ok()) return Fail(c, "configuration diff", running.status());
   const std::vector<DiffLine> diff = LineDiff(before->text(), running->text());
   if (json) {

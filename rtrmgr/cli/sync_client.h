@@ -5,7 +5,7 @@
 //
 //   SyncClient client(finder_address, /*timeout_ms=*/5000);
 //   absl::StatusOr<bgp::v1::ListPeersReply> peers =
-//       client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+//       client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
 
 #include <boost/asio/io_context.hpp>
 #include <chrono>

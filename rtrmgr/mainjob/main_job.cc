@@ -42,10 +42,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "ipc/types_convert.h"
 #include "base/log.h"
 #include "base/program_options.h"
 #include "base/progress.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/rtrmgr.h"
+#include "ipc/types_convert.h"
 #include "rtrmgr/cli/queries.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/mainjob/expected_table.h"
@@ -263,7 +265,7 @@ void MainJob::StartPeers() {
 void MainJob::AwaitDownstreamSession() {
   const auto session_wait = Clock::now();
   while (!g_stop && Clock::now() - session_wait < std::chrono::seconds(30)) {
-    auto p = client_->Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+    auto p = client_->Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
     bool established = false;
     if (p.ok()) {
       for (const auto& peer : p->peers()) {
@@ -334,7 +336,8 @@ bool MainJob::Summarize(std::ostream& out) {
   if (!tables.ok()) {
     std::cerr << "sluice-mainjob: reading the tables: " << tables.status().message() << "\n";
   }
-  auto status = client_->Call("rtrmgr", cli::kRtrmgrStatus, rtrmgr::v1::GetStatusRequest());
+  auto status =
+      client_->Call("rtrmgr", ipc::methods::rtrmgr::kGetStatus, rtrmgr::v1::GetStatusRequest());
   out << "\n=== Sluice main job: " << (o_.capture.empty() ? "synthetic table" : o_.capture)
       << " ===\n";
   out << "upstream " << upstream_ << " AS" << up_->session.remote_as << " (replaying "

@@ -3,6 +3,9 @@
 #include <regex>
 
 #include "absl/strings/str_cat.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/profile.h"
+#include "ipc/methods/rib.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/queries.h"
 
@@ -48,7 +51,7 @@ std::string Count(uint64_t n) {
 std::optional<Counts> Poll(cli::SyncClient& client, const std::string& upstream,
                            const std::string& downstream) {
   Counts c;
-  auto peers = client.Call("bgp", bgp::process::kListPeers, bgp::v1::ListPeersRequest());
+  auto peers = client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
   if (!peers.ok()) return std::nullopt;
   for (const bgp::v1::PeerInfo& p : peers->peers()) {
     auto a = ipc::FromProto(p.address());
@@ -59,7 +62,8 @@ std::optional<Counts> Poll(cli::SyncClient& client, const std::string& upstream,
     }
     if (a->ToString() == downstream) c.downstream = p.prefixes_advertised();
   }
-  auto protocols = client.Call("rib", cli::kRibListProtocols, rib::v1::ListProtocolsRequest());
+  auto protocols =
+      client.Call("rib", ipc::methods::rib::kListProtocols, rib::v1::ListProtocolsRequest());
   if (protocols.ok()) {
     for (const rib::v1::ProtocolInfo& p : protocols->protocols()) {
       if (p.protocol() == "ebgp" || p.protocol() == "ibgp") {
@@ -70,8 +74,8 @@ std::optional<Counts> Poll(cli::SyncClient& client, const std::string& upstream,
     }
   }
   // The FEA's count is of every route it holds, whatever the protocol.
-  auto plumbing =
-      client.Call("fea", cli::kDescribePlumbing, profile::v1::DescribePlumbingRequest());
+  auto plumbing = client.Call("fea", ipc::methods::profile::kDescribePlumbing,
+                              profile::v1::DescribePlumbingRequest());
   if (plumbing.ok()) {
     std::smatch m;
     static const std::regex kFib("Fib: ([0-9]+) routes");

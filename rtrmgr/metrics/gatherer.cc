@@ -4,22 +4,13 @@
 
 #include <map>
 
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/fea_fib.h"
+#include "ipc/methods/profile.h"
+#include "ipc/methods/rib.h"
+#include "ipc/methods/rpki.h"
+
 namespace sluice::rtrmgr::metrics {
-
-namespace {
-
-template <typename Req, typename Reply>
-using M = ipc::Method<Req, Reply>;
-const M<bgp::v1::ListPeersRequest, bgp::v1::ListPeersReply> kListPeers{"bgp/1.0/list_peers"};
-const M<rib::v1::ListProtocolsRequest, rib::v1::ListProtocolsReply> kListProtocols{
-    "rib/1.0/list_protocols"};
-const M<fea_fib::v1::GetStatsRequest, fea_fib::v1::GetStatsReply> kFibStats{
-    "fea_fib/1.0/get_stats"};
-const M<rpki::v1::GetStatusRequest, rpki::v1::GetStatusReply> kRpkiStatus{"rpki/1.0/get_status"};
-const M<profile::v1::GetStageStatsRequest, profile::v1::GetStageStatsReply> kStageStats{
-    "profile/1.0/get_stage_stats"};
-
-}  // namespace
 
 struct Gatherer::Round {
   Snapshot snapshot;
@@ -91,15 +82,15 @@ void Gatherer::BeginRound() {
   for (const ProcessSample& p : s.processes) {
     if (p.pid <= 0) continue;
     if (p.name == "bgp") {
-      Ask(round, "bgp", kListPeers, &Snapshot::bgp);
-      Ask(round, "bgp", kStageStats, &Snapshot::bgp_stages);
+      Ask(round, "bgp", ipc::methods::bgp::kListPeers, &Snapshot::bgp);
+      Ask(round, "bgp", ipc::methods::profile::kGetStageStats, &Snapshot::bgp_stages);
     }
     if (p.name == "rib") {
-      Ask(round, "rib", kListProtocols, &Snapshot::rib);
-      Ask(round, "rib", kStageStats, &Snapshot::rib_stages);
+      Ask(round, "rib", ipc::methods::rib::kListProtocols, &Snapshot::rib);
+      Ask(round, "rib", ipc::methods::profile::kGetStageStats, &Snapshot::rib_stages);
     }
-    if (p.name == "fea") Ask(round, "fea", kFibStats, &Snapshot::fea);
-    if (p.name == "rpki") Ask(round, "rpki", kRpkiStatus, &Snapshot::rpki);
+    if (p.name == "fea") Ask(round, "fea", ipc::methods::fea_fib::kGetStats, &Snapshot::fea);
+    if (p.name == "rpki") Ask(round, "rpki", ipc::methods::rpki::kGetStatus, &Snapshot::rpki);
   }
   if (round->pending == 0) Finish(*round);
 }

@@ -4,15 +4,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "bgp/process/methods.h"
-#include "ipc/policy_backend_methods.h"
+#include "base/log.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/fea_ifmgr.h"
+#include "ipc/methods/policy_backend.h"
+#include "ipc/methods/rib.h"
+#include "ipc/methods/rpki.h"
+#include "ipc/methods/static_routes.h"
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/policy_backend.pb.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/static_routes.pb.h"
 #include "ipc/types_convert.h"
-#include "base/log.h"
 #include "policy/community.h"
 
 namespace sluice::rtrmgr {
@@ -27,41 +31,6 @@ namespace static_v1 = ::sluice::static_routes::v1;
 namespace rpki_v1 = ::sluice::rpki::v1;
 template <typename Req, typename Reply>
 using M = ipc::Method<Req, Reply>;
-
-const M<rib_v1::SetAdminDistanceRequest, rib_v1::SetAdminDistanceReply> kSetAdminDistance{
-    "rib/1.0/set_admin_distance"};
-const M<rib_v1::AddRoute4Request, rib_v1::RouteReply> kAddRoute4{"rib/1.0/add_route4"};
-const M<rib_v1::AddRoute6Request, rib_v1::RouteReply> kAddRoute6{"rib/1.0/add_route6"};
-const M<rib_v1::DeleteRoute4Request, rib_v1::RouteReply> kDeleteRoute4{"rib/1.0/delete_route4"};
-const M<rib_v1::DeleteRoute6Request, rib_v1::RouteReply> kDeleteRoute6{"rib/1.0/delete_route6"};
-const M<static_v1::AddRouteRequest, static_v1::AddRouteReply> kStaticAdd{
-    "static_routes/1.0/add_route"};
-const M<static_v1::DeleteRouteRequest, static_v1::DeleteRouteReply> kStaticDelete{
-    "static_routes/1.0/delete_route"};
-const M<static_v1::SyncedRequest, static_v1::SyncedReply> kStaticSynced{"static_routes/1.0/synced"};
-const M<rpki_v1::AddCacheRequest, rpki_v1::AddCacheReply> kAddCache{"rpki/1.0/add_cache"};
-const M<rpki_v1::DeleteCacheRequest, rpki_v1::DeleteCacheReply> kDeleteCache{
-    "rpki/1.0/delete_cache"};
-const M<bgp_v1::SetDampingRequest, bgp_v1::SetDampingReply> kSetDamping{"bgp/1.0/set_damping"};
-const M<bgp_v1::AddBmpStationRequest, bgp_v1::AddBmpStationReply> kAddBmpStation{
-    "bgp/1.0/add_bmp_station"};
-const M<bgp_v1::DeleteBmpStationRequest, bgp_v1::DeleteBmpStationReply> kDeleteBmpStation{
-    "bgp/1.0/delete_bmp_station"};
-const M<bgp_v1::SetMrtRequest, bgp_v1::SetMrtReply> kSetMrt{"bgp/1.0/set_mrt"};
-const M<bgp_v1::ClearMrtRequest, bgp_v1::ClearMrtReply> kClearMrt{"bgp/1.0/clear_mrt"};
-const M<bgp_v1::SetPeerDampingRequest, bgp_v1::SetPeerDampingReply> kSetPeerDamping{
-    "bgp/1.0/set_peer_damping"};
-const M<ifmgr_v1::AddInterfaceRequest, ifmgr_v1::AddInterfaceReply> kAddInterface{
-    "fea_ifmgr/1.0/add_interface"};
-const M<ifmgr_v1::RemoveInterfaceRequest, ifmgr_v1::RemoveInterfaceReply> kRemoveInterface{
-    "fea_ifmgr/1.0/remove_interface"};
-const M<ifmgr_v1::SetEnabledRequest, ifmgr_v1::SetEnabledReply> kSetEnabled{
-    "fea_ifmgr/1.0/set_enabled"};
-const M<ifmgr_v1::SetMtuRequest, ifmgr_v1::SetMtuReply> kSetMtu{"fea_ifmgr/1.0/set_mtu"};
-const M<ifmgr_v1::AddAddressRequest, ifmgr_v1::AddAddressReply> kAddAddress{
-    "fea_ifmgr/1.0/add_address"};
-const M<ifmgr_v1::RemoveAddressRequest, ifmgr_v1::RemoveAddressReply> kRemoveAddress{
-    "fea_ifmgr/1.0/remove_address"};
 
 // The RIB's defaults (rib/protocol.h), for a protocol whose distance is no longer configured.
 uint32_t DefaultAdminDistance(const std::string& protocol) {
@@ -184,13 +153,15 @@ void Configurator::LinkSettings(std::shared_ptr<Batch> batch, const InterfaceCon
     ifmgr_v1::SetEnabledRequest r;
     r.set_ifname(interface.name);
     r.set_enabled(interface.enabled);
-    Batch::Call(batch, router_, "fea", kSetEnabled, r, "interface " + interface.name);
+    Batch::Call(batch, router_, "fea", ipc::methods::fea_ifmgr::kSetEnabled, r,
+                "interface " + interface.name);
   }
   if (interface.mtu != 1500 || defaults_too) {
     ifmgr_v1::SetMtuRequest r;
     r.set_ifname(interface.name);
     r.set_mtu(interface.mtu);
-    Batch::Call(batch, router_, "fea", kSetMtu, r, "interface " + interface.name + " mtu");
+    Batch::Call(batch, router_, "fea", ipc::methods::fea_ifmgr::kSetMtu, r,
+                "interface " + interface.name + " mtu");
   }
 }
 
@@ -204,14 +175,15 @@ void Configurator::AddInterface(std::shared_ptr<Batch> batch, const InterfaceCon
     for (uint8_t octet : *interface.mac) value = (value << 8) | octet;
     ipc::ToProto(ipc::MacAddress(value), r.mutable_mac());
   }
-  Batch::Call(batch, router_, "fea", kAddInterface, r, "interface " + interface.name);
+  Batch::Call(batch, router_, "fea", ipc::methods::fea_ifmgr::kAddInterface, r,
+              "interface " + interface.name);
   if (with_addresses) {
     for (const InterfaceAddressConfig& a : interface.addresses) {
       ifmgr_v1::AddAddressRequest q;
       q.set_ifname(interface.name);
       ipc::ToProto(a.address, q.mutable_address());
       q.set_prefix_length(a.prefix_length);
-      Batch::Call(batch, router_, "fea", kAddAddress, q,
+      Batch::Call(batch, router_, "fea", ipc::methods::fea_ifmgr::kAddAddress, q,
                   "interface " + interface.name + " address " + a.ToString());
     }
   }
@@ -232,22 +204,23 @@ void Configurator::AddStatic(std::shared_ptr<Batch> batch, const StaticRoute& ro
   r.set_metric(route.metric);
   r.set_tag(route.tag);
   r.set_track(route.track);
-  Batch::Call(batch, router_, kStaticTarget, kStaticAdd, r,
+  Batch::Call(batch, router_, kStaticTarget, ipc::methods::static_routes::kAddRoute, r,
               "static route " + route.prefix.ToString());
 }
 
 void Configurator::DeleteStatic(std::shared_ptr<Batch> batch, const net::Prefix& prefix) {
   static_v1::DeleteRouteRequest r;
   ipc::ToProto(prefix, r.mutable_network());
-  Batch::Call(batch, router_, kStaticTarget, kStaticDelete, r, "static route " + prefix.ToString());
+  Batch::Call(batch, router_, kStaticTarget, ipc::methods::static_routes::kDeleteRoute, r,
+              "static route " + prefix.ToString());
 }
 
 void Configurator::ConfigureStatic(const Config& config, Done done) {
   auto batch = std::make_shared<Batch>(std::move(done));
   for (const auto& [prefix, route] : config.static_routes.routes) AddStatic(batch, route);
   // The whole configuration is there (same ordered stream): sluice-static may say end-of-RIB.
-  Batch::Call(batch, router_, kStaticTarget, kStaticSynced, static_v1::SyncedRequest(),
-              "static routes synced");
+  Batch::Call(batch, router_, kStaticTarget, ipc::methods::static_routes::kSynced,
+              static_v1::SyncedRequest(), "static routes synced");
 }
 
 void Configurator::AddCache(std::shared_ptr<Batch> batch, const RpkiCache& cache) {
@@ -258,14 +231,16 @@ void Configurator::AddCache(std::shared_ptr<Batch> batch, const RpkiCache& cache
   r.set_refresh(cache.refresh);
   r.set_retry(cache.retry);
   r.set_expire(cache.expire);
-  Batch::Call(batch, router_, kRpkiTarget, kAddCache, r, "rpki cache " + cache.ToString());
+  Batch::Call(batch, router_, kRpkiTarget, ipc::methods::rpki::kAddCache, r,
+              "rpki cache " + cache.ToString());
 }
 
 void Configurator::DeleteCache(std::shared_ptr<Batch> batch, const RpkiCache& cache) {
   rpki_v1::DeleteCacheRequest r;
   ipc::ToProto(cache.address, r.mutable_address());
   r.set_port(cache.port);
-  Batch::Call(batch, router_, kRpkiTarget, kDeleteCache, r, "rpki cache " + cache.ToString());
+  Batch::Call(batch, router_, kRpkiTarget, ipc::methods::rpki::kDeleteCache, r,
+              "rpki cache " + cache.ToString());
 }
 
 void Configurator::ConfigureRpki(const Config& config, Done done) {
@@ -279,20 +254,21 @@ void Configurator::ConfigureRib(const Config& config, Done done) {
     rib_v1::SetAdminDistanceRequest r;
     r.set_protocol(protocol);
     r.set_admin_distance(distance.distance);
-    Batch::Call(batch, router_, "rib", kSetAdminDistance, r, "admin-distance " + protocol);
+    Batch::Call(batch, router_, "rib", ipc::methods::rib::kSetAdminDistance, r,
+                "admin-distance " + protocol);
   }
 }
 
 void Configurator::SetIdentity(std::shared_ptr<Batch> batch, const BgpConfig& bgp) {
   bgp_v1::SetLocalAsRequest as;
   as.set_as(bgp.local_as);
-  Batch::Call(batch, router_, "bgp", bgp::process::kSetLocalAs, as, "bgp local-as");
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kSetLocalAs, as, "bgp local-as");
   bgp_v1::SetBgpIdRequest id;
   ipc::ToProto(bgp.bgp_id, id.mutable_id());
-  Batch::Call(batch, router_, "bgp", bgp::process::kSetBgpId, id, "bgp bgp-id");
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kSetBgpId, id, "bgp bgp-id");
   bgp_v1::SetClusterIdRequest cluster;  // 0.0.0.0: the BGP Identifier
   ipc::ToProto(bgp.cluster_id.value_or(net::IPv4Address()), cluster.mutable_id());
-  Batch::Call(batch, router_, "bgp", bgp::process::kSetClusterId, cluster, "bgp cluster-id");
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kSetClusterId, cluster, "bgp cluster-id");
 }
 
 void Configurator::Originate(std::shared_ptr<Batch> batch, const BgpNetwork& network) {
@@ -308,14 +284,14 @@ void Configurator::Originate(std::shared_ptr<Batch> batch, const BgpNetwork& net
     if (value.ok()) r.add_communities(absl::StrCat(*value >> 16, ":", *value & 0xffff));
   }
   for (const std::string& c : network.large_communities) r.add_large_communities(c);
-  Batch::Call(batch, router_, "bgp", bgp::process::kOriginateRoute, r,
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kOriginateRoute, r,
               "bgp network " + network.prefix.ToString());
 }
 
 void Configurator::Withdraw(std::shared_ptr<Batch> batch, const net::Prefix& prefix) {
   bgp_v1::WithdrawRouteRequest r;
   ipc::ToProto(prefix, r.mutable_network());
-  Batch::Call(batch, router_, "bgp", bgp::process::kWithdrawRoute, r,
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kWithdrawRoute, r,
               "bgp withdraw network " + prefix.ToString());
 }
 
@@ -323,7 +299,8 @@ void Configurator::GracefulRestart(std::shared_ptr<Batch> batch, const BgpConfig
   bgp_v1::SetGracefulRestartRequest r;
   r.set_restart_time(bgp.gr_restart_time);
   r.set_stale_routes_time(bgp.gr_stale_routes_time);
-  Batch::Call(batch, router_, "bgp", bgp::process::kSetGracefulRestart, r, "bgp graceful-restart");
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kSetGracefulRestart, r,
+              "bgp graceful-restart");
 }
 
 void Configurator::Bmp(std::shared_ptr<Batch> batch, const BmpStation& station, bool remove) {
@@ -331,7 +308,7 @@ void Configurator::Bmp(std::shared_ptr<Batch> batch, const BmpStation& station, 
     bgp_v1::DeleteBmpStationRequest r;
     ipc::ToProto(station.address, r.mutable_address());
     r.set_port(station.port);
-    Batch::Call(batch, router_, "bgp", kDeleteBmpStation, r,
+    Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kDeleteBmpStation, r,
                 "bgp bmp station " + station.ToString());
     return;
   }
@@ -342,7 +319,8 @@ void Configurator::Bmp(std::shared_ptr<Batch> batch, const BmpStation& station, 
   if (station.pre_policy) r.add_route_monitoring(bgp_v1::BMP_PRE_POLICY);
   if (station.post_policy) r.add_route_monitoring(bgp_v1::BMP_POST_POLICY);
   if (station.loc_rib) r.add_route_monitoring(bgp_v1::BMP_LOC_RIB);
-  Batch::Call(batch, router_, "bgp", kAddBmpStation, r, "bgp bmp station " + station.ToString());
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kAddBmpStation, r,
+              "bgp bmp station " + station.ToString());
 }
 
 void Configurator::Listen(std::shared_ptr<Batch> batch, const BgpListen& listen, bool stop) {
@@ -350,14 +328,15 @@ void Configurator::Listen(std::shared_ptr<Batch> batch, const BgpListen& listen,
     bgp_v1::StopListeningRequest r;
     ipc::ToProto(listen.address, r.mutable_address());
     r.set_port(listen.port);
-    Batch::Call(batch, router_, "bgp", bgp::process::kStopListening, r,
+    Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kStopListening, r,
                 "bgp listen " + listen.ToString());
     return;
   }
   bgp_v1::ListenRequest r;
   ipc::ToProto(listen.address, r.mutable_address());
   r.set_port(listen.port);
-  Batch::Call(batch, router_, "bgp", bgp::process::kListen, r, "bgp listen " + listen.ToString());
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kListen, r,
+              "bgp listen " + listen.ToString());
 }
 
 void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
@@ -393,7 +372,8 @@ void Configurator::AddPeer(std::shared_ptr<Batch> batch, const BgpPeer& peer) {
   // direction without a chain still gets the default deny). A peer without any policy is the
   // file's "default verdicts": everything accepted and sent.
   r.set_ebgp_requires_policy(HasPolicies(peer));
-  Batch::Call(batch, router_, "bgp", bgp::process::kAddPeer, r, "bgp peer " + s.address.ToString());
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kAddPeer, r,
+              "bgp peer " + s.address.ToString());
 }
 
 std::string Configurator::PolicySource(const Config& config) {
@@ -408,7 +388,8 @@ void Configurator::Bank(std::shared_ptr<Batch> batch, const Config& config,
   if (chain.empty() && default_action.empty()) {
     policy_v1::ResetRequest r;
     r.set_filter(filter);
-    Batch::Call(batch, router_, target, ipc::kPolicyReset, r, "policy reset " + filter);
+    Batch::Call(batch, router_, target, ipc::methods::policy_backend::kReset, r,
+                "policy reset " + filter);
     return;
   }
   policy_v1::ConfigureRequest r;
@@ -417,7 +398,8 @@ void Configurator::Bank(std::shared_ptr<Batch> batch, const Config& config,
   for (const NameRef& ref : chain) r.add_policies(ref.name);
   r.set_default_action(default_action);
   r.set_file(config.file);
-  Batch::Call(batch, router_, target, ipc::kPolicyConfigure, r, "policy " + filter);
+  Batch::Call(batch, router_, target, ipc::methods::policy_backend::kConfigure, r,
+              "policy " + filter);
 }
 
 void Configurator::PeerBanks(std::shared_ptr<Batch> batch, const Config& config,
@@ -464,12 +446,13 @@ void Configurator::Damping(std::shared_ptr<Batch> batch, const DampingConfig& da
   r.set_reuse(damping.reuse);
   r.set_suppress(damping.suppress);
   r.set_max_suppress_s(damping.max_suppress_s);
-  Batch::Call(batch, router_, "bgp", kSetDamping, r, "bgp damping");
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kSetDamping, r, "bgp damping");
 }
 
 void Configurator::Mrt(std::shared_ptr<Batch> batch, const BgpMrtConfig& mrt) {
   if (!mrt.enabled()) {
-    Batch::Call(batch, router_, "bgp", kClearMrt, bgp_v1::ClearMrtRequest(), "bgp mrt");
+    Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kClearMrt, bgp_v1::ClearMrtRequest(),
+                "bgp mrt");
     return;
   }
   bgp_v1::SetMrtRequest r;
@@ -481,7 +464,7 @@ void Configurator::Mrt(std::shared_ptr<Batch> batch, const BgpMrtConfig& mrt) {
     r.mutable_updates()->set_pattern(mrt.updates);
     r.mutable_updates()->set_rotate_s(mrt.updates_rotate_s);
   }
-  Batch::Call(batch, router_, "bgp", kSetMrt, r, "bgp mrt");
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kSetMrt, r, "bgp mrt");
 }
 
 void Configurator::PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddress& address,
@@ -489,7 +472,7 @@ void Configurator::PeerDamping(std::shared_ptr<Batch> batch, const net::IPAddres
   bgp_v1::SetPeerDampingRequest r;
   ipc::ToProto(address, r.mutable_address());
   r.set_enabled(enabled);
-  Batch::Call(batch, router_, "bgp", kSetPeerDamping, r,
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kSetPeerDamping, r,
               "bgp peer " + address.ToString() + " damping");
 }
 
@@ -503,7 +486,7 @@ void Configurator::AddPeerFully(std::shared_ptr<Batch> batch, const Config& conf
 void Configurator::RemovePeer(std::shared_ptr<Batch> batch, const net::IPAddress& address) {
   bgp_v1::PeerRequest r;
   ipc::ToProto(address, r.mutable_address());
-  Batch::Call(batch, router_, "bgp", bgp::process::kRemovePeer, r,
+  Batch::Call(batch, router_, "bgp", ipc::methods::bgp::kRemovePeer, r,
               "bgp remove peer " + address.ToString());
 }
 
@@ -536,13 +519,14 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
       } else if (d.change == Change::kRemoved) {
         ifmgr_v1::RemoveInterfaceRequest r;
         r.set_ifname(d.name);
-        Batch::Call(batch, router_, "fea", kRemoveInterface, r, "interface " + d.name);
+        Batch::Call(batch, router_, "fea", ipc::methods::fea_ifmgr::kRemoveInterface, r,
+                    "interface " + d.name);
       } else {
         for (const InterfaceAddressConfig& a : d.addresses_removed) {
           ifmgr_v1::RemoveAddressRequest r;
           r.set_ifname(d.name);
           ipc::ToProto(a.address, r.mutable_address());
-          Batch::Call(batch, router_, "fea", kRemoveAddress, r,
+          Batch::Call(batch, router_, "fea", ipc::methods::fea_ifmgr::kRemoveAddress, r,
                       "interface " + d.name + " address " + a.ToString());
         }
         for (const InterfaceAddressConfig& a : d.addresses_added) {
@@ -550,7 +534,7 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
           r.set_ifname(d.name);
           ipc::ToProto(a.address, r.mutable_address());
           r.set_prefix_length(a.prefix_length);
-          Batch::Call(batch, router_, "fea", kAddAddress, r,
+          Batch::Call(batch, router_, "fea", ipc::methods::fea_ifmgr::kAddAddress, r,
                       "interface " + d.name + " address " + a.ToString());
         }
         if (!d.link.empty()) LinkSettings(batch, *d.after, true);
@@ -562,7 +546,8 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
     rib_v1::SetAdminDistanceRequest r;
     r.set_protocol(d.protocol);
     r.set_admin_distance(d.after ? *d.after : DefaultAdminDistance(d.protocol));
-    Batch::Call(batch, router_, "rib", kSetAdminDistance, r, "admin-distance " + d.protocol);
+    Batch::Call(batch, router_, "rib", ipc::methods::rib::kSetAdminDistance, r,
+                "admin-distance " + d.protocol);
   }
   for (const StaticRouteDelta& d : delta.static_routes) {
     if (d.change != Change::kAdded) DeleteStatic(batch, d.prefix);
@@ -641,10 +626,10 @@ void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, co
         }
         // A changed peer takes the configuration's enabled state, whatever an operator's
         // `sluice disable bgp neighbor` set (an unchanged peer is not touched: that stays).
-        Batch::Call(
-            batch, router_, "bgp",
-            p.after->session.enabled ? bgp::process::kEnablePeer : bgp::process::kDisablePeer, r,
-            what);
+        Batch::Call(batch, router_, "bgp",
+                    p.after->session.enabled ? ipc::methods::bgp::kEnablePeer
+                                             : ipc::methods::bgp::kDisablePeer,
+                    r, what);
         break;
     }
   }

@@ -8,12 +8,13 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "ipc/caller_key.h"
+#include "ipc/methods/rtrmgr.h"
 #include "ipc/process_security.h"
 #include "ipc/proto/rtrmgr.pb.h"
 #include "ipc/unix_listener.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/credentials.h"
 #include "rtrmgr/process/program_dir.h"
@@ -23,9 +24,9 @@ namespace sluice::rtrmgr {
 namespace {
 
 namespace v1 = ::sluice::rtrmgr::v1;
-const ipc::Method<v1::LoadConfigRequest, v1::LoadConfigReply> kLoadConfig{"rtrmgr/1.0/load_config"};
-const ipc::Method<v1::GetConfigRequest, v1::GetConfigReply> kGetConfig{"rtrmgr/1.0/get_config"};
-const ipc::Method<v1::GetStatusRequest, v1::GetStatusReply> kGetStatus{"rtrmgr/1.0/get_status"};
+using ipc::methods::rtrmgr::kGetConfig;
+using ipc::methods::rtrmgr::kGetStatus;
+using ipc::methods::rtrmgr::kLoadConfig;
 // The processes, in the order they start: sluice-rpki before sluice-bgp, so that its VRPs
 // are there early.
 const std::vector<const char*> kComponents = {"fea", "rib", Configurator::kRpkiTarget, "bgp",

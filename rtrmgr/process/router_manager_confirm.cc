@@ -6,9 +6,10 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "ipc/proto/rtrmgr.pb.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "ipc/methods/rtrmgr.h"
+#include "ipc/proto/rtrmgr.pb.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/router_manager.h"
@@ -18,10 +19,8 @@ namespace sluice::rtrmgr {
 namespace {
 
 namespace v1 = ::sluice::rtrmgr::v1;
-const ipc::Method<v1::ConfirmConfigRequest, v1::ConfirmConfigReply> kConfirmConfig{
-    "rtrmgr/1.0/confirm_config"};
-const ipc::Method<v1::RollbackConfigRequest, v1::LoadConfigReply> kRollbackConfig{
-    "rtrmgr/1.0/rollback_config"};
+using ipc::methods::rtrmgr::kConfirmConfig;
+using ipc::methods::rtrmgr::kRollbackConfig;
 // While another change is being applied, the expired rollback waits this long and tries again.
 constexpr std::chrono::seconds kBusyRetry(1);
 

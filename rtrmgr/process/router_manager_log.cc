@@ -1,9 +1,10 @@
 // The log block: the flags each process starts with, and a changed block applied at run time
 // (common/1.0 set_log on each running process; the top level's settings on the router manager).
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "ipc/methods/common.h"
 #include "ipc/proto/common.pb.h"
 #include "ipc/xrl_router.h"
-#include "base/log.h"
 #include "rtrmgr/config/config_delta.h"
 #include "rtrmgr/process/configurator.h"
 #include "rtrmgr/process/router_manager.h"
@@ -11,7 +12,7 @@
 namespace sluice::rtrmgr {
 namespace {
 
-const ipc::Method<common::v1::SetLogRequest, common::v1::SetLogReply> kSetLog{"common/1.0/set_log"};
+using ipc::methods::common::kSetLog;
 
 // The configuration block a child's settings come from ("static_routes" is in "static").
 std::string BlockOf(const std::string& child) {
@@ -68,7 +69,8 @@ void RouterManager::ApplyLogDelta(const std::vector<LogDelta>& changes) {
     const Supervisor::Child* running = supervisor_.Find(name);
     if (running == nullptr || running->pid <= 0) continue;  // starts with the new flags
     common::v1::SetLogRequest request;
-    request.set_level(std::string(base::LogLevelName(d.after.level.value_or(base::LogLevel::kInfo))));
+    request.set_level(
+        std::string(base::LogLevelName(d.after.level.value_or(base::LogLevel::kInfo))));
     request.set_destination(std::string(
         base::LogDestinationName(d.after.destination.value_or(base::LogDestination::kStderr))));
     request.set_syslog_socket(d.after.syslog_socket);

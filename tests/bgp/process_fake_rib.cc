@@ -5,13 +5,21 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/process/methods.h"
-#include "ipc/types_convert.h"
 #include "base/status_macros.h"
+#include "ipc/methods/rib.h"
+#include "ipc/methods/rib_client.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::bgp::testing {
 
-using namespace ::sluice::bgp::process;  // the method constants
+namespace rib_v1 = ::sluice::rib::v1;
+namespace rib_client_v1 = ::sluice::rib_client::v1;
+using ::sluice::ipc::methods::rib::kAddRoutes;
+using ::sluice::ipc::methods::rib::kDeleteRoutes;
+using ::sluice::ipc::methods::rib::kDeregisterInterest;
+using ::sluice::ipc::methods::rib::kRegisterInterest;
+using ::sluice::ipc::methods::rib::kRegisterProtocol;
+using ::sluice::ipc::methods::rib_client::kRouteInfoInvalid;
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "tests/bgp/session_test_util.h"
 
@@ -49,12 +49,12 @@ ipc::RouterOptions BgpDaemonHarness::Options() const {
 }
 
 absl::Status BgpDaemonHarness::SetIdentity(uint32_t as, net::IPv4Address bgp_id) {
-  process::v1::SetLocalAsRequest a;
+  bgp::v1::SetLocalAsRequest a;
   a.set_as(as);
-  if (absl::Status st = Call(process::kSetLocalAs, a).status(); !st.ok()) return st;
-  process::v1::SetBgpIdRequest id;
+  if (absl::Status st = Call(ipc::methods::bgp::kSetLocalAs, a).status(); !st.ok()) return st;
+  bgp::v1::SetBgpIdRequest id;
   ipc::ToProto(bgp_id, id.mutable_id());
-  return Call(process::kSetBgpId, id).status();
+  return Call(ipc::methods::bgp::kSetBgpId, id).status();
 }
 
 bool BgpDaemonHarness::Run(const std::function<bool()>& condition, double seconds) {

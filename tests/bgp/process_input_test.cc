@@ -26,7 +26,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bgp/process/bgp_daemon.h"
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "tests/bgp/fake_peer.h"
 #include "tests/bgp/process_fake_rib.h"
@@ -35,6 +35,11 @@
 
 namespace sluice::bgp::process {
 namespace {
+
+using ipc::methods::bgp::kAddPeer;
+using ipc::methods::bgp::kListen;
+using ipc::methods::bgp::kListPeers;
+using ipc::methods::bgp::kListRoutes;
 
 using testing::Addr;
 using testing::FakePeer;

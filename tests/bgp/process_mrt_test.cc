@@ -10,7 +10,7 @@
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
 #include "bgp/process/bgp_daemon.h"
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "tests/bgp/process_harness.h"
 
@@ -19,10 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const M<v1::DumpTableRequest, v1::DumpTableReply> kDumpTable{"bgp/1.0/dump_table"};
-const M<v1::SetMrtRequest, v1::SetMrtReply> kSetMrt{"bgp/1.0/set_mrt"};
-const M<v1::ClearMrtRequest, v1::ClearMrtReply> kClearMrt{"bgp/1.0/clear_mrt"};
-const M<v1::GetMrtRequest, v1::GetMrtReply> kGetMrt{"bgp/1.0/get_mrt"};
+using ipc::methods::bgp::kClearMrt;
+using ipc::methods::bgp::kDumpTable;
+using ipc::methods::bgp::kGetMrt;
+using ipc::methods::bgp::kSetMrt;
 
 constexpr uint32_t kOurAs = 4200000001u;
 constexpr int kRoutes = 25000;  // 10,000 routes a page: three pages

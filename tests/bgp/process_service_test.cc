@@ -8,7 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "bgp/process/bgp_daemon.h"
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
+#include "ipc/methods/profile.h"
 #include "ipc/profile_service.h"
 #include "ipc/types_convert.h"
 #include "tests/bgp/process_fake_rib.h"
@@ -17,6 +18,20 @@
 
 namespace sluice::bgp::process {
 namespace {
+
+using ipc::methods::bgp::kAddPeer;
+using ipc::methods::bgp::kDisablePeer;
+using ipc::methods::bgp::kEnablePeer;
+using ipc::methods::bgp::kGetLocalConfig;
+using ipc::methods::bgp::kGetPeer;
+using ipc::methods::bgp::kListen;
+using ipc::methods::bgp::kListPeers;
+using ipc::methods::bgp::kListRoutes;
+using ipc::methods::bgp::kOriginateRoute;
+using ipc::methods::bgp::kRemovePeer;
+using ipc::methods::bgp::kResetPeer;
+using ipc::methods::bgp::kSetPeerImportPolicy;
+using ipc::methods::bgp::kWithdrawRoute;
 
 using testing::Addr;
 using testing::FakeRib;
@@ -329,7 +344,7 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   SetIdentity();
   StartRib();
   std::optional<absl::StatusOr<profile_v1::ListPointsReply>> points;
-  h_.client().Call("bgp", ipc::kProfileListPoints, profile_v1::ListPointsRequest(),
+  h_.client().Call("bgp", ipc::methods::profile::kListPoints, profile_v1::ListPointsRequest(),
                    [&](absl::StatusOr<profile_v1::ListPointsReply> r) { points = std::move(r); });
   ASSERT_TRUE(Run([&] { return points.has_value(); }));
   ASSERT_TRUE(points->ok());
@@ -342,13 +357,13 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   enable.set_point("bgp_route_in");
   enable.set_enable(true);
   std::optional<absl::Status> enabled;
-  h_.client().Call("bgp", ipc::kProfileEnable, enable,
+  h_.client().Call("bgp", ipc::methods::profile::kEnable, enable,
                    [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
   ASSERT_TRUE(Run([&] { return enabled.has_value(); }));
   ASSERT_TRUE(enabled->ok()) << *enabled;
   enable.set_point("no_such_point");
   enabled.reset();
-  h_.client().Call("bgp", ipc::kProfileEnable, enable,
+  h_.client().Call("bgp", ipc::methods::profile::kEnable, enable,
                    [&](absl::StatusOr<profile_v1::EnableReply> r) { enabled = r.status(); });
   ASSERT_TRUE(Run([&] { return enabled.has_value(); }));
   EXPECT_EQ(enabled->code(), absl::StatusCode::kNotFound);
@@ -359,7 +374,7 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   std::optional<absl::StatusOr<profile_v1::GetEntriesReply>> entries;
   profile_v1::GetEntriesRequest get;
   get.set_point("bgp_route_in");
-  h_.client().Call("bgp", ipc::kProfileGetEntries, get,
+  h_.client().Call("bgp", ipc::methods::profile::kGetEntries, get,
                    [&](absl::StatusOr<profile_v1::GetEntriesReply> r) { entries = std::move(r); });
   ASSERT_TRUE(Run([&] { return entries.has_value(); }));
   ASSERT_TRUE(entries->ok());
@@ -367,7 +382,7 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
 
   std::optional<absl::StatusOr<profile_v1::DescribePlumbingReply>> plumbing;
   h_.client().Call(
-      "bgp", ipc::kProfileDescribePlumbing, profile_v1::DescribePlumbingRequest(),
+      "bgp", ipc::methods::profile::kDescribePlumbing, profile_v1::DescribePlumbingRequest(),
       [&](absl::StatusOr<profile_v1::DescribePlumbingReply> r) { plumbing = std::move(r); });
   ASSERT_TRUE(Run([&] { return plumbing.has_value(); }));
   ASSERT_TRUE(plumbing->ok());

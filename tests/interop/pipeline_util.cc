@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "ipc/proto/fea_fib.pb.h"
+#include "ipc/proto/rib.pb.h"
 #include "ipc/types_convert.h"
 
 namespace sluice::bgp::interop {
@@ -76,7 +77,7 @@ bool BgpClient::RunUntil(const std::function<bool()>& done, double seconds) {
 }
 
 absl::Status BgpClient::AddPeer(const v1::AddPeerRequest& request) {
-  return Call(process::kAddPeer, request).status();
+  return Call(ipc::methods::bgp::kAddPeer, request).status();
 }
 
 absl::StatusOr<v1::PeerInfo> BgpClient::Peer(const std::string& address) {
@@ -84,7 +85,7 @@ absl::StatusOr<v1::PeerInfo> BgpClient::Peer(const std::string& address) {
   absl::StatusOr<net::IPAddress> a = net::IPAddress::Parse(address);
   if (!a.ok()) return a.status();
   ipc::ToProto(*a, r.mutable_address());
-  absl::StatusOr<v1::GetPeerReply> reply = Call(process::kGetPeer, r);
+  absl::StatusOr<v1::GetPeerReply> reply = Call(ipc::methods::bgp::kGetPeer, r);
   if (!reply.ok()) return reply.status();
   return reply->peer();
 }
@@ -102,7 +103,7 @@ absl::StatusOr<std::vector<v1::Route>> BgpClient::Routes(v1::RibView view, const
   }
   std::vector<v1::Route> out;
   while (true) {
-    absl::StatusOr<v1::ListRoutesReply> r = Call(process::kListRoutes, q);
+    absl::StatusOr<v1::ListRoutesReply> r = Call(ipc::methods::bgp::kListRoutes, q);
     if (!r.ok()) return r.status();
     for (v1::Route& route : *r->mutable_routes()) out.push_back(std::move(route));
     if (!r->more() || out.empty()) break;

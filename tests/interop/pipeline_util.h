@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/xrl_router.h"
 #include "net/prefix.h"
 #include "tests/bgp/process_fake_rib.h"

@@ -29,7 +29,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/queries.h"
 #include "tests/bgp/test_data.h"
@@ -46,9 +46,8 @@ namespace bgp_v1 = ::sluice::bgp::v1;
 // in their AS_PATH and are treated as withdrawn (RFC 7607).
 constexpr size_t kPchAnnouncements = 577703;
 constexpr size_t kPchLocRib = 577699;
-const bgp::process::M<bgp_v1::GetMrtRequest, bgp_v1::GetMrtReply> kGetMrt{"bgp/1.0/get_mrt"};
-const bgp::process::M<bgp_v1::ClearMrtRequest, bgp_v1::ClearMrtReply> kClearMrt{
-    "bgp/1.0/clear_mrt"};
+using ipc::methods::bgp::kClearMrt;
+using ipc::methods::bgp::kGetMrt;
 
 bool HaveBgpdump() { return std::system("command -v bgpdump >/dev/null 2>&1") == 0; }
 
@@ -135,7 +134,7 @@ std::string WritableDir(const std::string& path) {
 size_t AcceptedFromUpstream(RtrmgrProcess& r) {
   bgp_v1::PeerRequest q;
   ipc::ToProto(*net::IPAddress::Parse(kUpstreamAddress), q.mutable_address());
-  auto reply = r.client().Call("bgp", bgp::process::kGetPeer, q);
+  auto reply = r.client().Call("bgp", ipc::methods::bgp::kGetPeer, q);
   if (!reply.ok()) return 0;
   for (const auto& f : reply->peer().family_counts()) {
     if (f.family() == "ipv4") return f.accepted();

@@ -24,7 +24,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/queries.h"
 #include "tests/system/child_process.h"
@@ -108,7 +108,7 @@ class RovSystem : public ::testing::Test {
     q.set_view(view);
     ipc::ToProto(*net::IPAddress::Parse(peer), q.mutable_peer());
     q.set_max_routes(100000);
-    auto reply = r_.client().Call("bgp", bgp::process::kListRoutes, q);
+    auto reply = r_.client().Call("bgp", ipc::methods::bgp::kListRoutes, q);
     if (!reply.ok()) return {};
     for (const auto& route : reply->routes()) out[*ipc::FromProto(route.network())] = route;
     return out;
@@ -121,7 +121,7 @@ class RovSystem : public ::testing::Test {
   uint64_t UpdatesSent() {
     bgp::v1::PeerRequest q;
     ipc::ToProto(*net::IPAddress::Parse("127.0.0.3"), q.mutable_address());
-    auto reply = r_.client().Call("bgp", bgp::process::kGetPeer, q);
+    auto reply = r_.client().Call("bgp", ipc::methods::bgp::kGetPeer, q);
     uint64_t n = 0;
     if (reply.ok()) {
       for (const auto& f : reply->peer().family_counts()) n += f.updates_sent();

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/process/methods.h"
+#include "ipc/methods/bgp.h"
 #include "ipc/proto/bgp.pb.h"
 #include "ipc/types_convert.h"
 #include "tests/system/rtrmgr_processes.h"
@@ -124,7 +124,7 @@ TEST(RtrmgrConfigCoverage, GroupPeerTimersFamiliesClusterIdAndNetworksAgainstBir
   bgp_v1::PeerInfo peer;
   const bool established = Eventually(
       [&] {
-        auto reply = r.client().Call("bgp", bgp::process::kGetPeer, req);
+        auto reply = r.client().Call("bgp", ipc::methods::bgp::kGetPeer, req);
         if (!reply.ok()) return false;
         peer = reply->peer();
         return peer.state() == "Established";
@@ -138,7 +138,7 @@ TEST(RtrmgrConfigCoverage, GroupPeerTimersFamiliesClusterIdAndNetworksAgainstBir
   EXPECT_EQ(peer.remote_as(), 4200000007u);  // the group's AS
 
   auto local =
-      r.client().Call("bgp", bgp::process::kGetLocalConfig, bgp_v1::GetLocalConfigRequest());
+      r.client().Call("bgp", ipc::methods::bgp::kGetLocalConfig, bgp_v1::GetLocalConfigRequest());
   ASSERT_TRUE(local.ok()) << local.status();
   EXPECT_EQ(ipc::FromProto(local->cluster_id()).ToString(), "10.255.0.99");
 
@@ -170,7 +170,7 @@ TEST(RtrmgrConfigCoverage, GroupPeerTimersFamiliesClusterIdAndNetworksAgainstBir
   EXPECT_TRUE(Eventually([&] { return !bird.Route("10.97.0.0/16").empty(); }, 30))
       << bird.Logs() << r.Logs("bgp");
   EXPECT_FALSE(bird.Route("10.99.0.0/16").empty());
-  auto after = r.client().Call("bgp", bgp::process::kGetPeer, req);
+  auto after = r.client().Call("bgp", ipc::methods::bgp::kGetPeer, req);
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_EQ(after->peer().established_transitions(), 1u);
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ipc/methods/rtrmgr.h"
 #include "ipc/types_convert.h"
 #include "rtrmgr/cli/queries.h"
 
@@ -79,7 +80,8 @@ CommandResult RtrmgrProcess::Sluice(std::vector<std::string> args, int ms) {
 }
 
 int RtrmgrProcess::ChildPid(const std::string& name, int* restarts) {
-  auto r = client().Call("rtrmgr", rtrmgr::cli::kRtrmgrStatus, rtrmgr::v1::GetStatusRequest());
+  auto r =
+      client().Call("rtrmgr", ipc::methods::rtrmgr::kGetStatus, rtrmgr::v1::GetStatusRequest());
   if (!r.ok()) return 0;
   for (const auto& c : r->children()) {
     if (c.name() != name) continue;

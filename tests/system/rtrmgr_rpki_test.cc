@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "ipc/methods/rpki.h"
 #include "rtrmgr/cli/queries.h"
 #include "tests/system/child_process.h"
 #include "tests/system/rov_daemons.h"
@@ -67,7 +68,7 @@ class RtrmgrRpki : public ::testing::Test {
   }
   // rpki/1.0/get_status, or an empty reply when sluice-rpki does not answer.
   rpki::v1::GetStatusReply Status() {
-    auto s = r_.client().Call("rpki", rtrmgr::cli::kRpkiStatus, rpki::v1::GetStatusRequest());
+    auto s = r_.client().Call("rpki", ipc::methods::rpki::kGetStatus, rpki::v1::GetStatusRequest());
     return s.ok() ? *s : rpki::v1::GetStatusReply();
   }
   // The cache on `port` is established with the file's 2 + 1 VRPs, and sluice-bgp subscribes.
