@@ -12,13 +12,13 @@
 //   boost::asio::io_context io;
 //   ipc::XrlRouter router(io, "rib", "rib");               // class, instance
 //
-//   // Serve a method (proto rpc Rib.AddRoute4; XRL rib/1.0/add_route4):
-//   inline const ipc::Method<rib::v1::AddRoute4Request, rib::v1::AddRoute4Reply>
-//       kAddRoute4{"rib/1.0/add_route4"};
-//   router.Handle(kAddRoute4, [&](const rib::v1::AddRoute4Request& request)
-//                                 -> absl::StatusOr<rib::v1::AddRoute4Reply> {
+//   // Serve a method (proto rpc Rib.AddRoute4; XRL rib/1.0/add_route4). Each service's methods
+//   // are declared once, in ipc/methods/<service>.h:
+//   namespace rib_methods = ipc::methods::rib;
+//   router.Handle(rib_methods::kAddRoute4, [&](const rib::v1::AddRoute4Request& request)
+//                                              -> absl::StatusOr<rib::v1::RouteReply> {
 //     RETURN_IF_ERROR(table.Add(...));
-//     return rib::v1::AddRoute4Reply();
+//     return rib::v1::RouteReply();
 //   });
 //   router.SetShutdownHandler([&] { io.stop(); });          // common/1.0/shutdown
 //   if (absl::Status s = router.Start(); !s.ok()) ...;      // serve and register
