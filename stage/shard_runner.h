@@ -30,9 +30,13 @@
 // Commands run on the shard's thread between the items sent before and after them (peer up and
 // down, configuration). Query() runs a function on a shard's thread in order with its input and
 // waits for the answer: the main loop blocks until that shard has worked through what it was sent
-// before. A shard never waits for the main loop, so this cannot deadlock. Send() also waits when a
-// shard has more than `max_backlog` items not yet processed (the pipeline moves at the shards'
-// speed and memory stays bounded; the wait is at most that backlog's processing time).
+// before. A shard never waits for the main loop, so this cannot deadlock.
+//
+// Backpressure: Send() never waits. When a shard has more than `max_backlog` items not yet
+// processed, the runner calls `backpressure(true)` on the main loop, and `backpressure(false)`
+// once every such shard is down to half of it; meanwhile the producer stops feeding (a BGP process
+// stops reading its sessions, and TCP holds the peers back), so the pipeline moves at the shards'
+// speed and memory stays bounded while the main loop goes on with timers and deliveries.
 //
 // With shards = 1 and `inline_single` (the default), there is no worker thread: the shard lives on
 // the main loop and each epoch is processed when it ends and delivered right after.
@@ -91,7 +95,7 @@ inline int ShardOf(const net::Prefix& prefix, int shards) {
 struct ShardOptions {
   int shards = 1;
   size_t batch_items = 1024;   // items per batch before it is handed over
-  size_t max_backlog = 65536;  // items sent to one shard and not yet processed before Send waits
+  size_t max_backlog = 65536;  // items sent to one shard and not processed: backpressure(true)
   bool inline_single = true;   // shards == 1: no worker thread
   std::string name = "shard";  // worker thread names: "<name>/<i>" (at most 15 characters)
 };
@@ -132,6 +136,9 @@ class ShardRunner {
     std::function<void(Shard&, uint64_t epoch)> end_epoch;   // shard thread
     std::function<void(int shard, std::span<Out>)> deliver;  // main loop
     std::function<void()> delivered;                         // main loop
+    // Optional, main loop: a shard's backlog passed max_backlog (true: stop feeding), or every
+    // shard that passed it is down to half of it (false: go on). Calls alternate, true first.
+    std::function<void(bool full)> backpressure;
   };
 
   ShardRunner(boost::asio::io_context& main, ShardOptions options, Callbacks callbacks)
@@ -206,6 +213,8 @@ class ShardRunner {
   uint64_t epoch() const { return epoch_; }
   // The last epoch whose outputs every shard has delivered (main loop).
   uint64_t delivered_epoch() const { return delivered_epoch_; }
+  // Between backpressure(true) and backpressure(false) (main loop).
+  bool full() const { return full_shards_ > 0; }
 
   // --- Main loop -----------------------------------------------------------------------------
   // Appends an item for shard `i`; returns it to fill in.
@@ -408,7 +417,8 @@ class ShardRunner {
     InBatch* open_in = nullptr;  // main: being filled
     uint64_t sent_items = 0;     // main
     std::atomic<uint64_t> processed_items{0};
-    std::atomic<bool> producer_waiting{false};
+    std::atomic<bool> full{false};         // past max_backlog, until processed reaches resume_at
+    std::atomic<uint64_t> resume_at{0};    // set by main before it sets full
     std::atomic<bool> held{false};  // an open batch waits for this shard to run out
 
     // Shard → main.
@@ -489,20 +499,41 @@ class ShardRunner {
       Worker* raw = &w;
       boost::asio::post(*w.io, [this, raw] { DrainInput(*raw); });
     }
-    WaitForBacklog(w);
+    CheckBacklog(w);
   }
 
-  void WaitForBacklog(Worker& w) {
+  // Past max_backlog: the shard is full until it has processed up to `resume_at` (half the
+  // backlog). The main loop sets "full" and then looks at the count again, the shard counts and
+  // then looks at "full" (both sequentially consistent), so one of them sees the other; whichever
+  // clears "full" reports the drain (the shard through a post to the main loop).
+  void CheckBacklog(Worker& w) {
     if (w.sent_items - w.processed_items.load(std::memory_order_acquire) <= options_.max_backlog) {
       return;
     }
-    w.producer_waiting.store(true, std::memory_order_seq_cst);
-    for (;;) {
-      const uint64_t p = w.processed_items.load(std::memory_order_seq_cst);
-      if (w.sent_items - p <= options_.max_backlog / 2) break;
-      w.processed_items.wait(p, std::memory_order_seq_cst);
+    w.resume_at.store(w.sent_items - options_.max_backlog / 2, std::memory_order_seq_cst);
+    if (!w.full.exchange(true, std::memory_order_seq_cst)) Filled();
+    if (w.processed_items.load(std::memory_order_seq_cst) >=
+            w.resume_at.load(std::memory_order_relaxed) &&
+        w.full.exchange(false, std::memory_order_seq_cst)) {
+      Drained();
     }
-    w.producer_waiting.store(false, std::memory_order_relaxed);
+  }
+  void Filled() {
+    if (full_shards_++ == 0 && cb_.backpressure) cb_.backpressure(true);
+  }
+  void Drained() {
+    if (--full_shards_ == 0 && cb_.backpressure) cb_.backpressure(false);
+  }
+  // Shard side, after counting processed items: the drain of a full shard goes to the main loop.
+  void ReportDrain(Worker& w, uint64_t processed) {
+    if (!w.full.load(std::memory_order_seq_cst)) return;
+    if (processed < w.resume_at.load(std::memory_order_seq_cst)) return;
+    if (!w.full.exchange(false, std::memory_order_seq_cst)) return;
+    std::weak_ptr<ShardRunner*> weak = alive_;
+    boost::asio::post(main_, [weak] {
+      auto self = weak.lock();
+      if (self && *self != nullptr) (*self)->Drained();
+    });
   }
 
   // --- Shard side ----------------------------------------------------------------------------
@@ -551,8 +582,7 @@ class ShardRunner {
       const size_t n = b->items.size();
       b->clear();
       w.in.Pop();
-      w.processed_items.fetch_add(n, std::memory_order_seq_cst);
-      if (w.producer_waiting.load(std::memory_order_seq_cst)) w.processed_items.notify_all();
+      ReportDrain(w, w.processed_items.fetch_add(n, std::memory_order_seq_cst) + n);
       // One batch per handler on a worker: what else is ready on the shard's loop (background
       // slices — a dump walk chasing the input, re-filters, deletions) runs between batches, as
       // it would between reads on the serial pipeline's loop.
@@ -740,6 +770,7 @@ class ShardRunner {
   uint64_t epoch_ = 0;
   uint64_t delivered_epoch_ = 0;
   bool flush_posted_ = false;
+  int full_shards_ = 0;  // shards past max_backlog and not drained yet (main loop)
   bool delivering_ = false;
   std::vector<OutBatch> spare_;
   std::shared_ptr<ShardRunner*> alive_;

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
+#include <chrono>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <cstdio>
@@ -259,6 +260,8 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
           const size_t n = (size_t{m[16]} << 8) | m[17];
           decoders[k]->Decode(Bytes(m, n), &u);
           r.prefixes += u.announced.size();
+          // As a session does: nothing is read while the shards' input is full.
+          while (routing->input_paused()) io.run_one_for(std::chrono::milliseconds(1));
           up_l[k]->OnUpdate(u);
           if (poll) io.poll();  // as in the process: what became ready runs between messages
           pos += n;

@@ -185,7 +185,7 @@ void Connection::HandleSlice() {
   int handled = 0;
   Bytes message;
   Notification error;
-  while (owner_ != nullptr && !closing_) {
+  while (owner_ != nullptr && !closing_ && !paused_) {
     switch (framer_.Next(&message, &error)) {
       case MessageFramer::Result::kNeedMore:
         return StartRead();
@@ -198,12 +198,27 @@ void Connection::HandleSlice() {
     }
     if (++handled >= kSliceMessages || std::chrono::steady_clock::now() - start >= kSliceTime) {
       // Yield: timers and other peers run before the rest of what was read.
-      asio::post(socket_.get_executor(), [self = shared_from_this()] {
-        if (!self->closing_) self->Guarded([&] { self->HandleSlice(); });
-      });
-      return;
+      return PostSlice();
     }
   }
+}
+
+void Connection::PostSlice() {
+  if (slice_posted_) return;
+  slice_posted_ = true;
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    self->slice_posted_ = false;
+    if (!self->closing_) self->Guarded([&] { self->HandleSlice(); });
+  });
+}
+
+// Paused, nothing is handed on and nothing more is read; resumed, what waits in the framer goes
+// first (HandleSlice reads again when it runs out). A read already under way completes into the
+// framer either way.
+void Connection::PauseReading(bool paused) {
+  if (paused_ == paused) return;
+  paused_ = paused;
+  if (!paused_ && !closing_) PostSlice();
 }
 
 // ---- writing ----

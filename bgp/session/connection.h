@@ -9,6 +9,10 @@
 //    peers run in between, however slow the owner is. Nothing more is read from the socket while
 //    whole messages wait in the framer, so memory stays bounded (TCP flow control holds the peer
 //    back instead).
+//  - PauseReading(true) stops handing messages to the owner at the next message boundary, and
+//    reading from the socket, until PauseReading(false): the owner's consumer is full, and TCP
+//    holds the peer back. Writing and timers go on. The peer's KEEPALIVEs are not read either, so
+//    a pause longer than the hold time ends the session (the hold timer is the owner's).
 //  - Writing: control messages (OPEN, KEEPALIVE, NOTIFICATION, ROUTE-REFRESH: SendUrgent) go out
 //    before queued UPDATEs (SendBulk), which are written in chunks of at most kWriteChunk octets
 //    cut at message boundaries. A KEEPALIVE therefore waits for at most one chunk, never for the
@@ -102,6 +106,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void SendUrgent(std::vector<uint8_t> message);
   void SendBulk(std::vector<uint8_t> messages);  // whole messages, back to back
   size_t backlog() const { return backlog_; }    // octets of SendBulk not yet written
+  // Stops (true) or resumes (false) handing messages to the owner and reading the socket.
+  void PauseReading(bool paused);
+  bool reading_paused() const { return paused_; }
 
   // Stops reading and detaches the owner; drops queued UPDATEs; writes what SendUrgent queued
   // (the NOTIFICATION), then half-closes and waits up to kCloseLinger for the peer to close.
@@ -124,6 +131,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnSocketReady();
   void StartRead();
   void HandleSlice();
+  void PostSlice();  // HandleSlice from the event loop, at most one pending
   void Pump();
   size_t ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset) const;
   void Fail(const std::string& reason);
@@ -145,6 +153,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ConnectionOwner* owner_;
   MessageFramer framer_;
   bool reading_ = false;
+  bool paused_ = false;        // PauseReading
+  bool slice_posted_ = false;  // a HandleSlice is posted
   bool writing_ = false;
   bool closing_ = false;
   bool finished_ = false;

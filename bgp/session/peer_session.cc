@@ -230,6 +230,7 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
       const OpenMessage& open = fsm_.peer_open(a.side);
       established_ = a.side;
       established_at_ = Clock::now();
+      if (conns_[side]) conns_[side]->PauseReading(input_paused_);
       ++counters_.established_transitions;
       max_prefix_exceeded_ = false;
       teardown_pending_ = false;
@@ -519,6 +520,13 @@ bool PeerSession::SendMessages(std::vector<uint8_t> messages) {
   }
   conns_[int(*established_)]->SendBulk(std::move(messages));
   return true;
+}
+
+void PeerSession::PauseInput(bool paused) {
+  input_paused_ = paused;
+  if (established_ && conns_[int(*established_)]) {
+    conns_[int(*established_)]->PauseReading(paused);
+  }
 }
 
 size_t PeerSession::send_backlog() const {

@@ -103,6 +103,7 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void SendRouteRefresh(AfiSafi family) override;
   void ReportPrefixCount(size_t received, size_t accepted) override;
   void ReportRouteCounts(size_t received, size_t advertised) override;
+  void PauseInput(bool paused) override;
 
  private:
   using Clock = SteadyClock;
@@ -186,6 +187,7 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
     ResetCause cause;  // what a kDown counts as
   };
   std::deque<Pending> pending_;
+  bool input_paused_ = false;  // PauseInput: the established connection reads nothing
   bool running_ = false;
   boost::asio::steady_timer timer_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -88,6 +88,10 @@ class SessionSender {
     (void)received;
     (void)advertised;
   }
+  // Optional: the routing side cannot take more input now (true) or can again (false). The
+  // session stops handing on (and reading) the peer's messages at the next message boundary, so
+  // that TCP holds the peer back; timers and sending go on. Holds across session restarts.
+  virtual void PauseInput(bool paused) { (void)paused; }
 };
 
 }  // namespace sluice::bgp

@@ -38,6 +38,7 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
       auto it = peers_by_id_.find(peer_id);
       if (it != peers_by_id_.end()) it->second->ReportCounts();
     });
+    sharded_->SetBackpressure([this](bool full) { PauseInputs(full); });
     return;
   }
   if (config_.ipv4) {
@@ -167,7 +168,13 @@ absl::StatusOr<SessionListener*> BgpRouting::AddPeer(const RoutingPeerConfig& co
   BgpPeer* raw = peer.get();
   peers_.emplace(config.address, std::move(peer));
   peers_by_id_[id] = raw;
+  if (input_paused_) sender->PauseInput(true);
   return raw;
+}
+
+void BgpRouting::PauseInputs(bool paused) {
+  input_paused_ = paused;
+  for (auto& [address, peer] : peers_) peer->sender()->PauseInput(paused);
 }
 
 BgpPeer* BgpRouting::peer(const net::IPAddress& address) {
@@ -196,6 +203,7 @@ absl::Status BgpRouting::RemovePeer(const net::IPAddress& address) {
   auto it = peers_.find(address);
   if (it == peers_.end()) return absl::NotFoundError(absl::StrCat("no peer ", address.ToString()));
   it->second->OnSessionDown("peer removed");
+  if (input_paused_) it->second->sender()->PauseInput(false);
   const uint32_t id = it->second->settings().peer_id;
   for (FamilyRouting* pipe : families_) {
     if (pipe != nullptr) pipe->RemovePeer(id);

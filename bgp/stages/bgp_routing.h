@@ -217,6 +217,10 @@ class BgpRouting {
   // route handed over was processed, every output delivered, no handler ready. For tests and
   // benchmarks: a process's loop never runs dry this way (timers are not waited for).
   void Settle();
+  // The shards' input is full (ShardedRouting::SetBackpressure): every peer's session was told
+  // to stop reading (SessionSender::PauseInput), until the shards are down to half. A caller that
+  // feeds UPDATEs itself (a test, a benchmark) runs the loop meanwhile, as a session would.
+  bool input_paused() const { return input_paused_; }
   stage::Plumber& plumber() { return plumber_; }
   boost::asio::io_context& io() { return plumber_.io(); }
   BgpPeer* peer(const net::IPAddress& address);
@@ -225,6 +229,8 @@ class BgpRouting {
   // Pushes config_ (AS, router id, cluster id) to every family and re-makes every peer's filters.
   void ApplyRouter();
   PeerSettings MakeSettings(const RoutingPeerConfig& config, uint32_t peer_id) const;
+  // Tells every peer's session to stop (or go on) reading.
+  void PauseInputs(bool paused);
 
   RouterConfig config_;
   RoutingServices services_;
@@ -239,6 +245,7 @@ class BgpRouting {
   std::map<net::IPAddress, std::unique_ptr<BgpPeer>> peers_;
   std::map<uint32_t, BgpPeer*> peers_by_id_;  // the same peers, by PeerSettings::peer_id
   uint32_t next_peer_id_ = 1;
+  bool input_paused_ = false;
 };
 
 }  // namespace sluice::bgp

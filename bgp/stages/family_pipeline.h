@@ -82,7 +82,8 @@ struct PipelineOptions {
   PeerOut::Options peer_out;
   RibOut::Options rib_out;
   // The shard stage (RouterConfig::threads > 1): routes per hand-over batch, and routes
-  // handed to one shard and not yet processed above which the event loop waits for it.
+  // handed to one shard and not yet processed above which the sessions stop reading (until it
+  // is down to half).
   size_t shard_batch = 1024;
   size_t shard_backlog = 65536;
 };

@@ -106,6 +106,8 @@ class FamilyRouting {
   virtual size_t received(uint32_t peer_id) = 0;
   // Routes of the peer accepted by import (max-prefix ... accepted).
   virtual size_t accepted(uint32_t peer_id) = 0;
+  // The peer's counts for the peer list. With shards, as they last published them (after each
+  // UPDATE and each change of the peer's state they processed): never waits for a shard.
   virtual PeerCounts Counts(uint32_t peer_id) = 0;
 
   // --- Originated routes, the RIB ------------------------------------------------------------

@@ -35,12 +35,13 @@ std::string Name(int slot, const std::string& kind, const std::string& peer) {
 
 // What the shards publish after each batch and each change of the peer's state, per peer and
 // family: read by the loop without asking them (max-prefix and the Adj-RIB-In ceiling after
-// every UPDATE).
+// every UPDATE, and the peer list).
 struct PublishedCounts {
-  explicit PublishedCounts(int shards) : received(shards), accepted(shards) {}
+  explicit PublishedCounts(int shards) : received(shards), accepted(shards), stale(shards) {}
   std::vector<std::atomic<uint64_t>> received;  // per shard: in the Adj-RIB-In
   std::vector<std::atomic<uint64_t>> accepted;  // per shard: past import
-  // Every shard's count of `which` (&PublishedCounts::received or ::accepted).
+  std::vector<std::atomic<uint64_t>> stale;     // per shard: kept from a restarting session
+  // Every shard's count of `which` (&PublishedCounts::received, ::accepted or ::stale).
   size_t Sum(std::vector<std::atomic<uint64_t>> PublishedCounts::*which) const {
     size_t n = 0;
     for (const auto& a : this->*which) n += a.load(std::memory_order_relaxed);
@@ -151,6 +152,8 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
     PublishedCounts& c = *it->second.counts[family];
     c.received[ctx->index()].store(pipes[family]->received(peer_id), std::memory_order_relaxed);
     c.accepted[ctx->index()].store(pipes[family]->accepted(peer_id), std::memory_order_relaxed);
+    const PeerIn* in = pipes[family]->peer_in(peer_id);
+    c.stale[ctx->index()].store(in != nullptr ? in->stale() : 0, std::memory_order_relaxed);
   }
   // Pushes and forgets what a peer touched (before its stages change).
   void PushPeer(uint32_t peer_id) {
@@ -425,16 +428,11 @@ class ShardedRouting::Family : public FamilyRouting {
     auto it = peers_.find(peer_id);
     PeerCounts c;
     if (it == peers_.end()) return c;
-    const int slot = slot_;
-    const auto per_shard = owner_->runner_->QueryAll([slot, peer_id](Worker& w, int) {
-      const PeerCounts pc = w.pipes[slot]->Counts(peer_id);
-      return std::make_tuple(pc.received, pc.accepted, pc.stale);
-    });
-    for (const auto& [received, accepted, stale] : per_shard) {
-      c.received += received;
-      c.accepted += accepted;
-      c.stale += stale;
-    }
+    // As the shards last published them: never waits for a shard.
+    const PublishedCounts& counts = *it->second.counts;
+    c.received = counts.Sum(&PublishedCounts::received);
+    c.accepted = counts.Sum(&PublishedCounts::accepted);
+    c.stale = counts.Sum(&PublishedCounts::stale);
     if (const PeerOut* out = it->second.out) {
       c.advertised = out->counters().advertised;
       c.updates_sent = out->counters().updates;
@@ -622,6 +620,9 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
   cb.end_epoch = [](Worker& w, uint64_t) { w.EndEpoch(); };
   cb.deliver = [this](int shard, std::span<ShardOut> items) { Deliver(shard, items); };
   cb.delivered = [this] { Delivered(); };
+  cb.backpressure = [this](bool full) {
+    if (backpressure_) backpressure_(full);
+  };
   runner_ = std::make_unique<Runner>(services_.plumber->io(), so, std::move(cb));
   for (int slot = 0; slot < 2; ++slot) {
     if (families[slot]) families_[slot] = std::make_unique<Family>(this, slot, rib_branches[slot]);

@@ -28,7 +28,10 @@
 // shard's dump is done; a refresh walks each shard's prefixes and each route comes back as
 // BranchTail::Readvertise.
 // Flow control: when a peer's PeerOut (or RibOut) blocks, every shard's FanoutReader of that
-// branch is blocked (a command in order with the routes), and unblocked likewise.
+// branch is blocked (a command in order with the routes), and unblocked likewise. Towards the
+// input: the loop never waits for a shard; when a shard has more than
+// PipelineOptions::shard_backlog routes not yet processed, the backpressure callback says so
+// (BgpRouting then stops every session reading), and again when it is down to half.
 //
 // Reads (`show` commands, counters) run on the shards' threads through ShardRunner::Query and
 // merge the answers; the event loop waits for them. Control that reaches into stages (damping:
@@ -80,6 +83,11 @@ class ShardedRouting {
   void SetCountsChanged(std::function<void(uint32_t peer_id)> callback) {
     counts_changed_ = std::move(callback);
   }
+  // Called on the loop with true when a shard's input passed PipelineOptions::shard_backlog
+  // (stop feeding), and with false when every such shard is down to half of it.
+  void SetBackpressure(std::function<void(bool full)> callback) {
+    backpressure_ = std::move(callback);
+  }
   // Consistency violations the shards' CacheStages found (PipelineOptions::consistency_checks),
   // after a check of every cache against its upstream.
   std::vector<std::string> Violations();
@@ -119,6 +127,7 @@ class ShardedRouting {
   // epoch order.
   std::deque<std::pair<uint64_t, uint32_t>> counts_pending_;
   std::function<void(uint32_t peer_id)> counts_changed_;
+  std::function<void(bool full)> backpressure_;
   bool push_posted_ = false;
   uint32_t next_branch_ = 1;
   uint64_t pushes_ = 0;

@@ -552,6 +552,66 @@ TEST(ConnectionTest, ControlMessagesGoAheadOfQueuedUpdates) {
   reader->Close();
 }
 
+// Connection: paused, the owner gets no message past the one it paused in and nothing more is
+// read, so TCP holds the writer back; the paused side still writes; resumed, everything arrives.
+TEST(ConnectionTest, PausedReadingHoldsThePeerBackAndResumes) {
+  struct Owner : ConnectionOwner {
+    void OnConnected(Connection*) override {}
+    void OnConnectFailed(Connection*, const std::string&) override {}
+    void OnMessage(Connection* c, Bytes m) override {
+      types.push_back(m[18]);
+      if (types.size() == pause_at) c->PauseReading(true);
+    }
+    void OnHeaderError(Connection*, const Notification&) override {}
+    void OnClosed(Connection*, const std::string&) override { closed = true; }
+    void OnWritable(Connection*) override {}
+    std::vector<uint8_t> types;
+    size_t pause_at = 0;
+    bool closed = false;
+  };
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  tcp::socket client(io);
+  client.connect(acceptor.local_endpoint());
+  Owner writer_owner, reader_owner;
+  reader_owner.pause_at = 10;
+  auto writer = Connection::Accepted(io, &writer_owner, acceptor.accept(), ConnectionOptions());
+  // 16 MiB of 4,096-octet UPDATE-shaped messages: more than loopback's socket buffers hold.
+  constexpr size_t kMessages = 4096;
+  std::vector<uint8_t> updates;
+  for (size_t i = 0; i < kMessages; ++i) {
+    std::vector<uint8_t> m(4096, 0);
+    std::fill(m.begin(), m.begin() + 16, 0xff);
+    StoreU16(m.data() + 16, 4096);
+    m[18] = uint8_t(MessageType::kUpdate);
+    updates.insert(updates.end(), m.begin(), m.end());
+  }
+  writer->SendBulk(updates);
+  auto reader = Connection::Accepted(io, &reader_owner, std::move(client), ConnectionOptions());
+  ASSERT_TRUE(RunUntil(
+      io, [&] { return reader_owner.types.size() >= 10; }, 10));
+  EXPECT_TRUE(reader->reading_paused());
+  RunUntil(
+      io, [] { return false; }, 0.5);
+  EXPECT_EQ(reader_owner.types.size(), 10u) << "messages handed on while paused";
+  EXPECT_GT(writer->backlog(), 0u) << "the paused side kept reading";
+  std::vector<uint8_t> keepalive;
+  AppendKeepalive(&keepalive);
+  reader->SendUrgent(keepalive);
+  ASSERT_TRUE(RunUntil(
+      io, [&] { return !writer_owner.types.empty(); }, 5))
+      << "the paused side did not write";
+  EXPECT_EQ(writer_owner.types[0], uint8_t(MessageType::kKeepalive));
+  reader->PauseReading(false);
+  ASSERT_TRUE(RunUntil(
+      io, [&] { return reader_owner.types.size() == kMessages; }, 20));
+  EXPECT_EQ(writer->backlog(), 0u);
+  writer->Close();
+  ASSERT_TRUE(RunUntil(
+      io, [&] { return reader_owner.closed; }, 5));
+  reader->Close();
+}
+
 TEST(PeerManagerTest, ConfigurationErrors) {
   asio::io_context io;
   PeerManager m(io);

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -126,6 +128,12 @@ class ShardRouter {
   void RunLoop() {
     io_.restart();
     io_.poll();
+  }
+  // Runs the event loop while the shards' input is full, as a session would stop reading.
+  void RunWhilePaused() {
+    auto guard = boost::asio::make_work_guard(io_);
+    io_.restart();
+    while (routing_->input_paused()) io_.run_one_for(std::chrono::milliseconds(1));
   }
 
   // Every route of `query`, page by page, one line each.

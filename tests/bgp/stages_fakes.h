@@ -62,6 +62,10 @@ class FakeSession : public SessionSender {
     last_received_count = received;
     last_prefix_count = accepted;
   }
+  void PauseInput(bool p) override {
+    if (p && !paused) ++pauses;
+    paused = p;
+  }
 
   // One line per UPDATE: "End-of-RIB", or "withdraw N [..] announce M [..] {attributes}"
   // (prefixes listed when there are at most 4).
@@ -95,6 +99,8 @@ class FakeSession : public SessionSender {
   }
 
   bool up = true;
+  bool paused = false;  // PauseInput
+  size_t pauses = 0;
   size_t backlog = 0;
   size_t octets = 0, updates = 0, end_of_ribs = 0, announced = 0, withdrawn = 0;
   size_t sends = 0;                // SendMessages calls

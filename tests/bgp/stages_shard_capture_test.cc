@@ -112,6 +112,7 @@ Run Feed(const std::vector<Event>& events, int threads, bool downstream) {
     if (!p->up) r.Up(*p);  // an UPDATE without a state change before it
     decoders[e.peer]->Decode(Bytes(e.update.data(), e.update.size()), &u);
     run.prefixes_in += u.announced.size();
+    r.RunWhilePaused();  // a session reads nothing while the shards are full
     p->listener->OnUpdate(u);
     if (++n % 32 == 0) r.RunLoop();
   }

@@ -89,6 +89,7 @@ void Churn(ShardRouter& r, std::mt19937& rng, const Scenario& s, int updates) {
       u.announced.push_back(Nlri{pool[rng() % pool.size()], 0, Safi::kUnicast});
     }
     if (announces > 0) u.attributes = r.store().Intern(a);
+    r.RunWhilePaused();  // a session reads nothing while the shards are full
     if (p.up) p.listener->OnUpdate(u);
     if (rng() % 16 == 0) r.RunLoop();  // the loop runs now and then, as between reads
   }
@@ -188,6 +189,35 @@ UpdateMessage SpreadUpdate(ShardRouter& r, uint32_t count, uint32_t seed) {
 
 // A new filter put into a peer's import slot (no UpdatePeer) is noticed at the peer's next UPDATE
 // and every shard re-filters its share of the peer's routes.
+// Shards with more routes waiting than PipelineOptions::shard_backlog: every session is told to
+// stop reading (the loop goes on), and to read again once they caught up; nothing is lost.
+TEST(ShardedRouting, AFullShardPausesEverySessionUntilItCaughtUp) {
+  PipelineOptions po;
+  po.shard_batch = 64;
+  po.shard_backlog = 8;
+  ShardRouter r(2, kLocalAs, po);
+  ShardRouter::Peer& from = r.AddPeer("from", A("192.0.2.11"), 65011);
+  ShardRouter::Peer& to = r.AddPeer("to", A("192.0.2.12"), 65012);
+  r.Up(from);
+  r.Up(to);
+  r.Settle();
+  Scenario s;
+  UpdateMessage u;
+  for (const net::Prefix& p : s.v4) u.announced.push_back(Nlri{p, 0, Safi::kUnicast});
+  std::mt19937 rng(1);
+  u.attributes = r.store().Intern(MakeAttrs(rng, 65011, false, false, 0));
+  from.listener->OnUpdate(u);
+  EXPECT_TRUE(r.routing().input_paused());
+  EXPECT_TRUE(from.session->paused);
+  EXPECT_TRUE(to.session->paused);
+  r.RunWhilePaused();
+  EXPECT_FALSE(from.session->paused);
+  EXPECT_FALSE(to.session->paused);
+  r.Settle();
+  EXPECT_EQ(to.session->held.size(), s.v4.size());
+  EXPECT_TRUE(to.session->errors.empty());
+}
+
 TEST(ShardedRouting, ANewImportFilterInTheSlotReachesEveryShard) {
   policy::FilterSlot slot(nullptr);  // no policy: everything accepted
   ShardRouter r(2, kLocalAs);

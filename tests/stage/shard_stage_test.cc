@@ -9,6 +9,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <future>
 #include <map>
 #include <random>
 #include <string>
@@ -241,7 +242,7 @@ TEST_P(ShardStageTest, OnePushDownstreamPerUpstreamBatch) {
 INSTANTIATE_TEST_SUITE_P(Shards, ShardStageTest, ::testing::Values(1, 2, 4, 8));
 
 // The runner itself: commands run in order with items, on the shard's thread; queries wait for
-// what was sent before them; a small backlog limit makes the sender wait without losing anything.
+// what was sent before them; a small backlog limit asks for backpressure without losing anything.
 struct Counter {
   std::vector<int> seen;
   std::thread::id thread;
@@ -271,7 +272,7 @@ TEST(ShardRunner, CommandsAndQueriesInOrderWithItems) {
   ShardOptions options;
   options.shards = 3;
   options.batch_items = 4;
-  options.max_backlog = 8;  // the sender waits often
+  options.max_backlog = 8;  // backpressure often
   Runner runner(io, options, cb);
   for (int i = 0; i < 1000; ++i) {
     runner.Send(i % 3, i);
@@ -298,6 +299,47 @@ TEST(ShardRunner, CommandsAndQueriesInOrderWithItems) {
   EXPECT_EQ(sizes.size(), 3u);
   runner.Settle();
   EXPECT_EQ(runner.backlog(0) + runner.backlog(1) + runner.backlog(2), 0u);
+}
+
+// Send never waits for a shard: with both shards stuck, the main loop sends past the backlog
+// limit, is told to stop feeding (backpressure true), and to go on once the shards caught up.
+TEST(ShardRunner, ABusyShardNeverBlocksTheSenderButAsksForBackpressure) {
+  boost::asio::io_context io;
+  using Runner = ShardRunner<Counter, int, int>;
+  Runner::Callbacks cb;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> timed_out{0};
+  cb.make = [](Runner::Context&) { return std::make_unique<Counter>(); };
+  cb.process = [released, &timed_out](Counter& c, std::span<int> items) {
+    if (released.wait_for(std::chrono::seconds(10)) == std::future_status::timeout) ++timed_out;
+    c.seen.insert(c.seen.end(), items.begin(), items.end());
+  };
+  cb.end_epoch = [](Counter&, uint64_t) {};
+  cb.deliver = [](int, std::span<int>) {};
+  cb.delivered = [] {};
+  std::vector<bool> calls;
+  cb.backpressure = [&calls](bool full) { calls.push_back(full); };
+  ShardOptions options;
+  options.shards = 2;
+  options.batch_items = 4;
+  options.max_backlog = 8;
+  Runner runner(io, options, cb);
+  for (int i = 0; i < 200; ++i) runner.Send(i % 2, i);
+  runner.EndEpoch();
+  runner.Flush();
+  EXPECT_TRUE(runner.full());
+  EXPECT_EQ(calls, std::vector<bool>{true});
+  release.set_value();
+  runner.Settle();
+  EXPECT_FALSE(runner.full());
+  EXPECT_EQ(calls, (std::vector<bool>{true, false}));
+  EXPECT_EQ(timed_out.load(), 0) << "the sender waited for a stuck shard";
+  for (int s = 0; s < 2; ++s) {
+    std::vector<int> want;
+    for (int i = s; i < 200; i += 2) want.push_back(i);
+    EXPECT_EQ(runner.Query(s, [](Counter& c) { return c.seen; }), want) << "shard " << s;
+  }
 }
 
 // A shard that echoes each item back: outputs are delivered epoch by epoch, every shard's part of
