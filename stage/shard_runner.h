@@ -28,9 +28,11 @@
 // or straight on if that one was delivered already. Within one shard, outputs keep their order.
 //
 // Commands run on the shard's thread between the items sent before and after them (peer up and
-// down, configuration). Query() runs a function on a shard's thread in order with its input and
-// waits for the answer: the main loop blocks until that shard has worked through what it was sent
-// before. A shard never waits for the main loop, so this cannot deadlock.
+// down, configuration). QueryAsync() runs a function on a shard's thread in order with its input
+// and hands the answer to a callback on the main loop, which goes on meanwhile. Query() waits for
+// the answer instead (tests, shutdown, rare control): the main loop blocks until that shard has
+// worked through what it was sent before. A shard never waits for the main loop, so this cannot
+// deadlock.
 //
 // Backpressure: Send() never waits. When a shard has more than `max_backlog` items not yet
 // processed, the runner calls `backpressure(true)` on the main loop, and `backpressure(false)`
@@ -41,7 +43,7 @@
 // With shards = 1 and `inline_single` (the default), there is no worker thread: the shard lives on
 // the main loop and each epoch is processed when it ends and delivered right after.
 //
-// Threads: Send, EndEpoch, Command, Flush, Query, Settle and the destructor on the main loop's
+// Threads: Send, EndEpoch, Command, Flush, the queries, Settle and the destructor on the main loop's
 // thread only; `make`, `process`, `end_epoch` and commands on the shard's thread; `deliver` and
 // `delivered` on the main loop.
 
@@ -263,6 +265,56 @@ class ShardRunner {
     flush_posted_ = false;
     for (auto& w : workers_) {
       if (w->open_in != nullptr) HandOver(*w);
+    }
+  }
+
+  // Runs `fn(shard)` on shard `i`'s thread after everything sent to it before, then
+  // `done(result)` on the main loop — never inside this call, and not at all if the runner is
+  // destroyed first. Never waits. `done` is destroyed on the main loop once it has run.
+  template <class F, class Done>
+  void QueryAsync(int i, F fn, Done done) {
+    using R = std::invoke_result_t<F&, Shard&>;
+    struct State {
+      F fn;
+      std::optional<Done> done;
+    };
+    auto state = std::make_shared<State>(State{std::move(fn), std::move(done)});
+    std::weak_ptr<ShardRunner*> weak = alive_;
+    boost::asio::io_context* main = &main_;
+    AddCommand(
+        i,
+        [state, weak, main](Shard& s) {
+          auto result = std::make_shared<R>(state->fn(s));
+          boost::asio::post(*main, [state, weak, result] {
+            auto self = weak.lock();
+            if (self && *self != nullptr) (*state->done)(std::move(*result));
+            state->done.reset();
+          });
+        },
+        true);
+  }
+  // `fn(shard, index)` on every shard, concurrently (so `fn` must not change what it captured),
+  // then `done(results)` on the main loop, results in shard order; as QueryAsync.
+  template <class F, class Done>
+  void QueryAllAsync(F fn, Done done) {
+    using R = std::invoke_result_t<const F&, Shard&, int>;
+    struct Gather {
+      F fn;
+      std::vector<R> out;
+      int left;
+      std::optional<Done> done;
+    };
+    auto g = std::make_shared<Gather>(
+        Gather{std::move(fn), std::vector<R>(shards()), shards(), std::move(done)});
+    for (int i = 0; i < shards(); ++i) {
+      QueryAsync(
+          i, [g, i](Shard& s) { return std::as_const(g->fn)(s, i); },
+          [g, i](R r) {
+            g->out[i] = std::move(r);
+            if (--g->left > 0) return;
+            (*g->done)(std::move(g->out));
+            g->done.reset();
+          });
     }
   }
 

@@ -29,6 +29,7 @@
 // (counted against the buffer, not in that pacing) and sent after it.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,8 +55,10 @@ class RouteSource {
  public:
   virtual ~RouteSource() = default;
   // A page of routes (BgpRouting::ReadRoutes semantics; the exporter asks for the Adj-RIB-In of
-  // one peer and family, paging with `after`).
-  virtual absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query) = 0;
+  // one peer and family, paging with `after`), answered through `done` on the event loop, at once
+  // or later (the shards read on their threads meanwhile).
+  virtual void ReadRoutesAsync(const RouteQuery& query,
+                               std::function<void(absl::StatusOr<std::vector<BgpRoute>>)> done) = 0;
   // Routes in the peer's Adj-RIB-In, every family (Statistics type 7).
   virtual uint64_t AdjRibInRoutes(const net::IPAddress& peer) = 0;
   // Our AS and BGP Identifier (host order), for the Loc-RIB's per-peer header.
@@ -109,8 +112,16 @@ class BmpExporter : public MessageTap {
   void Broadcast(std::span<const uint8_t> message);
   void OnStationConnected(std::shared_ptr<Station> station, uint64_t generation);
   void SyncStep(std::shared_ptr<Sync> sync);
-  // Appends the next page of the sync's tables; false when every table was sent.
-  bool SyncPage(Sync& sync, std::vector<uint8_t>* out);
+  // Asks for the next page of the sync's tables (EndSync when every table was sent); OnSyncPage
+  // sends it and takes the next step.
+  void SyncPage(std::shared_ptr<Sync> sync);
+  void OnSyncPage(std::shared_ptr<Sync> sync, size_t max,
+                  absl::StatusOr<std::vector<BgpRoute>> routes);
+  // The routes of the sync's current table, encoded for the station; false when the table's peer
+  // went down since.
+  bool EncodeSyncPage(const Sync& sync, const std::vector<RouteChange>& changes,
+                      std::vector<uint8_t>* out) const;
+  void PostSyncStep(std::shared_ptr<Sync> sync);
   // The parameters our encoder re-encodes the peer's routes with: its session's, with its
   // ADD-PATH Path Identifiers as received.
   static SessionParams MonitoredParams(const PeerRecord& r);

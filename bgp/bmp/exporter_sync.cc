@@ -79,57 +79,77 @@ void BmpExporter::SyncStep(std::shared_ptr<Sync> sync) {
     });
     return;
   }
-  std::vector<uint8_t> out;
-  bool more = SyncPage(*sync, &out);
-  if (!out.empty() && !station.AppendSync(sync->generation, out)) return;  // connection gone
-  if (!more) {
-    station.EndSync(sync->generation);
+  SyncPage(std::move(sync));
+}
+
+void BmpExporter::SyncPage(std::shared_ptr<Sync> sync) {
+  // Skips the tables of peers gone since (their Peer Down follows).
+  for (; sync->table < sync->tables.size(); ++sync->table, sync->after.reset()) {
+    const SyncTable& t = sync->tables[sync->table];
+    if (t.view == RibView::kLocRib || peers_.contains(t.peer)) break;
+  }
+  if (sync->table == sync->tables.size()) {
+    sync->station->EndSync(sync->generation);
     return;
   }
+  const SyncTable& t = sync->tables[sync->table];
+  RouteQuery q;
+  q.view = t.view;
+  q.family = t.family;
+  if (t.view != RibView::kLocRib) q.peer = t.peer;
+  q.after = sync->after;
+  q.max = options_.snapshot_page;
+  std::weak_ptr<int> alive = alive_;
+  routes_->ReadRoutesAsync(
+      q, [this, alive, sync, max = q.max](absl::StatusOr<std::vector<BgpRoute>> routes) mutable {
+        if (!alive.expired()) OnSyncPage(std::move(sync), max, std::move(routes));
+      });
+}
+
+void BmpExporter::OnSyncPage(std::shared_ptr<Sync> sync, size_t max,
+                             absl::StatusOr<std::vector<BgpRoute>> routes) {
+  if (!routes.ok() || routes->empty()) {
+    ++sync->table;
+    sync->after.reset();
+    return PostSyncStep(std::move(sync));
+  }
+  std::vector<RouteChange> changes;
+  changes.reserve(routes->size());
+  for (BgpRoute& r : *routes) changes.push_back(RouteChange{std::move(r), false});
+  std::vector<uint8_t> out;
+  const bool sent = EncodeSyncPage(*sync, changes, &out);
+  if (!sent || changes.size() < max) {
+    ++sync->table;
+    sync->after.reset();
+  } else {
+    sync->after = changes.back().route.net;
+  }
+  if (!out.empty() && !sync->station->AppendSync(sync->generation, out)) return;  // gone
+  PostSyncStep(std::move(sync));
+}
+
+bool BmpExporter::EncodeSyncPage(const Sync& sync, const std::vector<RouteChange>& changes,
+                                 std::vector<uint8_t>* out) const {
+  const SyncTable& t = sync.tables[sync.table];
+  if (t.view == RibView::kLocRib) {
+    AppendRouteChanges(changes, UpdateEncoder(LocRibParams(), /*readvertise=*/false),
+                       LocRibHeader(rib_monitor_->local_as(), rib_monitor_->bgp_id()), out);
+    return true;
+  }
+  auto it = peers_.find(t.peer);
+  if (it == peers_.end()) return false;  // went down while the page was read
+  PeerHeader h = HeaderOf(it->second.peer);
+  if (t.view == RibView::kAdjRibInPost) h.flags |= kFlagL;
+  AppendRouteChanges(changes, UpdateEncoder(MonitoredParams(it->second), /*readvertise=*/false),
+                     h, out);
+  return true;
+}
+
+void BmpExporter::PostSyncStep(std::shared_ptr<Sync> sync) {
   std::weak_ptr<int> alive = alive_;
   asio::post(loop_, [this, alive, sync] {
     if (!alive.expired()) SyncStep(sync);
   });
-}
-
-bool BmpExporter::SyncPage(Sync& sync, std::vector<uint8_t>* out) {
-  for (; sync.table < sync.tables.size(); ++sync.table, sync.after.reset()) {
-    const SyncTable& t = sync.tables[sync.table];
-    const PeerRecord* peer = nullptr;
-    if (t.view != RibView::kLocRib) {
-      auto it = peers_.find(t.peer);
-      if (it == peers_.end()) continue;  // gone since: its Peer Down follows
-      peer = &it->second;
-    }
-    RouteQuery q;
-    q.view = t.view;
-    q.family = t.family;
-    if (peer != nullptr) q.peer = t.peer;
-    q.after = sync.after;
-    q.max = options_.snapshot_page;
-    absl::StatusOr<std::vector<BgpRoute>> routes = routes_->ReadRoutes(q);
-    if (!routes.ok() || routes->empty()) continue;
-    std::vector<RouteChange> changes;
-    changes.reserve(routes->size());
-    for (BgpRoute& r : *routes) changes.push_back(RouteChange{std::move(r), false});
-    if (peer == nullptr) {
-      AppendRouteChanges(changes, UpdateEncoder(LocRibParams(), /*readvertise=*/false),
-                         LocRibHeader(rib_monitor_->local_as(), rib_monitor_->bgp_id()), out);
-    } else {
-      PeerHeader h = HeaderOf(peer->peer);
-      if (t.view == RibView::kAdjRibInPost) h.flags |= kFlagL;
-      AppendRouteChanges(changes, UpdateEncoder(MonitoredParams(*peer), /*readvertise=*/false), h,
-                         out);
-    }
-    if (changes.size() < q.max) {
-      ++sync.table;
-      sync.after.reset();
-    } else {
-      sync.after = changes.back().route.net;
-    }
-    return true;
-  }
-  return false;
 }
 
 }  // namespace sluice::bgp::bmp

@@ -147,6 +147,10 @@ class BgpProcess : private RoutingSide {
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query) {
     return routing_->ReadRoutes(query);
   }
+  // The same through `done` on the loop, which never waits for the shards meanwhile.
+  void ReadRoutesAsync(const RouteQuery& query, FamilyRouting::RoutesDone done) {
+    routing_->ReadRoutesAsync(query, std::move(done));
+  }
 
   // --- The RIB -------------------------------------------------------------------------------
   bool has_rib() const { return options_.rib != nullptr; }

@@ -1,6 +1,8 @@
 #include "bgp/process/bgp_service.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -89,7 +91,9 @@ absl::StatusOr<rpki::RpkiState> RpkiStateFromName(const char* method, const std:
       absl::StrCat(method, ": rpki: \"", name, "\" is not valid, invalid or not-found"));
 }
 
-absl::StatusOr<v1::ListRoutesReply> ListRoutes(BgpProcess& bgp, const v1::ListRoutesRequest& r) {
+// The query of a list_routes call; `q.max` is one more than the page, which tells whether another
+// page follows.
+absl::StatusOr<RouteQuery> ListRoutesQuery(const v1::ListRoutesRequest& r) {
   constexpr const char* m = "list_routes";
   RouteQuery q;
   switch (r.view()) {
@@ -136,40 +140,58 @@ absl::StatusOr<v1::ListRoutesReply> ListRoutes(BgpProcess& bgp, const v1::ListRo
   }
   const size_t page =
       r.max_routes() == 0 ? kDefaultPage : std::min<size_t>(r.max_routes(), kMaxPage);
-  q.max = page + 1;  // one more tells whether another page follows
-  ASSIGN_OR_RETURN(std::vector<BgpRoute> routes, bgp.ReadRoutes(q));
-  v1::ListRoutesReply reply;
-  reply.set_more(routes.size() > page);
-  if (routes.size() > page) routes.resize(page);
-  reply.mutable_routes()->Reserve(int(routes.size()));
-  for (const BgpRoute& route : routes) ToProto(route, reply.add_routes());
-  return reply;
+  q.max = page + 1;
+  return q;
 }
 
-absl::StatusOr<v1::ListRoutesReply> Candidates(BgpProcess& bgp,
-                                               const v1::GetRouteCandidatesRequest& r) {
-  ASSIGN_OR_RETURN(net::Prefix prefix,
-                   Network("get_route_candidates", "prefix", r.has_prefix(), r.prefix()));
+// list_routes: one page, read without the loop waiting for the shards.
+void ListRoutes(BgpProcess& bgp, const v1::ListRoutesRequest& r,
+                ipc::Responder<v1::ListRoutesReply> responder) {
+  absl::StatusOr<RouteQuery> q = ListRoutesQuery(r);
+  if (!q.ok()) return responder.Fail(q.status());
+  const size_t page = q->max - 1;
+  bgp.ReadRoutesAsync(*q, [page, responder = std::make_shared<ipc::Responder<v1::ListRoutesReply>>(
+                                     std::move(responder))](
+                              absl::StatusOr<std::vector<BgpRoute>> routes) {
+    if (!routes.ok()) return responder->Fail(routes.status());
+    v1::ListRoutesReply* reply = responder->reply();
+    reply->set_more(routes->size() > page);
+    if (routes->size() > page) routes->resize(page);
+    reply->mutable_routes()->Reserve(int(routes->size()));
+    for (const BgpRoute& route : *routes) ToProto(route, reply->add_routes());
+    responder->Finish(absl::OkStatus());
+  });
+}
+
+// get_route_candidates: the Loc-RIB route first, marked best, then the other candidates. Two
+// reads, one after the other, neither waiting on the loop.
+void Candidates(BgpProcess& bgp, const v1::GetRouteCandidatesRequest& r,
+                ipc::Responder<v1::ListRoutesReply> responder) {
+  absl::StatusOr<net::Prefix> prefix =
+      Network("get_route_candidates", "prefix", r.has_prefix(), r.prefix());
+  if (!prefix.ok()) return responder.Fail(prefix.status());
   RouteQuery q;
   q.view = RibView::kLocRib;
-  q.family = prefix.family();
-  q.prefix = prefix;
-  std::optional<BgpRoute> best;
-  if (absl::StatusOr<std::vector<BgpRoute>> b = bgp.ReadRoutes(q); b.ok() && !b->empty()) {
-    best = b->front();
-  }
-  v1::ListRoutesReply reply;
-  std::vector<BgpRoute> all = bgp.routing().Candidates(prefix);
-  auto is_best = [&](const BgpRoute& c) {
-    return best && best->source == c.source && best->path_id == c.path_id;
-  };
-  std::stable_partition(all.begin(), all.end(), is_best);
-  for (const BgpRoute& c : all) {
-    v1::Route* out = reply.add_routes();
-    ToProto(c, out);
-    out->set_best(is_best(c));
-  }
-  return reply;
+  q.family = prefix->family();
+  q.prefix = *prefix;
+  auto shared = std::make_shared<ipc::Responder<v1::ListRoutesReply>>(std::move(responder));
+  bgp.ReadRoutesAsync(q, [&bgp, prefix = *prefix, shared](
+                             absl::StatusOr<std::vector<BgpRoute>> b) {
+    std::optional<BgpRoute> best;
+    if (b.ok() && !b->empty()) best = b->front();
+    bgp.routing().CandidatesAsync(prefix, [best, shared](std::vector<BgpRoute> all) {
+      auto is_best = [&](const BgpRoute& c) {
+        return best && best->source == c.source && best->path_id == c.path_id;
+      };
+      std::stable_partition(all.begin(), all.end(), is_best);
+      for (const BgpRoute& c : all) {
+        v1::Route* out = shared->reply()->add_routes();
+        ToProto(c, out);
+        out->set_best(is_best(c));
+      }
+      shared->Finish(absl::OkStatus());
+    });
+  });
 }
 
 // bgp/1.0 local configuration: the AS, the BGP Identifier, the cluster ID, and reading them back.
@@ -351,11 +373,16 @@ absl::Status ServeRoutes(ipc::XrlRouter& router, BgpProcess& bgp) {
         RETURN_IF_ERROR(bgp.WithdrawOriginated(network));
         return v1::WithdrawRouteReply();
       }));
-  RETURN_IF_ERROR(router.Handle(
-      kListRoutes, [&](const v1::ListRoutesRequest& r) { return ListRoutes(bgp, r); }));
-  RETURN_IF_ERROR(router.Handle(kGetRouteCandidates, [&](const v1::GetRouteCandidatesRequest& r) {
-    return Candidates(bgp, r);
-  }));
+  RETURN_IF_ERROR(router.HandleAsync(
+      kListRoutes,
+      [&](const v1::ListRoutesRequest& r, ipc::Responder<v1::ListRoutesReply> responder) {
+        ListRoutes(bgp, r, std::move(responder));
+      }));
+  RETURN_IF_ERROR(router.HandleAsync(
+      kGetRouteCandidates,
+      [&](const v1::GetRouteCandidatesRequest& r, ipc::Responder<v1::ListRoutesReply> responder) {
+        Candidates(bgp, r, std::move(responder));
+      }));
   return absl::OkStatus();
 }
 

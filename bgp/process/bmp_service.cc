@@ -75,8 +75,9 @@ BmpControl::~BmpControl() {
   exporter_.reset();
 }
 
-absl::StatusOr<std::vector<BgpRoute>> BmpControl::ReadRoutes(const RouteQuery& query) {
-  return bgp_->ReadRoutes(query);
+void BmpControl::ReadRoutesAsync(
+    const RouteQuery& query, std::function<void(absl::StatusOr<std::vector<BgpRoute>>)> done) {
+  bgp_->ReadRoutesAsync(query, std::move(done));
 }
 
 std::pair<uint32_t, uint32_t> BmpControl::LocalIdentity() {

@@ -25,7 +25,8 @@ class BmpControl : private bmp::RouteSource {
   bmp::BmpExporter& exporter() { return *exporter_; }
 
  private:
-  absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query) override;
+  void ReadRoutesAsync(const RouteQuery& query,
+                       std::function<void(absl::StatusOr<std::vector<BgpRoute>>)> done) override;
   uint64_t AdjRibInRoutes(const net::IPAddress& peer) override;
   std::pair<uint32_t, uint32_t> LocalIdentity() override;
 

@@ -166,36 +166,43 @@ void MrtOutputs::Step(const std::shared_ptr<Job>& job) {
         });
     return;
   }
-  while (job->family < job->families.size()) {
-    RouteQuery q;
-    q.view = job->peer ? RibView::kAdjRibIn : RibView::kLocRib;
-    q.family = job->families[job->family];
-    q.peer = job->peer;
-    q.after = job->cursor;
-    q.max = kPageRoutes;
-    const absl::Time read_start = absl::Now();
-    absl::StatusOr<std::vector<BgpRoute>> page = bgp_->ReadRoutes(q);
-    job->on_loop += absl::Now() - read_start;
-    if (!page.ok() &&
-        (absl::IsFailedPrecondition(page.status()) || absl::IsNotFound(page.status()))) {
-      page = std::vector<BgpRoute>();  // the family is not enabled, or the peer does not run it
-    }
-    if (!page.ok()) {
-      Finished(job, page.status());
-      return;
-    }
-    if (page->empty()) {
-      ++job->family;
-      job->cursor.reset();
-      continue;
-    }
+  if (job->family == job->families.size()) return FinishDump(job);
+  RouteQuery q;
+  q.view = job->peer ? RibView::kAdjRibIn : RibView::kLocRib;
+  q.family = job->families[job->family];
+  q.peer = job->peer;
+  q.after = job->cursor;
+  q.max = kPageRoutes;
+  // The read's time on the loop: all of it with the serial pipeline (the page comes back inside
+  // the call), the asking and the merge with shards (which read on their threads meanwhile).
+  const absl::Time read_start = absl::Now();
+  bgp_->ReadRoutesAsync(q, [this, job, alive = std::weak_ptr<bool>(alive_)](
+                               absl::StatusOr<std::vector<BgpRoute>> page) {
+    if (!alive.expired()) OnPage(job, std::move(page));
+  });
+  job->on_loop += absl::Now() - read_start;
+}
+
+void MrtOutputs::OnPage(const std::shared_ptr<Job>& job,
+                        absl::StatusOr<std::vector<BgpRoute>> page) {
+  if (!page.ok() &&
+      (absl::IsFailedPrecondition(page.status()) || absl::IsNotFound(page.status()))) {
+    page = std::vector<BgpRoute>();  // the family is not enabled, or the peer does not run it
+  }
+  if (!page.ok()) return Finished(job, page.status());
+  if (page->empty()) {
+    ++job->family;
+    job->cursor.reset();
+  } else {
     job->cursor = page->back().net;
     job->dump->AddPage(std::move(*page));
-    boost::asio::post(io_, [this, job, alive = std::weak_ptr<bool>(alive_)] {
-      if (!alive.expired()) Step(job);
-    });
-    return;
   }
+  boost::asio::post(io_, [this, job, alive = std::weak_ptr<bool>(alive_)] {
+    if (!alive.expired()) Step(job);
+  });
+}
+
+void MrtOutputs::FinishDump(const std::shared_ptr<Job>& job) {
   // The callback holds the job weakly: the dump (which holds the callback) belongs to the job.
   job->dump->Finish([this, weak = std::weak_ptr<Job>(job), alive = std::weak_ptr<bool>(alive_)](
                         absl::Status s, mrt::TableDumpResult r) {

@@ -39,7 +39,7 @@ struct PeriodicDumpOptions {
 struct DumpDone {
   mrt::TableDumpResult result;
   absl::Duration elapsed;  // from the call to the file complete
-  absl::Duration on_loop;  // of it, reading routes on the event loop (which nothing else used)
+  absl::Duration on_loop;  // of it, the event loop busy reading routes (with shards: asking, merging)
 };
 
 class MrtOutputs {
@@ -68,6 +68,8 @@ class MrtOutputs {
  private:
   struct Job;
   void Step(const std::shared_ptr<Job>& job);
+  void OnPage(const std::shared_ptr<Job>& job, absl::StatusOr<std::vector<BgpRoute>> page);
+  void FinishDump(const std::shared_ptr<Job>& job);
   void Finished(const std::shared_ptr<Job>& job, absl::StatusOr<DumpDone> result);
   void ArmPeriodic();
   void RunPeriodic(absl::Time start);

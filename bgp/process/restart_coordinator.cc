@@ -122,16 +122,23 @@ void RestartCoordinator::Finish(const char* why) {
 
 void RestartCoordinator::RibEndOfRibWhenSynced() {
   if (!rib_end_of_rib_) return;
-  if (routing_->RibSynced()) {
+  routing_->RibSyncedAsync([this, alive = std::weak_ptr<bool>(alive_)](bool synced) {
+    if (alive.expired()) return;
+    if (!synced) return PollRibSynced();
     // Routes a shard handed to the loop just before it said "synced" are still in the loop's
     // queue: check again behind them before saying end-of-RIB.
-    boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+    boost::asio::post(io_, [this, alive] {
       if (alive.expired()) return;
-      if (routing_->RibSynced()) return rib_end_of_rib_();
-      RibEndOfRibWhenSynced();
+      routing_->RibSyncedAsync([this, alive](bool again) {
+        if (alive.expired()) return;
+        if (again) return rib_end_of_rib_();
+        RibEndOfRibWhenSynced();
+      });
     });
-    return;
-  }
+  });
+}
+
+void RestartCoordinator::PollRibSynced() {
   rib_poll_.expires_after(kPollInterval);
   rib_poll_.async_wait(
       [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& e) {

@@ -62,6 +62,7 @@ class RestartCoordinator {
   void Poll();
   void Finish(const char* why);
   void RibEndOfRibWhenSynced();
+  void PollRibSynced();  // RibEndOfRibWhenSynced again after kPollInterval
 
   boost::asio::io_context& io_;
   PeerManager* peers_;

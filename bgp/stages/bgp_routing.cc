@@ -312,6 +312,20 @@ bool BgpRouting::RibSynced() {
   return true;
 }
 
+void BgpRouting::RibSyncedAsync(std::function<void(bool synced)> done) {
+  RibSyncedFrom(0, std::move(done));
+}
+
+// Family `family` and those after it, one after the other.
+void BgpRouting::RibSyncedFrom(size_t family, std::function<void(bool synced)> done) {
+  while (family < families_.size() && families_[family] == nullptr) ++family;
+  if (family == families_.size()) return done(true);
+  families_[family]->RibSyncedAsync([this, family, done = std::move(done)](bool synced) mutable {
+    if (!synced) return done(false);
+    RibSyncedFrom(family + 1, std::move(done));
+  });
+}
+
 void BgpRouting::SetStaleRoutesTime(double seconds) {
   config_.stale_routes_time_s = seconds;
   for (auto& [address, p] : peers_) p->graceful().set_stale_routes_time(seconds);
@@ -321,6 +335,13 @@ std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {
   FamilyRouting* pipe = routing(prefix.family());
   if (pipe == nullptr) return {};
   return pipe->Candidates(prefix);
+}
+
+void BgpRouting::CandidatesAsync(const net::Prefix& prefix,
+                                 std::function<void(std::vector<BgpRoute>)> done) {
+  FamilyRouting* pipe = routing(prefix.family());
+  if (pipe == nullptr) return done({});
+  pipe->CandidatesAsync(prefix, std::move(done));
 }
 
 std::string BgpRouting::Describe() const {
@@ -340,6 +361,18 @@ std::vector<stage::Plumber::QueueDepth> BgpRouting::QueueDepths() const {
 }
 
 absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q) {
+  absl::StatusOr<std::pair<FamilyRouting*, uint32_t>> reader = Reader(q);
+  if (!reader.ok()) return reader.status();
+  return reader->first->ReadRoutes(q, reader->second);
+}
+
+void BgpRouting::ReadRoutesAsync(const RouteQuery& q, FamilyRouting::RoutesDone done) {
+  absl::StatusOr<std::pair<FamilyRouting*, uint32_t>> reader = Reader(q);
+  if (!reader.ok()) return done(reader.status());
+  reader->first->ReadRoutesAsync(q, reader->second, std::move(done));
+}
+
+absl::StatusOr<std::pair<FamilyRouting*, uint32_t>> BgpRouting::Reader(const RouteQuery& q) {
   FamilyRouting* pipe = routing(q.family);
   if (pipe == nullptr) {
     return absl::FailedPreconditionError(
@@ -352,7 +385,7 @@ absl::StatusOr<std::vector<BgpRoute>> BgpRouting::ReadRoutes(const RouteQuery& q
     if (p == nullptr) return absl::NotFoundError(absl::StrCat("no peer ", q.peer->ToString()));
     peer_id = p->settings().peer_id;
   }
-  return pipe->ReadRoutes(q, peer_id);
+  return std::make_pair(pipe, peer_id);
 }
 
 }  // namespace sluice::bgp

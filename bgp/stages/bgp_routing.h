@@ -13,7 +13,7 @@
 //   Finder birth of the RIB  → routing.OnRibBorn();
 //   RIB route_info_invalid   → routing.nexthop_cache().OnInvalid(subnet);
 //   bgp/1.0 originate_route  → routing.Originate(prefix, attributes);
-//   bgp/1.0 get routes       → routing.ReadRoutes(query) page by page;
+//   bgp/1.0 get routes       → routing.ReadRoutesAsync(query, done) page by page;
 //   profile/1.0              → the Profiler given in the services ("bgp_route_in",
 //                              "bgp_queued_to_rib", "bgp_sent_to_rib").
 // Everything runs on the loop `io`; nothing here blocks.
@@ -174,6 +174,8 @@ class BgpRouting {
   void OnRibBorn();
   // Every family's RIB branch has handed the RIB every route (FamilyRouting::RibSynced).
   bool RibSynced();
+  // The same through `done` on the loop, without waiting for the shards.
+  void RibSyncedAsync(std::function<void(bool synced)> done);
   NexthopCache& nexthop_cache() { return *nexthops_; }
 
   // --- RPKI (origin_validation.h) -----------------------------------------------------------
@@ -192,8 +194,12 @@ class BgpRouting {
   // One page of routes. Errors: NotFound for an unknown peer, InvalidArgument for a query that
   // needs a peer and has none, FailedPrecondition for a family that is not run.
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query);
+  // The same through `done` on the loop, without waiting for the shards (FamilyRouting::
+  // ReadRoutesAsync): what the loop serves reads this way. Errors found here answer at once.
+  void ReadRoutesAsync(const RouteQuery& query, FamilyRouting::RoutesDone done);
   // The Loc-RIB route and every candidate for one prefix (`show bgp routes PREFIX detail`).
   std::vector<BgpRoute> Candidates(const net::Prefix& prefix);
+  void CandidatesAsync(const net::Prefix& prefix, std::function<void(std::vector<BgpRoute>)> done);
   // `show plumbing`: every stage, one per line (Plumber::Describe), the shards' after the loop's.
   std::string Describe() const;
   // Every loop stage that keeps a queue (stage::Plumber::QueueDepths), then each shard's input
@@ -229,6 +235,9 @@ class BgpRouting {
   // Pushes config_ (AS, router id, cluster id) to every family and re-makes every peer's filters.
   void ApplyRouter();
   PeerSettings MakeSettings(const RoutingPeerConfig& config, uint32_t peer_id) const;
+  // The routing and peer id that answer `query`.
+  absl::StatusOr<std::pair<FamilyRouting*, uint32_t>> Reader(const RouteQuery& query);
+  void RibSyncedFrom(size_t family, std::function<void(bool synced)> done);
   // Tells every peer's session to stop (or go on) reading.
   void PauseInputs(bool paused);
 

@@ -117,6 +117,9 @@ class FamilyRouting {
   // waits in the branch (true without a RIB branch). What follows on the RIB's ordered stream
   // (rib/1.0/end_of_rib) comes after those routes.
   virtual bool RibSynced() = 0;
+  // The same answer through `done`, on the event loop, maybe later: the sharded routing asks its
+  // shards without waiting for them; the serial pipeline answers at once.
+  virtual void RibSyncedAsync(std::function<void(bool synced)> done) { done(RibSynced()); }
 
   // --- Reading -------------------------------------------------------------------------------
   // One page of `query` (its family is this one's); `peer_id` names the peer of an Adj-RIB view.
@@ -125,6 +128,16 @@ class FamilyRouting {
                                                            uint32_t peer_id) = 0;
   // Every candidate for `prefix` (the Loc-RIB route among them).
   virtual std::vector<BgpRoute> Candidates(const net::Prefix& prefix) = 0;
+  // ReadRoutes and Candidates answered through `done` on the event loop, maybe later (as
+  // RibSyncedAsync). What the event loop serves (show commands, table dumps, BMP) reads this way.
+  using RoutesDone = std::function<void(absl::StatusOr<std::vector<BgpRoute>>)>;
+  virtual void ReadRoutesAsync(const RouteQuery& query, uint32_t peer_id, RoutesDone done) {
+    done(ReadRoutes(query, peer_id));
+  }
+  virtual void CandidatesAsync(const net::Prefix& prefix,
+                               std::function<void(std::vector<BgpRoute>)> done) {
+    done(Candidates(prefix));
+  }
   // Stages that live elsewhere than the caller's Plumber (the shards'), for `show plumbing`.
   virtual std::string DescribeShards() const { return {}; }
 

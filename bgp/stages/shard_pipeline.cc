@@ -49,6 +49,21 @@ struct PublishedCounts {
   }
 };
 
+// Each shard's first page of its share of a query, merged: the first `max` routes of them all,
+// in prefix order; the first shard's error instead if one failed.
+absl::StatusOr<std::vector<BgpRoute>> MergePages(
+    std::vector<absl::StatusOr<std::vector<BgpRoute>>> pages, size_t max) {
+  std::vector<BgpRoute> all;
+  for (absl::StatusOr<std::vector<BgpRoute>>& p : pages) {
+    if (!p.ok()) return p.status();
+    all.insert(all.end(), std::make_move_iterator(p->begin()), std::make_move_iterator(p->end()));
+  }
+  std::sort(all.begin(), all.end(),
+            [](const BgpRoute& a, const BgpRoute& b) { return a.net < b.net; });
+  if (all.size() > max) all.resize(max);
+  return all;
+}
+
 }  // namespace
 
 // --- One shard: its copies of the families' pipelines ------------------------------------------
@@ -468,6 +483,42 @@ class ShardedRouting::Family : public FamilyRouting {
     }
     return rib_out_->waiting() == 0;
   }
+  void RibSyncedAsync(std::function<void(bool synced)> done) override {
+    if (rib_out_ == nullptr) return done(true);
+    const int slot = slot_;
+    owner_->runner_->QueryAllAsync(
+        [slot](Worker& w, int) { return w.pipes[slot]->RibSynced(); },
+        [this, done = std::move(done)](std::vector<bool> synced) {
+          done(std::find(synced.begin(), synced.end(), false) == synced.end() &&
+               rib_out_->waiting() == 0);
+        });
+  }
+
+  void ReadRoutesAsync(const RouteQuery& q, uint32_t peer_id, RoutesDone done) override {
+    const int slot = slot_;
+    using Page = absl::StatusOr<std::vector<BgpRoute>>;
+    Runner& r = *owner_->runner_;
+    if (q.prefix) {
+      return r.QueryAsync(
+          r.ShardFor(*q.prefix),
+          [slot, q, peer_id](Worker& w) -> Page { return w.pipes[slot]->ReadRoutes(q, peer_id); },
+          std::move(done));
+    }
+    const size_t max = q.max;
+    r.QueryAllAsync(
+        [slot, q, peer_id](Worker& w, int) -> Page { return w.pipes[slot]->ReadRoutes(q, peer_id); },
+        [max, done = std::move(done)](std::vector<Page> pages) {
+          done(MergePages(std::move(pages), max));
+        });
+  }
+  void CandidatesAsync(const net::Prefix& prefix,
+                       std::function<void(std::vector<BgpRoute>)> done) override {
+    const int slot = slot_;
+    Runner& r = *owner_->runner_;
+    r.QueryAsync(
+        r.ShardFor(prefix),
+        [slot, prefix](Worker& w) { return w.pipes[slot]->Candidates(prefix); }, std::move(done));
+  }
 
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& q, uint32_t peer_id) override {
     const int slot = slot_;
@@ -479,18 +530,10 @@ class ShardedRouting::Family : public FamilyRouting {
       });
     }
     // Each shard's first page of its share; the merged page is the first `max` of them all.
-    std::vector<Page> pages = r.QueryAll([slot, &q, peer_id](Worker& w, int) -> Page {
+    return MergePages(r.QueryAll([slot, &q, peer_id](Worker& w, int) -> Page {
       return w.pipes[slot]->ReadRoutes(q, peer_id);
-    });
-    std::vector<BgpRoute> all;
-    for (Page& p : pages) {
-      if (!p.ok()) return p.status();
-      all.insert(all.end(), std::make_move_iterator(p->begin()), std::make_move_iterator(p->end()));
-    }
-    std::sort(all.begin(), all.end(),
-              [](const BgpRoute& a, const BgpRoute& b) { return a.net < b.net; });
-    if (all.size() > q.max) all.resize(q.max);
-    return all;
+    }),
+                      q.max);
   }
 
   std::vector<BgpRoute> Candidates(const net::Prefix& prefix) override {

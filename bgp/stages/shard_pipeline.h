@@ -33,11 +33,13 @@
 // PipelineOptions::shard_backlog routes not yet processed, the backpressure callback says so
 // (BgpRouting then stops every session reading), and again when it is down to half.
 //
-// Reads (`show` commands, counters) run on the shards' threads through ShardRunner::Query and
-// merge the answers; the event loop waits for them. Control that reaches into stages (damping:
-// FamilyRouting::ForEachPipeline) runs on each shard's thread in turn the same way. The
-// accepted-prefix count the session checks after each UPDATE (max-prefix) is published by the
-// shards after each UPDATE they process, so it lags by the UPDATEs in flight.
+// Reads (`show bgp routes` and candidates, table dumps, BMP snapshots, the RIB-synced check) run
+// on the shards' threads through ShardRunner::QueryAsync; the merged answer comes back to the
+// loop, which goes on meanwhile. The peers' counts (max-prefix after each UPDATE, the peer list)
+// are what the shards publish after each UPDATE and state change they process, so they lag by
+// the UPDATEs in flight. Control that reaches into stages (damping, RPKI revalidation:
+// FamilyRouting::ForEachPipeline), `show plumbing` and the consistency checks still wait for
+// each shard in turn (ShardRunner::Query).
 //
 // Policy changes: BgpRouting::UpdatePeer reaches every shard at once; a new filter put into a
 // peer's FilterSlot without UpdatePeer is noticed at the peer's next UPDATE (import) or within 64

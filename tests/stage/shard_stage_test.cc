@@ -11,6 +11,7 @@
 #include <chrono>
 #include <future>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -301,9 +302,10 @@ TEST(ShardRunner, CommandsAndQueriesInOrderWithItems) {
   EXPECT_EQ(runner.backlog(0) + runner.backlog(1) + runner.backlog(2), 0u);
 }
 
-// Send never waits for a shard: with both shards stuck, the main loop sends past the backlog
-// limit, is told to stop feeding (backpressure true), and to go on once the shards caught up.
-TEST(ShardRunner, ABusyShardNeverBlocksTheSenderButAsksForBackpressure) {
+// Neither Send nor QueryAsync waits for a shard: with both shards stuck, the main loop sends
+// past the backlog limit, is told to stop feeding (backpressure true), and to go on once the
+// shards caught up; the queries' answers come afterwards, on the main loop.
+TEST(ShardRunner, ABusyShardBlocksNeitherSenderNorQueriesButAsksForBackpressure) {
   boost::asio::io_context io;
   using Runner = ShardRunner<Counter, int, int>;
   Runner::Callbacks cb;
@@ -330,11 +332,23 @@ TEST(ShardRunner, ABusyShardNeverBlocksTheSenderButAsksForBackpressure) {
   runner.Flush();
   EXPECT_TRUE(runner.full());
   EXPECT_EQ(calls, std::vector<bool>{true});
+  // Queries do not wait either: the answers come on the main loop after what was sent before.
+  std::optional<size_t> one;
+  std::vector<size_t> all;
+  runner.QueryAsync(0, [](Counter& c) { return c.seen.size(); }, [&one](size_t n) { one = n; });
+  runner.QueryAllAsync([](Counter& c, int) { return c.seen.size(); },
+                       [&all](std::vector<size_t> n) { all = std::move(n); });
+  io.restart();
+  io.poll();
+  EXPECT_FALSE(one.has_value());
+  EXPECT_TRUE(all.empty());
   release.set_value();
   runner.Settle();
   EXPECT_FALSE(runner.full());
   EXPECT_EQ(calls, (std::vector<bool>{true, false}));
   EXPECT_EQ(timed_out.load(), 0) << "the sender waited for a stuck shard";
+  EXPECT_EQ(one, std::optional<size_t>(100));
+  EXPECT_EQ(all, (std::vector<size_t>{100, 100}));
   for (int s = 0; s < 2; ++s) {
     std::vector<int> want;
     for (int i = s; i < 200; i += 2) want.push_back(i);
