@@ -106,7 +106,7 @@ class LogLine {
 
 }  // namespace sluice::base
 
-#define SLUICE_LOG(level)                                           \
+#define SLUICE_LOG(level)                                             \
   if (!::sluice::base::LogEnabled(::sluice::base::LogLevel::level)) { \
-  } else                                                            \
+  } else                                                              \
     ::sluice::base::LogLine(::sluice::base::LogLevel::level)

@@ -3,9 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "fea/route_validator.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "fea/route_validator.h"
 
 namespace sluice::fea {
 

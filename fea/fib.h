@@ -22,7 +22,8 @@
 // undoes the ones already applied and fails with a message naming the first refused route and
 // the reason; the FIB is as before. If an undo itself fails, the message says which changes
 // stayed, and the table (and the watchers) reflect them: nothing is left half-applied without
-// being reported. Commit runs to completion on the loop (its cost per route: bench/fea/fib_install_bench).
+// being reported. Commit runs to completion on the loop (its cost per route:
+// bench/fea/fib_install_bench).
 //
 // Lookups and listing answer from the table: what the control plane installed and the backend
 // accepted. Pointers returned stay valid until the next Commit or Shutdown.

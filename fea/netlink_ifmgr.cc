@@ -12,8 +12,8 @@
 #include <cstring>
 #include <optional>
 
-#include "fea/netlink_socket.h"
 #include "base/log.h"
+#include "fea/netlink_socket.h"
 
 namespace sluice::fea {
 

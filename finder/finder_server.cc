@@ -10,6 +10,8 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "finder/registry.h"
 #include "finder/relay.h"
 #include "grpcpp/grpcpp.h"
@@ -20,8 +22,6 @@
 #include "ipc/random.h"
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 
 namespace sluice::finder {
 // Lets gRPC threads run code on the loop while the FinderServer lives (loop-thread flag).

@@ -34,14 +34,14 @@
 #include <string>
 #include <vector>
 
+#include "base/log.h"
+#include "base/program_options.h"
 #include "finder/access_list.h"
 #include "finder/finder_server.h"
 #include "finder/registry.h"
 #include "ipc/peer_identity.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
-#include "base/log.h"
-#include "base/program_options.h"
 
 namespace {
 
@@ -67,11 +67,11 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
       "sluice-finder: the Finder, registry, resolution and lifetime events of Sluice components");
   CLI::App& app = options.app();
   sluice::base::AddRepeatedOption(app, "--listen", flags->listen,
-                                 "unix:/PATH or tcp:HOST:PORT; repeatable (default "
-                                 "unix:$SLUICE_RUNDIR/finder.sock)");
+                                  "unix:/PATH or tcp:HOST:PORT; repeatable (default "
+                                  "unix:$SLUICE_RUNDIR/finder.sock)");
   sluice::base::AddRepeatedOption(app, "--listen-fd", flags->listen_fds,
-                                 "a listening Unix socket inherited from sluice-rtrmgr; "
-                                 "repeatable")
+                                  "a listening Unix socket inherited from sluice-rtrmgr; "
+                                  "repeatable")
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--master-key-fd", flags->master_key_fd,
                  "an inherited descriptor holding the key class credentials derive from")

@@ -6,12 +6,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "ipc/caller.h"
 #include "ipc/caller_key.h"
 #include "ipc/grpc_status.h"
 #include "ipc/method_name.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 
 namespace sluice::finder {
 namespace {

@@ -1,9 +1,9 @@
 #include "finder/relay.h"
 
 #include "absl/strings/str_format.h"
+#include "base/log.h"
 #include "ipc/call_metadata.h"
 #include "ipc/transport.h"
-#include "base/log.h"
 
 namespace sluice::finder {
 namespace {

@@ -2,11 +2,11 @@
 // over gRPC.
 
 #include "absl/strings/str_format.h"
+#include "base/log.h"
 #include "google/protobuf/descriptor.h"
 #include "ipc/channel_client.h"
 #include "ipc/inproc.h"
 #include "ipc/router_core.h"
-#include "base/log.h"
 
 namespace sluice::ipc::internal {
 namespace {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "absl/strings/str_format.h"
+#include "base/log.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "ipc/channel_client.h"
@@ -14,7 +15,6 @@
 #include "ipc/process_security.h"
 #include "ipc/proto/access.pb.h"
 #include "ipc/router_core.h"
-#include "base/log.h"
 
 namespace sluice::ipc::internal {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/log.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
@@ -14,7 +15,6 @@
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
 #include "ipc/unix_listener.h"
-#include "base/log.h"
 
 namespace sluice::ipc::internal {
 namespace {

@@ -13,9 +13,9 @@
 #include <cstring>
 
 #include "absl/strings/str_format.h"
+#include "base/log.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_posix.h"
-#include "base/log.h"
 
 namespace sluice::ipc {
 namespace {

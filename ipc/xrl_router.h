@@ -88,6 +88,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/version.h"
 #include "google/protobuf/message.h"
 #include "ipc/caller.h"
 #include "ipc/handler.h"
@@ -96,7 +97,6 @@
 #include "ipc/proto/common.pb.h"
 #include "ipc/responder.h"
 #include "ipc/unix_listener.h"
-#include "base/version.h"
 
 namespace boost::asio {
 class io_context;

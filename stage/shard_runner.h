@@ -43,9 +43,9 @@
 // With shards = 1 and `inline_single` (the default), there is no worker thread: the shard lives on
 // the main loop and each epoch is processed when it ends and delivered right after.
 //
-// Threads: Send, EndEpoch, Command, Flush, the queries, Settle and the destructor on the main loop's
-// thread only; `make`, `process`, `end_epoch` and commands on the shard's thread; `deliver` and
-// `delivered` on the main loop.
+// Threads: Send, EndEpoch, Command, Flush, the queries, Settle and the destructor on the main
+// loop's thread only; `make`, `process`, `end_epoch` and commands on the shard's thread; `deliver`
+// and `delivered` on the main loop.
 
 #include <pthread.h>
 
@@ -469,9 +469,9 @@ class ShardRunner {
     InBatch* open_in = nullptr;  // main: being filled
     uint64_t sent_items = 0;     // main
     std::atomic<uint64_t> processed_items{0};
-    std::atomic<bool> full{false};         // past max_backlog, until processed reaches resume_at
-    std::atomic<uint64_t> resume_at{0};    // set by main before it sets full
-    std::atomic<bool> held{false};  // an open batch waits for this shard to run out
+    std::atomic<bool> full{false};       // past max_backlog, until processed reaches resume_at
+    std::atomic<uint64_t> resume_at{0};  // set by main before it sets full
+    std::atomic<bool> held{false};       // an open batch waits for this shard to run out
 
     // Shard → main.
     SpscQueue<OutBatch> out;

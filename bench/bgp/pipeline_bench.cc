@@ -38,9 +38,9 @@
 
 #include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
-#include <chrono>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -48,12 +48,12 @@
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "base/program_options.h"
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
 #include "bgp/stages/bgp_routing.h"
 #include "bgp/wire/update_decoder.h"
 #include "bgp/wire/update_encoder.h"
-#include "base/program_options.h"
 #include "policy/filter.h"
 
 namespace sluice::bgp {

@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/program_options.h"
 #include "bgp/replay/feed_encoder.h"
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_session.h"
 #include "ipc/types_convert.h"
-#include "base/program_options.h"
 #include "tests/interop/pipeline_util.h"
 
 namespace sluice::bgp::bench {

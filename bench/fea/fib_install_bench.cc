@@ -28,12 +28,12 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/program_options.h"
 #include "fea/dummy_fib_backend.h"
 #include "fea/dummy_ifmgr.h"
 #include "fea/fib.h"
 #include "fea/netlink_fib_backend.h"
 #include "fea/netlink_ifmgr.h"
-#include "base/program_options.h"
 
 namespace sluice::fea {
 namespace {

@@ -39,11 +39,11 @@
 #include <thread>
 #include <vector>
 
+#include "base/log.h"
+#include "base/program_options.h"
 #include "bench/ipc/proto/bench.pb.h"
 #include "ipc/transport.h"
 #include "ipc/xrl_router.h"
-#include "base/log.h"
-#include "base/program_options.h"
 #include "tests/ipc/finder_thread.h"
 
 namespace {

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/net/bench_prefixes.h"
 #include "base/program_options.h"
+#include "bench/net/bench_prefixes.h"
 #include "rib/rib.h"
 
 // --- A counting allocator: heap bytes in use -------------------------------------------------

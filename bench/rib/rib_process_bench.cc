@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "base/program_options.h"
 #include "bench/net/bench_prefixes.h"
 #include "bgp/mrt/bgpdump_format.h"
 #include "bgp/mrt/mrt_reader.h"
@@ -45,7 +46,6 @@
 #include "ipc/proto/rib.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
-#include "base/program_options.h"
 #include "tests/system/fea_rib_processes.h"
 
 namespace sluice {
@@ -334,8 +334,8 @@ std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
   app.add_option("--prefixes", o.prefixes, "send only the first N prefixes of the table")
       ->check(CLI::Range(size_t{1}, size_t{1} << 32));
   base::AddRepeatedOption(app, "--rib-arg", o.rib_args,
-                         "one more argument for sluice-rib (repeatable; `--rib-arg --flag` "
-                         "passes --flag)");
+                          "one more argument for sluice-rib (repeatable; `--rib-arg --flag` "
+                          "passes --flag)");
   app.add_flag("--unpacked", o.unpacked, "rib/1.0/add_routes instead of add_routes_packed");
   app.add_flag("--hold", o.hold,
                "keep the processes running after the first run's load (for perf), until Enter");

@@ -28,8 +28,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "bench/rpki/vrp_generator.h"
 #include "base/program_options.h"
+#include "bench/rpki/vrp_generator.h"
 #include "tests/system/rov_daemons.h"
 
 namespace sluice::bench::rpki {

@@ -13,8 +13,8 @@
 #include <sstream>
 #include <string>
 
-#include "bench/rpki/vrp_generator.h"
 #include "base/program_options.h"
+#include "bench/rpki/vrp_generator.h"
 
 namespace sluice::bench::rpki {
 namespace {

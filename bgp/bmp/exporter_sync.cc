@@ -140,8 +140,8 @@ bool BmpExporter::EncodeSyncPage(const Sync& sync, const std::vector<RouteChange
   if (it == peers_.end()) return false;  // went down while the page was read
   PeerHeader h = HeaderOf(it->second.peer);
   if (t.view == RibView::kAdjRibInPost) h.flags |= kFlagL;
-  AppendRouteChanges(changes, UpdateEncoder(MonitoredParams(it->second), /*readvertise=*/false),
-                     h, out);
+  AppendRouteChanges(changes, UpdateEncoder(MonitoredParams(it->second), /*readvertise=*/false), h,
+                     out);
   return true;
 }
 

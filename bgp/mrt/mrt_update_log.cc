@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/mrt/mrt_path.h"
 #include "base/log.h"
+#include "bgp/mrt/mrt_path.h"
 
 namespace sluice::bgp::mrt {
 namespace {

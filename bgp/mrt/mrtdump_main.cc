@@ -13,9 +13,9 @@
 #include <optional>
 #include <string>
 
+#include "base/program_options.h"
 #include "bgp/mrt/bgpdump_format.h"
 #include "bgp/mrt/mrt_reader.h"
-#include "base/program_options.h"
 
 int main(int argc, char** argv) {
   using namespace sluice::bgp;

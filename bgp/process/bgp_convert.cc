@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "ipc/types_convert.h"
 #include "base/status_macros.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::bgp::process {
 

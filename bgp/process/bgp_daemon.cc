@@ -1,11 +1,11 @@
 #include "bgp/process/bgp_daemon.h"
 
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "bgp/process/bgp_service.h"
 #include "bgp/process/damping_service.h"
 #include "bgp/process/mrt_service.h"
 #include "ipc/profile_service.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 
 namespace sluice::bgp::process {
 namespace {

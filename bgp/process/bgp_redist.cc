@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "bgp/stages/bgp_var_rw.h"
 #include "base/log.h"
+#include "bgp/stages/bgp_var_rw.h"
 
 namespace sluice::bgp::process {
 

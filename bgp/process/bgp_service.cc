@@ -150,17 +150,17 @@ void ListRoutes(BgpProcess& bgp, const v1::ListRoutesRequest& r,
   absl::StatusOr<RouteQuery> q = ListRoutesQuery(r);
   if (!q.ok()) return responder.Fail(q.status());
   const size_t page = q->max - 1;
-  bgp.ReadRoutesAsync(*q, [page, responder = std::make_shared<ipc::Responder<v1::ListRoutesReply>>(
-                                     std::move(responder))](
-                              absl::StatusOr<std::vector<BgpRoute>> routes) {
-    if (!routes.ok()) return responder->Fail(routes.status());
-    v1::ListRoutesReply* reply = responder->reply();
-    reply->set_more(routes->size() > page);
-    if (routes->size() > page) routes->resize(page);
-    reply->mutable_routes()->Reserve(int(routes->size()));
-    for (const BgpRoute& route : *routes) ToProto(route, reply->add_routes());
-    responder->Finish(absl::OkStatus());
-  });
+  bgp.ReadRoutesAsync(
+      *q, [page, responder = std::make_shared<ipc::Responder<v1::ListRoutesReply>>(
+                     std::move(responder))](absl::StatusOr<std::vector<BgpRoute>> routes) {
+        if (!routes.ok()) return responder->Fail(routes.status());
+        v1::ListRoutesReply* reply = responder->reply();
+        reply->set_more(routes->size() > page);
+        if (routes->size() > page) routes->resize(page);
+        reply->mutable_routes()->Reserve(int(routes->size()));
+        for (const BgpRoute& route : *routes) ToProto(route, reply->add_routes());
+        responder->Finish(absl::OkStatus());
+      });
 }
 
 // get_route_candidates: the Loc-RIB route first, marked best, then the other candidates. Two
@@ -175,8 +175,7 @@ void Candidates(BgpProcess& bgp, const v1::GetRouteCandidatesRequest& r,
   q.family = prefix->family();
   q.prefix = *prefix;
   auto shared = std::make_shared<ipc::Responder<v1::ListRoutesReply>>(std::move(responder));
-  bgp.ReadRoutesAsync(q, [&bgp, prefix = *prefix, shared](
-                             absl::StatusOr<std::vector<BgpRoute>> b) {
+  bgp.ReadRoutesAsync(q, [&bgp, prefix = *prefix, shared](absl::StatusOr<std::vector<BgpRoute>> b) {
     std::optional<BgpRoute> best;
     if (b.ok() && !b->empty()) best = b->front();
     bgp.routing().CandidatesAsync(prefix, [best, shared](std::vector<BgpRoute> all) {

@@ -75,8 +75,8 @@ BmpControl::~BmpControl() {
   exporter_.reset();
 }
 
-void BmpControl::ReadRoutesAsync(
-    const RouteQuery& query, std::function<void(absl::StatusOr<std::vector<BgpRoute>>)> done) {
+void BmpControl::ReadRoutesAsync(const RouteQuery& query,
+                                 std::function<void(absl::StatusOr<std::vector<BgpRoute>>)> done) {
   bgp_->ReadRoutesAsync(query, std::move(done));
 }
 

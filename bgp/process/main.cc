@@ -25,12 +25,12 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/program_options.h"
 #include "bgp/process/bgp_daemon.h"
 #include "bgp/stages/send_budget.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
-#include "base/log.h"
-#include "base/program_options.h"
 
 namespace sluice::bgp::process {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/mrt/mrt_path.h"
 #include "base/log.h"
+#include "bgp/mrt/mrt_path.h"
 
 namespace sluice::bgp::process {
 namespace {

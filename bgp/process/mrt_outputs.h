@@ -39,7 +39,8 @@ struct PeriodicDumpOptions {
 struct DumpDone {
   mrt::TableDumpResult result;
   absl::Duration elapsed;  // from the call to the file complete
-  absl::Duration on_loop;  // of it, the event loop busy reading routes (with shards: asking, merging)
+  absl::Duration
+      on_loop;  // of it, the event loop busy reading routes (with shards: asking, merging)
 };
 
 class MrtOutputs {

@@ -11,11 +11,11 @@
 #include <optional>
 #include <vector>
 
+#include "base/log.h"
 #include "bgp/replay/asio.h"
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_options.h"
 #include "bgp/replay/replay_run.h"
-#include "base/log.h"
 
 namespace sluice::bgp::replay {
 namespace {

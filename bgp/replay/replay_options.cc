@@ -6,9 +6,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "base/program_options.h"
 #include "bgp/wire/constants.h"
 #include "bgp/wire/open_message.h"
-#include "base/program_options.h"
 
 namespace sluice::bgp::replay {
 namespace {

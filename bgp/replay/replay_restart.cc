@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "bgp/replay/replay_session.h"
 #include "base/log.h"
+#include "bgp/replay/replay_session.h"
 
 namespace sluice::bgp::replay {
 

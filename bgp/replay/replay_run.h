@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "bgp/replay/asio.h"
 #include "bgp/replay/replay_feed.h"
 #include "bgp/replay/replay_options.h"
 #include "bgp/replay/replay_session.h"
-#include "base/progress.h"
 
 namespace sluice::bgp::replay {
 

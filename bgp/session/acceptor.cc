@@ -1,9 +1,9 @@
 #include "bgp/session/acceptor.h"
 
 #include "absl/strings/str_format.h"
+#include "base/log.h"
 #include "bgp/session/handler_fault.h"
 #include "bgp/session/socket_options.h"
-#include "base/log.h"
 
 namespace sluice::bgp {
 namespace {

@@ -2,10 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/log.h"
 #include "bgp/session/handler_fault.h"
 #include "bgp/session/socket_options.h"
 #include "bgp/wire/constants.h"
-#include "base/log.h"
 
 namespace sluice::bgp {
 namespace {

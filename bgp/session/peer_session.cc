@@ -1,8 +1,8 @@
 #include "bgp/session/peer_session.h"
 
 #include "absl/strings/str_cat.h"
-#include "bgp/wire/constants.h"
 #include "base/log.h"
+#include "bgp/wire/constants.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp {
@@ -299,7 +299,7 @@ void PeerSession::LogDown(const FsmAction& a) const {
        << base::Kv("peer", config_.address.ToString()) << base::Kv("event", "down");
   if (a.notification) {
     line << base::Kv(a.notification_received ? "notification_received" : "notification_sent",
-                    absl::StrCat(a.notification->code, "/", a.notification->subcode));
+                     absl::StrCat(a.notification->code, "/", a.notification->subcode));
   }
 }
 

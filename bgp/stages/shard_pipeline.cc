@@ -505,19 +505,19 @@ class ShardedRouting::Family : public FamilyRouting {
           std::move(done));
     }
     const size_t max = q.max;
-    r.QueryAllAsync(
-        [slot, q, peer_id](Worker& w, int) -> Page { return w.pipes[slot]->ReadRoutes(q, peer_id); },
-        [max, done = std::move(done)](std::vector<Page> pages) {
-          done(MergePages(std::move(pages), max));
-        });
+    r.QueryAllAsync([slot, q, peer_id](
+                        Worker& w, int) -> Page { return w.pipes[slot]->ReadRoutes(q, peer_id); },
+                    [max, done = std::move(done)](std::vector<Page> pages) {
+                      done(MergePages(std::move(pages), max));
+                    });
   }
   void CandidatesAsync(const net::Prefix& prefix,
                        std::function<void(std::vector<BgpRoute>)> done) override {
     const int slot = slot_;
     Runner& r = *owner_->runner_;
     r.QueryAsync(
-        r.ShardFor(prefix),
-        [slot, prefix](Worker& w) { return w.pipes[slot]->Candidates(prefix); }, std::move(done));
+        r.ShardFor(prefix), [slot, prefix](Worker& w) { return w.pipes[slot]->Candidates(prefix); },
+        std::move(done));
   }
 
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& q, uint32_t peer_id) override {

@@ -1,8 +1,8 @@
 #include "rib/service/rib_convert.h"
 
 #include "absl/strings/str_cat.h"
-#include "ipc/types_convert.h"
 #include "base/status_macros.h"
+#include "ipc/types_convert.h"
 
 namespace sluice::rib {
 namespace {

@@ -20,9 +20,9 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
-#include "ipc/rundir.h"
 #include "base/log.h"
 #include "base/version.h"
+#include "ipc/rundir.h"
 #include "rtrmgr/cli/command.h"
 #include "rtrmgr/cli/shell.h"
 

@@ -8,13 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "ipc/proto/finder.grpc.pb.h"
 #include "ipc/proto_codec.h"
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
-#include "base/status_macros.h"
 
 namespace sluice::rtrmgr::cli {
 namespace {

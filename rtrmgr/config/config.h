@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "base/log.h"
 #include "bgp/session/peer_config.h"
 #include "net/ip_address.h"
-#include "base/log.h"
 #include "net/prefix.h"
 #include "policy/ast.h"
 #include "rtrmgr/config/diagnostics.h"
@@ -352,7 +352,7 @@ struct MetricsConfig {
 struct LogSettings {
   std::optional<base::LogLevel> level;              // unset: info (or the other block's)
   std::optional<base::LogDestination> destination;  // unset: stderr (RUNDIR/NAME.log)
-  std::string syslog_socket;                       // empty: /dev/log
+  std::string syslog_socket;                        // empty: /dev/log
   Where where;
   bool empty() const { return !level && !destination && syslog_socket.empty(); }
   friend bool operator==(const LogSettings&, const LogSettings&) = default;

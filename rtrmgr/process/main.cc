@@ -36,11 +36,11 @@
 #include <optional>
 #include <string>
 
+#include "base/log.h"
+#include "base/program_options.h"
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "ipc/rundir.h"
-#include "base/log.h"
-#include "base/program_options.h"
 #include "rtrmgr/config/config_loader.h"
 #include "rtrmgr/config/config_printer.h"
 #include "rtrmgr/process/program_dir.h"

@@ -10,12 +10,12 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "ipc/caller_key.h"
 #include "ipc/peer_identity.h"
 #include "ipc/rundir.h"
 #include "ipc/unix_listener.h"
-#include "base/log.h"
-#include "base/status_macros.h"
 #include "rtrmgr/process/router_manager.h"
 
 namespace sluice::rtrmgr {

@@ -7,9 +7,9 @@
 
 #include <cstdio>
 
+#include "base/log.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "base/log.h"
 
 namespace sluice::base {
 namespace {

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "ipc/xrl_router.h"
 #include "base/log.h"
 #include "base/program_options.h"
+#include "ipc/xrl_router.h"
 #include "tests/ipc/test_echo_service.h"
 
 int main(int argc, char** argv) {
@@ -26,14 +26,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> watches;
   sluice::ipc::RouterOptions options;
   sluice::base::ProgramOptions flags("sluice-test-component",
-                                    "sluice-test-component: a component serving test_echo/1.0");
+                                     "sluice-test-component: a component serving test_echo/1.0");
   CLI::App& app = flags.app();
   app.add_option("--class", class_name, "the component class");
   app.add_option("--instance", instance, "the instance name (default: the Finder's choice)");
   app.add_option("--finder", options.finder_address, "the Finder");
   sluice::base::AddRepeatedOption(app, "--listen", options.listen, "where to serve; repeatable");
   sluice::base::AddRepeatedOption(app, "--watch", watches,
-                                 "print the births and deaths of this class; repeatable");
+                                  "print the births and deaths of this class; repeatable");
   app.add_flag("--sole", options.sole_instance, "register as the sole instance of the class");
   if (std::optional<int> exit = flags.Parse(argc, argv)) return *exit;
   boost::asio::io_context io;

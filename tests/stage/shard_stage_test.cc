@@ -335,7 +335,8 @@ TEST(ShardRunner, ABusyShardBlocksNeitherSenderNorQueriesButAsksForBackpressure)
   // Queries do not wait either: the answers come on the main loop after what was sent before.
   std::optional<size_t> one;
   std::vector<size_t> all;
-  runner.QueryAsync(0, [](Counter& c) { return c.seen.size(); }, [&one](size_t n) { one = n; });
+  runner.QueryAsync(
+      0, [](Counter& c) { return c.seen.size(); }, [&one](size_t n) { one = n; });
   runner.QueryAllAsync([](Counter& c, int) { return c.seen.size(); },
                        [&all](std::vector<size_t> n) { all = std::move(n); });
   io.restart();

@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "base/log.h"
+#include "base/program_options.h"
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
-#include "base/log.h"
-#include "base/program_options.h"
 
 namespace {
 
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   std::vector<net::IPAddress> interests;
   std::vector<std::pair<std::string, std::string>> redists;
   base::ProgramOptions flags("sluice-rib-test-client",
-                            "sluice-rib-test-client: a protocol component for the RIB's tests");
+                             "sluice-rib-test-client: a protocol component for the RIB's tests");
   CLI::App& app = flags.app();
   app.add_option("--instance", instance, "our instance name");
   app.add_option("--finder", options.finder_address, "the Finder");

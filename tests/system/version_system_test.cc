@@ -17,8 +17,8 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "ipc/xrl_args.h"
 #include "base/version.h"
+#include "ipc/xrl_args.h"
 #include "tests/system/child_process.h"
 #include "tests/system/fea_rib_processes.h"
 
