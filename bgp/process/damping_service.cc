@@ -1,6 +1,9 @@
 #include "bgp/process/damping_service.h"
 
 #include <cmath>
+#include <memory>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -66,24 +69,28 @@ absl::Status ServeDamping(ipc::XrlRouter& router, DampingControl& damping) {
         RETURN_IF_ERROR(r.enabled() ? damping.Enable(a) : damping.Disable(a));
         return v1::SetPeerDampingReply();
       }));
-  RETURN_IF_ERROR(router.Handle(
-      kListDamped,
-      [&damping](const v1::ListDampedRequest& r) -> absl::StatusOr<v1::ListDampedReply> {
+  RETURN_IF_ERROR(router.HandleAsync(
+      kListDamped, [&damping](const v1::ListDampedRequest& r,
+                              ipc::Responder<v1::ListDampedReply> responder) {
         std::optional<net::IPAddress> peer;
         if (r.has_peer()) {
-          ASSIGN_OR_RETURN(peer, PeerAddress("list_damped", "peer", r.peer()));
+          absl::StatusOr<net::IPAddress> a = PeerAddress("list_damped", "peer", r.peer());
+          if (!a.ok()) return responder.Fail(a.status());
+          peer = *a;
         }
-        v1::ListDampedReply reply;
-        for (const PeerDampedPrefix& d : damping.List(r.suppressed_only(), peer)) {
-          v1::DampedRoute* out = reply.add_routes();
-          ipc::ToProto(d.peer, out->mutable_peer());
-          ipc::ToProto(d.damped.prefix, out->mutable_prefix());
-          out->set_penalty(uint32_t(std::lround(d.damped.penalty)));
-          out->set_suppressed(d.damped.suppressed);
-          out->set_reuse_in_s(uint32_t(std::ceil(absl::ToDoubleSeconds(d.damped.reuse_in))));
-          out->set_has_route(d.damped.has_route);
-        }
-        return reply;
+        auto shared = std::make_shared<ipc::Responder<v1::ListDampedReply>>(std::move(responder));
+        damping.ListAsync(r.suppressed_only(), peer, [shared](std::vector<PeerDampedPrefix> list) {
+          for (const PeerDampedPrefix& d : list) {
+            v1::DampedRoute* out = shared->reply()->add_routes();
+            ipc::ToProto(d.peer, out->mutable_peer());
+            ipc::ToProto(d.damped.prefix, out->mutable_prefix());
+            out->set_penalty(uint32_t(std::lround(d.damped.penalty)));
+            out->set_suppressed(d.damped.suppressed);
+            out->set_reuse_in_s(uint32_t(std::ceil(absl::ToDoubleSeconds(d.damped.reuse_in))));
+            out->set_has_route(d.damped.has_route);
+          }
+          shared->Finish(absl::OkStatus());
+        });
       }));
   return absl::OkStatus();
 }

@@ -14,13 +14,15 @@
 // for its share of the prefixes, so a damped peer has one DampingStage per family in every shard,
 // each living on its shard's thread with its timer on that shard's event loop, and damping only
 // the prefixes of its shard — which is all a prefix's figure of merit needs (RFC 2439 §4.2 is per
-// prefix). Every operation here reaches the copies through FamilyRouting::ForEachPipeline (on
-// their threads, the event loop waiting), so the results are the same for 1 and N threads; no
-// pointer to a stage ever leaves its thread.
+// prefix). Every operation here reaches the copies through FamilyRouting::ForEachPipelineAsync
+// (on their threads, in order with the routes handed to them, the event loop going on
+// meanwhile), so the results are the same for 1 and N threads; no pointer to a stage ever leaves
+// its thread. SetParams, Enable and Disable return once the change is on its way to every copy;
+// ListAsync answers later on the loop. StageCount waits for the copies (tests).
 //
 // Damping belongs to a configured peer: when the peer is removed its stages go with it, and a
 // peer added again must be enabled again (the router manager sends the configuration).
-// Every call on the routing side's event loop (it blocks until the shards have answered).
+// Every call on the routing side's event loop.
 
 #include <boost/asio/io_context.hpp>
 #include <cstddef>
@@ -29,6 +31,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "bgp/stages/bgp_routing.h"
 #include "bgp/stages/damping_stage.h"
@@ -55,14 +58,15 @@ class DampingControl {
   // Errors: NotFound for a peer that is not configured. Enabling twice is a no-op.
   absl::Status Enable(const net::IPAddress& peer);
   absl::Status Disable(const net::IPAddress& peer);
-  bool enabled(const net::IPAddress& peer) { return StageCount(peer) > 0; }
+  // Enabled and not disabled since (for the peer as configured now).
+  bool enabled(const net::IPAddress& peer);
   // The configured peers with damping on, by address.
   std::vector<net::IPAddress> DampedPeers();
 
   // Every damped prefix of every damped peer (or `peer` only), merged from every shard, sorted
-  // by peer address then prefix.
-  std::vector<PeerDampedPrefix> List(bool suppressed_only,
-                                     const std::optional<net::IPAddress>& peer = std::nullopt);
+  // by peer address then prefix; through `done` on the event loop.
+  using ListDone = std::function<void(std::vector<PeerDampedPrefix>)>;
+  void ListAsync(bool suppressed_only, const std::optional<net::IPAddress>& peer, ListDone done);
 
   // The number of the peer's damping stages: one per family run per pipeline copy (so 2 with
   // both families and one thread, 2·N with N shards); 0 when the peer is not damped or unknown.
@@ -70,13 +74,15 @@ class DampingControl {
 
  private:
   // Runs `fn` on the peer's DampingStage in every copy of every family's pipeline, on the copy's
-  // thread (ForEachPipeline). Copies where the peer has no stage are skipped.
-  void ForEachStage(uint32_t peer_id,
-                    const std::function<void(DampingStage&, stage::Plumber&)>& fn);
+  // thread (ForEachPipelineAsync); copies where the peer has no stage are skipped. `fn` runs in
+  // several copies at once.
+  using StageFn = std::function<void(DampingStage&, stage::Plumber&)>;
+  void ForEachStage(uint32_t peer_id, StageFn fn);
 
   BgpRouting* routing_;
   ClockFactory clocks_;
   DampingParams params_;
+  absl::flat_hash_set<uint32_t> enabled_;  // peer ids (a peer added again has a new one)
 };
 
 }  // namespace sluice::bgp

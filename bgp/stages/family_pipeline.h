@@ -188,6 +188,10 @@ class FamilyPipeline : public FamilyRouting {
   void ForEachPipeline(const std::function<void(FamilyPipeline&, stage::Plumber&)>& fn) override {
     fn(*this, *plumber_);
   }
+  void ForEachPipelineAsync(CopyFn fn, std::function<void()> done) override {
+    fn(*this, *plumber_, 0);
+    done();
+  }
 
   // Violations found by the CacheStages (consistency_checks only), and a check of every
   // cache against its upstream (number of new violations).

@@ -156,6 +156,14 @@ class FamilyRouting {
   // not wait for it. Call on the event loop only.
   virtual void ForEachPipeline(
       const std::function<void(FamilyPipeline& pipeline, stage::Plumber& plumber)>& fn) = 0;
+  // The same without waiting: `fn(pipeline, plumber, copy)` runs on each copy's thread in order
+  // with the routes handed to it before, then `done` on the event loop (never inside this call
+  // with shards; at once with the serial pipeline). With shards the copies run at the same time:
+  // `fn` may write only what belongs to its `copy` (0 .. copies() - 1).
+  using CopyFn = std::function<void(FamilyPipeline& pipeline, stage::Plumber& plumber, int copy)>;
+  virtual void ForEachPipelineAsync(CopyFn fn, std::function<void()> done) = 0;
+  // The number of copies of the pipeline (the shards; 1 for the serial pipeline).
+  virtual int copies() const { return 1; }
 };
 
 }  // namespace sluice::bgp

@@ -562,6 +562,16 @@ class ShardedRouting::Family : public FamilyRouting {
       r.Query(i, [slot, &fn](Worker& w) { fn(*w.pipes[slot], w.ctx->plumber()); });
     }
   }
+  void ForEachPipelineAsync(CopyFn fn, std::function<void()> done) override {
+    const int slot = slot_;
+    owner_->runner_->QueryAllAsync(
+        [slot, fn = std::move(fn)](Worker& w, int i) {
+          fn(*w.pipes[slot], w.ctx->plumber(), i);
+          return 0;
+        },
+        [done = std::move(done)](std::vector<int>) { done(); });
+  }
+  int copies() const override { return owner_->threads(); }
 
   // A new filter in a peer's import slot: every shard re-filters (ImportFilter notices at push).
   void CheckImport(uint32_t peer_id) {
