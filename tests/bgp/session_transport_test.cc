@@ -503,6 +503,21 @@ TEST_F(SessionTransportTest, ConnectionsFromUnknownAddressesAreRejected) {
   EXPECT_TRUE(result.get());
 }
 
+// `count` messages of 4,096 octets with a BGP header of type UPDATE (the body is zeros), back to
+// back: what a Connection's framer cuts and hands on, without any BGP meaning.
+std::vector<uint8_t> UpdateShapedMessages(size_t count) {
+  std::vector<uint8_t> out;
+  out.reserve(count * 4096);
+  for (size_t i = 0; i < count; ++i) {
+    std::vector<uint8_t> m(4096, 0);
+    std::fill(m.begin(), m.begin() + 16, 0xff);
+    StoreU16(m.data() + 16, 4096);
+    m[18] = uint8_t(MessageType::kUpdate);
+    out.insert(out.end(), m.begin(), m.end());
+  }
+  return out;
+}
+
 // Connection: a KEEPALIVE queued behind 1 MiB of UPDATEs goes out after at most one write chunk
 // (64 KiB), not after the backlog; and the reading side hands messages over in slices.
 TEST(ConnectionTest, ControlMessagesGoAheadOfQueuedUpdates) {
@@ -524,14 +539,7 @@ TEST(ConnectionTest, ControlMessagesGoAheadOfQueuedUpdates) {
   Owner writer_owner, reader_owner;
   auto writer = Connection::Accepted(io, &writer_owner, acceptor.accept(), ConnectionOptions());
   // 1 MiB of 4,096-octet UPDATE-shaped messages, then a KEEPALIVE.
-  std::vector<uint8_t> updates;
-  for (int i = 0; i < 256; ++i) {
-    std::vector<uint8_t> m(4096, 0);
-    std::fill(m.begin(), m.begin() + 16, 0xff);
-    StoreU16(m.data() + 16, 4096);
-    m[18] = uint8_t(MessageType::kUpdate);
-    updates.insert(updates.end(), m.begin(), m.end());
-  }
+  const std::vector<uint8_t> updates = UpdateShapedMessages(256);
   writer->SendBulk(updates);
   std::vector<uint8_t> keepalive;
   AppendKeepalive(&keepalive);
@@ -578,14 +586,7 @@ TEST(ConnectionTest, PausedReadingHoldsThePeerBackAndResumes) {
   auto writer = Connection::Accepted(io, &writer_owner, acceptor.accept(), ConnectionOptions());
   // 16 MiB of 4,096-octet UPDATE-shaped messages: more than loopback's socket buffers hold.
   constexpr size_t kMessages = 4096;
-  std::vector<uint8_t> updates;
-  for (size_t i = 0; i < kMessages; ++i) {
-    std::vector<uint8_t> m(4096, 0);
-    std::fill(m.begin(), m.begin() + 16, 0xff);
-    StoreU16(m.data() + 16, 4096);
-    m[18] = uint8_t(MessageType::kUpdate);
-    updates.insert(updates.end(), m.begin(), m.end());
-  }
+  const std::vector<uint8_t> updates = UpdateShapedMessages(kMessages);
   writer->SendBulk(updates);
   auto reader = Connection::Accepted(io, &reader_owner, std::move(client), ConnectionOptions());
   ASSERT_TRUE(RunUntil(
