@@ -70,8 +70,8 @@ absl::Status ServeDamping(ipc::XrlRouter& router, DampingControl& damping) {
         return v1::SetPeerDampingReply();
       }));
   RETURN_IF_ERROR(router.HandleAsync(
-      kListDamped, [&damping](const v1::ListDampedRequest& r,
-                              ipc::Responder<v1::ListDampedReply> responder) {
+      kListDamped,
+      [&damping](const v1::ListDampedRequest& r, ipc::Responder<v1::ListDampedReply> responder) {
         std::optional<net::IPAddress> peer;
         if (r.has_peer()) {
           absl::StatusOr<net::IPAddress> a = PeerAddress("list_damped", "peer", r.peer());
