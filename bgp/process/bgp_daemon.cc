@@ -14,7 +14,9 @@ namespace {
 class RoutingVrpListener : public VrpListener {
  public:
   explicit RoutingVrpListener(BgpRouting* routing) : routing_(routing) {}
-  void BeforeChange(const rpki::VrpDelta& delta) override { routing_->VrpsChanging(delta); }
+  void BeforeChange(const rpki::VrpDelta& delta, std::function<void()> ready) override {
+    routing_->VrpsChanging(delta, std::move(ready));
+  }
   void AfterChange() override { routing_->VrpsChanged(); }
 
  private:

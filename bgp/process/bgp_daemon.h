@@ -15,7 +15,8 @@
 //   Finder birth of sluice-rpki ──► RpkiIpcClient: subscribe; rpki_client/1.0/vrp_changes ──►
 //                                     the OriginValidator the pipelines' OriginValidation
 //                                     stages read, with BgpRouting::VrpsChanging before a
-//                                     change and VrpsChanged (re-validation) after it
+//                                     change (applied when it is ready) and VrpsChanged
+//                                     (re-validation) after it
 //   every session (MessageTap) ──► BmpControl ──► BMP stations (bmp_service.h, bgp/bmp/);
 //                                     bgp/1.0 add/delete/list_bmp_station(s)
 //   bgp/1.0 MRT methods (mrt_service.h) ──► MrtOutputs: update log (a MessageTap on the

@@ -50,33 +50,12 @@ RpkiIpcClient::RpkiIpcClient(boost::asio::io_context& io, ipc::XrlRouter* router
 RpkiIpcClient::~RpkiIpcClient() { *alive_ = false; }
 
 absl::Status RpkiIpcClient::Start() {
-  absl::Status s = router_->Handle(
-      kVrpChanges,
-      [this](const client_v1::VrpChangesRequest& r) -> absl::StatusOr<client_v1::VrpChangesReply> {
-        rpki::VrpBatch batch{r.epoch(), r.full(), r.dump_done(), {}, {}};
-        absl::StatusOr<std::vector<rpki::Vrp>> announced = FromProto(r.announced(), "announced");
-        if (!announced.ok()) return announced.status();
-        absl::StatusOr<std::vector<rpki::Vrp>> withdrawn = FromProto(r.withdrawn(), "withdrawn");
-        if (!withdrawn.ok()) return withdrawn.status();
-        batch.announced = std::move(*announced);
-        batch.withdrawn = std::move(*withdrawn);
+  absl::Status s = router_->HandleAsync(
+      kVrpChanges, [this](const client_v1::VrpChangesRequest& r,
+                          ipc::Responder<client_v1::VrpChangesReply> responder) {
         ++batches_;
-        absl::StatusOr<rpki::VrpDelta> delta = feed_.Plan(batch);
-        if (!delta.ok()) {
-          ++refused_;
-          return delta.status();
-        }
-        if (!delta->empty()) {
-          if (listener_ != nullptr) listener_->BeforeChange(*delta);
-          set_->Apply(*delta);
-          change_open_ = true;
-        }
-        if (r.last()) EndChange();
-        if (r.dump_done()) {
-          SLUICE_LOG(kInfo) << "RPKI: " << set_->size() << " VRPs (" << feed_.swept()
-                            << " withdrawn by dumps so far)";
-        }
-        return client_v1::VrpChangesReply();
+        batches_waiting_.push_back(Batch{r, std::move(responder)});
+        Drain();
       });
   if (!s.ok()) return s;
   router_->WatchClass(rpki_class_, [this](const ipc::TargetEvent& e) {
@@ -89,12 +68,78 @@ absl::Status RpkiIpcClient::Start() {
       subscribed_ = false;
       rpki_alive_ = false;
       retry_timer_.cancel();
-      EndChange();  // what it sent of a change is all there will be
+      // What it sent of a change is all there will be.
+      if (batches_waiting_.empty()) {
+        EndChange();
+      } else {
+        end_when_drained_ = true;
+      }
       SLUICE_LOG(kWarning) << "RPKI " << e.instance_name << " died: keeping " << set_->size()
                            << " VRPs until a new one's set is complete";
     }
   });
   return absl::OkStatus();
+}
+
+absl::StatusOr<rpki::VrpDelta> RpkiIpcClient::Plan(const client_v1::VrpChangesRequest& r) {
+  rpki::VrpBatch batch{r.epoch(), r.full(), r.dump_done(), {}, {}};
+  absl::StatusOr<std::vector<rpki::Vrp>> announced = FromProto(r.announced(), "announced");
+  if (!announced.ok()) return announced.status();
+  absl::StatusOr<std::vector<rpki::Vrp>> withdrawn = FromProto(r.withdrawn(), "withdrawn");
+  if (!withdrawn.ok()) return withdrawn.status();
+  batch.announced = std::move(*announced);
+  batch.withdrawn = std::move(*withdrawn);
+  return feed_.Plan(batch);
+}
+
+void RpkiIpcClient::Drain() {
+  if (draining_) return;  // a `ready` called inside BeforeChange: the loop below goes on
+  draining_ = true;
+  while (!batches_waiting_.empty() && !preparing_) {
+    absl::StatusOr<rpki::VrpDelta> delta = Plan(batches_waiting_.front().request);
+    if (!delta.ok()) {
+      ++refused_;
+      batches_waiting_.front().responder.Fail(delta.status());
+      batches_waiting_.pop_front();
+      continue;
+    }
+    if (delta->empty()) {
+      FinishFront();
+      continue;
+    }
+    if (listener_ == nullptr) {
+      set_->Apply(*delta);
+      change_open_ = true;
+      FinishFront();
+      continue;
+    }
+    preparing_ = true;
+    auto shared = std::make_shared<rpki::VrpDelta>(std::move(*delta));
+    listener_->BeforeChange(*shared, [this, alive = std::weak_ptr<bool>(alive_), shared] {
+      if (alive.expired()) return;
+      preparing_ = false;
+      set_->Apply(*shared);
+      change_open_ = true;
+      FinishFront();
+      Drain();
+    });
+  }
+  draining_ = false;
+  if (batches_waiting_.empty() && end_when_drained_) {
+    end_when_drained_ = false;
+    EndChange();
+  }
+}
+
+void RpkiIpcClient::FinishFront() {
+  Batch& b = batches_waiting_.front();
+  if (b.request.last()) EndChange();
+  if (b.request.dump_done()) {
+    SLUICE_LOG(kInfo) << "RPKI: " << set_->size() << " VRPs (" << feed_.swept()
+                      << " withdrawn by dumps so far)";
+  }
+  b.responder.Finish(absl::OkStatus());
+  batches_waiting_.pop_front();
 }
 
 void RpkiIpcClient::EndChange() {

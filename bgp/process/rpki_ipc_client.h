@@ -5,9 +5,10 @@
 //                                     sends the whole VRP set, then its changes. A subscribe
 //                                     that fails (it registered before it serves) is tried
 //                                     again after 0.2 s, doubling up to 5 s, while it lives
-//   rpki_client/1.0/vrp_changes ────► VrpFeed::Plan (bgp/rpki/vrp_feed.h): the delta;
-//                                     listener BeforeChange; OriginValidator::Apply; after the
-//                                     change's last batch, listener AfterChange (the
+//   rpki_client/1.0/vrp_changes ────► batches in the order received, one at a time: VrpFeed::Plan
+//                                     (bgp/rpki/vrp_feed.h): the delta; listener BeforeChange;
+//                                     once it is ready, OriginValidator::Apply and the reply;
+//                                     after the change's last batch, listener AfterChange (the
 //                                     re-validation of the routes it covered)
 //   death of sluice-rpki ───────────► nothing: the VRPs stay (DESIGN.md § Restarts) until the
 //                                     next process's dump is complete, which then withdraws
@@ -19,6 +20,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,17 +28,19 @@
 #include "absl/status/status.h"
 #include "bgp/rpki/route_origin.h"
 #include "bgp/rpki/vrp_feed.h"
+#include "ipc/proto/rpki_client.pb.h"
 #include "ipc/xrl_router.h"
 
 namespace sluice::bgp::process {
 
-// Told of each change to the VRP set: BeforeChange before each batch of it is applied, and
+// Told of each change to the VRP set: BeforeChange before each batch of it is applied — the batch
+// is applied when the listener calls `ready` (on the event loop, at once or later) — and
 // AfterChange once after its last batch (rpki_client.proto `last`; or when sluice-rpki dies in
 // the middle of one).
 class VrpListener {
  public:
   virtual ~VrpListener() = default;
-  virtual void BeforeChange(const rpki::VrpDelta& delta) = 0;
+  virtual void BeforeChange(const rpki::VrpDelta& delta, std::function<void()> ready) = 0;
   virtual void AfterChange() = 0;
 };
 
@@ -59,9 +63,19 @@ class RpkiIpcClient {
   bool subscribed() const { return subscribed_; }
 
  private:
+  struct Batch {
+    ::sluice::rpki_client::v1::VrpChangesRequest request;
+    ipc::Responder<::sluice::rpki_client::v1::VrpChangesReply> responder;
+  };
   void Subscribe();
   void RetrySubscribe();
   void EndChange();
+  // Takes the waiting batches in order until one waits for the listener.
+  void Drain();
+  absl::StatusOr<rpki::VrpDelta> Plan(const ::sluice::rpki_client::v1::VrpChangesRequest& r);
+  // The front batch is applied (or had nothing to apply): it ends the change if it is the last,
+  // and is answered.
+  void FinishFront();
 
   ipc::XrlRouter* router_;
   std::string rpki_class_;
@@ -74,7 +88,11 @@ class RpkiIpcClient {
   bool rpki_alive_ = false;  // between a birth and a death of the rpki class
   boost::asio::steady_timer retry_timer_;
   std::chrono::milliseconds retry_delay_{200};
-  bool change_open_ = false;  // batches applied whose change has not ended yet
+  bool change_open_ = false;           // batches applied whose change has not ended yet
+  std::deque<Batch> batches_waiting_;  // received, not applied yet; the front may be preparing
+  bool preparing_ = false;             // the front batch waits for the listener's ready
+  bool draining_ = false;              // inside Drain
+  bool end_when_drained_ = false;      // sluice-rpki died while batches waited
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

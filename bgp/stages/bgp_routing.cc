@@ -50,24 +50,31 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   families_ = {pipelines_[0].get(), pipelines_[1].get()};
 }
 
-void BgpRouting::VrpsChanging(const rpki::VrpDelta& delta) {
-  if (services_.validator == nullptr) return;
-  std::vector<net::Prefix> prefixes;
-  prefixes.reserve(delta.size());
-  for (const rpki::Vrp& v : delta.added) prefixes.push_back(v.prefix);
-  for (const rpki::Vrp& v : delta.removed) prefixes.push_back(v.prefix);
+void BgpRouting::VrpsChanging(const rpki::VrpDelta& delta, std::function<void()> ready) {
+  std::vector<FamilyRouting*> families;
   for (FamilyRouting* f : families_) {
-    if (f == nullptr) continue;
-    f->ForEachPipeline(
-        [&](FamilyPipeline& p, stage::Plumber&) { p.PrepareRevalidation(prefixes); });
+    if (f != nullptr) families.push_back(f);
+  }
+  if (services_.validator == nullptr || families.empty()) return ready();
+  auto prefixes = std::make_shared<std::vector<net::Prefix>>();
+  prefixes->reserve(delta.size());
+  for (const rpki::Vrp& v : delta.added) prefixes->push_back(v.prefix);
+  for (const rpki::Vrp& v : delta.removed) prefixes->push_back(v.prefix);
+  auto left = std::make_shared<size_t>(families.size());
+  for (FamilyRouting* f : families) {
+    f->ForEachPipelineAsync(
+        [prefixes](FamilyPipeline& p, stage::Plumber&, int) { p.PrepareRevalidation(*prefixes); },
+        [left, ready] {
+          if (--*left == 0) ready();
+        });
   }
 }
 
 void BgpRouting::VrpsChanged() {
   if (services_.validator == nullptr) return;
   for (FamilyRouting* f : families_) {
-    if (f != nullptr)
-      f->ForEachPipeline([](FamilyPipeline& p, stage::Plumber&) { p.Revalidate(); });
+    if (f == nullptr) continue;
+    f->ForEachPipelineAsync([](FamilyPipeline& p, stage::Plumber&, int) { p.Revalidate(); }, [] {});
   }
 }
 

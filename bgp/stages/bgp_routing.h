@@ -94,7 +94,7 @@ struct RoutingServices {
   AttributeStore* store = nullptr;
   stage::Profiler* profiler = nullptr;
   // Non-null: route origins are validated against this VRP set (RFC 6811), which the caller
-  // changes only between VrpsChanging and VrpsChanged.
+  // changes only between VrpsChanging's `ready` and VrpsChanged.
   const rpki::OriginValidator* validator = nullptr;
   // Non-null: post-policy Adj-RIB-In and Loc-RIB changes go to the slot's monitor
   // (route_monitor.h, BMP).
@@ -180,9 +180,11 @@ class BgpRouting {
 
   // --- RPKI (origin_validation.h) -----------------------------------------------------------
   // The VRP set is about to change by `delta`: every copy of every family's pipeline notes the
-  // routes it covers. After the caller has applied it, VrpsChanged re-validates them in the
-  // background. No effect without services.validator.
-  void VrpsChanging(const rpki::VrpDelta& delta);
+  // routes it covers, in order with the routes handed to it, then `ready` runs on the loop (at
+  // once with the serial pipeline); the caller applies the change only then. VrpsChanged, after
+  // it, has every copy re-validate them in the background. Neither waits for the shards. Without
+  // services.validator, `ready` runs at once and nothing else happens.
+  void VrpsChanging(const rpki::VrpDelta& delta, std::function<void()> ready);
   void VrpsChanged();
 
   // --- Graceful restart, helper (RFC 4724 §4.2) ---------------------------------------------

@@ -37,11 +37,10 @@
 // on the shards' threads through ShardRunner::QueryAsync; the merged answer comes back to the
 // loop, which goes on meanwhile. The peers' counts (max-prefix after each UPDATE, the peer list)
 // are what the shards publish after each UPDATE and state change they process, so they lag by
-// the UPDATEs in flight. Control that reaches into stages (damping) goes to every shard in order
-// with its routes (FamilyRouting::ForEachPipelineAsync) and answers later too. RPKI
-// revalidation (whose preparation must be done in every shard before the VRP set changes,
-// FamilyRouting::ForEachPipeline), `show plumbing` and the consistency checks still wait for each
-// shard in turn (ShardRunner::Query).
+// the UPDATEs in flight. Control that reaches into stages (damping, RPKI revalidation) goes to
+// every shard in order with its routes (FamilyRouting::ForEachPipelineAsync) and answers later
+// too: a VRP change is applied once every shard has noted what it covers. `show plumbing` and the
+// consistency checks (tests) still wait for each shard in turn (ShardRunner::Query).
 //
 // Policy changes: BgpRouting::UpdatePeer reaches every shard at once; a new filter put into a
 // peer's FilterSlot without UpdatePeer is noticed at the peer's next UPDATE (import) or within 64

@@ -289,16 +289,18 @@ TEST(ShardedRouting, VrpChangesRevalidateInEveryShard) {
     ASSERT_EQ(down.session->held.size(), 200u);
     // Only AS 1 may originate 10.0.0.0/8 and its /24s: every route is invalid.
     const rpki::VrpDelta add{{rpki::Vrp{P("10.0.0.0/8"), 24, 1}}, {}};
-    r.routing().VrpsChanging(add);
-    vrps.Apply(add);
+    r.routing().VrpsChanging(add, [&] { vrps.Apply(add); });
+    r.Settle();
+    ASSERT_EQ(vrps.size(), 1u);
     r.routing().VrpsChanged();
     r.Settle();
     EXPECT_EQ(r.LocRib(net::Family::kIPv4).lines, 0u);
     EXPECT_EQ(down.session->held.size(), 0u);
     EXPECT_EQ(r.AdjRibIn(up, net::Family::kIPv4).lines, 200u) << "the Adj-RIB-In keeps them";
     const rpki::VrpDelta remove{{}, {rpki::Vrp{P("10.0.0.0/8"), 24, 1}}};
-    r.routing().VrpsChanging(remove);
-    vrps.Apply(remove);
+    r.routing().VrpsChanging(remove, [&] { vrps.Apply(remove); });
+    r.Settle();
+    ASSERT_EQ(vrps.size(), 0u);
     r.routing().VrpsChanged();
     r.Settle();
     EXPECT_EQ(down.session->held.size(), 200u);

@@ -9,8 +9,10 @@
 #include <stdlib.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "bgp/process/rpki_ipc_client.h"
@@ -267,15 +269,19 @@ TEST_F(RpkiServiceTest, ListVrpsFiltersAndPages) {
 // after a new sluice-rpki's dump withdraws only what the new one did not carry.
 TEST_F(RpkiServiceTest, BgpKeepsItsVrpsAcrossAnRpkiRestart) {
   ipc::XrlRouter bgp(io_, "bgp", "bgp-rpki", Options());
+  // Ready later, as a sharded BGP is: the client applies each batch only then, in order.
   struct Listener : bgp::process::VrpListener {
-    void BeforeChange(const bgp::rpki::VrpDelta& d) override {
+    explicit Listener(boost::asio::io_context& io) : io(io) {}
+    void BeforeChange(const bgp::rpki::VrpDelta& d, std::function<void()> ready) override {
       changed.insert(changed.end(), d.added.begin(), d.added.end());
       changed.insert(changed.end(), d.removed.begin(), d.removed.end());
+      boost::asio::post(io, std::move(ready));
     }
     void AfterChange() override { ++changes; }
+    boost::asio::io_context& io;
     std::vector<bgp::rpki::Vrp> changed;
     int changes = 0;
-  } listener;
+  } listener(io_);
   std::vector<bgp::rpki::Vrp>& changed = listener.changed;
   bgp::rpki::OriginValidator set;
   bgp::process::RpkiIpcClient client(io_, &bgp, "rpki", &set, &listener);
