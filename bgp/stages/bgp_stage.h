@@ -21,6 +21,7 @@
 
 #include "bgp/stages/route.h"
 #include "net/prefix.h"
+#include "stage/flow_control.h"
 #include "stage/stage.h"
 
 namespace sluice::bgp {
@@ -62,18 +63,7 @@ class PrefixSourceUnion : public PrefixSource {
   std::vector<const PrefixSource*> sources_;
 };
 
-class FlowControl {
- public:
-  virtual ~FlowControl() = default;
-  // The branch cannot take more changes now (a peer's send backlog is high, the RIB's window is
-  // full): the fanout queues them. SetBlocked(false) lets them flow again.
-  virtual void SetBlocked(bool blocked) = 0;
-  // True when the branch is not blocked and has received every change so far: only then may a
-  // walk below the fanout look routes up and send them (its view is the current one).
-  virtual bool ready() const = 0;
-  // Calls `callback` once, on the event loop, the next time ready() becomes true (soon after
-  // this call when it already is).
-  virtual void WhenReady(std::function<void()> callback) = 0;
-};
+// The tail's flow control (stage/flow_control.h).
+using FlowControl = stage::FlowControl;
 
 }  // namespace sluice::bgp
