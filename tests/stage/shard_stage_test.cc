@@ -1,7 +1,8 @@
 // The shard stage: routes spread over N worker threads by prefix hash give the same
-// result downstream as the serial sub-network, keep the consistency rules, come back one push per
-// upstream batch, and answer lookups; the runner keeps commands in order with routes and answers
-// queries. Labelled tsan: the ThreadSanitizer build runs these.
+// result downstream as the serial sub-network, keep the consistency rules and come back batch by
+// upstream batch; output ports carry flow control, signals and barriers; the runner keeps
+// commands in order with routes and answers queries. Labelled tsan: the ThreadSanitizer build runs
+// these.
 #include "stage/shard_stage.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <map>
 #include <optional>
@@ -149,6 +151,26 @@ std::map<net::Prefix, TestRoute> StateOf(const CacheStage<TestRoute>& cache,
   return out;
 }
 
+// The tests' shard: input port kIn → ShardEntry → [what `build` plumbs] → ShardExit of kOut.
+constexpr uint32_t kIn = 1;
+constexpr uint32_t kOut = 2;
+using TestShard = ShardNetwork<TestRoute>;
+using TestShardStage = ShardStage<TestRoute, TestShard>;
+using Build = std::function<void(Plumber&, ShardEntry<TestRoute>*, ShardExit<TestRoute>*)>;
+
+TestShardStage::Factory FactoryOf(Build build) {
+  return [build](TestShardStage::Context& ctx, ShardOutputs<TestRoute>& outputs) {
+    auto shard = std::make_unique<TestShard>();
+    Plumber& p = ctx.plumber();
+    auto* entry = p.Make<ShardEntry<TestRoute>>("entry#" + std::to_string(ctx.index()));
+    auto* exit =
+        p.Make<ShardExit<TestRoute>>("exit#" + std::to_string(ctx.index()), &outputs, kOut);
+    build(p, entry, exit);
+    shard->SetEntry(kIn, entry);
+    return shard;
+  };
+}
+
 class ShardStageTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(ShardStageTest, SameResultAsTheSerialSubNetworkAndConsistent) {
@@ -177,67 +199,146 @@ TEST_P(ShardStageTest, SameResultAsTheSerialSubNetworkAndConsistent) {
   ShardOptions options;
   options.shards = shards;
   options.batch_items = 16;  // many hand-overs
-  auto* shard = plumber.Make<ShardStage<TestRoute>>(
-      "shard", io, options,
-      [](int, Plumber& p, ShardEntry<TestRoute>* entry, ShardStage<TestRoute>::ShardExit* exit) {
+  TestShardStage shard(
+      io, options,
+      FactoryOf([](Plumber& p, ShardEntry<TestRoute>* entry, ShardExit<TestRoute>* exit) {
         auto* d = p.Make<Doubler>("doubler");
         auto* h = p.Make<Holder>("holder", p.io());
         Plumber::Plumb<TestRoute>(entry, d);
         Plumber::Plumb<TestRoute>(d, h);
         Plumber::Plumb<TestRoute>(h, exit);
-      });
+      }));
   auto* cache = plumber.Make<CacheStage<TestRoute>>("cache", on_violation);
-  Plumber::Plumb<TestRoute>(origin, shard);
-  Plumber::Plumb<TestRoute>(shard, cache);
+  Plumber::Plumb<TestRoute>(origin, shard.AddInput("in", kIn));
+  shard.AddOutput(kOut)->Connect(cache);
   Feed(origin, ops);
-  shard->Settle();
+  shard.Settle();
 
+  // The cache checked the consistency rules on every change it got.
   EXPECT_TRUE(violations.empty()) << violations.front();
   const auto want = StateOf(*s_cache, *s_origin);
   const auto got = StateOf(*cache, *origin);
   EXPECT_GT(want.size(), 20u);
   EXPECT_EQ(got, want);
-  // Lookups through the shard stage agree with what went downstream.
-  EXPECT_EQ(cache->Verify(), 0u) << cache->violations().back();
 }
 
-TEST_P(ShardStageTest, OnePushDownstreamPerUpstreamBatch) {
+TEST_P(ShardStageTest, UpstreamBatchesReachDownstreamWholeBetweenPushes) {
   const int shards = GetParam();
   boost::asio::io_context io;
   Plumber plumber(io);
   auto* origin = plumber.Make<TestOrigin>("origin");
   ShardOptions options;
   options.shards = shards;
-  auto* shard = plumber.Make<ShardStage<TestRoute>>(
-      "shard", io, options,
-      [](int, Plumber& p, ShardEntry<TestRoute>* entry, ShardStage<TestRoute>::ShardExit* exit) {
+  TestShardStage shard(
+      io, options,
+      FactoryOf([](Plumber& p, ShardEntry<TestRoute>* entry, ShardExit<TestRoute>* exit) {
         auto* d = p.Make<Doubler>("doubler");
         Plumber::Plumb<TestRoute>(entry, d);
         Plumber::Plumb<TestRoute>(d, exit);
-      });
+      }));
   auto* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
-  Plumber::Plumb<TestRoute>(origin, shard);
-  Plumber::Plumb<TestRoute>(shard, capture);
-  // Three batches of 40 prefixes each (spread over every shard).
+  Plumber::Plumb<TestRoute>(origin, shard.AddInput("in", kIn));
+  shard.AddOutput(kOut)->Connect(capture);
+  // Three batches of 40 prefixes each (spread over every shard), the loop running between them.
   for (int batch = 0; batch < 3; ++batch) {
     for (int i = 0; i < 40; ++i) {
       const std::string p = "10." + std::to_string(batch) + "." + std::to_string(i) + ".0/24";
       origin->Add(R(p.c_str(), 1 + batch));
     }
     origin->Push();
+    if (batch == 1) shard.Settle();
   }
-  shard->Settle();
-  // Each batch's 40 routes, then one push: the shards' results of one upstream batch together.
+  shard.Settle();
+  // Every batch's 40 routes arrive together, in batch order: a push never splits a batch, the
+  // last change is followed by a push, and the settled first two batches were pushed apart from
+  // the third.
   const std::vector<std::string>& t = capture->trace();
-  ASSERT_EQ(t.size(), 3u * 41u);
-  for (int batch = 0; batch < 3; ++batch) {
-    for (int i = 0; i < 40; ++i) {
-      const std::string& line = t[batch * 41 + i];
-      EXPECT_EQ(line.rfind("add 10." + std::to_string(batch) + ".", 0), 0u) << line;
-      EXPECT_NE(line.find("metric " + std::to_string(2 * (1 + batch))), std::string::npos);
+  ASSERT_EQ(t.empty(), false);
+  EXPECT_EQ(t.back(), "push");
+  int adds = 0;
+  int pushes = 0;
+  for (const std::string& line : t) {
+    if (line == "push") {
+      ++pushes;
+      EXPECT_EQ(adds % 40, 0) << "a push inside a batch after " << adds << " routes";
+      continue;
     }
-    EXPECT_EQ(t[batch * 41 + 40], "push");
+    const int batch = adds / 40;
+    EXPECT_EQ(line.rfind("add 10." + std::to_string(batch) + ".", 0), 0u) << line;
+    EXPECT_NE(line.find("metric " + std::to_string(2 * (1 + batch))), std::string::npos) << line;
+    ++adds;
   }
+  EXPECT_EQ(adds, 120);
+  EXPECT_GE(pushes, 2);
+}
+
+// A blocked output port reaches every shard's exit, in order with the routes, and so does the
+// unblock; an exit made while its port is blocked starts blocked.
+TEST_P(ShardStageTest, BlockingAnOutputPortReachesEveryShardsExit) {
+  const int shards = GetParam();
+  boost::asio::io_context io;
+  std::vector<ShardExit<TestRoute>*> exits(shards);
+  ShardOptions options;
+  options.shards = shards;
+  TestShardStage shard(
+      io, options, [&exits](TestShardStage::Context& ctx, ShardOutputs<TestRoute>& outputs) {
+        exits[ctx.index()] = ctx.plumber().Make<ShardExit<TestRoute>>("exit", &outputs, kOut);
+        return std::make_unique<TestShard>();
+      });
+  Plumber plumber(io);
+  auto* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
+  auto* port = shard.AddOutput(kOut);
+  port->Connect(capture);
+  auto blocked = [&] {
+    return shard.runner().QueryAll(
+        [&exits](TestShard&, int i) { return exits[i]->blocked() ? 1 : 0; });
+  };
+  EXPECT_EQ(blocked(), std::vector<int>(shards, 0));
+  port->SetBlocked(true);
+  EXPECT_FALSE(port->ready());
+  EXPECT_EQ(blocked(), std::vector<int>(shards, 1));
+  port->SetBlocked(false);
+  EXPECT_TRUE(port->ready());
+  EXPECT_EQ(blocked(), std::vector<int>(shards, 0));
+}
+
+// Signals come in order with the port's changes; a barrier once every shard raised it.
+TEST_P(ShardStageTest, SignalsInOrderAndBarriersOnceEveryShardRaisedThem) {
+  const int shards = GetParam();
+  boost::asio::io_context io;
+  ShardOptions options;
+  options.shards = shards;
+  std::vector<ShardOutputs<TestRoute>*> outs(shards);
+  TestShardStage shard(io, options,
+                       [&outs](TestShardStage::Context& ctx, ShardOutputs<TestRoute>& outputs) {
+                         outs[ctx.index()] = &outputs;
+                         return std::make_unique<TestShard>();
+                       });
+  Plumber plumber(io);
+  auto* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
+  std::vector<std::string> seen;
+  shard.AddOutput(kOut)->Connect(
+      capture,
+      {.signal =
+           [&](uint8_t code, const TestRoute& r) {
+             seen.push_back("signal " + std::to_string(code) + " " + r.ToString());
+           },
+       .barrier = [&](uint8_t code) { seen.push_back("barrier " + std::to_string(code)); }});
+  using OutOp = ShardOutput<TestRoute>::Op;
+  for (int i = 0; i < shards; ++i) {
+    shard.runner().Command(i, [&outs, i](TestShard&) {
+      outs[i]->Emit(kOut, OutOp::kSignal).new_route = R("10.0.0.0/24", i);
+      ShardOutput<TestRoute>& b = outs[i]->Emit(kOut, OutOp::kBarrier);
+      b.code = 7;
+      outs[i]->Flush();
+    });
+    shard.Flush();
+    shard.Settle();
+    // One signal per shard so far; the barrier only after the last shard.
+    ASSERT_EQ(seen.size(), static_cast<size_t>(i + 1 + (i + 1 == shards ? 1 : 0)));
+    EXPECT_EQ(seen[i].rfind("signal 0 10.0.0.0/24", 0), 0u) << seen[i];
+  }
+  EXPECT_EQ(seen.back(), "barrier 7");
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, ShardStageTest, ::testing::Values(1, 2, 4, 8));
