@@ -15,7 +15,8 @@ namespace sluice::bgp {
 namespace {
 
 constexpr uint64_t kExportCheckEvery = 64;  // input batches between looks at the export slots
-constexpr uint64_t kPushEvery = 4096;       // changes delivered to a branch before it is pushed
+
+using In = stage::ShardInput<BgpRoute>;
 
 class NoPrefixes : public PrefixSource {
  public:
@@ -68,54 +69,36 @@ absl::StatusOr<std::vector<BgpRoute>> MergePages(
 
 // --- One shard: its copies of the families' pipelines ------------------------------------------
 
-struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutputSink {
+struct ShardedRouting::Worker final : public BranchTailFactory {
   struct PeerEntry {
     std::array<PeerIn*, 2> in{nullptr, nullptr};
     std::array<std::shared_ptr<PublishedCounts>, 2> counts;
   };
-  struct Touched {
-    int family;
-    uint32_t peer_id;
-    PeerIn* in;
+  // Where an input port's routes go in this shard.
+  struct Port {
+    int family = 0;
+    uint32_t peer_id = 0;  // 0: the local input
+    PeerIn* in = nullptr;
   };
 
-  Runner::Context* ctx = nullptr;
+  Shards::Context* ctx = nullptr;
+  ShardOutputs* outputs = nullptr;
   bool has_rib = false;
   std::array<std::unique_ptr<FamilyPipeline>, 2> pipes;
   absl::flat_hash_map<uint32_t, PeerEntry> peers;
-  absl::flat_hash_map<uint32_t, ShardTail*> tails;
-  // Branches blocked before this shard made their tail (a PeerOut born while the restart gate
-  // is closed blocks at once): the tail starts blocked.
-  absl::flat_hash_set<uint32_t> blocked_early;
-  uint32_t next_branch = 0;  // the branch id of the next tail made
-  std::vector<Touched> touched;
-
-  // ShardOutputSink.
-  ShardOut& Emit() override {
-    ShardOut& o = ctx->Emit();
-    o.arrival_ns = stage::CurrentArrival();
-    return o;
-  }
-  void Flush() override { ctx->Flush(); }
+  absl::flat_hash_map<uint32_t, Port> ports;
+  uint32_t next_port = 0;  // the output port of the next tail made
+  std::vector<Port> touched;
 
   // BranchTailFactory.
   BranchTail* MakePeerTail(stage::Plumber* plumber, const std::string& name, uint32_t,
                            FanoutReader* reader, const PrefixSource* loc_rib) override {
-    return MakeTail(plumber, name, reader, loc_rib);
+    return plumber->Make<ShardTail>(name, plumber->io(), outputs, next_port, reader, loc_rib);
   }
   bool rib() const override { return has_rib; }
   BranchTail* MakeRibTail(stage::Plumber* plumber, const std::string& name,
                           FanoutReader* reader) override {
-    return MakeTail(plumber, name, reader, nullptr);
-  }
-  ShardTail* MakeTail(stage::Plumber* plumber, const std::string& name, FlowControl* reader,
-                      const PrefixSource* loc_rib) {
-    const uint32_t branch = next_branch;
-    auto* tail = plumber->Make<ShardTail>(name, plumber->io(), this, branch, reader, loc_rib,
-                                          [this, branch] { tails.erase(branch); });
-    tails[branch] = tail;
-    if (blocked_early.erase(branch) > 0) tail->SetBlocked(true);
-    return tail;
+    return plumber->Make<ShardTail>(name, plumber->io(), outputs, next_port, reader, nullptr);
   }
 
   PeerIn* InputOf(int family, uint32_t peer_id) {
@@ -125,38 +108,38 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
     return it == peers.end() ? nullptr : it->second.in[family];
   }
 
-  void Process(std::span<ShardIn> items) {
-    PeerIn* in = nullptr;
-    int family = -1;
-    uint32_t peer = 0;
-    for (ShardIn& item : items) {
-      if (item.family != family || item.peer_id != peer) {
-        family = item.family;
-        peer = item.peer_id;
-        in = InputOf(family, peer);
-        if (in != nullptr) Touch(family, peer, in);
+  // The shard stage's input: routes of the ports' PeerIns.
+  void Process(std::span<In> items) {
+    const Port* to = nullptr;
+    uint32_t port = 0;
+    for (In& item : items) {
+      if (to == nullptr || item.port != port) {
+        port = item.port;
+        auto it = ports.find(port);
+        to = it == ports.end() ? nullptr : &it->second;
+        if (to != nullptr) Touch(*to);
       }
-      if (in == nullptr) continue;  // a peer removed since
+      if (to == nullptr) continue;  // a peer removed since
       stage::ArrivalScope arrival(item.arrival_ns);
-      if (item.op == ShardIn::Op::kAnnounce) {
-        in->Announce(item.prefix, item.attrs, item.path_id);
+      if (item.op == In::Op::kAdd) {
+        to->in->Announce(item.route.net, item.route.attrs, item.route.path_id);
       } else {
-        in->Withdraw(item.prefix);
+        to->in->Withdraw(item.route.net);
       }
     }
   }
-  void Touch(int family, uint32_t peer, PeerIn* in) {
-    for (const Touched& t : touched) {
-      if (t.in == in) return;
+  void Touch(const Port& p) {
+    for (const Port& t : touched) {
+      if (t.in == p.in) return;
     }
-    touched.push_back(Touched{family, peer, in});
+    touched.push_back(p);
   }
   // The end of an UPDATE: push what it touched, publish the counts.
-  void EndEpoch() {
-    for (const Touched& t : touched) PushInput(t);
+  void EndInput() {
+    for (const Port& t : touched) PushInput(t);
     touched.clear();
   }
-  void PushInput(const Touched& t) {
+  void PushInput(const Port& t) {
     t.in->Push();
     if (t.peer_id != 0) Publish(t.family, t.peer_id);
   }
@@ -172,8 +155,8 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
   }
   // Pushes and forgets what a peer touched (before its stages change).
   void PushPeer(uint32_t peer_id) {
-    std::vector<Touched> rest;
-    for (const Touched& t : touched) {
+    std::vector<Port> rest;
+    for (const Port& t : touched) {
       if (t.peer_id == peer_id) {
         PushInput(t);
       } else {
@@ -182,84 +165,50 @@ struct ShardedRouting::Worker final : public BranchTailFactory, public ShardOutp
     }
     touched.swap(rest);
   }
-
-  void SetBlocked(uint32_t branch, bool blocked) {
-    auto it = tails.find(branch);
-    if (it != tails.end()) {
-      it->second->SetBlocked(blocked);
-    } else if (blocked) {
-      blocked_early.insert(branch);
-    } else {
-      blocked_early.erase(branch);
-    }
-  }
 };
 
-// --- A branch's FanoutReaders in every shard, as PeerOut and RibOut on the loop see them --------
+// What an output branch's tail on the loop (PeerOut, RibOut) takes from the shards besides the
+// stage contract.
+namespace {
+ShardedRouting::Shards::OutputPort::Handlers BranchHandlers(BranchTail* tail) {
+  return {.signal =
+              [tail](uint8_t code, const BgpRoute& route) {
+                if (code == kReadvertise) tail->Readvertise(route);
+              },
+          .barrier =
+              [tail](uint8_t code) {
+                if (code == kEndOfRib) tail->EndOfRib();
+              }};
+}
+}  // namespace
 
-class ShardedRouting::Control : public FlowControl {
- public:
-  Control(Runner* runner, uint32_t branch) : runner_(runner), branch_(branch) {}
-  void SetBlocked(bool blocked) override {
-    if (blocked == blocked_) return;
-    blocked_ = blocked;
-    const uint32_t branch = branch_;
-    runner_->CommandAll([branch, blocked](Worker& w, int) { w.SetBlocked(branch, blocked); });
-    runner_->Flush();
-  }
-  bool ready() const override { return !blocked_; }
-  void WhenReady(std::function<void()> callback) override {
-    if (!blocked_) callback();
-  }
-
- private:
-  Runner* runner_;
-  uint32_t branch_;
-  bool blocked_ = false;
-};
-
-// Where one branch's outputs meet on the loop: a PeerOut or a RibOut.
-struct ShardedRouting::Consumer {
-  uint32_t branch = 0;
-  BranchTail* stage = nullptr;
-  PeerOut* out = nullptr;  // a peer's branch
-  int dumps_pending = 0;   // shards whose initial dump has not ended (End-of-RIB after the last)
-  std::unique_ptr<Control> control;
-  bool touched = false;
-  bool dead = false;
-  uint64_t changes = 0;  // delivered since its last push
-};
-
-// --- A peer's (or the local) input on the loop --------------------------------------------------
+// --- A peer's (or the local) input on the loop: its input port -----------------------------------
 
 class ShardedRouting::Input : public RouteInput {
  public:
-  Input(ShardedRouting* owner, Family* family, int slot, uint32_t peer_id)
-      : owner_(owner), family_(family), slot_(uint8_t(slot)), peer_id_(peer_id) {}
+  Input(ShardedRouting* owner, Family* family, uint32_t peer_id, Shards::InputPort* port)
+      : owner_(owner), family_(family), peer_id_(peer_id), port_(port) {}
+  ~Input() override { owner_->shards_->RemoveInput(port_); }
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  uint32_t port() const { return port_->port(); }
 
   bool Announce(const net::Prefix& prefix, const AttrRef& attrs, uint32_t path_id) override {
     if (!attrs) return false;
     if (peer_id_ == 0) originated_.insert(prefix);
-    Runner& r = *owner_->runner_;
-    ShardIn& in = r.Add(r.ShardFor(prefix));
-    in.op = ShardIn::Op::kAnnounce;
-    in.family = slot_;
-    in.peer_id = peer_id_;
-    in.path_id = path_id;
-    in.prefix = prefix;
-    in.attrs = attrs;
-    in.arrival_ns = stage::CurrentArrival();
+    BgpRoute route;
+    route.net = prefix;
+    route.attrs = attrs;
+    route.path_id = path_id;
+    port_->add_route(route, nullptr);
     return true;
   }
   bool Withdraw(const net::Prefix& prefix) override {
     if (peer_id_ == 0 && originated_.erase(prefix) == 0) return false;
-    Runner& r = *owner_->runner_;
-    ShardIn& in = r.Add(r.ShardFor(prefix));
-    in.op = ShardIn::Op::kWithdraw;
-    in.family = slot_;
-    in.peer_id = peer_id_;
-    in.prefix = prefix;
-    in.arrival_ns = stage::CurrentArrival();
+    BgpRoute route;
+    route.net = prefix;
+    port_->delete_route(route, nullptr);
     return true;
   }
   void Push() override;
@@ -267,8 +216,8 @@ class ShardedRouting::Input : public RouteInput {
  private:
   ShardedRouting* owner_;
   Family* family_;
-  uint8_t slot_;
   uint32_t peer_id_;
+  Shards::InputPort* port_;
   absl::flat_hash_set<net::Prefix> originated_;  // the local input's
 };
 
@@ -276,18 +225,17 @@ class ShardedRouting::Input : public RouteInput {
 
 class ShardedRouting::Family : public FamilyRouting {
  public:
-  Family(ShardedRouting* owner, int slot, uint32_t rib_branch)
-      : owner_(owner), slot_(slot), local_(owner, this, slot, 0) {
-    if (owner_->services_.rib != nullptr) MakeRibOut(rib_branch);
+  Family(ShardedRouting* owner, int slot, uint32_t rib_port)
+      : owner_(owner), slot_(slot), local_(MakeInput(0, "local")) {
+    if (owner_->services_.rib != nullptr) MakeRibOut(rib_port);
   }
 
   net::Family family() const override { return FamilyOf(slot_); }
 
   void SetRouter(const RouterSettings& router) override {
     const int slot = slot_;
-    owner_->runner_->CommandAll(
-        [slot, router](Worker& w, int) { w.pipes[slot]->SetRouter(router); });
-    owner_->runner_->Flush();
+    runner().CommandAll([slot, router](Worker& w, int) { w.pipes[slot]->SetRouter(router); });
+    runner().Flush();
   }
 
   void AddPeer(const PeerSettings& s) override {
@@ -295,18 +243,17 @@ class ShardedRouting::Family : public FamilyRouting {
     PeerState& st = peers_[s.peer_id];
     st.settings = s;
     st.counts = std::make_shared<PublishedCounts>(owner_->threads());
-    st.input = std::make_unique<Input>(owner_, this, slot_, s.peer_id);
     st.SawPolicies();
     const int slot = slot_;
     std::shared_ptr<PublishedCounts> counts = st.counts;
-    Runner& r = *owner_->runner_;
+    Shards::Runner& r = runner();
     r.CommandAll([slot, s, counts](Worker& w, int) {
       w.pipes[slot]->AddPeer(s);
       Worker::PeerEntry& e = w.peers[s.peer_id];
       e.in[slot] = w.pipes[slot]->peer_in(s.peer_id);
       e.counts[slot] = counts;
     });
-    r.Flush();
+    st.input = MakeInput(s.peer_id, s.name);
   }
 
   void UpdatePeer(const PeerSettings& s) override {
@@ -315,11 +262,11 @@ class ShardedRouting::Family : public FamilyRouting {
     it->second.settings = s;
     it->second.SawPolicies();
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, s](Worker& w, int) {
+    runner().CommandAll([slot, s](Worker& w, int) {
       w.PushPeer(s.peer_id);
       w.pipes[slot]->UpdatePeer(s);
     });
-    owner_->runner_->Flush();
+    runner().Flush();
   }
 
   void RemovePeer(uint32_t peer_id) override {
@@ -327,8 +274,10 @@ class ShardedRouting::Family : public FamilyRouting {
     if (it == peers_.end()) return;
     if (it->second.up) PeerDown(peer_id);
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+    const uint32_t port = it->second.input->port();
+    runner().CommandAll([slot, peer_id, port](Worker& w, int) {
       w.PushPeer(peer_id);
+      w.ports.erase(port);
       w.pipes[slot]->RemovePeer(peer_id);
       auto e = w.peers.find(peer_id);
       if (e == w.peers.end()) return;
@@ -336,7 +285,7 @@ class ShardedRouting::Family : public FamilyRouting {
       e->second.counts[slot] = nullptr;
       if (e->second.in[0] == nullptr && e->second.in[1] == nullptr) w.peers.erase(e);
     });
-    owner_->runner_->Flush();
+    runner().Flush();
     peers_.erase(it);
   }
 
@@ -347,22 +296,21 @@ class ShardedRouting::Family : public FamilyRouting {
     PeerState& st = it->second;
     if (st.up) PeerDown(peer_id);
     st.up = true;
-    st.branch = owner_->NewBranch();
-    auto control = std::make_unique<Control>(owner_->runner_.get(), st.branch);
+    st.branch = owner_->NewPort();
+    Shards::OutputPort* port = owner_->shards_->AddOutput(st.branch);
     st.out = owner_->services_.plumber->Make<PeerOut>(
         Name(slot_, "PeerOut", st.settings.name), owner_->services_.plumber->io(), sender,
-        info.params, AfiSafi{AfiOf(family()), Safi::kUnicast}, control.get(), &kNoPrefixes,
+        info.params, AfiSafi{AfiOf(family()), Safi::kUnicast}, port, &kNoPrefixes,
         owner_->options_.peer_out);
-    Consumer* c = owner_->AddConsumer(st.branch, st.out, st.out, owner_->threads());
-    c->control = std::move(control);
+    port->Connect(st.out, BranchHandlers(st.out));
     const int slot = slot_;
     const uint32_t branch = st.branch;
-    owner_->runner_->CommandAll([slot, peer_id, source, info, branch](Worker& w, int) {
-      w.next_branch = branch;
+    runner().CommandAll([slot, peer_id, source, info, branch](Worker& w, int) {
+      w.next_port = branch;
       w.pipes[slot]->PeerUp(peer_id, source, nullptr, info);
       w.Publish(slot, peer_id);
     });
-    owner_->runner_->Flush();
+    runner().Flush();
   }
 
   void PeerDown(uint32_t peer_id) override { Down(peer_id, false); }
@@ -373,10 +321,10 @@ class ShardedRouting::Family : public FamilyRouting {
     if (it == peers_.end() || !it->second.up) return;
     PeerState& st = it->second;
     st.up = false;
-    owner_->RemoveConsumer(st.branch);
+    owner_->RemoveBranch(st.branch, st.out);
     st.out = nullptr;
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, peer_id, graceful](Worker& w, int) {
+    runner().CommandAll([slot, peer_id, graceful](Worker& w, int) {
       w.PushPeer(peer_id);
       if (graceful) {
         w.pipes[slot]->PeerDownGraceful(peer_id);
@@ -385,29 +333,29 @@ class ShardedRouting::Family : public FamilyRouting {
       }
       w.Publish(slot, peer_id);
     });
-    owner_->runner_->Flush();
+    runner().Flush();
   }
 
   void SweepStale(uint32_t peer_id) override {
     if (!peers_.contains(peer_id)) return;
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+    runner().CommandAll([slot, peer_id](Worker& w, int) {
       w.pipes[slot]->SweepStale(peer_id);
       w.Publish(slot, peer_id);
     });
-    owner_->runner_->Flush();
+    runner().Flush();
   }
 
   void InputDown(uint32_t peer_id) override {
     auto it = peers_.find(peer_id);
     if (it == peers_.end() || !it->second.up) return;
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+    runner().CommandAll([slot, peer_id](Worker& w, int) {
       w.PushPeer(peer_id);
       w.pipes[slot]->InputDown(peer_id);
       w.Publish(slot, peer_id);
     });
-    owner_->runner_->Flush();
+    runner().Flush();
   }
 
   RouteInput* input(uint32_t peer_id) override {
@@ -419,9 +367,8 @@ class ShardedRouting::Family : public FamilyRouting {
     auto it = peers_.find(peer_id);
     if (it == peers_.end() || !it->second.up) return;
     const int slot = slot_;
-    owner_->runner_->CommandAll(
-        [slot, peer_id](Worker& w, int) { w.pipes[slot]->RouteRefresh(peer_id); });
-    owner_->runner_->Flush();
+    runner().CommandAll([slot, peer_id](Worker& w, int) { w.pipes[slot]->RouteRefresh(peer_id); });
+    runner().Flush();
   }
 
   void Writable(uint32_t peer_id) override {
@@ -456,19 +403,19 @@ class ShardedRouting::Family : public FamilyRouting {
     return c;
   }
 
-  RouteInput* local_input() override { return &local_; }
+  RouteInput* local_input() override { return local_.get(); }
 
   void RibBorn() override {
     if (owner_->services_.rib == nullptr) return;
-    if (rib_branch_ != 0) owner_->RemoveConsumer(rib_branch_);
-    const uint32_t branch = owner_->NewBranch();
+    if (rib_out_ != nullptr) owner_->RemoveBranch(rib_branch_, rib_out_);
+    const uint32_t branch = owner_->NewPort();
     MakeRibOut(branch);
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, branch](Worker& w, int) {
-      w.next_branch = branch;
+    runner().CommandAll([slot, branch](Worker& w, int) {
+      w.next_port = branch;
       w.pipes[slot]->RibBorn();
     });
-    owner_->runner_->Flush();
+    runner().Flush();
   }
   RibOut* rib_out() { return rib_out_; }
 
@@ -478,7 +425,7 @@ class ShardedRouting::Family : public FamilyRouting {
     if (rib_out_ == nullptr) return true;
     const int slot = slot_;
     for (bool synced :
-         owner_->runner_->QueryAll([slot](Worker&w, int) { return w.pipes[slot]->RibSynced(); })) {
+         runner().QueryAll([slot](Worker&w, int) { return w.pipes[slot]->RibSynced(); })) {
       if (!synced) return false;
     }
     return rib_out_->waiting() == 0;
@@ -486,18 +433,17 @@ class ShardedRouting::Family : public FamilyRouting {
   void RibSyncedAsync(std::function<void(bool synced)> done) override {
     if (rib_out_ == nullptr) return done(true);
     const int slot = slot_;
-    owner_->runner_->QueryAllAsync(
-        [slot](Worker& w, int) { return w.pipes[slot]->RibSynced(); },
-        [this, done = std::move(done)](std::vector<bool> synced) {
-          done(std::find(synced.begin(), synced.end(), false) == synced.end() &&
-               rib_out_->waiting() == 0);
-        });
+    runner().QueryAllAsync([slot](Worker& w, int) { return w.pipes[slot]->RibSynced(); },
+                           [this, done = std::move(done)](std::vector<bool> synced) {
+                             done(std::find(synced.begin(), synced.end(), false) == synced.end() &&
+                                  rib_out_->waiting() == 0);
+                           });
   }
 
   void ReadRoutesAsync(const RouteQuery& q, uint32_t peer_id, RoutesDone done) override {
     const int slot = slot_;
     using Page = absl::StatusOr<std::vector<BgpRoute>>;
-    Runner& r = *owner_->runner_;
+    Shards::Runner& r = runner();
     if (q.prefix) {
       return r.QueryAsync(
           r.ShardFor(*q.prefix),
@@ -514,7 +460,7 @@ class ShardedRouting::Family : public FamilyRouting {
   void CandidatesAsync(const net::Prefix& prefix,
                        std::function<void(std::vector<BgpRoute>)> done) override {
     const int slot = slot_;
-    Runner& r = *owner_->runner_;
+    Shards::Runner& r = runner();
     r.QueryAsync(
         r.ShardFor(prefix), [slot, prefix](Worker& w) { return w.pipes[slot]->Candidates(prefix); },
         std::move(done));
@@ -523,7 +469,7 @@ class ShardedRouting::Family : public FamilyRouting {
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& q, uint32_t peer_id) override {
     const int slot = slot_;
     using Page = absl::StatusOr<std::vector<BgpRoute>>;
-    Runner& r = *owner_->runner_;
+    Shards::Runner& r = runner();
     if (q.prefix) {
       return r.Query(r.ShardFor(*q.prefix), [slot, &q, peer_id](Worker& w) -> Page {
         return w.pipes[slot]->ReadRoutes(q, peer_id);
@@ -538,14 +484,14 @@ class ShardedRouting::Family : public FamilyRouting {
 
   std::vector<BgpRoute> Candidates(const net::Prefix& prefix) override {
     const int slot = slot_;
-    Runner& r = *owner_->runner_;
+    Shards::Runner& r = runner();
     return r.Query(r.ShardFor(prefix),
                    [slot, &prefix](Worker& w) { return w.pipes[slot]->Candidates(prefix); });
   }
 
   std::string DescribeShards() const override {
     if (slot_ == 1 && owner_->families_[0] != nullptr) return {};  // said once for both
-    std::vector<std::string> parts = owner_->runner_->QueryAll([](Worker& w, int i) {
+    std::vector<std::string> parts = runner().QueryAll([](Worker& w, int i) {
       std::string text = w.ctx->plumber().Describe();
       return absl::StrCat("shard ", i, ":\n", text);
     });
@@ -557,14 +503,14 @@ class ShardedRouting::Family : public FamilyRouting {
   // Each shard's copy in turn, on its thread (Query: after the routes sent to it before).
   void ForEachPipeline(const std::function<void(FamilyPipeline&, stage::Plumber&)>& fn) override {
     const int slot = slot_;
-    Runner& r = *owner_->runner_;
+    Shards::Runner& r = runner();
     for (int i = 0; i < r.shards(); ++i) {
       r.Query(i, [slot, &fn](Worker& w) { fn(*w.pipes[slot], w.ctx->plumber()); });
     }
   }
   void ForEachPipelineAsync(CopyFn fn, std::function<void()> done) override {
     const int slot = slot_;
-    owner_->runner_->QueryAllAsync(
+    runner().QueryAllAsync(
         [slot, fn = std::move(fn)](Worker& w, int i) {
           fn(*w.pipes[slot], w.ctx->plumber(), i);
           return 0;
@@ -579,7 +525,7 @@ class ShardedRouting::Family : public FamilyRouting {
     if (it == peers_.end() || it->second.settings.import_policy == nullptr) return;
     if (!it->second.import.PollNew()) return;
     const int slot = slot_;
-    owner_->runner_->CommandAll([slot, peer_id](Worker& w, int) {
+    runner().CommandAll([slot, peer_id](Worker& w, int) {
       if (PeerIn* in = w.InputOf(slot, peer_id)) in->Push();
     });
   }
@@ -589,7 +535,7 @@ class ShardedRouting::Family : public FamilyRouting {
       if (!st.exports.PollNew()) continue;
       const int slot = slot_;
       const uint32_t id = peer_id;
-      owner_->runner_->CommandAll([slot, id](Worker& w, int) {
+      runner().CommandAll([slot, id](Worker& w, int) {
         if (ExportFilter* e = w.pipes[slot]->export_filter(id)) e->push(nullptr);
       });
     }
@@ -612,21 +558,35 @@ class ShardedRouting::Family : public FamilyRouting {
     }
   };
 
-  void MakeRibOut(uint32_t branch) {
-    rib_branch_ = branch;
+  Shards::Runner& runner() const { return owner_->shards_->runner(); }
+
+  // An input port for the peer (0: the local input), and its PeerIn in every shard.
+  std::unique_ptr<Input> MakeInput(uint32_t peer_id, const std::string& name) {
+    const uint32_t port = owner_->NewPort();
+    auto input = std::make_unique<Input>(
+        owner_, this, peer_id, owner_->shards_->AddInput(Name(slot_, "ShardInput", name), port));
+    const int slot = slot_;
+    runner().CommandAll([slot, peer_id, port](Worker& w, int) {
+      w.ports[port] = Worker::Port{slot, peer_id, w.InputOf(slot, peer_id)};
+    });
+    runner().Flush();
+    return input;
+  }
+
+  void MakeRibOut(uint32_t port) {
+    rib_branch_ = port;
     ++rib_generation_;
-    auto control = std::make_unique<Control>(owner_->runner_.get(), branch);
+    Shards::OutputPort* out = owner_->shards_->AddOutput(port);
     const std::string name = rib_generation_ == 1 ? "rib" : absl::StrCat("rib#", rib_generation_);
     rib_out_ = owner_->services_.plumber->Make<RibOut>(
-        Name(slot_, "RibOut", name), owner_->services_.rib, family(), control.get(),
-        owner_->options_.rib_out, owner_->services_.profiler);
-    Consumer* c = owner_->AddConsumer(branch, rib_out_, nullptr, owner_->threads());
-    c->control = std::move(control);
+        Name(slot_, "RibOut", name), owner_->services_.rib, family(), out, owner_->options_.rib_out,
+        owner_->services_.profiler);
+    out->Connect(rib_out_, BranchHandlers(rib_out_));
   }
 
   ShardedRouting* owner_;
   int slot_;
-  Input local_;
+  std::unique_ptr<Input> local_;
   std::map<uint32_t, PeerState> peers_;
   uint32_t rib_branch_ = 0;
   int rib_generation_ = 0;
@@ -634,29 +594,34 @@ class ShardedRouting::Family : public FamilyRouting {
 };
 
 void ShardedRouting::Input::Push() {
-  owner_->EndOfBatch();
+  port_->push(nullptr);  // the end of an epoch in every shard's stream
+  owner_->AfterBatch();
   if (peer_id_ == 0) return;
   family_->CheckImport(peer_id_);
-  owner_->counts_pending_.emplace_back(owner_->runner_->epoch(), peer_id_);
+  owner_->counts_pending_.emplace_back(owner_->shards_->runner().epoch(), peer_id_);
 }
 
-// --- ShardedRouting
-// -------------------------------------------------------------------------------
+// --- ShardedRouting ------------------------------------------------------------------------------
 
 ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, PipelineServices services,
                                PipelineOptions options, std::array<bool, 2> families)
     : router_(router), services_(services), options_(options) {
-  std::array<uint32_t, 2> rib_branches = {NewBranch(), NewBranch()};
+  std::array<uint32_t, 2> rib_ports = {NewPort(), NewPort()};
   stage::ShardOptions so;
   so.shards = std::max(1, threads);
   so.batch_items = options_.shard_batch;
   so.max_backlog = options_.shard_backlog;
   so.inline_single = false;
   so.name = "bgp-shard";
-  Runner::Callbacks cb;
-  cb.make = [this, families, rib_branches](Runner::Context& ctx) {
+  Shards::Hooks hooks;
+  hooks.backpressure = [this](bool full) {
+    if (backpressure_) backpressure_(full);
+  };
+  hooks.delivered = [this] { CountsDelivered(); };
+  auto make = [this, families, rib_ports](Shards::Context& ctx, ShardOutputs& outputs) {
     auto w = std::make_unique<Worker>();
     w->ctx = &ctx;
+    w->outputs = &outputs;
     w->has_rib = services_.rib != nullptr;
     PipelineServices ps = services_;
     ps.plumber = &ctx.plumber();
@@ -664,42 +629,36 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
     ps.tails = w.get();
     for (int slot = 0; slot < 2; ++slot) {
       if (!families[slot]) continue;
-      w->next_branch = rib_branches[slot];
+      w->next_port = rib_ports[slot];
       w->pipes[slot] = std::make_unique<FamilyPipeline>(FamilyOf(slot), router_, ps, options_);
     }
     return w;
   };
-  cb.process = [](Worker& w, std::span<ShardIn> items) { w.Process(items); };
-  cb.end_epoch = [](Worker& w, uint64_t) { w.EndEpoch(); };
-  cb.deliver = [this](int shard, std::span<ShardOut> items) { Deliver(shard, items); };
-  cb.delivered = [this] { Delivered(); };
-  cb.backpressure = [this](bool full) {
-    if (backpressure_) backpressure_(full);
-  };
-  runner_ = std::make_unique<Runner>(services_.plumber->io(), so, std::move(cb));
+  shards_ = std::make_unique<Shards>(services_.plumber->io(), so, make, std::move(hooks));
   for (int slot = 0; slot < 2; ++slot) {
-    if (families[slot]) families_[slot] = std::make_unique<Family>(this, slot, rib_branches[slot]);
+    if (families[slot]) families_[slot] = std::make_unique<Family>(this, slot, rib_ports[slot]);
   }
 }
 
 ShardedRouting::~ShardedRouting() {
-  runner_.reset();  // the shards' stages go first, on their threads
-  families_ = {};
+  families_ = {};   // the inputs leave their ports
+  shards_.reset();  // the shards' stages go on their threads
 }
 
 FamilyRouting* ShardedRouting::family(int slot) { return families_[slot].get(); }
 
-int ShardedRouting::threads() const { return runner_->shards(); }
+int ShardedRouting::threads() const { return shards_->shards(); }
 
-void ShardedRouting::Settle() { runner_->Settle(); }
+void ShardedRouting::Settle() { shards_->Settle(); }
 
 std::vector<stage::Plumber::QueueDepth> ShardedRouting::QueueDepths() const {
   std::vector<stage::Plumber::QueueDepth> out;
-  for (int i = 0; i < runner_->shards(); ++i) {
-    out.push_back({absl::StrCat("shard ", i, " input"), "ShardInput", runner_->backlog(i)});
+  Shards::Runner& runner = shards_->runner();
+  for (int i = 0; i < runner.shards(); ++i) {
+    out.push_back({absl::StrCat("shard ", i, " input"), "ShardInput", runner.backlog(i)});
     // The pipelines were made before the runner's constructor returned; each Fanout lives as
     // long as its pipeline, and published_queued() is an atomic.
-    for (const std::unique_ptr<FamilyPipeline>& pipe : runner_->shard(i).pipes) {
+    for (const std::unique_ptr<FamilyPipeline>& pipe : runner.shard(i).pipes) {
       if (pipe == nullptr) continue;
       const Fanout* fanout = pipe->fanout();
       out.push_back(
@@ -710,7 +669,7 @@ std::vector<stage::Plumber::QueueDepth> ShardedRouting::QueueDepths() const {
 }
 
 std::vector<std::string> ShardedRouting::Violations() {
-  std::vector<std::vector<std::string>> per_shard = runner_->QueryAll([](Worker& w, int) {
+  std::vector<std::vector<std::string>> per_shard = shards_->runner().QueryAll([](Worker& w, int) {
     std::vector<std::string> v;
     for (auto& pipe : w.pipes) {
       if (pipe == nullptr) continue;
@@ -724,123 +683,27 @@ std::vector<std::string> ShardedRouting::Violations() {
   return out;
 }
 
-ShardedRouting::Consumer* ShardedRouting::AddConsumer(uint32_t branch, BranchTail* stage,
-                                                      PeerOut* out, int dumps) {
-  auto c = std::make_unique<Consumer>();
-  c->branch = branch;
-  c->stage = stage;
-  c->out = out;
-  c->dumps_pending = dumps;
-  Consumer* raw = c.get();
-  consumers_[branch] = std::move(c);
-  return raw;
+void ShardedRouting::RemoveBranch(uint32_t port, BranchTail* tail) {
+  // The stage goes after the current event, its output port (the stage's FlowControl) after it.
+  services_.plumber->Retire(tail);
+  shards_->RemoveOutput(port);
 }
 
-void ShardedRouting::RemoveConsumer(uint32_t branch) {
-  auto it = consumers_.find(branch);
-  if (it == consumers_.end()) return;
-  std::unique_ptr<Consumer> c = std::move(it->second);
-  consumers_.erase(it);
-  c->dead = true;
-  std::erase(touched_, c.get());
-  services_.plumber->Retire(c->stage);
-  // The stage goes after the current event; its Control (the stage's reader) after that.
-  dead_.push_back(std::move(c));
-  Consumer* raw = dead_.back().get();
-  boost::asio::post(services_.plumber->io(), [this, raw, alive = std::weak_ptr<int>(alive_)] {
-    if (alive.expired()) return;
-    std::erase_if(dead_, [raw](const std::unique_ptr<Consumer>& d) { return d.get() == raw; });
-  });
-}
-
-void ShardedRouting::Deliver(int, std::span<ShardOut> items) {
-  Consumer* c = nullptr;
-  uint32_t branch = 0;
-  for (ShardOut& o : items) {
-    if (c == nullptr || o.branch != branch) {
-      auto it = consumers_.find(o.branch);
-      c = it == consumers_.end() ? nullptr : it->second.get();
-      branch = o.branch;
-    }
-    if (c == nullptr || c->dead) continue;  // a branch that went away
-    if (!c->touched) {
-      c->touched = true;
-      touched_.push_back(c);
-    }
-    // A long burst (the shards catching up) is pushed every kPushEvery changes of a branch: its
-    // PeerOut's batch, and what that holds per change, stays small.
-    if (++c->changes >= kPushEvery) {
-      c->changes = 0;
-      c->stage->push(nullptr);
-      if (c->dead) continue;
-    }
-    ToStage(*c, o);
-    // The item's references go here, on the loop that just used the sets, not when the shard
-    // reuses the item.
-    o.old_route.attrs.reset();
-    o.new_route.attrs.reset();
+void ShardedRouting::AfterBatch() {
+  if (++pushes_ % kExportCheckEvery != 0) return;
+  for (auto& f : families_) {
+    if (f != nullptr) f->CheckExports();
   }
 }
 
-// The stage contract, and the branch tail's End-of-RIB (once every shard's dump is done) and
-// refresh answers.
-void ShardedRouting::ToStage(Consumer& c, const ShardOut& o) {
-  stage::ArrivalScope arrival(o.arrival_ns);
-  switch (o.kind) {
-    case ShardOut::Kind::kAdd:
-      c.stage->add_route(o.new_route, nullptr);
-      break;
-    case ShardOut::Kind::kDelete:
-      c.stage->delete_route(o.old_route, nullptr);
-      break;
-    case ShardOut::Kind::kReplace:
-      c.stage->replace_route(o.old_route, o.new_route, nullptr);
-      break;
-    case ShardOut::Kind::kReadvertise:
-      c.stage->Readvertise(o.new_route);
-      break;
-    case ShardOut::Kind::kEndOfRib:
-      if (--c.dumps_pending == 0) c.stage->EndOfRib();
-      break;
-  }
-}
-
-void ShardedRouting::Delivered() {
+void ShardedRouting::CountsDelivered() {
   uint32_t last = 0;  // a peer's run of UPDATEs is announced once
-  while (!counts_pending_.empty() && counts_pending_.front().first <= runner_->delivered_epoch()) {
+  const uint64_t delivered = shards_->runner().delivered_epoch();
+  while (!counts_pending_.empty() && counts_pending_.front().first <= delivered) {
     const uint32_t peer_id = counts_pending_.front().second;
     counts_pending_.pop_front();
     if (peer_id != last && counts_changed_) counts_changed_(peer_id);
     last = peer_id;
-  }
-  // The serial pipeline pushes a peer's PeerOut once per fanout slice; here every epoch delivered
-  // in this turn of the event loop goes out in one push, so that prefixes of one attribute set
-  // from every shard and every UPDATE delivered together share UPDATEs (Juniper's update threads).
-  if (touched_.empty() || push_posted_) return;
-  push_posted_ = true;
-  boost::asio::post(services_.plumber->io(), [this, alive = std::weak_ptr<int>(alive_)] {
-    if (alive.expired()) return;
-    push_posted_ = false;
-    PushTouched();
-  });
-}
-
-void ShardedRouting::PushTouched() {
-  for (size_t i = 0; i < touched_.size(); ++i) {
-    Consumer* c = touched_[i];
-    c->touched = false;
-    c->changes = 0;
-    if (!c->dead) c->stage->push(nullptr);
-  }
-  touched_.clear();
-}
-
-void ShardedRouting::EndOfBatch() {
-  runner_->EndEpoch();
-  if (++pushes_ % kExportCheckEvery == 0) {
-    for (auto& f : families_) {
-      if (f != nullptr) f->CheckExports();
-    }
   }
 }
 

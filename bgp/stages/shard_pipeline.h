@@ -2,16 +2,20 @@
 // ShardedRouting: the BGP pipeline spread over N worker threads (DESIGN.md § The shard stage;
 // Juniper's RIB sharding with update threads). `bgp { threads N; }` with N > 1.
 //
+// It is the shard stage (stage/shard_stage.h) with a FamilyPipeline copy per family as each
+// shard's sub-network: every peer's input (and the local one) is an input port, every output
+// branch (a peer's, the RIB's) an output port.
+//
 //   event loop                                  shard i (worker thread i, its own loop)
-//   BgpPeer ─UPDATE─▶ RouteInput ─ShardIn─▶      FamilyPipeline copy, for the prefixes with
+//   BgpPeer ─UPDATE─▶ RouteInput ─InputPort─▶    FamilyPipeline copy, for the prefixes with
 //     (hash of the prefix's /16 picks the shard)  ShardOf(prefix, N) == i:
 //                                                 PeerIn → [Deletion] → ImportFilter →
 //                                                 NexthopResolver → Decision → Fanout ─┬→
 //                                                 ExportFilter(P) → ShardTail
 //                                                                                      └→
 //                                                                                      ShardTail(rib)
-//   PeerOut(P) ◀─ShardOut─ (every shard's changes of one UPDATE, then one push)
-//   RibOut     ◀─ShardOut─
+//   PeerOut(P) ◀─OutputPort─ (every shard's changes of one UPDATE, then one push)
+//   RibOut     ◀─OutputPort─
 //
 // Each shard owns everything that is per prefix: the Adj-RIB-In of its prefixes (PeerIn and
 // Deletion stages), the filters, the resolver's records, Decision and the Fanout's queue — so
@@ -21,14 +25,15 @@
 // run on the event loop). Attribute sets: one store for all (`services.store`, locked per part
 // of its table), so equal sets have equal handles wherever they were made.
 //
-// Outputs meet on the event loop in each peer's PeerOut: the ShardRunner delivers, epoch by epoch
+// Outputs meet on the event loop in each peer's PeerOut: the shard stage delivers, epoch by epoch
 // (one UPDATE in = one epoch), every shard's changes of that UPDATE through the stage contract
 // and then pushes once, so PeerOut groups prefixes that share an attribute set across all shards
 // into one UPDATE — the same UPDATEs as the serial pipeline. End-of-RIB goes out when every
-// shard's dump is done; a refresh walks each shard's prefixes and each route comes back as
-// BranchTail::Readvertise.
-// Flow control: when a peer's PeerOut (or RibOut) blocks, every shard's FanoutReader of that
-// branch is blocked (a command in order with the routes), and unblocked likewise. Towards the
+// shard's dump is done (the kEndOfRib barrier); a refresh walks each shard's prefixes and each
+// route comes back as BranchTail::Readvertise (the kReadvertise signal).
+// Flow control: the branch's output port is its PeerOut's (or RibOut's) FlowControl; when it
+// blocks, every shard's FanoutReader of that branch is blocked (a command in order with the
+// routes), and unblocked likewise. Towards the
 // input: the loop never waits for a shard; when a shard has more than
 // PipelineOptions::shard_backlog routes not yet processed, the backpressure callback says so
 // (BgpRouting then stops every session reading), and again when it is down to half.
@@ -51,15 +56,13 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "bgp/stages/family_pipeline.h"
 #include "bgp/stages/family_routing.h"
 #include "bgp/stages/shard_tail.h"
-#include "stage/shard_runner.h"
+#include "stage/shard_stage.h"
 
 namespace sluice::bgp {
 
@@ -94,47 +97,37 @@ class ShardedRouting {
   // Consistency violations the shards' CacheStages found (PipelineOptions::consistency_checks),
   // after a check of every cache against its upstream.
   std::vector<std::string> Violations();
-  // Each shard's input queue (NLRIs handed to it and not yet processed: "shard 0 input", kind
+  // Each shard's input queue (routes handed to it and not yet processed: "shard 0 input", kind
   // "ShardInput") and its Fanouts ("shard 0 v4 Fanout", as the Fanout last published it), read
   // on the loop without waiting for the shards. The shards' other stages are not read.
   std::vector<stage::Plumber::QueueDepth> QueueDepths() const;
 
-  struct Worker;  // one shard's side (defined in the .cc)
-  using Runner = stage::ShardRunner<Worker, ShardIn, ShardOut>;
+  struct Worker;  // one shard's sub-network (defined in the .cc)
+  using Shards = stage::ShardStage<BgpRoute, Worker>;
 
  private:
   class Family;
   class Input;
-  class Control;
-  struct Consumer;
 
-  // Event loop side.
-  uint32_t NewBranch() { return next_branch_++; }
-  Consumer* AddConsumer(uint32_t branch, BranchTail* stage, PeerOut* out, int dumps);
-  void RemoveConsumer(uint32_t branch);
-  void Deliver(int shard, std::span<ShardOut> items);
-  void ToStage(Consumer& c, const ShardOut& o);
-  void Delivered();
-  void PushTouched();
-  void EndOfBatch();
+  uint32_t NewPort() { return next_port_++; }
+  // Retires a branch's PeerOut or RibOut and stops its output port.
+  void RemoveBranch(uint32_t port, BranchTail* tail);
+  // After every UPDATE a peer's input pushed: the export slots, every kExportCheckEvery.
+  void AfterBatch();
+  void CountsDelivered();
 
   RouterSettings router_;
   PipelineServices services_;
   PipelineOptions options_;
-  std::unique_ptr<Runner> runner_;
+  std::unique_ptr<Shards> shards_;
   std::array<std::unique_ptr<Family>, 2> families_;
-  absl::flat_hash_map<uint32_t, std::unique_ptr<Consumer>> consumers_;
-  std::vector<std::unique_ptr<Consumer>> dead_;  // removed during a delivery; freed after it
-  std::vector<Consumer*> touched_;
   // Peers' UPDATEs handed to the shards whose counts are not announced yet: (epoch, peer id), in
   // epoch order.
   std::deque<std::pair<uint64_t, uint32_t>> counts_pending_;
   std::function<void(uint32_t peer_id)> counts_changed_;
   std::function<void(bool full)> backpressure_;
-  bool push_posted_ = false;
-  uint32_t next_branch_ = 1;
+  uint32_t next_port_ = 1;
   uint64_t pushes_ = 0;
-  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // for handlers posted to the loop
 };
 
 }  // namespace sluice::bgp

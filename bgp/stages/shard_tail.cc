@@ -13,77 +13,66 @@ class NoPrefixes : public PrefixSource {
   }
 };
 const NoPrefixes kNoPrefixes;
+using Out = stage::ShardOutput<BgpRoute>;
+using Op = Out::Op;
 }  // namespace
 
-ShardTail::ShardTail(std::string name, boost::asio::io_context& io, ShardOutputSink* sink,
-                     uint32_t branch, FlowControl* reader, const PrefixSource* loc_rib,
-                     std::function<void()> on_destroy)
+ShardTail::ShardTail(std::string name, boost::asio::io_context& io, ShardOutputs* outputs,
+                     uint32_t port, FlowControl* reader, const PrefixSource* loc_rib)
     : BranchTail(name),
-      sink_(sink),
-      branch_(branch),
+      outputs_(outputs),
+      port_(port),
       reader_(reader),
-      on_destroy_(std::move(on_destroy)),
       refresh_(io, name + " refresh", loc_rib != nullptr ? loc_rib : &kNoPrefixes,
                PrefixWalk::Hooks{
                    .visit =
                        [this](const net::Prefix& p) {
                          if (upstream_ == nullptr) return;
                          if (std::optional<BgpRoute> r = upstream_->lookup_route(p)) {
-                           ShardOut& o = sink_->Emit();
-                           o.kind = ShardOut::Kind::kReadvertise;
-                           o.branch = branch_;
+                           Out& o = outputs_->Emit(port_, Op::kSignal);
+                           o.code = kReadvertise;
                            o.new_route = *r;
                            ++emitted_;
                          }
                        },
-                   .end_of_slice = [this] { sink_->Flush(); },
+                   .end_of_slice = [this] { outputs_->Flush(); },
                    .can_run = [this] { return !blocked_; },
                    .paused = [this] { when_unblocked_.push_back(refresh_.Resumer()); },
-               }) {}
-
-ShardTail::~ShardTail() {
-  if (on_destroy_) on_destroy_();
+               }) {
+  outputs_->Attach(port_, this);
 }
 
+ShardTail::~ShardTail() { outputs_->Detach(port_); }
+
 std::string ShardTail::Status() const {
-  std::string s = absl::StrCat("branch=", branch_, " sent=", emitted_);
+  std::string s = absl::StrCat("port=", port_, " sent=", emitted_);
   if (blocked_) s += " blocked";
   if (refresh_.running()) s += " refreshing";
   return s;
 }
 
 void ShardTail::add_route(const BgpRoute& route, BgpStage*) {
-  ShardOut& o = sink_->Emit();
-  o.kind = ShardOut::Kind::kAdd;
-  o.branch = branch_;
-  o.new_route = route;
+  outputs_->Emit(port_, Op::kAdd).new_route = route;
   ++emitted_;
 }
 
 void ShardTail::delete_route(const BgpRoute& route, BgpStage*) {
-  ShardOut& o = sink_->Emit();
-  o.kind = ShardOut::Kind::kDelete;
-  o.branch = branch_;
-  o.old_route = route;
+  outputs_->Emit(port_, Op::kDelete).old_route = route;
   ++emitted_;
 }
 
 void ShardTail::replace_route(const BgpRoute& old_route, const BgpRoute& new_route, BgpStage*) {
-  ShardOut& o = sink_->Emit();
-  o.kind = ShardOut::Kind::kReplace;
-  o.branch = branch_;
+  Out& o = outputs_->Emit(port_, Op::kReplace);
   o.old_route = old_route;
   o.new_route = new_route;
   ++emitted_;
 }
 
-void ShardTail::push(BgpStage*) { sink_->Flush(); }
+void ShardTail::push(BgpStage*) { outputs_->Flush(); }
 
 void ShardTail::EndOfRib() {
-  ShardOut& o = sink_->Emit();
-  o.kind = ShardOut::Kind::kEndOfRib;
-  o.branch = branch_;
-  sink_->Flush();
+  outputs_->Emit(port_, Op::kBarrier).code = kEndOfRib;
+  outputs_->Flush();
 }
 
 void ShardTail::Refresh() { refresh_.Start(); }

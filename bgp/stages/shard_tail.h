@@ -1,17 +1,11 @@
 #pragma once
-// What crosses threads in the sharded BGP pipeline (shard_pipeline.h), and the stage at
-// the end of a shard's output branches.
-//
-//   ShardIn    event loop → shard: one NLRI of one peer's UPDATE (announce or withdraw), for the
-//              peer's PeerIn in the shard that owns the prefix
-//   ShardOut   shard → event loop: one change at the end of an output branch (a peer's, after its
-//              ExportFilter; the RIB's), or the end of the branch's initial dump; the loop hands
-//              it to the branch's PeerOut or RibOut, where every shard's changes meet
-//   ShardTail  the BranchTail of a shard's output branches: turns the branch's changes into
-//              ShardOuts; answers ROUTE-REFRESH with a walk over the shard's prefixes (each route
-//              the peer has goes out again as a kReadvertise); blocks its FanoutReader while the
-//              loop says the branch is blocked (the peer's session is backed up, the RIB's window
-//              is full)
+// ShardTail: the BranchTail of a shard's output branches in the sharded BGP pipeline
+// (shard_pipeline.h): the exit of the branch's output port of the shard stage
+// (stage/shard_stage.h). It hands the branch's changes to the event loop, where every shard's
+// changes meet in the branch's PeerOut or RibOut; answers ROUTE-REFRESH with a walk over the
+// shard's prefixes (each route the peer has goes out again as a kReadvertise signal); raises the
+// kEndOfRib barrier when the branch's dump is done; blocks its FanoutReader while the loop says
+// the branch is blocked (the peer's session is backed up, the RIB's window is full).
 
 #include <cstdint>
 #include <functional>
@@ -21,50 +15,26 @@
 #include "bgp/stages/branch_tail.h"
 #include "bgp/stages/prefix_walk.h"
 #include "bgp/stages/route.h"
+#include "stage/shard_port.h"
 
 namespace sluice::bgp {
 
-struct ShardIn {
-  enum class Op : uint8_t { kAnnounce, kWithdraw };
-  Op op = Op::kAnnounce;
-  uint8_t family = 0;    // 0 IPv4, 1 IPv6 (the FamilyPipeline slot)
-  uint32_t peer_id = 0;  // 0: originated by this router
-  uint32_t path_id = 0;
-  net::Prefix prefix;
-  AttrRef attrs;           // kAnnounce
-  int64_t arrival_ns = 0;  // the UPDATE's arrival (stage/route_arrival.h); 0 unknown
-};
+using ShardOutputs = stage::ShardOutputs<BgpRoute>;
+// The codes of a branch port's signal (one route) and barrier (every shard).
+inline constexpr uint8_t kReadvertise = 1;  // a route of a refresh walk: BranchTail::Readvertise
+inline constexpr uint8_t kEndOfRib = 1;     // the branch's initial dump is done: EndOfRib
 
-struct ShardOut {
-  enum class Kind : uint8_t { kAdd, kDelete, kReplace, kReadvertise, kEndOfRib };
-  Kind kind = Kind::kAdd;
-  uint32_t branch = 0;
-  BgpRoute old_route;  // kDelete, kReplace
-  BgpRoute new_route;  // kAdd, kReplace, kReadvertise
-  // The arrival of the work that made the change (stage/route_arrival.h); 0 unknown.
-  int64_t arrival_ns = 0;
-};
-
-// Where a shard's tails put their outputs (the shard's way back to the loop).
-class ShardOutputSink {
+class ShardTail : public BranchTail, public stage::ShardPortExit {
  public:
-  virtual ~ShardOutputSink() = default;
-  virtual ShardOut& Emit() = 0;
-  // Outputs made outside the processing of input (a background slice) leave soon.
-  virtual void Flush() = 0;
-};
-
-class ShardTail : public BranchTail {
- public:
-  // `loc_rib` (for refresh walks) may be null for the RIB's branch. `on_destroy` runs in the
-  // destructor (the shard forgets the tail).
-  ShardTail(std::string name, boost::asio::io_context& io, ShardOutputSink* sink, uint32_t branch,
-            FlowControl* reader, const PrefixSource* loc_rib, std::function<void()> on_destroy);
+  // The exit of output port `port` in the shard whose outputs are `outputs`. `loc_rib` (for
+  // refresh walks) may be null for the RIB's branch.
+  ShardTail(std::string name, boost::asio::io_context& io, ShardOutputs* outputs, uint32_t port,
+            FlowControl* reader, const PrefixSource* loc_rib);
   ~ShardTail() override;
 
   std::string_view kind() const override { return "ShardTail"; }
   std::string Status() const override;
-  uint32_t branch() const { return branch_; }
+  uint32_t port() const { return port_; }
 
   void add_route(const BgpRoute& route, BgpStage* caller) override;
   void delete_route(const BgpRoute& route, BgpStage* caller) override;
@@ -76,13 +46,12 @@ class ShardTail : public BranchTail {
   void Refresh() override;
 
   // From the loop: the branch's consumer is backed up (or no longer).
-  void SetBlocked(bool blocked);
+  void SetBlocked(bool blocked) override;
 
  private:
-  ShardOutputSink* sink_;
-  uint32_t branch_;
+  ShardOutputs* outputs_;
+  uint32_t port_;
   FlowControl* reader_;
-  std::function<void()> on_destroy_;
   bool blocked_ = false;
   uint64_t emitted_ = 0;
   std::vector<std::function<void()>> when_unblocked_;
