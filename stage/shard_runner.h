@@ -11,7 +11,9 @@
 // Hand-over: one single-producer/single-consumer queue (spsc_queue.h) per direction per shard.
 // The producer fills a batch in place; a batch leaves when it holds `batch_items` items, or
 // when the current main-loop handler returns (the runner posts a flush after the first item of a
-// burst) if the shard is idle. A shard still busy with earlier batches gets the open one when it
+// burst) if the shard is idle — within a burst of input (the last flush less than
+// ShardOptions::coalesce ago), up to `coalesce` later, so that one wake-up of the shard carries
+// many UPDATEs. A shard still busy with earlier batches gets the open one when it
 // runs out (it asks the main loop for it): a loop that hands over after every UPDATE would
 // otherwise send batches of a few items, each a wake-up and a delivery round on both sides,
 // while the shard could not have started on them sooner. The consumer's loop is woken by one
@@ -54,6 +56,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -99,6 +102,9 @@ struct ShardOptions {
   size_t batch_items = 1024;   // items per batch before it is handed over
   size_t max_backlog = 65536;  // items sent to one shard and not processed: backpressure(true)
   bool inline_single = true;   // shards == 1: no worker thread
+  // Within a burst of input, how long an open batch may wait for more before it is handed to an
+  // idle shard (ShardRunner::ScheduleFlush); 0: at the end of every main-loop handler.
+  std::chrono::microseconds coalesce{500};
   std::string name = "shard";  // worker thread names: "<name>/<i>" (at most 15 characters)
 };
 
@@ -501,16 +507,31 @@ class ShardRunner {
       if (w.open_in->items.capacity() == 0) {
         w.open_in->items.reserve(std::min(options_.batch_items, kFreshBatchItems));
       }
-      if (post_flush && !inline_ && !flush_posted_) {
-        flush_posted_ = true;
-        std::weak_ptr<ShardRunner*> weak = alive_;
-        boost::asio::post(main_, [weak] {
-          auto self = weak.lock();
-          if (self && *self != nullptr) (*self)->FlushIdle();
-        });
-      }
+      if (post_flush && !inline_ && !flush_posted_) ScheduleFlush();
     }
     return *w.open_in;
+  }
+
+  // After a quiet spell the open batches leave when the current handler returns; within a burst
+  // (the last flush less than `coalesce` ago) they wait up to `coalesce` for more, so that a
+  // shard is woken once for many UPDATEs rather than once for each — a wake-up costs the main
+  // loop more than handing over the routes of a small UPDATE.
+  void ScheduleFlush() {
+    flush_posted_ = true;
+    std::weak_ptr<ShardRunner*> weak = alive_;
+    auto flush = [weak] {
+      auto self = weak.lock();
+      if (self && *self != nullptr) (*self)->FlushIdle();
+    };
+    const auto now = std::chrono::steady_clock::now();
+    if (options_.coalesce.count() <= 0 || now - last_flush_ >= options_.coalesce) {
+      boost::asio::post(main_, flush);
+      return;
+    }
+    flush_timer_.expires_at(now + options_.coalesce);
+    flush_timer_.async_wait([flush](const boost::system::error_code& ec) {
+      if (!ec) flush();
+    });
   }
 
   // The flush posted after the first item of a burst: an idle shard gets its open batch now; a
@@ -519,6 +540,7 @@ class ShardRunner {
   // consistent), so at least one of them sees the other and the batch never waits for nothing.
   void FlushIdle() {
     flush_posted_ = false;
+    last_flush_ = std::chrono::steady_clock::now();
     for (auto& w : workers_) {
       if (w->open_in == nullptr) continue;
       if (Idle(*w)) {
@@ -822,6 +844,8 @@ class ShardRunner {
   uint64_t epoch_ = 0;
   uint64_t delivered_epoch_ = 0;
   bool flush_posted_ = false;
+  std::chrono::steady_clock::time_point last_flush_;  // of FlushIdle
+  boost::asio::steady_timer flush_timer_{main_};
   int full_shards_ = 0;  // shards past max_backlog and not drained yet (main loop)
   bool delivering_ = false;
   std::vector<OutBatch> spare_;

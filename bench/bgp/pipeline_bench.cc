@@ -19,8 +19,9 @@
 // pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
 // --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
-// --shard-batch N, --shard-backlog N: PipelineOptions::shard_batch (items per hand-over) and
-// shard_backlog (items a shard may have waiting before the loop waits), for tuning.
+// --shard-batch N, --shard-backlog N, --shard-coalesce-us N: PipelineOptions::shard_batch (items
+// per hand-over), shard_backlog (items a shard may have waiting before the sessions stop reading)
+// and shard_coalesce_us (how long a burst's routes may wait for more), for tuning.
 // --policy heavy: every upstream's import policy is a 1,000-entry prefix list (every 577th prefix
 // of the table, orlonger), an AS-path regular expression and a community match; the default is
 // no policy. --print-policy prints that policy's text (policy-statement "import") and exits:
@@ -383,8 +384,12 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
       ->check(CLI::Range(size_t{1}, size_t{1} << 30));
   app.add_option("--shard-backlog", a.options.shard_backlog,
                  "PipelineOptions::shard_backlog: routes a shard may have waiting before the "
-                 "loop waits for it")
+                 "sessions stop reading")
       ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  app.add_option("--shard-coalesce-us", a.options.shard_coalesce_us,
+                 "PipelineOptions::shard_coalesce_us: within a burst, how long routes may wait "
+                 "for more before they are handed to an idle shard (0: after every UPDATE)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
   app.add_option("--policy", a.policy_kind,
                  "every upstream's import policy: none, or heavy (a 1,000-entry prefix list, an "
                  "AS-path regular expression and a community match)")

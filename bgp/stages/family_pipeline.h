@@ -81,11 +81,13 @@ struct PipelineOptions {
   size_t dump_slice = 1000;         // prefixes per dump slice
   PeerOut::Options peer_out;
   RibOut::Options rib_out;
-  // The shard stage (RouterConfig::threads > 1): routes per hand-over batch, and routes
-  // handed to one shard and not yet processed above which the sessions stop reading (until it
-  // is down to half).
+  // The shard stage (RouterConfig::threads > 1): routes per hand-over batch; routes handed to
+  // one shard and not yet processed above which the sessions stop reading (until it is down to
+  // half); within a burst of UPDATEs, how long routes may wait for more before they are handed to
+  // an idle shard (stage::ShardOptions::coalesce; 0: after every UPDATE).
   size_t shard_batch = 1024;
   size_t shard_backlog = 65536;
+  int64_t shard_coalesce_us = 500;
 };
 
 struct PipelineServices {

@@ -534,6 +534,7 @@ TEST(ShardRunner, ABusyShardGetsWhatCameMeanwhileInOneBatch) {
   ShardOptions options;
   options.shards = 1;
   options.inline_single = false;
+  options.coalesce = std::chrono::microseconds(0);  // every flush at the end of the handler
   Runner runner(io, options, cb);
   auto work = boost::asio::make_work_guard(io);
   auto send_and_run = [&](int item) {
@@ -574,6 +575,57 @@ TEST(ShardRunner, ABusyShardGetsWhatCameMeanwhileInOneBatch) {
   EXPECT_EQ(batches[1], std::vector<int>{1});
   EXPECT_EQ(batches[2], std::vector<int>{2});
   EXPECT_EQ(batches[3].size(), 97u);
+}
+
+// Within a burst (a flush less than ShardOptions::coalesce ago) an idle shard is woken once for
+// what came meanwhile, not once per handler of the loop; after a quiet spell an item leaves at the
+// end of its handler.
+TEST(ShardRunner, AnIdleShardGetsABurstInOneBatchAndATrickleAtOnce) {
+  boost::asio::io_context io;
+  using Runner = ShardRunner<Gate, int, int>;
+  std::atomic<int> processed{0};
+  Runner::Callbacks cb;
+  cb.make = [](Runner::Context&) { return std::make_unique<Gate>(); };
+  cb.process = [&processed](Gate& g, std::span<int> items) {
+    g.batches.emplace_back(items.begin(), items.end());
+    processed += static_cast<int>(items.size());
+  };
+  cb.end_epoch = [](Gate&, uint64_t) {};
+  cb.deliver = [](int, std::span<int>) {};
+  ShardOptions options;
+  options.shards = 1;
+  options.inline_single = false;
+  options.coalesce = std::chrono::milliseconds(200);
+  Runner runner(io, options, cb);
+  auto work = boost::asio::make_work_guard(io);
+  auto send_and_run = [&](int item) {
+    runner.Send(0, item);
+    io.poll();
+  };
+  // Waits up to 100 ms (half the coalescing time) for `n` items processed, without running the
+  // loop: only a batch handed over already gets there.
+  auto processed_soon = [&](int n) {
+    for (int i = 0; i < 1000 && processed < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return processed.load() == n;
+  };
+  send_and_run(0);
+  EXPECT_TRUE(processed_soon(1));
+  // A burst: 49 items, the loop running its handlers after each, well within 200 ms.
+  for (int i = 1; i < 50; ++i) send_and_run(i);
+  EXPECT_FALSE(processed_soon(50)) << "the burst left before the coalescing time";
+  io.run_for(std::chrono::milliseconds(400));  // the coalescing timer
+  EXPECT_TRUE(processed_soon(50));
+  // A quiet spell, then one item: at once.
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  send_and_run(50);
+  EXPECT_TRUE(processed_soon(51));
+  std::vector<std::vector<int>> batches = runner.Query(0, [](Gate& g) { return g.batches; });
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_EQ(batches[0], std::vector<int>{0});
+  EXPECT_EQ(batches[1].size(), 49u);
+  EXPECT_EQ(batches[2], std::vector<int>{50});
 }
 
 }  // namespace
