@@ -6,7 +6,8 @@
 // ready (as it would between two reads of a session): background slices, RIB acknowledgements.
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
-//                                          [--threads N] [--shard-stage] [--policy none|heavy]
+//                                          [--threads N] [--parse-threads N] [--shard-stage]
+//                                          [--policy none|heavy]
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench --print-policy
 //
 // --rib adds a RIB branch whose client acknowledges each batch from the event loop.
@@ -17,6 +18,9 @@
 // interleaved one by one; the messages are re-encoded before timing, decoded in the timed loop.
 // --threads N: RouterConfig::threads (the shard stage; 1, the default, is the serial
 // pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
+// --parse-threads N: the UPDATEs are decoded on a pool of N threads and handed to the loop one
+// handler each, as sluice-bgp's sessions do (PeerManager::SetParseThreads); the default is what
+// sluice-bgp does: --threads when above 1, else 0 (decoded on the loop).
 // --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
 // --shard-batch N, --shard-backlog N, --shard-coalesce-us N: PipelineOptions::shard_batch (items
@@ -38,9 +42,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +59,7 @@
 #include "base/program_options.h"
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
+#include "bgp/session/peer_session.h"
 #include "bgp/stages/bgp_routing.h"
 #include "bgp/wire/update_decoder.h"
 #include "bgp/wire/update_encoder.h"
@@ -177,8 +185,106 @@ struct Setup {
   bool poll = true;
   int threads = 1;
   bool shard_stage = false;              // threads 1 on a worker thread
+  int parse_threads = 0;                 // decode on a pool of these (0: on the loop)
   policy::FilterSlot* import = nullptr;  // null: no import policy
   PipelineOptions options;
+};
+
+struct FeedResult {
+  size_t prefixes = 0;   // announced NLRI
+  size_t peak_heap = 0;  // sampled
+};
+
+// The timed part's input: every upstream's UPDATEs, interleaved one by one, decoded and handed to
+// the upstream's listener as its session would.
+struct Feeder {
+  const std::vector<Capture>& feeds;
+  const std::vector<SessionListener*>& listeners;
+  BgpRouting& routing;
+  boost::asio::io_context& io;
+  AttributeStore& store;
+  SessionParams params;
+  bool poll;
+
+  // `fn(k, message, length)` for every message of every upstream k, in the order they are sent.
+  template <class Fn>
+  size_t ForEachMessage(Fn fn) {
+    size_t peak = 0;
+    size_t longest = 0;
+    for (const Capture& f : feeds) longest = std::max(longest, f.messages.size());
+    for (size_t i = 0; i < longest; ++i) {
+      for (size_t k = 0; k < feeds.size(); ++k) {
+        if (i >= feeds[k].messages.size()) continue;
+        const auto& [off, len] = feeds[k].messages[i];
+        // One or more whole messages.
+        for (size_t pos = off; pos + kHeaderSize <= off + len;) {
+          const uint8_t* m = feeds[k].bytes.data() + pos;
+          const size_t n = (size_t{m[16]} << 8) | m[17];
+          fn(k, m, n);
+          pos += n;
+        }
+      }
+      if (i % 16384 == 0) peak = std::max(peak, HeapInUse());
+    }
+    return peak;
+  }
+
+  // The serial session: each UPDATE decoded on the loop.
+  FeedResult OnTheLoop() {
+    FeedResult r;
+    std::vector<std::unique_ptr<UpdateDecoder>> decoders;
+    for (size_t k = 0; k < feeds.size(); ++k) {
+      decoders.push_back(std::make_unique<UpdateDecoder>(params, &store));
+    }
+    UpdateMessage u;
+    r.peak_heap = ForEachMessage([&](size_t k, const uint8_t* m, size_t n) {
+      decoders[k]->Decode(Bytes(m, n), &u);
+      r.prefixes += u.announced.size();
+      // As a session does: nothing is read while the shards' input is full.
+      while (routing.input_paused()) io.run_one_for(std::chrono::milliseconds(1));
+      listeners[k]->OnUpdate(u);
+      if (poll) io.poll();  // as in the process: what became ready runs between messages
+    });
+    return r;
+  }
+
+  // The sessions with parse threads (PeerManager::SetParseThreads, sluice-bgp's default with
+  // threads > 1): each upstream's UPDATEs decoded in order on a strand of a pool of `threads`,
+  // each handed back to the loop as a handler of its own; the loop reads no further while
+  // PeerSession::kMaxParsing wait for the pool.
+  FeedResult ThroughParsePool(int threads) {
+    FeedResult r;
+    boost::asio::thread_pool pool(static_cast<size_t>(threads));
+    std::vector<std::unique_ptr<UpdateDecoder>> decoders;
+    std::vector<boost::asio::strand<boost::asio::thread_pool::executor_type>> strands;
+    for (size_t k = 0; k < feeds.size(); ++k) {
+      decoders.push_back(std::make_unique<UpdateDecoder>(params, &store));
+      strands.push_back(boost::asio::make_strand(pool.get_executor()));
+    }
+    std::atomic<int> parsing{0};
+    size_t sent = 0, delivered = 0;
+    r.peak_heap = ForEachMessage([&](size_t k, const uint8_t* m, size_t n) {
+      while (routing.input_paused() || parsing.load() >= PeerSession::kMaxParsing) {
+        io.run_one_for(std::chrono::milliseconds(1));
+      }
+      ++parsing;
+      ++sent;
+      boost::asio::post(strands[k], [&, k, m, n] {
+        auto u = std::make_shared<UpdateMessage>();
+        decoders[k]->Decode(Bytes(m, n), u.get());
+        --parsing;
+        boost::asio::post(io, [&, k, u] {
+          r.prefixes += u->announced.size();
+          listeners[k]->OnUpdate(*u);
+          ++delivered;
+        });
+      });
+      if (poll) io.poll();
+    });
+    while (delivered < sent) io.run_one_for(std::chrono::milliseconds(1));
+    pool.join();
+    return r;
+  }
 };
 
 Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
@@ -237,47 +343,23 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     const absl::Time start = absl::Now();
     const double cpu_start = ThreadCpuSeconds();
     const double process_cpu_start = ProcessCpuSeconds();
-    std::vector<std::unique_ptr<UpdateDecoder>> decoders;
-    for (size_t k = 0; k < feeds.size(); ++k) {
-      decoders.push_back(std::make_unique<UpdateDecoder>(info.params, &store));
-    }
-    UpdateMessage u;
-    size_t peak = 0;
     // Keeps poll() working when the loop momentarily has nothing to do. The Settle() above ran
     // the loop out of work, which stops it: without restart() every poll() below returns at once
     // and nothing posted to the loop (the shards' outputs, RIB acknowledgements) runs before the
     // Settle() at the end.
     auto guard = boost::asio::make_work_guard(io);
     io.restart();
-    size_t longest = 0;
-    for (const Capture& f : feeds) longest = std::max(longest, f.messages.size());
-    for (size_t i = 0; i < longest; ++i) {
-      for (size_t k = 0; k < feeds.size(); ++k) {
-        if (i >= feeds[k].messages.size()) continue;
-        const auto& [off, len] = feeds[k].messages[i];
-        // One or more whole messages.
-        for (size_t pos = off; pos + kHeaderSize <= off + len;) {
-          const uint8_t* m = feeds[k].bytes.data() + pos;
-          const size_t n = (size_t{m[16]} << 8) | m[17];
-          decoders[k]->Decode(Bytes(m, n), &u);
-          r.prefixes += u.announced.size();
-          // As a session does: nothing is read while the shards' input is full.
-          while (routing->input_paused()) io.run_one_for(std::chrono::milliseconds(1));
-          up_l[k]->OnUpdate(u);
-          if (poll) io.poll();  // as in the process: what became ready runs between messages
-          pos += n;
-        }
-      }
-      if (i % 16384 == 0) peak = std::max(peak, HeapInUse());
-    }
+    Feeder feeder{feeds, up_l, *routing, io, store, info.params, poll};
+    const FeedResult fed =
+        setup.parse_threads > 0 ? feeder.ThroughParsePool(setup.parse_threads) : feeder.OnTheLoop();
+    r.prefixes = fed.prefixes;
+    const size_t peak = fed.peak_heap;
     guard.reset();
     routing->Settle();
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
     r.cpu_seconds = ThreadCpuSeconds() - cpu_start;
     r.process_cpu_seconds = ProcessCpuSeconds() - process_cpu_start;
     PerfControl("disable");
-    u.Clear();
-    u = UpdateMessage();
     r.routes = 0;
     for (size_t k = 0; k < feeds.size(); ++k) {
       auto status = routing->Peer(net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k))));
@@ -350,6 +432,7 @@ struct Args {
   bool poll = true;
   int threads = 1;
   bool shard_stage = false;
+  int parse_threads = -1;  // -1: as sluice-bgp (--threads when above 1, else 0)
   std::string policy_kind = "none";
   bool print_policy = false;
   PipelineOptions options;
@@ -379,6 +462,10 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
       ->check(CLI::Range(1, 256));
   app.add_flag("--shard-stage", a.shard_stage,
                "with --threads 1: the shard stage with one worker thread");
+  app.add_option("--parse-threads", a.parse_threads,
+                 "decode the UPDATEs on a pool of N threads, as sluice-bgp's sessions do with "
+                 "threads > 1 (0: on the event loop; default: --threads when above 1, else 0)")
+      ->check(CLI::Range(0, 256));
   app.add_option("--shard-batch", a.options.shard_batch,
                  "PipelineOptions::shard_batch: routes per hand-over to a shard")
       ->check(CLI::Range(size_t{1}, size_t{1} << 30));
@@ -434,6 +521,7 @@ int Main(int argc, char** argv) {
   setup.poll = a.poll;
   setup.threads = a.threads;
   setup.shard_stage = a.shard_stage;
+  setup.parse_threads = a.parse_threads >= 0 ? a.parse_threads : (a.threads > 1 ? a.threads : 0);
   setup.options = a.options;
   policy::FilterSlot slot(nullptr);
   if (a.policy_kind == "heavy") {
@@ -446,10 +534,11 @@ int Main(int argc, char** argv) {
     setup.import = &slot;
   }
   std::printf(
-      "PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d thread(s)%s, %s import "
-      "policy, %d runs\n",
+      "PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d thread(s)%s, %d parse "
+      "thread(s), %s import policy, %d runs\n",
       c.messages.size(), a.upstreams, a.with_rib ? " + RIB" : "", a.threads,
-      a.shard_stage && a.threads == 1 ? " (shard stage)" : "", a.policy_kind.c_str(), a.reps);
+      a.shard_stage && a.threads == 1 ? " (shard stage)" : "", setup.parse_threads,
+      a.policy_kind.c_str(), a.reps);
   std::vector<double> secs, rate, bpr, cpu, cpu_rate, process_cpu;
   std::vector<size_t> updates;
   for (int i = 0; i < a.reps; ++i) {
