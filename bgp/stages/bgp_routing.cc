@@ -312,13 +312,6 @@ void BgpRouting::OnRibBorn() {
   }
 }
 
-bool BgpRouting::RibSynced() {
-  for (FamilyRouting* pipe : families_) {
-    if (pipe != nullptr && !pipe->RibSynced()) return false;
-  }
-  return true;
-}
-
 void BgpRouting::RibSyncedAsync(std::function<void(bool synced)> done) {
   RibSyncedFrom(0, std::move(done));
 }
@@ -336,12 +329,6 @@ void BgpRouting::RibSyncedFrom(size_t family, std::function<void(bool synced)> d
 void BgpRouting::SetStaleRoutesTime(double seconds) {
   config_.stale_routes_time_s = seconds;
   for (auto& [address, p] : peers_) p->graceful().set_stale_routes_time(seconds);
-}
-
-std::vector<BgpRoute> BgpRouting::Candidates(const net::Prefix& prefix) {
-  FamilyRouting* pipe = routing(prefix.family());
-  if (pipe == nullptr) return {};
-  return pipe->Candidates(prefix);
 }
 
 void BgpRouting::CandidatesAsync(const net::Prefix& prefix,

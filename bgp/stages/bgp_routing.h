@@ -172,9 +172,8 @@ class BgpRouting {
   // --- RIB -----------------------------------------------------------------------------------
   // A RIB instance was born (again): nexthops are asked again and every route is re-sent.
   void OnRibBorn();
-  // Every family's RIB branch has handed the RIB every route (FamilyRouting::RibSynced).
-  bool RibSynced();
-  // The same through `done` on the loop, without waiting for the shards.
+  // Whether every family's RIB branch has handed the RIB every route (FamilyRouting::RibSynced),
+  // through `done` on the loop, without waiting for the shards.
   void RibSyncedAsync(std::function<void(bool synced)> done);
   NexthopCache& nexthop_cache() { return *nexthops_; }
 
@@ -199,8 +198,8 @@ class BgpRouting {
   // The same through `done` on the loop, without waiting for the shards (FamilyRouting::
   // ReadRoutesAsync): what the loop serves reads this way. Errors found here answer at once.
   void ReadRoutesAsync(const RouteQuery& query, FamilyRouting::RoutesDone done);
-  // The Loc-RIB route and every candidate for one prefix (`show bgp routes PREFIX detail`).
-  std::vector<BgpRoute> Candidates(const net::Prefix& prefix);
+  // The Loc-RIB route and every candidate for one prefix (`show bgp routes PREFIX detail`),
+  // through `done` on the loop.
   void CandidatesAsync(const net::Prefix& prefix, std::function<void(std::vector<BgpRoute>)> done);
   // `show plumbing`: every stage, one per line (Plumber::Describe), the shards' after the loop's.
   std::string Describe() const;
