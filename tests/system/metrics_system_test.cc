@@ -116,20 +116,7 @@ class MetricsRouter : public ::testing::Test {
     metrics_port_ = FreeLoopbackPort();
     conf_ = r_.WriteConfig("router.conf", Config(bgp_port_, MetricsBlock(metrics_port_)));
     ASSERT_TRUE(r_.Start(conf_)) << r_.Logs("rtrmgr");
-    std::vector<std::string> argv = {BuildPath("bgp/replay/sluice-replay"),
-                                     "--connect",
-                                     absl::StrCat("127.0.0.1:", bgp_port_),
-                                     "--local-address",
-                                     "127.0.0.2",
-                                     "--local-as",
-                                     "4200000002",
-                                     "--prepend-own-as",
-                                     "--next-hop",
-                                     "10.1.0.2",
-                                     "--linger",
-                                     "--quiet"};
-    argv.insert(argv.end(), feed.begin(), feed.end());
-    replay_ = ChildProcess::Start(argv);
+    replay_ = StartReplay("127.0.0.2", "4200000002", feed);
     ASSERT_TRUE(replay_);
     // The whole table is in the peer's Adj-RIB-In.
     ASSERT_TRUE(Eventually(
@@ -145,6 +132,25 @@ class MetricsRouter : public ::testing::Test {
         },
         seconds))
         << r_.Logs("bgp");
+  }
+
+  // sluice-replay as peer `address` (AS `as`) with the table arguments `feed`.
+  std::unique_ptr<ChildProcess> StartReplay(const std::string& address, const std::string& as,
+                                            const std::vector<std::string>& feed) {
+    std::vector<std::string> argv = {BuildPath("bgp/replay/sluice-replay"),
+                                     "--connect",
+                                     absl::StrCat("127.0.0.1:", bgp_port_),
+                                     "--local-address",
+                                     address,
+                                     "--local-as",
+                                     as,
+                                     "--prepend-own-as",
+                                     "--next-hop",
+                                     "10.1.0.2",
+                                     "--linger",
+                                     "--quiet"};
+    argv.insert(argv.end(), feed.begin(), feed.end());
+    return ChildProcess::Start(argv);
   }
 
   RtrmgrProcess r_;
@@ -364,6 +370,18 @@ void ExpectQueuesAndRouteLatency(int port) {
 }
 
 TEST_F(MetricsSystemTest, StageQueuesAndRouteLatencyFromBgpToTheFea) {
+  // A route re-sent because the RIB or the FEA came up after BGP had it carries no arrival, and
+  // the processes may start in any order: once the FIB holds the first table (BGP, the RIB and
+  // the FEA know each other), a second peer's table travels the whole way as it arrives.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const Scrape s = Get(metrics_port_);
+        return Value(s, "sluice_fib_routes{family=\"ipv4\"}") >= kRoutes;
+      },
+      60));
+  std::unique_ptr<ChildProcess> second = StartReplay(
+      "127.0.0.3", "4200000003", {"--synthetic", std::to_string(kRoutes), "--seed", "2"});
+  ASSERT_TRUE(second);
   ExpectQueuesAndRouteLatency(metrics_port_);
   std::string why;
   EXPECT_TRUE(PromtoolAccepts(metrics_port_, &why)) << why;
