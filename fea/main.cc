@@ -237,8 +237,9 @@ int main(int argc, char** argv) {
                         "), ", fib.open_transactions(), " open transactions, ",
                         fib.stale_route_count(), " stale\n", fib_service.Describe(), "\n");
   };
-  for (absl::Status s : {fib_service.Register(), ifmgr_service.Register(),
-                         ipc::ServeProfile(router, profiler, describe_plumbing)}) {
+  for (absl::Status s :
+       {fib_service.Register(), ifmgr_service.Register(),
+        ipc::ServeProfile(router, profiler, ipc::DescribeNow(describe_plumbing))}) {
     if (!s.ok()) {
       std::cerr << "sluice-fea: " << s.message() << "\n";
       return 1;

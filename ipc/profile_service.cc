@@ -1,5 +1,6 @@
 #include "ipc/profile_service.h"
 
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "ipc/methods/profile.h"
+#include "ipc/responder.h"
 
 namespace sluice::ipc {
 namespace {
@@ -24,8 +26,8 @@ absl::StatusOr<stage::ProfilePoint*> FindPoint(const stage::Profiler& profiler,
 
 }  // namespace
 
-absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
-                          std::function<std::string()> describe, UnknownPointText unknown) {
+absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler, DescribePlumbing describe,
+                          UnknownPointText unknown) {
   stage::Profiler* p = &profiler;
   RETURN_IF_ERROR(
       router.Handle(methods::profile::kListPoints,
@@ -68,13 +70,23 @@ absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
         point->Clear();
         return pb::ClearReply();
       }));
-  return router.Handle(methods::profile::kDescribePlumbing,
-                       [describe = std::move(describe)](const pb::DescribePlumbingRequest&)
-                           -> absl::StatusOr<pb::DescribePlumbingReply> {
-                         pb::DescribePlumbingReply reply;
-                         if (describe) reply.set_text(describe());
-                         return reply;
-                       });
+  return router.HandleAsync(
+      methods::profile::kDescribePlumbing,
+      [describe = std::move(describe)](const pb::DescribePlumbingRequest&,
+                                       Responder<pb::DescribePlumbingReply> responder) {
+        if (!describe) return responder.Finish(absl::OkStatus());
+        describe([r = std::make_shared<Responder<pb::DescribePlumbingReply>>(std::move(responder))](
+                     std::string text) {
+          r->reply()->set_text(std::move(text));
+          r->Finish(absl::OkStatus());
+        });
+      });
+}
+
+DescribePlumbing DescribeNow(std::function<std::string()> describe) {
+  return [describe = std::move(describe)](std::function<void(std::string)> reply) {
+    reply(describe());
+  };
 }
 
 absl::Status ServeStageStats(XrlRouter& router,

@@ -32,11 +32,16 @@ enum class UnknownPointText {
   kWithKnownPoints,  // no profiling point "x" (points: a, b)  (the known points in name order)
 };
 
+// What answers describe_plumbing: called on the loop, it hands the text to `reply`, at once or
+// later (from the loop), so a process whose stages live on other threads need not wait for them.
+using DescribePlumbing = std::function<void(std::function<void(std::string text)> reply)>;
+// A DescribePlumbing that replies at once with `describe()`.
+DescribePlumbing DescribeNow(std::function<std::string()> describe);
+
 // Adds the profile/1.0 handlers to `router` (call before router.Start()). `describe` answers
-// describe_plumbing (an empty text when it is null); it runs on the loop. `profiler` outlives the
-// router. Errors: those of XrlRouter::Handle.
-absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler,
-                          std::function<std::string()> describe,
+// describe_plumbing (an empty text when it is null). `profiler` outlives the router. Errors:
+// those of XrlRouter::Handle.
+absl::Status ServeProfile(XrlRouter& router, stage::Profiler& profiler, DescribePlumbing describe,
                           UnknownPointText unknown = UnknownPointText::kPointOnly);
 
 // Adds profile/1.0/get_stage_stats: `depths` (run on the loop) lists the stages that keep a

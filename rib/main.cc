@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   rib::RibPolicyService policy(router, rib);
   for (absl::Status s :
        {service.Register(), interfaces.Register(),
-        ipc::ServeProfile(router, profiler, describe_plumbing),
+        ipc::ServeProfile(router, profiler, ipc::DescribeNow(describe_plumbing)),
         ipc::ServeStageStats(router, [&rib] { return rib.QueueDepths(); }), policy.Register()}) {
     if (!s.ok()) {
       std::cerr << "sluice-rib: " << s.message() << "\n";

@@ -87,7 +87,8 @@ absl::Status BgpDaemon::Start() {
   RETURN_IF_ERROR(ServePolicyBackend(*router_, *policy_));
   if (rpki_) RETURN_IF_ERROR(rpki_->Start());  // rpki_client/1.0, and the rpki class's births
   RETURN_IF_ERROR(ipc::ServeProfile(
-      *router_, profiler_, [this] { return bgp_->Describe(); },
+      *router_, profiler_,
+      [this](std::function<void(std::string)> reply) { bgp_->DescribeAsync(std::move(reply)); },
       ipc::UnknownPointText::kWithKnownPoints));
   RETURN_IF_ERROR(ipc::ServeStageStats(*router_, [this] { return bgp_->routing().QueueDepths(); }));
   // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route.

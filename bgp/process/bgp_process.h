@@ -184,7 +184,10 @@ class BgpProcess : private RoutingSide {
   RouteMonitorSlot& route_monitor() { return route_monitor_; }
   PeerManager& peers() { return peers_; }
   AttributeStore& store() { return store_; }
-  std::string Describe() const { return routing_->Describe(); }
+  // `show plumbing`, answered on the loop without waiting for the shards.
+  void DescribeAsync(std::function<void(std::string)> done) const {
+    routing_->DescribeAsync(std::move(done));
+  }
 
  private:
   // RoutingSide.

@@ -4,11 +4,11 @@
 //   - periodic TABLE_DUMP_V2 dumps of the Loc-RIB every `interval`, at multiples of it since
 //     the epoch, named from the pattern with the dump's start time;
 //   - dumps on demand (DumpTable): the Loc-RIB, or one peer's Adj-RIB-In.
-// A dump reads the routes on the event loop a page at a time (BgpProcess::ReadRoutes, which with
-// shard threads asks every shard for the page and merges), handing each page to the dump's own
-// thread (bgp/mrt/mrt_table_dump.h) that encodes and writes it; reading pauses while four pages
-// wait. The dump is therefore not one instant's table: a route changing during the dump appears
-// as it was when its page was read.
+// A dump reads the routes on the event loop a page at a time (BgpProcess::ReadRoutesAsync, which
+// with shard threads asks every shard for the page and merges the answers), handing each page to
+// the dump's own thread (bgp/mrt/mrt_table_dump.h) that encodes and writes it; reading pauses
+// while four pages wait. The dump is therefore not one instant's table: a route changing during
+// the dump appears as it was when its page was read.
 //
 // The PEER_INDEX_TABLE lists this router first (its BGP Identifier, address 0.0.0.0 and AS, for
 // the routes it originates), then every configured peer. Single-threaded: every call on the

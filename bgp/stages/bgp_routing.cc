@@ -346,6 +346,20 @@ std::string BgpRouting::Describe() const {
   return out;
 }
 
+void BgpRouting::DescribeAsync(std::function<void(std::string)> done) const {
+  DescribeShardsFrom(0, plumber_.Describe(), std::move(done));
+}
+
+void BgpRouting::DescribeShardsFrom(size_t i, std::string text,
+                                    std::function<void(std::string)> done) const {
+  while (i < families_.size() && families_[i] == nullptr) ++i;
+  if (i == families_.size()) return done(std::move(text));
+  families_[i]->DescribeShardsAsync(
+      [this, i, text = std::move(text), done = std::move(done)](std::string shards) {
+        DescribeShardsFrom(i + 1, text + shards, done);
+      });
+}
+
 std::vector<stage::Plumber::QueueDepth> BgpRouting::QueueDepths() const {
   std::vector<stage::Plumber::QueueDepth> out = plumber_.QueueDepths();
   if (sharded_ != nullptr) {

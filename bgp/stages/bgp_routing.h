@@ -202,7 +202,10 @@ class BgpRouting {
   // through `done` on the loop.
   void CandidatesAsync(const net::Prefix& prefix, std::function<void(std::vector<BgpRoute>)> done);
   // `show plumbing`: every stage, one per line (Plumber::Describe), the shards' after the loop's.
+  // Describe waits for the shards (tests); DescribeAsync, what the process serves, answers
+  // through `done` on the loop without waiting.
   std::string Describe() const;
+  void DescribeAsync(std::function<void(std::string)> done) const;
   // Every loop stage that keeps a queue (stage::Plumber::QueueDepths), then each shard's input
   // queue and Fanouts (ShardedRouting::QueueDepths); on the loop, never waiting for a shard
   // (sluice_stage_queue_depth).
@@ -251,6 +254,8 @@ class BgpRouting {
   std::array<std::unique_ptr<FamilyRouting>, 2> pipelines_;   // serial
   std::unique_ptr<ShardedRouting> sharded_;                   // threads > 1 (or 1 forced)
   std::array<FamilyRouting*, 2> families_{nullptr, nullptr};  // whichever runs
+  // DescribeAsync's step: `text` plus the shards' stages of families_[i] and those after it.
+  void DescribeShardsFrom(size_t i, std::string text, std::function<void(std::string)> done) const;
   stage::Plumber plumber_;
   std::map<net::IPAddress, std::unique_ptr<BgpPeer>> peers_;
   std::map<uint32_t, BgpPeer*> peers_by_id_;  // the same peers, by PeerSettings::peer_id

@@ -139,7 +139,12 @@ class FamilyRouting {
     done(Candidates(prefix));
   }
   // Stages that live elsewhere than the caller's Plumber (the shards'), for `show plumbing`.
+  // DescribeShards waits for every shard (tests); DescribeShardsAsync answers through `done` on
+  // the event loop, maybe later, without waiting (as RibSyncedAsync).
   virtual std::string DescribeShards() const { return {}; }
+  virtual void DescribeShardsAsync(std::function<void(std::string)> done) const {
+    done(DescribeShards());
+  }
 
   // --- Control of the pipeline copies --------------------------------------------------------
   // Runs `fn(pipeline, plumber)` on every copy of this family's FamilyPipeline, on the thread that

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp {
@@ -491,13 +492,16 @@ class ShardedRouting::Family : public FamilyRouting {
 
   std::string DescribeShards() const override {
     if (slot_ == 1 && owner_->families_[0] != nullptr) return {};  // said once for both
-    std::vector<std::string> parts = runner().QueryAll([](Worker& w, int i) {
-      std::string text = w.ctx->plumber().Describe();
-      return absl::StrCat("shard ", i, ":\n", text);
+    return absl::StrJoin(runner().QueryAll(DescribeShard), "");
+  }
+  void DescribeShardsAsync(std::function<void(std::string)> done) const override {
+    if (slot_ == 1 && owner_->families_[0] != nullptr) return done({});
+    runner().QueryAllAsync(DescribeShard, [done = std::move(done)](std::vector<std::string> parts) {
+      done(absl::StrJoin(parts, ""));
     });
-    std::string out;
-    for (const std::string& p : parts) out += p;
-    return out;
+  }
+  static std::string DescribeShard(Worker& w, int i) {
+    return absl::StrCat("shard ", i, ":\n", w.ctx->plumber().Describe());
   }
 
   // Each shard's copy in turn, on its thread (Query: after the routes sent to it before).

@@ -44,7 +44,8 @@ net::Prefix P(const std::string& text) { return *net::Prefix::Parse(text); }
 
 class ProcessServiceTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(h_.Start().ok()); }
+  void SetUp() override { ASSERT_TRUE(h_.Start(DaemonOptions()).ok()); }
+  virtual process::BgpDaemonOptions DaemonOptions() const { return {}; }
   void TearDown() override {
     peer_.reset();
     rib_.reset();
@@ -388,6 +389,39 @@ TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   ASSERT_TRUE(plumbing->ok());
   EXPECT_THAT((*plumbing)->text(), HasSubstr("RibOut"));
   EXPECT_THAT((*plumbing)->text(), HasSubstr("PeerIn(127.0.0.2)"));
+}
+
+// The same daemon with two shard threads: the stages of each shard are described too, answered
+// on the loop once each shard has answered.
+class ShardedProcessServiceTest : public ProcessServiceTest {
+ protected:
+  process::BgpDaemonOptions DaemonOptions() const override {
+    process::BgpDaemonOptions o;
+    o.threads = 2;
+    return o;
+  }
+};
+
+TEST_F(ShardedProcessServiceTest, PlumbingDescribesEveryShard) {
+  SetIdentity();
+  StartRib();
+  StartPeer(3);
+  ASSERT_TRUE(Run([&] { return rib_->size("ebgp") == 3; }, 20));
+  std::optional<absl::StatusOr<profile_v1::DescribePlumbingReply>> plumbing;
+  h_.client().Call(
+      "bgp", ipc::methods::profile::kDescribePlumbing, profile_v1::DescribePlumbingRequest(),
+      [&](absl::StatusOr<profile_v1::DescribePlumbingReply> r) { plumbing = std::move(r); });
+  ASSERT_TRUE(Run([&] { return plumbing.has_value(); }));
+  ASSERT_TRUE(plumbing->ok()) << plumbing->status();
+  const std::string& text = (*plumbing)->text();
+  const size_t shard0 = text.find("shard 0:\n");
+  const size_t shard1 = text.find("shard 1:\n");
+  ASSERT_NE(shard0, std::string::npos) << text;
+  ASSERT_NE(shard1, std::string::npos) << text;
+  // Each shard holds its own copy of the peer's input.
+  EXPECT_NE(text.substr(shard0, shard1 - shard0).find("PeerIn(127.0.0.2)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.substr(shard1).find("PeerIn(127.0.0.2)"), std::string::npos) << text;
 }
 
 }  // namespace

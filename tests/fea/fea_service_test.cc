@@ -150,9 +150,9 @@ class FeaServiceTest : public ::testing::Test {
                                                        dummy_config ? &ifmgr_ : nullptr);
     ASSERT_TRUE(fib_service_->Register().ok());
     ASSERT_TRUE(ifmgr_service_->Register().ok());
-    ASSERT_TRUE(ipc::ServeProfile(*fea_router_, profiler_, [this] {
+    ASSERT_TRUE(ipc::ServeProfile(*fea_router_, profiler_, ipc::DescribeNow([this] {
                   return fib_service_->Describe();
-                }).ok());
+                })).ok());
     ASSERT_TRUE(fea_router_->Start().ok());
     ASSERT_TRUE(RunUntil([&] { return fea_router_->registered(); }));
   }
