@@ -18,9 +18,10 @@
 // interleaved one by one; the messages are re-encoded before timing, decoded in the timed loop.
 // --threads N: RouterConfig::threads (the shard stage; 1, the default, is the serial
 // pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
-// --parse-threads N: the UPDATEs are decoded on a pool of N threads and handed to the loop one
-// handler each, as sluice-bgp's sessions do (PeerManager::SetParseThreads); the default is what
-// sluice-bgp does: --threads when above 1, else 0 (decoded on the loop).
+// --parse-threads N: the UPDATEs are decoded on a pool of N threads and handed back to the loop
+// a read's worth (64 KiB or 256 UPDATEs) per handler, as sluice-bgp's sessions do
+// (PeerManager::SetParseThreads); the default is what sluice-bgp does: --threads when above 1,
+// else 0 (decoded on the loop).
 // --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
 // --shard-batch N, --shard-backlog N, --shard-coalesce-us N: PipelineOptions::shard_batch (items
@@ -59,7 +60,9 @@
 #include "base/program_options.h"
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
+#include "bgp/session/connection.h"
 #include "bgp/session/peer_session.h"
+#include "bgp/session/update_batch.h"
 #include "bgp/stages/bgp_routing.h"
 #include "bgp/wire/update_decoder.h"
 #include "bgp/wire/update_encoder.h"
@@ -249,8 +252,9 @@ struct Feeder {
   }
 
   // The sessions with parse threads (PeerManager::SetParseThreads, sluice-bgp's default with
-  // threads > 1): each upstream's UPDATEs decoded in order on a strand of a pool of `threads`,
-  // each handed back to the loop as a handler of its own; the loop reads no further while
+  // threads > 1): each upstream's UPDATEs go to the pool a read at a time (UpdateBatch: at most
+  // Connection::kReadSize octets or kSliceMessages messages), decoded in order on a strand of
+  // the pool, each batch handed back to the loop as one handler; the loop reads no further while
   // PeerSession::kMaxParsing wait for the pool.
   FeedResult ThroughParsePool(int threads) {
     FeedResult r;
@@ -263,24 +267,40 @@ struct Feeder {
     }
     std::atomic<int> parsing{0};
     size_t sent = 0, delivered = 0;
+    std::vector<UpdateBatch> reads(feeds.size());
+    std::vector<size_t> read_octets(feeds.size(), 0);
+    auto hand_over = [&](size_t k) {
+      if (reads[k].empty()) return;
+      sent += reads[k].size();
+      boost::asio::post(strands[k], [&, k, batch = std::move(reads[k])] {
+        auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoders[k]));
+        parsing -= int(batch.size());
+        boost::asio::post(io, [&, k, decoded] {
+          for (UpdateMessage& u : decoded->updates) {
+            r.prefixes += u.announced.size();
+            listeners[k]->OnUpdate(u);
+          }
+          delivered += decoded->updates.size();
+        });
+      });
+      reads[k] = UpdateBatch();
+      read_octets[k] = 0;
+    };
     r.peak_heap = ForEachMessage([&](size_t k, const uint8_t* m, size_t n) {
       while (routing.input_paused() || parsing.load() >= PeerSession::kMaxParsing) {
+        for (size_t j = 0; j < feeds.size(); ++j) hand_over(j);
         io.run_one_for(std::chrono::milliseconds(1));
       }
       ++parsing;
-      ++sent;
-      boost::asio::post(strands[k], [&, k, m, n] {
-        auto u = std::make_shared<UpdateMessage>();
-        decoders[k]->Decode(Bytes(m, n), u.get());
-        --parsing;
-        boost::asio::post(io, [&, k, u] {
-          r.prefixes += u->announced.size();
-          listeners[k]->OnUpdate(*u);
-          ++delivered;
-        });
-      });
+      reads[k].Add(Bytes(m, n));
+      read_octets[k] += n;
+      if (reads[k].size() >= size_t(Connection::kSliceMessages) ||
+          read_octets[k] >= Connection::kReadSize) {
+        hand_over(k);
+      }
       if (poll) io.poll();
     });
+    for (size_t k = 0; k < feeds.size(); ++k) hand_over(k);
     while (delivered < sent) io.run_one_for(std::chrono::milliseconds(1));
     pool.join();
     return r;

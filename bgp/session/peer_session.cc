@@ -29,11 +29,6 @@ PeerSession::~PeerSession() {
   timer_.cancel();
 }
 
-template <typename Body>
-void PeerSession::Guard(std::string_view where, Body&& body) {
-  if (std::optional<HandlerFault> fault = CatchFault(body)) Fault(where, *fault);
-}
-
 FsmSettings PeerSession::MakeSettings() const {
   FsmSettings s;
   s.local_as = local_.as;
@@ -415,36 +410,6 @@ void PeerSession::HandleUpdate(Bytes message) {
   stage::ArrivalScope arrival(stage::MonotonicNowNs());
   decoder_->Decode(message, &update_);
   DeliverUpdate(update_);
-}
-
-void PeerSession::ParseOffLoop(Bytes message) {
-  if (!parse_strand_) parse_strand_.emplace(boost::asio::make_strand(parse_pool_->get_executor()));
-  // Bounded: the loop waits while the pool is kMaxParsing UPDATEs behind.
-  for (int n = parsing_->load(std::memory_order_acquire); n >= kMaxParsing;
-       n = parsing_->load(std::memory_order_acquire)) {
-    parsing_->wait(n, std::memory_order_acquire);
-  }
-  parsing_->fetch_add(1, std::memory_order_acq_rel);
-  boost::asio::post(
-      *parse_strand_,
-      [this, bytes = std::vector<uint8_t>(message.begin(), message.end()), decoder = decoder_,
-       generation = session_generation_, alive = std::weak_ptr<bool>(alive_), parsing = parsing_,
-       &io = io_, arrival = stage::MonotonicNowNs()] {
-        std::shared_ptr<UpdateMessage> update;
-        std::optional<HandlerFault> fault = CatchFault([&] {
-          update = std::make_shared<UpdateMessage>();
-          decoder->Decode(Bytes(bytes.data(), bytes.size()), update.get());
-        });
-        parsing->fetch_sub(1, std::memory_order_acq_rel);
-        parsing->notify_all();
-        // `this` is touched only on the loop, once `alive` says the session still exists.
-        boost::asio::post(io, [this, update, fault, generation, alive, arrival] {
-          if (alive.expired() || generation != session_generation_ || teardown_pending_) return;
-          if (fault) return Fault("parsing an UPDATE", *fault);
-          stage::ArrivalScope scope(arrival);
-          Guard("an UPDATE", [&] { DeliverUpdate(*update); });
-        });
-      });
 }
 
 void PeerSession::DeliverUpdate(UpdateMessage& update) {

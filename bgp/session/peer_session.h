@@ -19,10 +19,11 @@
 //
 // Made and owned by PeerManager, which also hands it the connections its listeners accept from
 // the peer's address. Single-threaded: every call on the event loop's thread — except UPDATE
-// parsing when a parse pool is set (PBTS): each UPDATE is then decoded on the pool, in
-// order on a strand of this session, and handed to the listener back on the event loop in the
-// order received; UPDATEs decoded for a session that has gone down since are dropped. At most
-// kMaxParsing UPDATEs wait for the pool; beyond that the event loop waits for it.
+// parsing when a parse pool is set (PBTS): the UPDATEs of one read of the connection are then
+// decoded together on the pool (update_batch.h), in order on a strand of this session, and handed
+// to the listener back on the event loop in the order received; UPDATEs decoded for a session
+// that has gone down since are dropped. At most kMaxParsing UPDATEs wait for the pool; beyond
+// that the event loop waits for it.
 //
 // Flow control towards the routing side: OnWritable() after each completed write that leaves at
 // most Connection::kLowWater (256 KiB) of UPDATEs queued.
@@ -47,6 +48,7 @@
 #include "bgp/session/peer_config.h"
 #include "bgp/session/peer_status.h"
 #include "bgp/session/session_link.h"
+#include "bgp/session/update_batch.h"
 #include "bgp/wire/attribute_store.h"
 #include "bgp/wire/update_decoder.h"
 
@@ -142,7 +144,13 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void LogNotification(Bytes message, const char* direction) const;
   std::optional<Side> SideOf(const Connection* c) const;
   void HandleUpdate(Bytes message);
+  // The parse pool's side (peer_session_parse.cc): `message` joins the batch of this read, which
+  // goes to the pool once the connection's handler returns (FlushParseBatch).
   void ParseOffLoop(Bytes message);
+  void FlushParseBatch();
+  void DropParseBatch();  // a batch of a session that has gone down
+  void DeliverParsed(UpdateBatch::Decoded& decoded, uint64_t generation,
+                     const std::weak_ptr<bool>& alive);
   void DeliverUpdate(UpdateMessage& update);
   // Counts and logs (rate-limited) the RFC 7606 outcome of a malformed UPDATE.
   void NoteUpdateErrors(const UpdateMessage& update);
@@ -203,7 +211,10 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   boost::asio::thread_pool* parse_pool_ = nullptr;
   std::optional<boost::asio::strand<boost::asio::thread_pool::executor_type>> parse_strand_;
   std::shared_ptr<std::atomic<int>> parsing_ = std::make_shared<std::atomic<int>>(0);
-  uint64_t session_generation_ = 0;  // changes when a session comes up or goes down
+  UpdateBatch parse_batch_;              // this read's UPDATEs, not yet handed to the pool
+  uint64_t parse_batch_generation_ = 0;  // the session they belong to
+  int64_t parse_batch_arrival_ = 0;      // when the first was read (stage/route_arrival.h)
+  uint64_t session_generation_ = 0;      // changes when a session comes up or goes down
   PeerCounters counters_;
   AfiSafiSet disabled_families_;  // this session's, RFC 7606
   LogLimiter error_log_{kErrorLogInterval};
@@ -217,5 +228,10 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   // The OPENs of each connection, sent and received, for MessageTap::OnPeerUp.
   std::vector<uint8_t> sent_open_[2], received_open_[2];
 };
+
+template <typename Body>
+void PeerSession::Guard(std::string_view where, Body&& body) {
+  if (std::optional<HandlerFault> fault = CatchFault(body)) Fault(where, *fault);
+}
 
 }  // namespace sluice::bgp

@@ -1,0 +1,74 @@
+// PeerSession's parse pool (PBTS): the UPDATEs of one read decoded together off the event loop
+// and delivered back on it in order (update_batch.h).
+
+#include <boost/asio/post.hpp>
+
+#include "bgp/session/peer_session.h"
+#include "stage/route_arrival.h"
+
+namespace sluice::bgp {
+
+void PeerSession::ParseOffLoop(Bytes message) {
+  if (!parse_strand_) parse_strand_.emplace(boost::asio::make_strand(parse_pool_->get_executor()));
+  if (!parse_batch_.empty() && parse_batch_generation_ != session_generation_) DropParseBatch();
+  // Bounded: the loop waits while the pool is kMaxParsing UPDATEs behind.
+  if (parsing_->load(std::memory_order_acquire) >= kMaxParsing) {
+    FlushParseBatch();  // counted among them
+    for (int n = parsing_->load(std::memory_order_acquire); n >= kMaxParsing;
+         n = parsing_->load(std::memory_order_acquire)) {
+      parsing_->wait(n, std::memory_order_acquire);
+    }
+  }
+  parsing_->fetch_add(1, std::memory_order_acq_rel);
+  if (parse_batch_.empty()) {
+    parse_batch_generation_ = session_generation_;
+    parse_batch_arrival_ = stage::MonotonicNowNs();
+    // Runs after the connection's handler (Connection::HandleSlice) has framed the whole read.
+    boost::asio::post(io_, [this, alive = std::weak_ptr<bool>(alive_)] {
+      if (!alive.expired()) FlushParseBatch();
+    });
+  }
+  parse_batch_.Add(message);
+}
+
+void PeerSession::DropParseBatch() {
+  parsing_->fetch_sub(int(parse_batch_.size()), std::memory_order_acq_rel);
+  parsing_->notify_all();
+  parse_batch_ = UpdateBatch();
+}
+
+void PeerSession::FlushParseBatch() {
+  if (parse_batch_.empty()) return;
+  if (parse_batch_generation_ != session_generation_ || teardown_pending_ || !decoder_) {
+    return DropParseBatch();
+  }
+  boost::asio::post(*parse_strand_,
+                    [this, batch = std::move(parse_batch_), decoder = decoder_,
+                     generation = parse_batch_generation_, alive = std::weak_ptr<bool>(alive_),
+                     parsing = parsing_, &io = io_, arrival = parse_batch_arrival_] {
+                      auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoder));
+                      parsing->fetch_sub(int(batch.size()), std::memory_order_acq_rel);
+                      parsing->notify_all();
+                      // `this` is touched only on the loop, once `alive` says the session still
+                      // exists.
+                      boost::asio::post(io, [this, decoded, generation, alive, arrival] {
+                        stage::ArrivalScope scope(arrival);
+                        DeliverParsed(*decoded, generation, alive);
+                      });
+                    });
+  parse_batch_ = UpdateBatch();
+}
+
+void PeerSession::DeliverParsed(UpdateBatch::Decoded& decoded, uint64_t generation,
+                                const std::weak_ptr<bool>& alive) {
+  auto current = [&] {
+    return !alive.expired() && generation == session_generation_ && !teardown_pending_;
+  };
+  for (UpdateMessage& update : decoded.updates) {
+    if (!current()) return;
+    Guard("an UPDATE", [&] { DeliverUpdate(update); });
+  }
+  if (decoded.fault && current()) Fault("parsing an UPDATE", *decoded.fault);
+}
+
+}  // namespace sluice::bgp
