@@ -2,8 +2,9 @@
 // eBGP peer (bgp_process_convergence without sockets). Timed: decoding every UPDATE as the
 // session would, the whole pipeline (PeerIn, ImportFilter, NexthopResolver, Decision, Fanout,
 // ExportFilter, PeerOut) and encoding the UPDATEs sent downstream, until the event loop is idle.
-// Not timed: reading the capture into memory. Between two UPDATEs the event loop runs what is
-// ready (as it would between two reads of a session): background slices, RIB acknowledgements.
+// Not timed: reading the capture into memory. Between two reads of a session's worth of UPDATEs
+// (64 KiB or 256 UPDATEs) the event loop runs what is ready, as in sluice-bgp: background slices,
+// the shards' outputs, RIB acknowledgements.
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
 //                                          [--threads N] [--parse-threads N] [--shard-stage]
@@ -208,6 +209,20 @@ struct Feeder {
   AttributeStore& store;
   SessionParams params;
   bool poll;
+  // What one read of a session brings (Connection::kReadSize octets, at most kSliceMessages
+  // UPDATEs handled per event): the loop runs other work between reads, not between the UPDATEs
+  // of one read.
+  std::vector<size_t> read_messages = std::vector<size_t>(feeds.size(), 0);
+  std::vector<size_t> read_octets = std::vector<size_t>(feeds.size(), 0);
+  bool EndsRead(size_t k, size_t n) {
+    read_octets[k] += n;
+    if (++read_messages[k] < size_t(Connection::kSliceMessages) &&
+        read_octets[k] < Connection::kReadSize) {
+      return false;
+    }
+    read_messages[k] = read_octets[k] = 0;
+    return true;
+  }
 
   // `fn(k, message, length)` for every message of every upstream k, in the order they are sent.
   template <class Fn>
@@ -246,7 +261,7 @@ struct Feeder {
       // As a session does: nothing is read while the shards' input is full.
       while (routing.input_paused()) io.run_one_for(std::chrono::milliseconds(1));
       listeners[k]->OnUpdate(u);
-      if (poll) io.poll();  // as in the process: what became ready runs between messages
+      if (poll && EndsRead(k, n)) io.poll();  // as in the process: what became ready runs
     });
     return r;
   }
@@ -268,7 +283,6 @@ struct Feeder {
     std::atomic<int> parsing{0};
     size_t sent = 0, delivered = 0;
     std::vector<UpdateBatch> reads(feeds.size());
-    std::vector<size_t> read_octets(feeds.size(), 0);
     auto hand_over = [&](size_t k) {
       if (reads[k].empty()) return;
       sent += reads[k].size();
@@ -284,7 +298,6 @@ struct Feeder {
         });
       });
       reads[k] = UpdateBatch();
-      read_octets[k] = 0;
     };
     r.peak_heap = ForEachMessage([&](size_t k, const uint8_t* m, size_t n) {
       while (routing.input_paused() || parsing.load() >= PeerSession::kMaxParsing) {
@@ -293,11 +306,8 @@ struct Feeder {
       }
       ++parsing;
       reads[k].Add(Bytes(m, n));
-      read_octets[k] += n;
-      if (reads[k].size() >= size_t(Connection::kSliceMessages) ||
-          read_octets[k] >= Connection::kReadSize) {
-        hand_over(k);
-      }
+      if (!EndsRead(k, n)) return;
+      hand_over(k);
       if (poll) io.poll();
     });
     for (size_t k = 0; k < feeds.size(); ++k) hand_over(k);
