@@ -5,16 +5,18 @@
 # efficiency tables with the machine's description. N = 1 is the serial pipeline.
 #
 #   SLUICE_DATA_DIR=../shared/data bench/scaling/run.sh [--build DIR] [--reps R] [--runs R]
-#                                                        [--threads 1,2,4] [--out DIR]
+#                                                        [--threads 1,2,4] [--out DIR] [--pin CPU]
 #
 # --build DIR: use an existing build (no Release build), e.g. to try the script quickly.
 # --reps R: bgp_pipeline_bench repetitions per N (default 5); --runs R: convergence runs per
 # device and workload (default 3). --threads: the N to run (default 1,2,4,8,16 up to nproc).
-# --out DIR: where the raw outputs go (default a new folder under /tmp). Tables and the
+# --out DIR: where the raw outputs go (default a new folder under /tmp). --pin CPU: every
+# bgp_pipeline_bench run on that one CPU (taskset), so that its CPU costs compare like for like
+# on a machine whose CPUs run at different speeds (wall times then show nothing). Tables and the
 # prediction model are described in bench/scaling/README.md.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="" reps=5 runs=3 threads="" out=""
+build="" reps=5 runs=3 threads="" out="" pin=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$(realpath "$2")"; shift 2 ;;
@@ -22,7 +24,8 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --pin) pin="$2"; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/scaling/run.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -57,9 +60,31 @@ if [ "$cpus" -lt 4 ]; then
     "predicted, not measured."
 fi
 
+# Each CPU's speed: the serial pipeline once on each. A VM's CPUs can differ widely (a host core
+# shared with another guest); then a serial run's time depends on where it lands, and the ratios
+# below mix fast and slow CPUs unless --pin keeps every run on one.
+echo
+echo "== CPU speeds: bgp_pipeline_bench --threads 1 --reps 1 on each CPU (taskset)"
+speeds=""
+for ((c = 0; c < cpus && c < 16; c++)); do
+  t="$(taskset -c "$c" "$build/bench/bgp/bgp_pipeline_bench" --policy heavy --threads 1 --reps 1 \
+    2>&1 | sed -n 's/^median: \([0-9.]*\) s wall.*/\1/p')"
+  echo "CPU $c: $t s"
+  speeds+="$c $t"$'\n'
+done
+# "fastest slowest ratio" of the CPUs above.
+read -r fastest slowest ratio <<<"$(awk 'NF == 2 {
+    if (f == "" || $2 < ft) { f = $1; ft = $2 }
+    if (s == "" || $2 > st) { s = $1; st = $2 }
+  } END { printf "%s %s %.2f", f, s, ft > 0 ? st / ft : 1 }' <<<"$speeds")"
+if awk -v r="$ratio" 'BEGIN { exit !(r > 1.1) }'; then
+  echo "note: CPU $slowest is ${ratio}x slower than CPU $fastest.${pin:+ Every run is pinned to CPU $pin.}"
+  [ -n "$pin" ] || echo "Compare CPU costs with --pin $fastest (wall times then show nothing)."
+fi
+
 pipeline() {  # N: bgp_pipeline_bench's median line, as "wall loop_cpu process_cpu"
-  "$build/bench/bgp/bgp_pipeline_bench" --policy heavy --threads "$1" --reps "$reps" \
-    >"$out/pipeline-t$1.txt" 2>&1
+  ${pin:+taskset -c "$pin"} "$build/bench/bgp/bgp_pipeline_bench" --policy heavy --threads "$1" \
+    --reps "$reps" >"$out/pipeline-t$1.txt" 2>&1
   sed -n 's/^median: \([0-9.]*\) s wall.*, \([0-9.]*\) s loop CPU.*, \([0-9.]*\) s process CPU.*/\1 \2 \3/p' \
     "$out/pipeline-t$1.txt"
 }
