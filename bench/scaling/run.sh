@@ -76,7 +76,7 @@ done
 read -r fastest slowest ratio <<<"$(awk 'NF == 2 {
     if (f == "" || $2 < ft) { f = $1; ft = $2 }
     if (s == "" || $2 > st) { s = $1; st = $2 }
-  } END { printf "%s %s %.2f", f, s, ft > 0 ? st / ft : 1 }' <<<"$speeds")"
+  } END { printf "%s %s %.2f", f, s, (ft > 0 ? st / ft : 1) }' <<<"$speeds")"
 if awk -v r="$ratio" 'BEGIN { exit !(r > 1.1) }'; then
   echo "note: CPU $slowest is ${ratio}x slower than CPU $fastest.${pin:+ Every run is pinned to CPU $pin.}"
   [ -n "$pin" ] || echo "Compare CPU costs with --pin $fastest (wall times then show nothing)."
