@@ -11,7 +11,8 @@
 SLUICE_BUILD_PKGS=(cmake ninja-build g++ clang clang-tidy libclang-rt-14-dev ccache pkg-config
   libboost-dev libabsl-dev libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev libbz2-dev libmnl-dev libssl-dev
-  libcap-dev libsystemd-dev libcli11-dev libedit-dev nlohmann-json3-dev prometheus-cpp-dev iproute2
+  libcap-dev libsystemd-dev libgoogle-perftools-dev libcli11-dev libedit-dev nlohmann-json3-dev
+  prometheus-cpp-dev iproute2
   openssl python3 dpkg-dev systemd)
 SLUICE_PEER_PKGS=(bird2 frr gobgpd openbgpd exabgp bgpdump gnuplot-nox stayrtr tmux jq pmacct
   prometheus)
