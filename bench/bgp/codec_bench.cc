@@ -11,7 +11,6 @@
 //
 //   bgp_codec_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "bench/bgp/heap_in_use.h"
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
 #include "bgp/wire/update_decoder.h"
@@ -134,16 +134,11 @@ void BM_DecodePchWarmStore(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodePchWarmStore)->Unit(benchmark::kMillisecond);
 
-size_t HeapInUse() {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-}
-
 void BM_PchTableMemory(benchmark::State& state) {
   const Capture& c = Pch();
   if (!c.error.empty()) return state.SkipWithError(c.error.c_str());
   for (auto _ : state) {
-    malloc_trim(0);
+    TrimHeap();
     const size_t heap_before = HeapInUse();
     AttributeStore store;
     std::vector<Route> table;
@@ -169,7 +164,7 @@ void BM_PchTableMemory(benchmark::State& state) {
     }
     std::sort(table.begin(), table.end(),
               [](const Route& a, const Route& b) { return a.prefix < b.prefix; });
-    malloc_trim(0);
+    TrimHeap();
     const size_t heap_after = HeapInUse();
     state.counters["routes"] = double(routes);
     state.counters["attribute_sets"] = double(store.size());

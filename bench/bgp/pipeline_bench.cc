@@ -33,14 +33,13 @@
 // no policy. --print-policy prints that policy's text (policy-statement "import") and exits:
 // bench/convergence gives it to sluice-bgp for end-to-end runs.
 // Prints each run and the medians: seconds, prefixes/s, UPDATEs sent, and bytes per route —
-// the growth of the heap in use (mallinfo2: uordblks + hblkhd) from before the routing side is
-// built to the end of the load, with everything alive, divided by the routes in the Adj-RIB-In.
-// The heap counts all routing state (attribute store, tries, queues), not the process's fixed
-// cost (code, libraries), which RSS would include.
+// the growth of the heap in use (heap_in_use.h, under the allocator sluice-bgp links) from
+// before the routing side is built to the end of the load, with everything alive, divided by the
+// routes in the Adj-RIB-In. The heap counts all routing state (attribute store, tries, queues),
+// not the process's fixed cost (code, libraries), which RSS would include.
 // SLUICE_PERF_CTL=FIFO: profile the timed part only. The benchmark writes "enable" to FIFO as the
 // timing starts and "disable" as it ends, for
 //   mkfifo /tmp/ctl && SLUICE_PERF_CTL=/tmp/ctl perf record -D -1 --control fifo:/tmp/ctl ...
-#include <malloc.h>
 #include <time.h>
 
 #include <algorithm>
@@ -59,6 +58,7 @@
 
 #include "absl/time/clock.h"
 #include "base/program_options.h"
+#include "bench/bgp/heap_in_use.h"
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
 #include "bgp/session/connection.h"
@@ -153,11 +153,6 @@ class AckingRib : public RibRouteClient {
  private:
   boost::asio::io_context& io_;
 };
-
-size_t HeapInUse() {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-}
 
 double ThreadCpuSeconds() {
   timespec ts;
@@ -321,7 +316,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
   const bool with_rib = setup.with_rib;
   const bool poll = setup.poll;
   const Capture& c = feeds[0];
-  malloc_trim(0);
+  TrimHeap();
   const size_t heap_before = HeapInUse();
   Result r;
   {
