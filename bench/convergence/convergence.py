@@ -65,7 +65,7 @@ WORKLOADS = {
 # GoBGP last: it is by far the slowest, and results.md is written after every device.
 ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-t4", "sluice-rib",
                "sluice-rib-t1", "sluice-rib-t2", "sluice-rov", "sluice-rib-rov", "sluice-obs",
-               "sluice-rib-obs", "bird",
+               "sluice-rib-obs", "sluice-mgr", "bird",
                "bird-rov", "frr", "openbgpd", "gobgp"]
 # The import policy of the ROV devices: reject what RFC 6811 calls invalid, accept the rest.
 ROV_POLICY = ("policy-statement rov {\n  term invalid { from { rpki invalid; } then { reject; } }\n"
@@ -439,6 +439,50 @@ class Sluice(Device):
                                + self.logs())
 
 
+class SluiceRtrmgr(Device):
+    """The whole control plane as an operator runs it: sluice-rtrmgr with a configuration that
+    holds only the peers (dummy FEA, no policy, default threads); it starts the Finder, the FEA,
+    the RIB and sluice-bgp. The upstreams' loopback nexthops resolve through the dummy FEA's lo."""
+    name = "sluice-mgr"
+    label = "Sluice via sluice-rtrmgr (Finder, FEA dummy, RIB, BGP)"
+    # sluice-rtrmgr checks at start that it can run every program it may need.
+    PROGRAMS = ["rtrmgr/process/sluice-rtrmgr", "finder/sluice-finder", "fea/sluice-fea",
+                "rib/sluice-rib", "bgp/process/sluice-bgp", "static_routes/sluice-static",
+                "rpki/sluice-rpki", "rtrmgr/cli/sluice"]
+
+    def available(self, ctx):
+        for rel in self.PROGRAMS:
+            if not os.access(os.path.join(ctx.build, rel), os.X_OK):
+                return False, f"{rel} not built in {ctx.build}"
+        return True, ""
+
+    def config(self, topo):
+        peers = "".join(
+            f"        peer {addr} {{ as {asn}; local-ip {DEVICE_ADDR}; passive; hold-time 90; "
+            "family [ ipv4-unicast ]; }\n" for addr, asn in topo.upstreams + [topo.monitor])
+        return (f"fea {{ backend dummy; }}\nprotocols {{\n    bgp {{\n"
+                f"        local-as {DEVICE_AS};\n        bgp-id 10.255.0.1;\n"
+                f"        listen {DEVICE_ADDR} port {topo.port};\n{peers}    }}\n}}\n")
+
+    def start(self, topo, tmp, ctx):
+        conf = os.path.join(tmp, "sluice.conf")
+        with open(conf, "w") as f:
+            f.write(self.config(topo))
+        cli = os.path.join(ctx.build, "rtrmgr/cli/sluice")
+        env = dict(os.environ, SLUICE_RUNDIR=tmp)
+        rtrmgr = Child([os.path.join(ctx.build, "rtrmgr/process/sluice-rtrmgr"), "--config", conf,
+                        "--rundir", tmp], f"{tmp}/rtrmgr.out", env)
+        self.children = [rtrmgr]
+
+        def peers_configured():
+            ok, out = run_ok([cli, "--finder", f"unix:{tmp}/finder.sock", "show", "bgp",
+                              "peers"], timeout=20)
+            return ok and all(addr in out for addr, _ in topo.upstreams + [topo.monitor])
+        if not wait_for(peers_configured, 30):
+            raise RuntimeError("sluice-rtrmgr did not configure the peers\n" + rtrmgr.tail())
+        return [rtrmgr.pid]
+
+
 class Bird(Device):
     def __init__(self, rov_on=False):
         self.rov = rov_on
@@ -592,6 +636,8 @@ def make_device(name):
     name = name[:-len("-obs")] if obs_on else name
     rov_on = name.endswith("-rov")
     base = name[:-len("-rov")] if rov_on else name
+    if base == "sluice-mgr":
+        return SluiceRtrmgr()
     if base.startswith("sluice"):
         threads = int(base.rsplit("-t", 1)[1]) if "-t" in base else 0
         return Sluice(base.startswith("sluice-rib"), threads, rov_on, obs_on)
