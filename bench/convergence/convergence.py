@@ -13,6 +13,8 @@ processes (children of this script, stopped by PID). Measured per run:
   cpu       CPU seconds (user + system) of all the device's processes over that interval
             (from /proc/PID/stat; OpenBGPD's and Sluice's several processes summed).
   peak rss  the largest sum of VmRSS over the device's processes, sampled every 50 ms.
+  peak pss  the same for the proportional set size (sampled every 500 ms and at the end), where
+            the shared libraries several processes map count once, not once per process.
   B/route   (peak RSS - RSS before the feed) / prefixes the monitor holds.
 
 "Every expected prefix": with the floor measured first, the number of prefixes the monitor held
@@ -131,12 +133,31 @@ def rss_bytes(pids):
     return total
 
 
+def pss_bytes(pids):
+    """Summed proportional set size: a page that k processes map counts 1/k in each, so the
+    shared libraries the several processes of one device map count about once (pages shared
+    with processes outside the device count in part too)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except OSError:
+            continue
+    return total
+
+
 class Sampler(threading.Thread):
-    """Peak of the summed RSS of a device's processes (re-listed every second)."""
+    """Peaks of the summed RSS (every 50 ms) and PSS (every 500 ms: the kernel walks each
+    process's pages for it) of a device's processes (re-listed every second)."""
 
     def __init__(self, roots):
         super().__init__(daemon=True)
         self.roots, self.peak, self.stop_flag = roots, 0, threading.Event()
+        self.peak_pss = 0
         self.pids = descendants(roots)
 
     def run(self):
@@ -146,6 +167,8 @@ class Sampler(threading.Thread):
             if n % 20 == 0:
                 self.pids = descendants(self.roots)
             self.peak = max(self.peak, rss_bytes(self.pids))
+            if n % 10 == 0:
+                self.peak_pss = max(self.peak_pss, pss_bytes(self.pids))
 
     def stop(self):
         self.stop_flag.set()
@@ -827,6 +850,7 @@ def measure(device, workload, ctx, expect, log):
             result["reval"] = revalidate(device, ctx, cache, port, roots, upstreams + monitors,
                                          m)
         result["peak_rss"] = peak
+        result["peak_pss"] = max(sampler.peak_pss, pss_bytes(descendants(roots)))
         base = result.get("table_held", result["held"])
         result["bytes_per_route"] = (peak - idle_rss) / base if base and roots else 0
         del pids
@@ -905,19 +929,19 @@ def table_markdown(results, workloads, devices, runs, expect_of):
         lines += [f"### Workload {w}: {WORKLOADS[w]}", ""]
         if expect_of.get(w):
             lines += [f"Expected prefixes at the monitor (from the floor run): {expect_of[w]:,}", ""]
-        lines += ["| device | time s | CPU s | peak RSS MB | bytes/prefix | prefixes held | runs |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += ["| device | time s | CPU s | peak RSS MB | peak PSS MB | bytes/prefix | prefixes held "
+                  "| runs |", "|---|---|---|---|---|---|---|---|"]
         for d in devices:
             r = results.get((w, d.name))
             if r is None:
                 continue
             if isinstance(r, str):
-                lines.append(f"| {d.label} | n/a: {r} | | | | | |")
+                lines.append(f"| {d.label} | n/a: {r} | | | | | | |")
                 continue
             ok = [x for x in r if isinstance(x, dict)]
             errors = [x for x in r if isinstance(x, str)]
             if not ok:
-                lines.append(f"| {d.label} | failed: {errors[0][:120]} | | | | | 0/{len(r)} |")
+                lines.append(f"| {d.label} | failed: {errors[0][:120]} | | | | | | 0/{len(r)} |")
                 continue
             floor = isinstance(d, Floor)
             held = sorted({x["held"] for x in ok})
@@ -926,6 +950,9 @@ def table_markdown(results, workloads, devices, runs, expect_of):
                 + ("–" if floor else fmt_range([x['cpu'] for x in ok], lambda v: f'{v:.2f}'))
                 + " | "
                 + ("–" if floor else fmt_range([x['peak_rss'] / 1e6 for x in ok],
+                                               lambda v: f'{v:.0f}'))
+                + " | "
+                + ("–" if floor else fmt_range([x.get('peak_pss', 0) / 1e6 for x in ok],
                                                lambda v: f'{v:.0f}'))
                 + " | "
                 + ("–" if floor else fmt_range([x['bytes_per_route'] for x in ok],
@@ -1175,7 +1202,8 @@ def main():
                         r = measure(d, w, ctx, expect_of.get(w), log)
                         runs.append(r)
                         log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, "
-                            f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB, "
+                            f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB "
+                            f"(PSS {r['peak_pss'] / 1e6:.0f} MB), "
                             f"held {r['held']}")
                         if "reval" in r:
                             log(f"    re-validation: {r['reval']}")
