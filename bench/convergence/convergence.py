@@ -305,6 +305,15 @@ class Device:
         return "\n".join(f"--- {c.argv[0]}:\n{c.tail()}" for c in getattr(self, "children", []))
 
 
+def programs_built(ctx, rels):
+    """(True, "") when every program `rels` names (paths in the build tree) is built, else
+    (False, why)."""
+    for rel in rels:
+        if not os.access(os.path.join(ctx.build, rel), os.X_OK):
+            return False, f"{rel} not built in {ctx.build}"
+    return True, ""
+
+
 class Floor(Device):
     name, label = "floor", "floor (replay → monitor)"
 
@@ -337,9 +346,9 @@ class Sluice(Device):
             if not ok:
                 return ok, why
             need.append("rpki/sluice-rpki")
-        for rel in need:
-            if not os.access(self.binary(ctx, rel), os.X_OK):
-                return False, f"{rel} not built in {ctx.build}"
+        ok, why = programs_built(ctx, need)
+        if not ok:
+            return ok, why
         if self.threads:
             ok, text = run_ok([self.binary(ctx, "bgp/process/sluice-bgp"), "--help"])
             if "--threads" not in text:
@@ -474,10 +483,7 @@ class SluiceRtrmgr(Device):
                 "rpki/sluice-rpki", "rtrmgr/cli/sluice"]
 
     def available(self, ctx):
-        for rel in self.PROGRAMS:
-            if not os.access(os.path.join(ctx.build, rel), os.X_OK):
-                return False, f"{rel} not built in {ctx.build}"
-        return True, ""
+        return programs_built(ctx, self.PROGRAMS)
 
     def config(self, topo):
         peers = "".join(
