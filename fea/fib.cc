@@ -101,7 +101,7 @@ absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route, bool* ski
     const net::Prefix prefix = route.prefix;
     auto [it, inserted] = tx->slot_of.try_emplace(prefix, tx->slots.size());
     if (inserted) {
-      bool in_table = table_.Find(prefix) != nullptr;
+      bool in_table = table_.Contains(prefix);
       tx->slots.push_back(
           Slot{prefix, in_table, !tx->deletes_all, in_table && !tx->deletes_all, std::nullopt});
     }
@@ -196,7 +196,7 @@ absl::Status Fib::Recheck(const Transaction& tx) const {
   if (tx.table_generation != table_generation_) {
     for (const Slot& s : tx.slots) {
       if (!s.check_initial) continue;
-      bool now = table_.Find(s.prefix) != nullptr;
+      bool now = table_.Contains(s.prefix);
       if (now && !s.initial_present) {
         return absl::AlreadyExistsError(
             absl::StrCat(s.prefix.ToString(),
@@ -219,6 +219,34 @@ absl::Status Fib::Recheck(const Transaction& tx) const {
   return absl::OkStatus();
 }
 
+Fib::NetOps Fib::NetChanges(const Transaction& tx) const {
+  NetOps net;
+  net.ops.reserve(tx.slots.size());
+  net.slot.reserve(tx.slots.size());
+  // While the table is as it was at the start, a slot's initial_present is still the truth:
+  // new prefixes (the bulk of a load) need no second lookup.
+  const bool table_unchanged = tx.table_generation == table_generation_;
+  for (size_t k = 0; k < tx.slots.size(); ++k) {
+    const Slot& s = tx.slots[k];
+    const FibRoute* old = nullptr;
+    if (!table_unchanged || s.initial_present) {
+      if (std::optional<FibRoute> r = table_.Find(s.prefix)) {
+        old = &net.olds.emplace_back(*std::move(r));
+      }
+    }
+    const size_t before = net.ops.size();
+    if (!s.present) {
+      if (old != nullptr) net.ops.push_back(FibOp{FibOpKind::kDelete, old});
+    } else if (old == nullptr) {
+      net.ops.push_back(FibOp{FibOpKind::kAdd, &*s.route});
+    } else if (!(*old == *s.route)) {
+      net.ops.push_back(FibOp{FibOpKind::kReplace, &*s.route, old});
+    }
+    if (net.ops.size() > before) net.slot.push_back(k);
+  }
+  return net;
+}
+
 absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
   ASSIGN_OR_RETURN(Transaction * found, Find(id));
   Transaction tx = std::move(*found);
@@ -235,28 +263,9 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
     });
   }
   std::vector<Slot>& final_state = tx.slots;
-
-  // The net changes for the backend.
-  std::vector<FibOp> ops;
-  std::vector<size_t> op_slot;  // ops[i] changes final_state[op_slot[i]]
-  ops.reserve(final_state.size());
-  op_slot.reserve(final_state.size());
-  // While the table is as it was at the start, a slot's initial_present is still the truth:
-  // new prefixes (the bulk of a load) need no second lookup.
-  const bool table_unchanged = tx.table_generation == table_generation_;
-  for (size_t k = 0; k < final_state.size(); ++k) {
-    const Slot& s = final_state[k];
-    const FibRoute* old = table_unchanged && !s.initial_present ? nullptr : table_.Find(s.prefix);
-    size_t before = ops.size();
-    if (!s.present) {
-      if (old != nullptr) ops.push_back(FibOp{FibOpKind::kDelete, old});
-    } else if (old == nullptr) {
-      ops.push_back(FibOp{FibOpKind::kAdd, &*s.route});
-    } else if (!(*old == *s.route)) {
-      ops.push_back(FibOp{FibOpKind::kReplace, &*s.route, old});
-    }
-    if (ops.size() > before) op_slot.push_back(k);
-  }
+  NetOps net = NetChanges(tx);
+  std::vector<FibOp>& ops = net.ops;
+  const std::vector<size_t>& op_slot = net.slot;
   std::vector<absl::Status> results(ops.size());
   backend_->Apply(ops, ifmgr_.tree(), results);
 
@@ -344,7 +353,7 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
         break;
     }
   }
-  // `ops` point into table_, which moves its elements on change: from here on use final_state.
+  // The table follows.
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!in_effect[i]) continue;
     ++table_generation_;
@@ -386,22 +395,22 @@ void Fib::OnInterfaceEvent(const InterfaceEvent& e) {
   was_up = now_up;
   if (!came_up || shut_down_ || table_.size() == 0) return;
   // Linux dropped the routes through this interface when it went down: install them again.
-  std::vector<const FibRoute*> routes;
+  std::vector<FibRoute> routes;
   table_.ForEach(std::nullopt, std::nullopt, [&](const FibRoute& r) {
-    if (Uses(r, i)) routes.push_back(&r);
+    if (Uses(r, i)) routes.push_back(r);
     return true;
   });
   if (routes.empty()) return;
   std::vector<FibOp> ops;
   ops.reserve(routes.size());
-  for (const FibRoute* r : routes) ops.push_back(FibOp{FibOpKind::kReplace, r, r});
+  for (const FibRoute& r : routes) ops.push_back(FibOp{FibOpKind::kReplace, &r, &r});
   std::vector<absl::Status> results(ops.size());
   backend_->Apply(ops, ifmgr_.tree(), results);
   size_t failed = 0;
   for (size_t k = 0; k < results.size(); ++k) {
     if (!results[k].ok() && failed++ < 5) {
       SLUICE_LOG(kWarning) << "interface " << i.name << " came up: re-installing "
-                           << routes[k]->ToString() << " failed: " << results[k].message();
+                           << routes[k].ToString() << " failed: " << results[k].message();
     }
   }
   SLUICE_LOG(kInfo) << "interface " << i.name << " came up: re-installed " << routes.size() - failed

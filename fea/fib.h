@@ -26,7 +26,7 @@
 // bench/fea/fib_install_bench).
 //
 // Lookups and listing answer from the table: what the control plane installed and the backend
-// accepted. Pointers returned stay valid until the next Commit or Shutdown.
+// accepted; they return copies.
 //
 // Watchers receive the net changes of each committed transaction, in order, after the table is
 // updated.
@@ -40,6 +40,7 @@
 // process — deletes those not added again.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -126,10 +127,12 @@ class Fib {
   size_t open_transactions() const { return transactions_.size(); }
 
   // --- queries ----------------------------------------------------------------------------
-  const FibRoute* LookupByDestination(const net::IPAddress& destination) const {
+  std::optional<FibRoute> LookupByDestination(const net::IPAddress& destination) const {
     return table_.LongestMatch(destination);
   }
-  const FibRoute* LookupByPrefix(const net::Prefix& prefix) const { return table_.Find(prefix); }
+  std::optional<FibRoute> LookupByPrefix(const net::Prefix& prefix) const {
+    return table_.Find(prefix);
+  }
   const FibTable& table() const { return table_; }
   size_t size() const { return table_.size(); }
   // Route changes the backend refused since the FIB was made (each failed its transaction).
@@ -167,7 +170,15 @@ class Fib {
     absl::Status error;                 // the first error: the transaction is poisoned
   };
 
+  // The net changes a transaction's slots make to the table, for the backend.
+  struct NetOps {
+    std::vector<FibOp> ops;
+    std::vector<size_t> slot;   // ops[i] changes the transaction's slots[slot[i]]
+    std::deque<FibRoute> olds;  // copies of the table's routes that ops replace or delete
+  };
+
   absl::StatusOr<Transaction*> Find(TransactionId id);
+  NetOps NetChanges(const Transaction& tx) const;
   // `skipped` (kDeleteIfPresent): set when the prefix was absent and nothing was queued.
   absl::Status Queue(TransactionId id, OpKind kind, FibRoute route, bool* skipped = nullptr);
   // Checks, at commit, what may have changed since the changes were queued.

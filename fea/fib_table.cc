@@ -2,22 +2,55 @@
 
 namespace sluice::fea {
 
-const FibRoute* FibTable::Find(const net::Prefix& prefix) const {
-  return routes_.find_value(prefix);
+void FibTable::Fill(const net::Prefix& prefix, const Entry& entry, FibRoute& out) const {
+  const NexthopGroupTable::Group& group = groups_.Get(entry.group);
+  out.prefix = prefix;
+  out.nexthops.assign(group.nexthops.begin(), group.nexthops.end());
+  out.metric = entry.metric;
+  out.protocol.assign(group.protocol);
 }
 
-const FibRoute* FibTable::LongestMatch(const net::IPAddress& address) const {
-  return routes_.longest_match_value(address);
+std::optional<FibRoute> FibTable::Route(const net::Prefix& prefix, const Entry* entry) const {
+  if (entry == nullptr) return std::nullopt;
+  FibRoute route;
+  Fill(prefix, *entry, route);
+  return route;
 }
 
-void FibTable::Set(FibRoute route) {
-  const net::Prefix prefix = route.prefix;
-  routes_.insert_or_assign(prefix, std::move(route));
+std::optional<FibRoute> FibTable::Find(const net::Prefix& prefix) const {
+  return Route(prefix, routes_.find_value(prefix));
 }
 
-bool FibTable::Erase(const net::Prefix& prefix) { return routes_.erase(prefix); }
+bool FibTable::Contains(const net::Prefix& prefix) const { return routes_.contains(prefix); }
 
-void FibTable::Clear() { routes_.clear(); }
+std::optional<FibRoute> FibTable::LongestMatch(const net::IPAddress& address) const {
+  auto it = routes_.longest_match(address);
+  if (it == routes_.end()) return std::nullopt;
+  return Route(it.key(), &*it);
+}
+
+void FibTable::Set(const FibRoute& route) {
+  // The new group first, so that a route keeping its nexthops never frees and rebuilds them.
+  const Entry entry{groups_.Acquire(route.nexthops, route.protocol), route.metric};
+  if (Entry* old = routes_.find_value(route.prefix); old != nullptr) {
+    groups_.Release(old->group);
+    *old = entry;
+    return;
+  }
+  routes_.insert(route.prefix, entry);
+}
+
+bool FibTable::Erase(const net::Prefix& prefix) {
+  const Entry* entry = routes_.find_value(prefix);
+  if (entry == nullptr) return false;
+  groups_.Release(entry->group);
+  return routes_.erase(prefix);
+}
+
+void FibTable::Clear() {
+  for (auto it = routes_.begin(); it != routes_.end(); ++it) groups_.Release(it->group);
+  routes_.clear();
+}
 
 void FibTable::ForEach(std::optional<net::Family> family, std::optional<net::Prefix> from,
                        const std::function<bool(const FibRoute&)>& fn) const {
@@ -27,12 +60,14 @@ void FibTable::ForEach(std::optional<net::Family> family, std::optional<net::Pre
   } else if (family == net::Family::kIPv6) {
     it = routes_.lower_bound(net::Prefix(net::IPv6Address(), 0));
   }
+  FibRoute route;  // reused: copying a group into it allocates only when it outgrows it
   for (; it != routes_.end(); ++it) {
     if (family.has_value() && it.key().family() != *family) {
       if (*family == net::Family::kIPv4) break;  // IPv4 orders first: nothing more to see
       continue;
     }
-    if (!fn(*it)) break;
+    Fill(it.key(), *it, route);
+    if (!fn(route)) break;
   }
 }
 

@@ -25,9 +25,9 @@ using ipc::methods::fea_fib::kLookupRouteByNetwork;
 constexpr uint32_t kDefaultPage = 1000;
 constexpr uint32_t kMaxPage = 100000;
 
-pb::LookupRouteReply LookupReply(const FibRoute* route) {
+pb::LookupRouteReply LookupReply(const std::optional<FibRoute>& route) {
   pb::LookupRouteReply reply;
-  if (route != nullptr) {
+  if (route.has_value()) {
     reply.set_found(true);
     RouteToProto(*route, reply.mutable_route());
   }

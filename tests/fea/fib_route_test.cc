@@ -70,7 +70,7 @@ TEST(FibTableTest, LongestMatchAndExactLookup) {
     t.Set(R(text));
   }
   auto match = [&](const char* address) -> std::string {
-    const FibRoute* r = t.LongestMatch(*net::IPAddress::Parse(address));
+    std::optional<FibRoute> r = t.LongestMatch(*net::IPAddress::Parse(address));
     return r ? r->prefix.ToString() : "none";
   };
   EXPECT_EQ(match("10.1.2.3"), "10.1.2.3/32");
@@ -80,8 +80,8 @@ TEST(FibTableTest, LongestMatchAndExactLookup) {
   EXPECT_EQ(match("2001:db8:1::1"), "2001:db8:1::/48");
   EXPECT_EQ(match("2001:db8:2::1"), "2001:db8::/32");
   EXPECT_EQ(match("2001:db9::1"), "none");
-  EXPECT_NE(t.Find(*net::Prefix::Parse("10.1.0.0/16")), nullptr);
-  EXPECT_EQ(t.Find(*net::Prefix::Parse("10.1.0.0/17")), nullptr);
+  EXPECT_TRUE(t.Find(*net::Prefix::Parse("10.1.0.0/16")).has_value());
+  EXPECT_FALSE(t.Find(*net::Prefix::Parse("10.1.0.0/17")).has_value());
   EXPECT_EQ(t.size(), 6u);
   EXPECT_EQ(t.size(net::Family::kIPv4), 4u);
   EXPECT_EQ(t.size(net::Family::kIPv6), 2u);
@@ -114,6 +114,38 @@ TEST(FibTableTest, ListsInPrefixOrderByFamilyAndFromAPrefix) {
               ElementsAre("10.0.0.0/8", "10.1.0.0/16", "192.0.2.0/24"));
   EXPECT_THAT(list(std::nullopt, *net::Prefix::Parse("10.0.0.0/9"), 2),
               ElementsAre("10.1.0.0/16", "192.0.2.0/24"));
+}
+
+TEST(FibTableTest, RoutesShareNexthopGroupsAndReleaseThem) {
+  FibTable t;
+  for (int i = 0; i < 1000; ++i) {
+    t.Set(R(("10." + std::to_string(i / 256) + "." + std::to_string(i % 256) +
+             ".0/24 via 192.0.2.1 dev eth0 proto ebgp")
+                .c_str()));
+  }
+  t.Set(R("10.9.0.0/16 via 192.0.2.1 dev eth0 proto static"));
+  t.Set(R("10.10.0.0/16 via 192.0.2.2 dev eth0 weight 3 via 192.0.2.3 dev eth1 proto ebgp"));
+  EXPECT_EQ(t.size(), 1002u);
+  // One group per distinct nexthops and protocol.
+  EXPECT_EQ(t.nexthop_groups(), 3u);
+  EXPECT_EQ(t.Find(*net::Prefix::Parse("10.1.2.0/24"))->ToString(),
+            "10.1.2.0/24 via 192.0.2.1 dev eth0 proto ebgp");
+  EXPECT_EQ(t.Find(*net::Prefix::Parse("10.10.0.0/16"))->ToString(),
+            "10.10.0.0/16 via 192.0.2.2 dev eth0 weight 3 via 192.0.2.3 dev eth1 proto ebgp");
+
+  // Overwriting moves a route to another group; the last route of a group frees it.
+  t.Set(R("10.9.0.0/16 via 192.0.2.1 dev eth0 metric 7 proto ebgp"));
+  EXPECT_EQ(t.nexthop_groups(), 2u);
+  EXPECT_EQ(t.Find(*net::Prefix::Parse("10.9.0.0/16"))->ToString(),
+            "10.9.0.0/16 via 192.0.2.1 dev eth0 metric 7 proto ebgp");
+  t.Erase(*net::Prefix::Parse("10.10.0.0/16"));
+  EXPECT_EQ(t.nexthop_groups(), 1u);
+  t.Clear();
+  EXPECT_EQ(t.nexthop_groups(), 0u);
+  EXPECT_EQ(t.size(), 0u);
+  // A group id freed above is reused with its new content.
+  t.Set(R("192.0.2.0/24 dev eth2"));
+  EXPECT_EQ(t.Find(*net::Prefix::Parse("192.0.2.0/24"))->ToString(), "192.0.2.0/24 dev eth2");
 }
 
 }  // namespace

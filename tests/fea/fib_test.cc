@@ -141,7 +141,7 @@ class FibTest : public ::testing::TestWithParam<Backend> {
   }
 
   std::string Lookup(const char* address) {
-    const FibRoute* r = fib_->LookupByDestination(Ip(address));
+    std::optional<FibRoute> r = fib_->LookupByDestination(Ip(address));
     return r ? r->ToString() : "none";
   }
 
@@ -170,9 +170,9 @@ TEST_P(FibTest, AddLookupReplaceDelete) {
   EXPECT_EQ(Lookup("10.1.0.200"), "10.1.0.128/25 dev v0 proto static");
   EXPECT_EQ(Lookup("10.1.0.100"), "none");
   EXPECT_EQ(Lookup("2001:db8:6::1"), "2001:db8:6::/48 via fe80::1 dev v0 via fe80::2 dev v0");
-  ASSERT_NE(fib_->LookupByPrefix(P("10.7.0.0/16")), nullptr);
+  ASSERT_TRUE(fib_->LookupByPrefix(P("10.7.0.0/16")).has_value());
   EXPECT_EQ(fib_->LookupByPrefix(P("10.7.0.0/16"))->nexthops.size(), 2u);
-  EXPECT_EQ(fib_->LookupByPrefix(P("10.7.0.0/17")), nullptr);
+  EXPECT_FALSE(fib_->LookupByPrefix(P("10.7.0.0/17")).has_value());
   if (netlink()) {
     std::string kernel = KernelTable(kTable);
     EXPECT_THAT(kernel, HasSubstr("10.5.0.0/16 via 10.1.0.2 dev v0 proto 83 metric 20"));
@@ -238,7 +238,7 @@ TEST_P(FibTest, ConnectedRoutesAreTheKernelsOwn) {
   // not written to the kernel (which has them already).
   ASSERT_TRUE(Commit({"10.1.0.0/24 dev v0 proto connected", "10.5.0.0/16 via 10.1.0.2"}).ok());
   EXPECT_EQ(fib_->size(), 2u);
-  EXPECT_NE(fib_->LookupByPrefix(P("10.1.0.0/24")), nullptr);
+  EXPECT_TRUE(fib_->LookupByPrefix(P("10.1.0.0/24")).has_value());
   if (netlink()) {
     EXPECT_EQ(ForwardingPlane(), (std::set<std::string>{"10.5.0.0/16"}));
   }
