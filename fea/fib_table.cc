@@ -32,12 +32,11 @@ std::optional<FibRoute> FibTable::LongestMatch(const net::IPAddress& address) co
 void FibTable::Set(const FibRoute& route) {
   // The new group first, so that a route keeping its nexthops never frees and rebuilds them.
   const Entry entry{groups_.Acquire(route.nexthops, route.protocol), route.metric};
-  if (Entry* old = routes_.find_value(route.prefix); old != nullptr) {
-    groups_.Release(old->group);
-    *old = entry;
-    return;
+  auto [it, added] = routes_.insert(route.prefix, entry);
+  if (!added) {
+    groups_.Release(it->group);
+    *it = entry;
   }
-  routes_.insert(route.prefix, entry);
 }
 
 bool FibTable::Erase(const net::Prefix& prefix) {
