@@ -17,6 +17,7 @@ namespace {
 namespace rib_v1 = ::sluice::rib::v1;
 
 using ipc::methods::rib::kAddRoutes;
+using ipc::methods::rib::kAddRoutesPacked;
 using ipc::methods::rib::kDeleteRoutes;
 using ipc::methods::rib::kDeregisterInterest;
 using ipc::methods::rib::kDeregisterProtocol;
@@ -27,6 +28,55 @@ using ipc::methods::rib::kRegisterInterest;
 using ipc::methods::rib::kRegisterProtocol;
 
 const char* ProtocolName(bool ibgp) { return ibgp ? "ibgp" : "ebgp"; }
+
+// Whether adds batch[begin, end) fit add_routes_packed, whose columns hold one family: every
+// prefix and nexthop is of `family`.
+bool Packable(net::Family family, const std::vector<RibRouteChange>& batch, size_t begin,
+              size_t end) {
+  for (size_t j = begin; j < end; ++j) {
+    if (batch[j].prefix.family() != family || batch[j].nexthop.family() != family) return false;
+  }
+  return true;
+}
+
+// Adds batch[begin, end) as add_routes_packed: nothing per route to allocate on either side.
+rib_v1::AddRoutesPackedRequest PackedAdds(net::Family family, const char* protocol, int64_t arrival,
+                                          const std::vector<RibRouteChange>& batch, size_t begin,
+                                          size_t end) {
+  rib_v1::AddRoutesPackedRequest request;
+  request.set_protocol(protocol);
+  request.set_ipv6(family == net::Family::kIPv6);
+  request.set_arrival_ns(static_cast<uint64_t>(arrival));
+  const int n = static_cast<int>(end - begin);
+  const int words = ipc::AddressWords(family);
+  request.mutable_lengths()->Reserve(n);
+  request.mutable_networks()->Reserve(n * words);
+  request.mutable_nexthops()->Reserve(n * words);
+  request.mutable_metrics()->Reserve(n);
+  for (size_t j = begin; j < end; ++j) {
+    request.add_lengths(static_cast<uint32_t>(batch[j].prefix.length()));
+    ipc::AppendWords(batch[j].prefix.address(), request.mutable_networks());
+    ipc::AppendWords(batch[j].nexthop, request.mutable_nexthops());
+    request.add_metrics(batch[j].med);
+  }
+  return request;
+}
+
+// Adds batch[begin, end) as add_routes, one message per route (any mix of families).
+rib_v1::RoutesRequest Adds(const char* protocol, int64_t arrival,
+                           const std::vector<RibRouteChange>& batch, size_t begin, size_t end) {
+  rib_v1::RoutesRequest request;
+  request.set_protocol(protocol);
+  request.set_arrival_ns(static_cast<uint64_t>(arrival));
+  request.mutable_routes()->Reserve(static_cast<int>(end - begin));
+  for (size_t j = begin; j < end; ++j) {
+    rib_v1::RouteEntry* e = request.add_routes();
+    ipc::ToProto(batch[j].prefix, e->mutable_network());
+    ipc::ToProto(batch[j].nexthop, e->mutable_nexthop());
+    e->set_metric(batch[j].med);
+  }
+  return request;
+}
 
 // The calls of one batch: `done` runs when the last answers, with the first error.
 struct BatchState {
@@ -93,7 +143,6 @@ void RibIpcClient::DeregisterInterest(const net::Prefix& valid_subnet) {
 }
 
 void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) {
-  (void)family;                          // the messages carry either family
   if (batch.empty() || deregistered_) {  // deregistered: the RIB dropped our routes already
     boost::asio::post(io_, [done = std::move(done)] { done(absl::OkStatus()); });
     return;
@@ -120,18 +169,12 @@ void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> ba
     ++state->pending;
     ++counters_.route_calls;
     counters_.routes_sent += end - i;
-    if (op == RibRouteChange::Op::kAdd) {
-      rib_v1::RoutesRequest request;
-      request.set_protocol(ProtocolName(ibgp));
-      request.set_arrival_ns(static_cast<uint64_t>(arrival));
-      request.mutable_routes()->Reserve(int(end - i));
-      for (size_t j = i; j < end; ++j) {
-        rib_v1::RouteEntry* e = request.add_routes();
-        ipc::ToProto(batch[j].prefix, e->mutable_network());
-        ipc::ToProto(batch[j].nexthop, e->mutable_nexthop());
-        e->set_metric(batch[j].med);
-      }
-      router_->Call(rib_target_, kAddRoutes, std::move(request),
+    if (op == RibRouteChange::Op::kAdd && Packable(family, batch, i, end)) {
+      router_->Call(rib_target_, kAddRoutesPacked,
+                    PackedAdds(family, ProtocolName(ibgp), arrival, batch, i, end),
+                    [answer](absl::StatusOr<rib_v1::RoutesReply> r) { answer(r.status()); });
+    } else if (op == RibRouteChange::Op::kAdd) {
+      router_->Call(rib_target_, kAddRoutes, Adds(ProtocolName(ibgp), arrival, batch, i, end),
                     [answer](absl::StatusOr<rib_v1::RoutesReply> r) { answer(r.status()); });
     } else {
       rib_v1::DeleteRoutesRequest request;

@@ -8,8 +8,10 @@
 //                             error; the cache asks again when a RIB is born.
 //   DeregisterInterest(s)   → rib/1.0/deregister_interest
 //   SendRoutes(batch)       → the batch cut into runs of one operation and one protocol, each
-//                             run one call: rib/1.0/add_routes or delete_routes with protocol
-//                             "ebgp" or "ibgp" (a route's metric is its MED). The calls travel
+//                             run one call: rib/1.0/add_routes_packed (adds whose prefixes and
+//                             nexthops are all of the batch's family; else add_routes) or
+//                             delete_routes with protocol "ebgp" or "ibgp" (a route's metric
+//                             is its MED). The calls travel
 //                             on the router's ordered stream to the RIB, so batches are applied
 //                             in the order sent, several in flight. `done` runs once every
 //                             call of the batch answered: OK, or the first error.

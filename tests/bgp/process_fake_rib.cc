@@ -15,6 +15,7 @@ namespace sluice::bgp::testing {
 namespace rib_v1 = ::sluice::rib::v1;
 namespace rib_client_v1 = ::sluice::rib_client::v1;
 using ::sluice::ipc::methods::rib::kAddRoutes;
+using ::sluice::ipc::methods::rib::kAddRoutesPacked;
 using ::sluice::ipc::methods::rib::kDeleteRoutes;
 using ::sluice::ipc::methods::rib::kDeregisterInterest;
 using ::sluice::ipc::methods::rib::kRegisterInterest;
@@ -58,6 +59,29 @@ absl::Status FakeRib::Start() {
         }
         rib_v1::RoutesReply reply;
         reply.set_applied(uint32_t(q.routes_size()));
+        return reply;
+      }));
+  RETURN_IF_ERROR(r.Handle(
+      kAddRoutesPacked,
+      [this](const rib_v1::AddRoutesPackedRequest& q) -> absl::StatusOr<rib_v1::RoutesReply> {
+        std::lock_guard lock(mu_);
+        ++add_calls_;
+        const net::Family family = q.ipv6() ? net::Family::kIPv6 : net::Family::kIPv4;
+        const int words = ipc::AddressWords(family);
+        const int n = q.lengths_size();
+        if (q.networks_size() != n * words || q.nexthops_size() != n * words ||
+            q.metrics_size() != n) {
+          return absl::InvalidArgumentError("columns of different lengths");
+        }
+        auto& table = tables_[q.protocol()];
+        for (int i = 0; i < n; ++i) {
+          const net::Prefix p(ipc::AddressFromWords(family, q.networks().data() + i * words),
+                              static_cast<int>(q.lengths(i)));
+          table[p] =
+              Route{ipc::AddressFromWords(family, q.nexthops().data() + i * words), q.metrics(i)};
+        }
+        rib_v1::RoutesReply reply;
+        reply.set_applied(static_cast<uint32_t>(n));
         return reply;
       }));
   RETURN_IF_ERROR(
