@@ -150,6 +150,36 @@ def pss_bytes(pids):
     return total
 
 
+def process_usage(pids):
+    """Per process name of a device: CPU seconds so far (user + system) and peak RSS (VmHWM,
+    the kernel's high-water mark of the process's RSS) in bytes, summed over processes of the
+    same name."""
+    out = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{pid}/status") as f:
+                status = f.read()
+        except OSError:
+            continue
+        name = stat[stat.find("(") + 1:stat.rfind(")")]
+        fields = stat[stat.rfind(")") + 2:].split()
+        hwm = [int(line.split()[1]) * 1024 for line in status.splitlines()
+               if line.startswith("VmHWM:")]
+        usage = out.setdefault(name, {"cpu": 0.0, "peak_rss": 0})
+        usage["cpu"] += (int(fields[11]) + int(fields[12])) / CLK_TCK
+        usage["peak_rss"] += hwm[0] if hwm else 0
+    return out
+
+
+def usage_text(before, after):
+    """One line of process_usage() deltas: "sluice-bgp 2.13 s 173 MB, ...", largest CPU first."""
+    rows = sorted(((u["cpu"] - before.get(n, {}).get("cpu", 0.0), u["peak_rss"], n)
+                   for n, u in after.items()), reverse=True)
+    return ", ".join(f"{n} {cpu:.2f} s {rss / 1e6:.0f} MB" for cpu, rss, n in rows)
+
+
 class Sampler(threading.Thread):
     """Peaks of the summed RSS (every 50 ms) and PSS (every 500 ms: the kernel walks each
     process's pages for it) of a device's processes (re-listed every second)."""
@@ -779,6 +809,7 @@ def measure(device, workload, ctx, expect, log):
         time.sleep(0.3)
         idle_rss = rss_bytes(descendants(roots))
         cpu0 = cpu_seconds(descendants(roots))
+        usage0 = process_usage(descendants(roots))
         feed_begin = time.monotonic()
         for i, (routes, addr, asn, sessions) in enumerate(specs):
             argv = [replay_bin(ctx), "--connect", targets[i], "--local-address", addr,
@@ -839,7 +870,9 @@ def measure(device, workload, ctx, expect, log):
         end, held = converged("table_sent", "held_all", False, feed_begin)
         start = first_mono("table_start")
         cpu1 = cpu_seconds(descendants(roots))
-        result = {"seconds": end - start, "cpu": cpu1 - cpu0, "held": held}
+        usage1 = process_usage(descendants(roots))
+        result = {"seconds": end - start, "cpu": cpu1 - cpu0, "held": held,
+                  "processes": usage_text(usage0, usage1) if len(usage1) > 1 else ""}
         if workload == "4":
             cpu0 = cpu_seconds(descendants(roots))
             withdraw_begin = time.monotonic()
@@ -1211,6 +1244,8 @@ def main():
                             f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB "
                             f"(PSS {r['peak_pss'] / 1e6:.0f} MB), "
                             f"held {r['held']}")
+                        if r.get("processes"):
+                            log(f"    per process (CPU, peak RSS): {r['processes']}")
                         if "reval" in r:
                             log(f"    re-validation: {r['reval']}")
                     except RuntimeError as e:
