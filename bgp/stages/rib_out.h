@@ -35,8 +35,11 @@ namespace sluice::bgp {
 class RibOut : public BranchTail {
  public:
   struct Options {
-    size_t batch = 1000;           // changes per batch
-    size_t window = 4;             // batches in flight
+    size_t batch = 1000;  // changes per batch
+    // Batches in flight. Deep, so that while the RIB is slower than the peers (a full table
+    // arriving) the routes it has not taken wait in batches on their way to it rather than in
+    // the Fanout's queue, where each queued change costs an entry and an index slot.
+    size_t window = 32;
     EndOfRibGate* gate = nullptr;  // selection deferral; outlives the RibOut
   };
   struct Counters {
