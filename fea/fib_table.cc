@@ -40,10 +40,11 @@ void FibTable::Set(const FibRoute& route) {
 }
 
 bool FibTable::Erase(const net::Prefix& prefix) {
-  const Entry* entry = routes_.find_value(prefix);
-  if (entry == nullptr) return false;
-  groups_.Release(entry->group);
-  return routes_.erase(prefix);
+  auto it = routes_.find(prefix);
+  if (it == routes_.end()) return false;
+  groups_.Release(it->group);
+  routes_.erase(it);
+  return true;
 }
 
 void FibTable::Clear() {

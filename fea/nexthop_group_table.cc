@@ -28,7 +28,6 @@ bool NexthopGroupTable::Eq::operator()(Id a, const Key& b) const {
 
 NexthopGroupTable::Id NexthopGroupTable::Acquire(std::span<const Nexthop> nexthops,
                                                  std::string_view protocol) {
-  ++references_;
   const Key key{nexthops, protocol};
   if (auto it = index_.find(key); it != index_.end()) {
     ++slots_[*it].refs;
@@ -51,7 +50,6 @@ NexthopGroupTable::Id NexthopGroupTable::Acquire(std::span<const Nexthop> nextho
 }
 
 void NexthopGroupTable::Release(Id id) {
-  --references_;
   Slot& slot = slots_[id];
   if (--slot.refs > 0) return;
   index_.erase(id);

@@ -47,8 +47,6 @@ class NexthopGroupTable {
 
   // Distinct groups held.
   size_t size() const { return index_.size(); }
-  // References held, over all groups.
-  size_t references() const { return references_; }
 
  private:
   struct Slot {
@@ -79,7 +77,6 @@ class NexthopGroupTable {
   std::vector<Slot> slots_;
   std::vector<Id> free_;
   absl::flat_hash_set<Id, Hash, Eq> index_;
-  size_t references_ = 0;
 };
 
 }  // namespace sluice::fea
