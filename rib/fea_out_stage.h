@@ -40,7 +40,9 @@
 namespace sluice::rib {
 
 struct FeaOutOptions {
-  size_t batch_size = 1000;  // changes per FIB transaction
+  // Changes per FIB transaction: one RPC each, with a fixed cost in both processes. A batch
+  // also leaves at each push, so a lone change never waits for it to fill.
+  size_t batch_size = 4000;
   size_t max_in_flight = 4;  // transactions sent and not yet answered
 };
 

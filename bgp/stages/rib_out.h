@@ -35,7 +35,9 @@ namespace sluice::bgp {
 class RibOut : public BranchTail {
  public:
   struct Options {
-    size_t batch = 1000;  // changes per batch
+    // Changes per batch. Each batch is one RPC with a fixed cost in both processes. A batch
+    // leaves at each push, full or not, while the window has room: a lone change never waits.
+    size_t batch = 4000;
     // Batches in flight. Deep, so that while the RIB is slower than the peers (a full table
     // arriving) the routes it has not taken wait in batches on their way to it rather than in
     // the Fanout's queue, where each queued change costs an entry and an index slot.

@@ -22,6 +22,7 @@
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
+#include "rib/fea_out_stage.h"
 #include "rib/rib.h"
 #include "rib/service/fea_watcher.h"
 #include "rib/service/rib_clients.h"
@@ -513,13 +514,16 @@ TEST_F(RibServiceTest, ABadRouteRefusesTheBatchNamingIt) {
 
 TEST_F(RibServiceTest, AReBornFeaGetsTheWholeFibBetweenStartAndCompleteFullPush) {
   StartFea();
+  // Two full batches and a part.
+  const size_t batch = FeaOutOptions{}.batch_size;
+  const size_t total = 2 * batch + 501;  // with the connected route
   std::vector<pb::RouteEntry> routes;
-  for (int i = 0; i < 2500; ++i) {
+  for (size_t i = 0; i + 1 < total; ++i) {
     std::string network = "10." + std::to_string(i / 256) + "." + std::to_string(i % 256) + ".0/24";
     routes.push_back(Entry(network.c_str(), "192.0.2.9"));
   }
   ASSERT_TRUE(AddRoutes("static", routes).ok());
-  ASSERT_TRUE(RunUntil([&] { return fea_->fib.size() == 2501 && rib_->Idle(); }));
+  ASSERT_TRUE(RunUntil([&] { return fea_->fib.size() == total && rib_->Idle(); }));
   EXPECT_EQ(fea_->calls.front(), "start_full_push");
 
   // The FEA dies (its Finder session closes) and a new one is born, empty.
@@ -528,10 +532,10 @@ TEST_F(RibServiceTest, AReBornFeaGetsTheWholeFibBetweenStartAndCompleteFullPush)
   StartFea();
   ASSERT_TRUE(
       RunUntil([&] { return !fea_->calls.empty() && fea_->calls.back() == "complete_full_push"; }));
-  EXPECT_EQ(fea_->fib.size(), 2501u);
+  EXPECT_EQ(fea_->fib.size(), total);
   EXPECT_EQ(fea_->calls.front(), "start_full_push");
   EXPECT_EQ(fea_->calls[1], "subscribe rib");
-  // In batches of at most 1,000 (three when nothing else runs; a loaded machine may cut one
+  // In batches of at most `batch` (three when nothing else runs; a loaded machine may cut one
   // more, the push being time-sliced).
   size_t batches = 0, changes = 0, largest = 0;
   for (const std::string& c : fea_->calls) {
@@ -541,9 +545,9 @@ TEST_F(RibServiceTest, AReBornFeaGetsTheWholeFibBetweenStartAndCompleteFullPush)
     changes += n;
     largest = std::max(largest, n);
   }
-  EXPECT_GE(batches, 3u) << "2,501 routes in batches of 1,000";
-  EXPECT_LE(largest, 1000u);
-  EXPECT_EQ(changes, 2501u);
+  EXPECT_GE(batches, 3u) << total << " routes in batches of " << batch;
+  EXPECT_LE(largest, batch);
+  EXPECT_EQ(changes, total);
 }
 
 TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns) {
