@@ -101,9 +101,12 @@ absl::Status Fib::Queue(TransactionId id, OpKind kind, FibRoute route, bool* ski
     const net::Prefix prefix = route.prefix;
     auto [it, inserted] = tx->slot_of.try_emplace(prefix, tx->slots.size());
     if (inserted) {
-      bool in_table = table_.Contains(prefix);
-      tx->slots.push_back(
-          Slot{prefix, in_table, !tx->deletes_all, in_table && !tx->deletes_all, std::nullopt});
+      // A set leaves the prefix present whether it was or not: it needs no lookup now, and the
+      // commit finds what it replaces. The other changes depend on whether it is there.
+      const bool looked_up = kind != OpKind::kSet;
+      const bool in_table = looked_up && table_.Contains(prefix);
+      tx->slots.push_back(Slot{prefix, in_table, looked_up && !tx->deletes_all,
+                               in_table && !tx->deletes_all, std::nullopt});
     }
     Slot& slot = tx->slots[it->second];
     if (kind == OpKind::kSet) kind = slot.present ? OpKind::kReplace : OpKind::kAdd;
@@ -219,22 +222,12 @@ absl::Status Fib::Recheck(const Transaction& tx) const {
   return absl::OkStatus();
 }
 
-Fib::NetOps Fib::NetChanges(const Transaction& tx) const {
+Fib::NetOps Fib::ApplyToTable(const Transaction& tx) {
   NetOps net;
   net.ops.reserve(tx.slots.size());
-  net.slot.reserve(tx.slots.size());
-  // While the table is as it was at the start, a slot's initial_present is still the truth:
-  // new prefixes (the bulk of a load) need no second lookup.
-  const bool table_unchanged = tx.table_generation == table_generation_;
-  for (size_t k = 0; k < tx.slots.size(); ++k) {
-    const Slot& s = tx.slots[k];
-    const FibRoute* old = nullptr;
-    if (!table_unchanged || s.initial_present) {
-      if (std::optional<FibRoute> r = table_.Find(s.prefix)) {
-        old = &net.olds.emplace_back(*std::move(r));
-      }
-    }
-    const size_t before = net.ops.size();
+  for (const Slot& s : tx.slots) {
+    std::optional<FibRoute> found = s.present ? table_.Exchange(*s.route) : table_.Take(s.prefix);
+    const FibRoute* old = found.has_value() ? &net.olds.emplace_back(*std::move(found)) : nullptr;
     if (!s.present) {
       if (old != nullptr) net.ops.push_back(FibOp{FibOpKind::kDelete, old});
     } else if (old == nullptr) {
@@ -242,9 +235,23 @@ Fib::NetOps Fib::NetChanges(const Transaction& tx) const {
     } else if (!(*old == *s.route)) {
       net.ops.push_back(FibOp{FibOpKind::kReplace, &*s.route, old});
     }
-    if (net.ops.size() > before) net.slot.push_back(k);
   }
+  if (!net.ops.empty()) ++table_generation_;
   return net;
+}
+
+void Fib::RevertInTable(const FibOp& op) {
+  switch (op.kind) {
+    case FibOpKind::kAdd:
+      table_.Erase(op.route->prefix);
+      break;
+    case FibOpKind::kDelete:
+      table_.Set(*op.route);
+      break;
+    case FibOpKind::kReplace:
+      table_.Set(*op.old);
+      break;
+  }
 }
 
 absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
@@ -262,10 +269,10 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
       return true;
     });
   }
-  std::vector<Slot>& final_state = tx.slots;
-  NetOps net = NetChanges(tx);
+  // The table takes every change now (one walk per prefix); those the backend refuses, or
+  // that are undone, go back out of it below.
+  NetOps net = ApplyToTable(tx);
   std::vector<FibOp>& ops = net.ops;
-  const std::vector<size_t>& op_slot = net.slot;
   std::vector<absl::Status> results(ops.size());
   backend_->Apply(ops, ifmgr_.tree(), results);
 
@@ -330,13 +337,16 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
     }
   }
 
-  // The table follows what is in effect; watchers hear of it.
+  // The table keeps what is in effect; watchers hear of it.
   CommitResult result;
   std::vector<FibChange> changes;
   bool watched = watchers_.size() > 0;
   for (size_t i = 0; i < ops.size(); ++i) {
-    if (!in_effect[i]) continue;
     const FibOp& op = ops[i];
+    if (!in_effect[i]) {
+      RevertInTable(op);
+      continue;
+    }
     if (watched) {
       changes.push_back(
           FibChange{op.kind, *op.route, op.old ? std::optional<FibRoute>(*op.old) : std::nullopt});
@@ -351,17 +361,6 @@ absl::StatusOr<CommitResult> Fib::Commit(TransactionId id) {
       case FibOpKind::kDelete:
         ++result.deleted;
         break;
-    }
-  }
-  // The table follows.
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (!in_effect[i]) continue;
-    ++table_generation_;
-    Slot& s = final_state[op_slot[i]];
-    if (s.present) {
-      table_.Set(std::move(*s.route));
-    } else {
-      table_.Erase(s.prefix);
     }
   }
   if (!changes.empty()) Notify(std::move(changes));

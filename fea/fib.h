@@ -16,8 +16,9 @@
 // the net effect per prefix.
 //
 // At commit, what may have changed since is checked again: when another transaction committed
-// meanwhile, that each prefix is still present or absent as this one found it (else
-// AlreadyExists or NotFound: the first commit wins); when an interface changed, every route.
+// meanwhile, that each prefix a change depended on is still present or absent as this one
+// found it (else AlreadyExists or NotFound: the first commit wins; a set depends on nothing);
+// when an interface changed, every route.
 // Then the net changes go to the backend. When it refuses some (the kernel's errno), Commit
 // undoes the ones already applied and fails with a message naming the first refused route and
 // the reason; the FIB is as before. If an undo itself fails, the message says which changes
@@ -154,8 +155,9 @@ class Fib {
   // A transaction keeps, per prefix it touches, the state its changes lead to.
   struct Slot {
     net::Prefix prefix;
-    bool initial_present;           // in the FIB when the transaction first touched it
-    bool check_initial;             // touched before any DeleteAllRoutes: recheck at commit
+    bool initial_present;           // in the FIB when the transaction first touched it...
+    bool check_initial;             // ...known: not first touched by a set, nor after a
+                                    // DeleteAllRoutes. Rechecked at commit.
     bool present;                   // after the changes queued so far
     std::optional<FibRoute> route;  // the route when present
   };
@@ -170,15 +172,17 @@ class Fib {
     absl::Status error;                 // the first error: the transaction is poisoned
   };
 
-  // The net changes a transaction's slots make to the table, for the backend.
+  // The net changes a transaction's slots made to the table, for the backend.
   struct NetOps {
     std::vector<FibOp> ops;
-    std::vector<size_t> slot;   // ops[i] changes the transaction's slots[slot[i]]
-    std::deque<FibRoute> olds;  // copies of the table's routes that ops replace or delete
+    std::deque<FibRoute> olds;  // copies of the table's routes that ops replaced or deleted
   };
 
   absl::StatusOr<Transaction*> Find(TransactionId id);
-  NetOps NetChanges(const Transaction& tx) const;
+  // Writes the slots' final state into the table and returns the net changes that made.
+  NetOps ApplyToTable(const Transaction& tx);
+  // Takes `op` (from ApplyToTable) back out of the table.
+  void RevertInTable(const FibOp& op);
   // `skipped` (kDeleteIfPresent): set when the prefix was absent and nothing was queued.
   absl::Status Queue(TransactionId id, OpKind kind, FibRoute route, bool* skipped = nullptr);
   // Checks, at commit, what may have changed since the changes were queued.

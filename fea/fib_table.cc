@@ -47,6 +47,25 @@ bool FibTable::Erase(const net::Prefix& prefix) {
   return true;
 }
 
+std::optional<FibRoute> FibTable::Exchange(const FibRoute& route) {
+  const Entry entry{groups_.Acquire(route.nexthops, route.protocol), route.metric};
+  auto [it, added] = routes_.insert(route.prefix, entry);
+  if (added) return std::nullopt;
+  std::optional<FibRoute> old = Route(route.prefix, &*it);
+  groups_.Release(it->group);
+  *it = entry;
+  return old;
+}
+
+std::optional<FibRoute> FibTable::Take(const net::Prefix& prefix) {
+  auto it = routes_.find(prefix);
+  if (it == routes_.end()) return std::nullopt;
+  std::optional<FibRoute> old = Route(prefix, &*it);
+  groups_.Release(it->group);
+  routes_.erase(it);
+  return old;
+}
+
 void FibTable::Clear() {
   for (auto it = routes_.begin(); it != routes_.end(); ++it) groups_.Release(it->group);
   routes_.clear();

@@ -33,6 +33,10 @@ class FibTable {
   void Set(const FibRoute& route);
   // Returns false when there was no route for `prefix`.
   bool Erase(const net::Prefix& prefix);
+  // Set and Erase that also return the route they overwrote or removed (nullopt: none), in one
+  // walk of the trie.
+  std::optional<FibRoute> Exchange(const FibRoute& route);
+  std::optional<FibRoute> Take(const net::Prefix& prefix);
   void Clear();
 
   size_t size() const { return routes_.size(); }

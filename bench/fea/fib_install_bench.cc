@@ -1,8 +1,12 @@
 // fea_fib_bench: routes per second installed through the Fib, into the dummy FIB and into the
 // Linux kernel, for the 577,706 prefixes of the PCH capture (SLUICE_DATA_DIR), in transactions
-// of 1, 100 and 1,000 routes. Prints the median of several runs.
+// of 1, 100, 1,000 and 4,000 routes (the RIB's). Prints the median of several runs.
 //
 //   fea_fib_bench [--runs N] [--kernel-runs-batch1 N] [--only dummy|kernel] [--prefixes FILE]
+//                 [--set]
+//
+// Routes are queued with Fib::AddRoute, or with --set with Fib::SetRoute, as the RIB's
+// apply_batch does.
 //
 // The prefixes come from `bgpdump -m` of the capture (field 6 of the A lines), cached in the
 // build folder; without the capture or bgpdump, 577,706 synthetic prefixes are used and the
@@ -110,10 +114,10 @@ struct RunResult {
   bool ok = false;
 };
 
-// Installs every prefix via 192.0.2.2 dev v0 in transactions of `batch` routes, then removes
-// them all with Shutdown.
+// Installs every prefix via 192.0.2.2 dev v0 in transactions of `batch` routes (queued with
+// SetRoute when `set`, else AddRoute), then removes them all with Shutdown.
 RunResult InstallAll(IfMgr& ifmgr, std::unique_ptr<FibBackend> backend,
-                     const std::vector<net::Prefix>& prefixes, size_t batch) {
+                     const std::vector<net::Prefix>& prefixes, size_t batch, bool set) {
   RunResult result;
   Fib fib(ifmgr, std::move(backend));
   if (absl::Status s = fib.Start(); !s.ok()) {
@@ -133,7 +137,9 @@ RunResult InstallAll(IfMgr& ifmgr, std::unique_ptr<FibBackend> backend,
       route.prefix = prefixes[k];
       route.nexthops.push_back(Nexthop{gateway, "v0", false, 1});
       route.protocol = "ebgp";
-      if (absl::Status s = fib.AddRoute(*id, std::move(route)); !s.ok()) {
+      absl::Status s =
+          set ? fib.SetRoute(*id, std::move(route)) : fib.AddRoute(*id, std::move(route));
+      if (!s.ok()) {
         std::cerr << s << "\n";
         return result;
       }
@@ -195,12 +201,13 @@ int main(int argc, char** argv) {
   using namespace sluice::fea;
   int runs = 5, batch1_kernel_runs = 3;
   std::string only, file;
+  bool set = false;
   sluice::base::ProgramOptions options(
       "fea_fib_bench",
       "fea_fib_bench: routes per second installed through the Fib into the dummy FIB and into "
       "the Linux kernel (root; a private network namespace), for the PCH capture's prefixes "
-      "($SLUICE_DATA_DIR, else synthetic ones), in transactions of 1, 100 and 1,000 routes; "
-      "the median of several runs");
+      "($SLUICE_DATA_DIR, else synthetic ones), in transactions of 1, 100, 1,000 and 4,000 "
+      "routes; the median of several runs");
   CLI::App& app = options.app();
   app.add_option("--runs", runs, "runs per batch size")->check(CLI::Range(1, 1000));
   app.add_option("--kernel-runs-batch1", batch1_kernel_runs,
@@ -211,6 +218,7 @@ int main(int argc, char** argv) {
   app.add_option("--prefixes", file,
                  "the prefixes, one a line (default: the capture's, cached in the build folder)")
       ->check(CLI::ExistingFile);
+  app.add_flag("--set", set, "queue routes with SetRoute, as the RIB's apply_batch does");
   if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
   // Before anything else (and before any thread): a private network namespace for the kernel.
   std::string kernel_skip;
@@ -236,10 +244,11 @@ int main(int argc, char** argv) {
     v0.name = "v0";
     (void)ifmgr.AddInterface(v0);
     (void)ifmgr.AddAddress("v0", *sluice::net::IPAddress::Parse("192.0.2.1"), 24);
-    for (size_t batch : {1, 100, 1000}) {
+    for (size_t batch : {1, 100, 1000, 4000}) {
       std::vector<RunResult> results;
       for (int r = 0; r < runs; ++r) {
-        results.push_back(InstallAll(ifmgr, std::make_unique<DummyFibBackend>(), prefixes, batch));
+        results.push_back(
+            InstallAll(ifmgr, std::make_unique<DummyFibBackend>(), prefixes, batch, set));
       }
       Report("dummy", batch, n, results);
     }
@@ -255,14 +264,14 @@ int main(int argc, char** argv) {
       std::cerr << s << "\n";
       return 1;
     }
-    for (size_t batch : {1, 100, 1000}) {
+    for (size_t batch : {1, 100, 1000, 4000}) {
       std::vector<RunResult> results;
       int count = batch == 1 ? batch1_kernel_runs : runs;
       for (int r = 0; r < count; ++r) {
         NetlinkFibOptions options;
         options.table = 100;
         results.push_back(
-            InstallAll(ifmgr, std::make_unique<NetlinkFibBackend>(options), prefixes, batch));
+            InstallAll(ifmgr, std::make_unique<NetlinkFibBackend>(options), prefixes, batch, set));
       }
       Report("kernel", batch, n, results);
     }
@@ -273,7 +282,7 @@ int main(int argc, char** argv) {
         options.table = 100;
         options.ack_every_message = true;
         results.push_back(
-            InstallAll(ifmgr, std::make_unique<NetlinkFibBackend>(options), prefixes, 1000));
+            InstallAll(ifmgr, std::make_unique<NetlinkFibBackend>(options), prefixes, 1000, set));
       }
       Report("kernel+ack-each", 1000, n, results);
     }

@@ -385,6 +385,23 @@ TEST_P(FibTest, ConcurrentTransactionsFirstCommitWins) {
   EXPECT_EQ(fib_->open_transactions(), 0u);
 }
 
+TEST_P(FibTest, ASetDependsOnNoEarlierCommit) {
+  // A set leaves its prefix present either way: a transaction committed meanwhile that added
+  // the prefix does not fail it, and its route replaces the one that transaction added.
+  auto a = fib_->StartTransaction("a");
+  auto b = fib_->StartTransaction("b");
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(fib_->SetRoute(*b, R("10.5.0.0/16 via 10.1.0.3")).ok());
+  ASSERT_TRUE(fib_->AddRoute(*a, R("10.5.0.0/16 via 10.1.0.2")).ok());
+  ASSERT_TRUE(fib_->Commit(*a).ok());
+  auto done = fib_->Commit(*b);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->replaced, 1u);
+  EXPECT_EQ(done->added, 0u);
+  EXPECT_EQ(Lookup("10.5.0.1"), "10.5.0.0/16 via 10.1.0.3");
+  EXPECT_EQ(ForwardingPlane(), std::set<std::string>{"10.5.0.0/16"});
+}
+
 TEST_P(FibTest, WatchersHearTheNetChangesOfEachCommit) {
   std::vector<std::vector<std::string>> heard;
   WatcherId w = fib_->AddWatcher([&](std::span<const FibChange> changes) {
