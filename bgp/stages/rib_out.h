@@ -38,10 +38,11 @@ class RibOut : public BranchTail {
     // Changes per batch. Each batch is one RPC with a fixed cost in both processes. A batch
     // leaves at each push, full or not, while the window has room: a lone change never waits.
     size_t batch = 4000;
-    // Batches in flight. Deep, so that while the RIB is slower than the peers (a full table
-    // arriving) the routes it has not taken wait in batches on their way to it rather than in
-    // the Fanout's queue, where each queued change costs an entry and an index slot.
-    size_t window = 32;
+    // Batches in flight: 32,000 changes with the default batch. Fewer, and while the RIB is
+    // slower than the peers (a full table arriving) the routes it has not taken wait in the
+    // Fanout's queue, where each change costs an entry and an index slot; more, and they wait
+    // in the RIB's memory instead.
+    size_t window = 8;
     EndOfRibGate* gate = nullptr;  // selection deferral; outlives the RibOut
   };
   struct Counters {
