@@ -4,6 +4,51 @@
 
 namespace sluice::bgp {
 
+namespace {
+
+// `sorted` holds an ascending run [0, old_size) and appended prefixes after it, themselves
+// ascending: one ascending run without duplicates, cut to `limit`.
+void MergeCollected(std::vector<net::Prefix>* sorted, size_t old_size, size_t limit) {
+  std::inplace_merge(sorted->begin(), sorted->begin() + old_size, sorted->end());
+  sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
+  if (sorted->size() > limit) sorted->resize(limit);
+}
+
+// Past the `limit` smallest collected so far, nothing more can make the cut.
+std::optional<net::Prefix> CollectBound(const std::vector<net::Prefix>& sorted, size_t limit) {
+  if (sorted.size() < limit || sorted.empty()) return std::nullopt;
+  return sorted.back();
+}
+
+}  // namespace
+
+void PrefixSource::CollectPrefixes(const std::optional<net::Prefix>& after, size_t limit,
+                                   std::vector<net::Prefix>* sorted) const {
+  const size_t old_size = sorted->size();
+  const std::optional<net::Prefix> bound = CollectBound(*sorted, limit);
+  std::optional<net::Prefix> p = after;
+  for (size_t n = 0; n < limit; ++n) {
+    p = NextPrefix(p);
+    if (!p || (bound && *p >= *bound)) break;
+    sorted->push_back(*p);
+  }
+  MergeCollected(sorted, old_size, limit);
+}
+
+void CollectPrefixesIn(RouteTable& table, const std::optional<net::Prefix>& after, size_t limit,
+                       std::vector<net::Prefix>* sorted) {
+  const size_t old_size = sorted->size();
+  const std::optional<net::Prefix> bound = CollectBound(*sorted, limit);
+  auto it = after ? table.lower_bound(*after) : table.begin();
+  if (after && it != table.end() && it.key() == *after) ++it;
+  for (size_t n = 0; n < limit && it != table.end(); ++n, ++it) {
+    const net::Prefix p = it.key();
+    if (bound && p >= *bound) break;
+    sorted->push_back(p);
+  }
+  MergeCollected(sorted, old_size, limit);
+}
+
 std::optional<net::Prefix> NextPrefixIn(RouteTable& table,
                                         const std::optional<net::Prefix>& after) {
   if (!after) {
@@ -41,6 +86,11 @@ std::optional<net::Prefix> RouteTableSet::NextPrefix(
   return best;
 }
 
+void RouteTableSet::CollectPrefixes(const std::optional<net::Prefix>& after, size_t limit,
+                                    std::vector<net::Prefix>* sorted) const {
+  for (RouteTable* t : tables_) CollectPrefixesIn(*t, after, limit, sorted);
+}
+
 void PrefixSourceUnion::Remove(const PrefixSource* source) { std::erase(sources_, source); }
 
 std::optional<net::Prefix> PrefixSourceUnion::NextPrefix(
@@ -51,6 +101,11 @@ std::optional<net::Prefix> PrefixSourceUnion::NextPrefix(
     if (p && (!best || *p < *best)) best = p;
   }
   return best;
+}
+
+void PrefixSourceUnion::CollectPrefixes(const std::optional<net::Prefix>& after, size_t limit,
+                                        std::vector<net::Prefix>* sorted) const {
+  for (const PrefixSource* s : sources_) s->CollectPrefixes(after, limit, sorted);
 }
 
 }  // namespace sluice::bgp

@@ -2,6 +2,11 @@
 
 namespace sluice::bgp {
 
+namespace {
+// Prefixes per batch: a slice often ends after a few hundred (SliceBudget's time limit).
+constexpr size_t kBatch = 64;
+}  // namespace
+
 PrefixWalk::PrefixWalk(boost::asio::io_context& io, std::string name, const PrefixSource* source,
                        Hooks hooks, size_t prefixes_per_slice)
     : source_(source),
@@ -45,6 +50,8 @@ void PrefixWalk::Cancel() {
 bool PrefixWalk::Slice() {
   in_slice_ = true;
   restart_ = false;
+  ahead_.clear();
+  ahead_next_ = 0;
   const bool more = SliceBody();
   in_slice_ = false;
   return more || restart_;
@@ -58,7 +65,7 @@ bool PrefixWalk::SliceBody() {
   }
   stage::SliceBudget budget(per_slice_);
   while (true) {
-    std::optional<net::Prefix> next = source_->NextPrefix(cursor_);
+    std::optional<net::Prefix> next = Next();
     if (!next) {
       state_ = State::kFinished;
       if (hooks_.end_of_slice) hooks_.end_of_slice();
@@ -73,6 +80,18 @@ bool PrefixWalk::SliceBody() {
   }
   if (hooks_.end_of_slice) hooks_.end_of_slice();
   return true;
+}
+
+std::optional<net::Prefix> PrefixWalk::Next() {
+  // A hook that restarted the walk moved the cursor off the batch's last answer.
+  const bool stale = ahead_next_ > 0 && cursor_ != ahead_[ahead_next_ - 1];
+  if (stale || ahead_next_ == ahead_.size()) {
+    ahead_.clear();
+    ahead_next_ = 0;
+    source_->CollectPrefixes(cursor_, kBatch, &ahead_);
+    if (ahead_.empty()) return std::nullopt;
+  }
+  return ahead_[ahead_next_++];
 }
 
 }  // namespace sluice::bgp

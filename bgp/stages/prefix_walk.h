@@ -8,6 +8,9 @@
 // the walk will see the final state when it gets there). Visiting p moves the cursor to p before
 // calling `visit`, so a lookup made during the visit already counts p as covered.
 //
+// The walk asks its source for the next prefixes in batches (PrefixSource::CollectPrefixes) and
+// forgets the batch at the end of each slice, since the tables change between slices.
+//
 // Flow control: when `can_run` says no, the walk pauses after the current prefix; Resume()
 // continues it (a stage calls it from FlowControl::WhenReady).
 
@@ -16,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bgp/stages/bgp_stage.h"
 #include "stage/background_task.h"
@@ -63,6 +67,8 @@ class PrefixWalk {
  private:
   bool Slice();
   bool SliceBody();
+  // The prefix after the cursor, from the batch (refilled when used up); nullopt at the end.
+  std::optional<net::Prefix> Next();
 
   const PrefixSource* source_;
   Hooks hooks_;
@@ -70,6 +76,8 @@ class PrefixWalk {
   State state_ = State::kIdle;
   std::optional<net::Prefix> cursor_;
   uint64_t visited_ = 0;
+  std::vector<net::Prefix> ahead_;  // the source's next prefixes after the cursor, this slice
+  size_t ahead_next_ = 0;
   bool in_slice_ = false;
   bool restart_ = false;
   std::shared_ptr<PrefixWalk*> self_;
