@@ -1,8 +1,8 @@
 #include "bgp/stages/decision.h"
 
 #include <algorithm>
+#include <bit>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace sluice::bgp {
@@ -11,11 +11,17 @@ Decision::Decision(std::string name, DecisionOptions options)
     : BgpStage(std::move(name)), options_(options) {}
 
 std::string Decision::Status() const {
-  return absl::StrCat("loc-rib=", routes_, " parents=", parents_.size());
+  std::string s = absl::StrCat("loc-rib=", routes_, " parents=", parent_count());
+  if (indexing_) absl::StrAppend(&s, " indexed=", holders_.size());
+  return s;
 }
 
 std::vector<const stage::StageBase*> Decision::upstream_stages() const {
-  return {parents_.begin(), parents_.end()};
+  std::vector<const stage::StageBase*> out;
+  for (BgpStage* parent : slots_) {
+    if (parent != nullptr) out.push_back(parent);
+  }
+  return out;
 }
 
 std::vector<const stage::StageBase*> Decision::downstream_stages() const {
@@ -23,25 +29,77 @@ std::vector<const stage::StageBase*> Decision::downstream_stages() const {
   return {downstream_};
 }
 
-void Decision::ConnectUpstream(BgpStage* s) {
-  if (std::find(parents_.begin(), parents_.end(), s) == parents_.end()) parents_.push_back(s);
+size_t Decision::parent_count() const {
+  return slots_.size() - std::count(slots_.begin(), slots_.end(), nullptr);
 }
 
-void Decision::DisconnectUpstream(BgpStage* s) { std::erase(parents_, s); }
+void Decision::ConnectUpstream(BgpStage* s) {
+  if (std::find(slots_.begin(), slots_.end(), s) != slots_.end()) return;
+  auto hole = std::find(slots_.begin(), slots_.end(), nullptr);
+  if (hole != slots_.end()) {
+    *hole = s;
+  } else {
+    slots_.push_back(s);
+  }
+  UpdateIndexing();
+}
+
+void Decision::DisconnectUpstream(BgpStage* s) {
+  std::replace(slots_.begin(), slots_.end(), s, static_cast<BgpStage*>(nullptr));
+  while (!slots_.empty() && slots_.back() == nullptr) slots_.pop_back();
+  UpdateIndexing();
+}
 
 void Decision::ReplaceUpstream(BgpStage* old_stage, BgpStage* new_stage) {
-  std::replace(parents_.begin(), parents_.end(), old_stage, new_stage);
+  std::replace(slots_.begin(), slots_.end(), old_stage, new_stage);
+}
+
+void Decision::UpdateIndexing() {
+  indexing_ = parent_count() >= kIndexFromParents;
+  if (!indexing_) holders_ = {};  // frees the table
+}
+
+uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* out) const {
+  uint64_t answered = 0;
+  auto ask = [&](size_t slot) {
+    BgpStage* parent = slots_[slot];
+    if (parent == nullptr || parent == skip) return;
+    if (std::optional<BgpRoute> r = parent->lookup_route(prefix)) {
+      out->push_back(std::move(*r));
+      answered |= SlotBit(slot);
+    }
+  };
+  auto known = indexing_ ? holders_.find(prefix) : holders_.end();
+  if (known == holders_.end()) {
+    for (size_t slot = 0; slot < slots_.size(); ++slot) ask(slot);
+    return answered;
+  }
+  for (uint64_t m = known->second; m != 0; m &= m - 1) {
+    const size_t slot = static_cast<size_t>(std::countr_zero(m));
+    if (slot < slots_.size()) ask(slot);
+  }
+  for (size_t slot = kMaskSlots; slot < slots_.size(); ++slot) ask(slot);
+  return answered;
+}
+
+void Decision::Remember(const net::Prefix& prefix, uint64_t holders) const {
+  if (!indexing_) return;
+  if (holders == 0) {
+    holders_.erase(prefix);
+  } else {
+    holders_.insert_or_assign(prefix, holders);
+  }
 }
 
 void Decision::Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRoute* new_route) {
   const net::Prefix& prefix = old_route != nullptr ? old_route->net : new_route->net;
-  absl::InlinedVector<BgpRoute, 4> alternatives;
-  for (BgpStage* parent : parents_) {
-    if (parent == caller) continue;
-    if (std::optional<BgpRoute> r = parent->lookup_route(prefix)) {
-      alternatives.push_back(std::move(*r));
-    }
+  Routes alternatives;
+  uint64_t holders = Ask(prefix, caller, &alternatives);
+  if (new_route != nullptr) {
+    auto slot = std::find(slots_.begin(), slots_.end(), caller);
+    if (slot != slots_.end()) holders |= SlotBit(static_cast<size_t>(slot - slots_.begin()));
   }
+  Remember(prefix, holders);
   absl::InlinedVector<const BgpRoute*, 8> candidates;
   for (const BgpRoute& r : alternatives) candidates.push_back(&r);
   candidates.push_back(old_route);
@@ -82,10 +140,8 @@ void Decision::push(BgpStage*) {
 }
 
 std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const {
-  absl::InlinedVector<BgpRoute, 4> routes;
-  for (BgpStage* parent : parents_) {
-    if (std::optional<BgpRoute> r = parent->lookup_route(prefix)) routes.push_back(std::move(*r));
-  }
+  Routes routes;
+  Remember(prefix, Ask(prefix, nullptr, &routes));
   if (routes.empty()) return std::nullopt;
   absl::InlinedVector<const BgpRoute*, 8> candidates;
   for (const BgpRoute& r : routes) candidates.push_back(&r);
@@ -95,11 +151,9 @@ std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const 
 }
 
 std::vector<BgpRoute> Decision::Candidates(const net::Prefix& prefix) const {
-  std::vector<BgpRoute> out;
-  for (BgpStage* parent : parents_) {
-    if (std::optional<BgpRoute> r = parent->lookup_route(prefix)) out.push_back(std::move(*r));
-  }
-  return out;
+  Routes routes;
+  Ask(prefix, nullptr, &routes);
+  return {std::make_move_iterator(routes.begin()), std::make_move_iterator(routes.end())};
 }
 
 }  // namespace sluice::bgp

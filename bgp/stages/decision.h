@@ -11,12 +11,22 @@
 // process over every parent's answer, which is what was sent downstream because every parent
 // answers what it sent.
 //
-// Cost: one lookup per other parent per change (cheap with a few peers; a full table from each
-// of many peers would want a Loc-RIB index, which costs memory — not done).
+// Cost: one lookup per other parent per change, and one per parent per lookup_route — cheap with a
+// few peers. From kIndexFromParents parents on, Decision also keeps, per prefix, the set of
+// parents that answered a route the last time it asked (a bit per parent slot; BIRD keeps a
+// net's routes in one list for the same reason), and asks only those: a peer that just came up
+// gets its dump (DumpStage) at one lookup per route, not one per peer. The set is a superset of
+// the parents that hold a route, since a parent's every change reaches Decision, which then
+// asks again; a parent that connects holds nothing yet, and one that leaves has deleted its
+// routes first. Below kIndexFromParents the index is dropped: with a few peers and a full
+// table it would cost memory for no lookup saved.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/decision_process.h"
 
@@ -24,6 +34,10 @@ namespace sluice::bgp {
 
 class Decision : public BgpStage {
  public:
+  // Parents from which the per-prefix index of holders is kept; the slots a mask can name.
+  static constexpr size_t kIndexFromParents = 8;
+  static constexpr size_t kMaskSlots = 64;
+
   Decision(std::string name, DecisionOptions options);
 
   std::string_view kind() const override { return "Decision"; }
@@ -44,6 +58,8 @@ class Decision : public BgpStage {
   std::vector<const stage::StageBase*> downstream_stages() const override;
   void ConnectUpstream(BgpStage* s) override;
   void ConnectDownstream(BgpStage* s) override { downstream_ = s; }
+  // Prefixes whose holders are indexed (0 below kIndexFromParents parents).
+  size_t indexed_prefixes() const { return holders_.size(); }
   void DisconnectUpstream(BgpStage* s) override;
   void DisconnectDownstream(BgpStage* s) override {
     if (downstream_ == s) downstream_ = nullptr;
@@ -54,12 +70,25 @@ class Decision : public BgpStage {
   }
 
  private:
+  using Routes = absl::InlinedVector<BgpRoute, 4>;
   void Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRoute* new_route);
+  // Looks `prefix` up in the parents that may hold it (all when not indexed), except `skip`,
+  // appending the routes to `out`; returns the mask of the slots that answered.
+  uint64_t Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* out) const;
+  // Records which slots hold `prefix` (when indexing).
+  void Remember(const net::Prefix& prefix, uint64_t holders) const;
+  static uint64_t SlotBit(size_t slot) { return slot < kMaskSlots ? uint64_t{1} << slot : 0; }
+  size_t parent_count() const;
+  void UpdateIndexing();
 
   DecisionOptions options_;
-  std::vector<BgpStage*> parents_;
+  // Parents by slot; nullptr where one left (its slot is taken by the next that connects).
+  std::vector<BgpStage*> slots_;
   BgpStage* downstream_ = nullptr;
   size_t routes_ = 0;  // prefixes with a winner
+  bool indexing_ = false;
+  // Prefix -> slots that answered a route when last asked (slots past kMaskSlots: always asked).
+  mutable absl::flat_hash_map<net::Prefix, uint64_t> holders_;
 };
 
 }  // namespace sluice::bgp

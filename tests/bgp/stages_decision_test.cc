@@ -2,6 +2,9 @@
 // with the candidates in both orders, and the Decision stage's output as a golden trace.
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "absl/strings/str_cat.h"
 #include "bgp/stages/decision.h"
 #include "bgp/stages/decision_process.h"
 #include "bgp/stages/peer_in.h"
@@ -201,6 +204,88 @@ TEST_F(DecisionProcessTest, StageSendsWinnerChanges) {
   EXPECT_TRUE(violations_.empty()) << violations_.front();
   EXPECT_EQ(decision->loc_rib_size(), 0u);
   EXPECT_GOLDEN(cap->Text(), "tests/bgp/golden/decision.trace");
+}
+
+// With many peers, Decision indexes which parents hold each prefix and asks only those. A random
+// sequence of announcements and withdrawals from 12 peers, with peers leaving (below the
+// indexing threshold) and new ones taking their slots: after every change, the Loc-RIB's answer
+// and what went downstream equal the decision process over every peer's route.
+TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
+  RouteTableSet tables;
+  PeerIn::Options resolved;
+  resolved.mark_resolved = true;
+  auto* decision = plumber_.Make<Decision>("Decision", DecisionOptions{});
+  auto* cache = Cache("check");
+  stage::Plumber::Plumb<BgpRoute>(decision, cache);
+  constexpr int kPeers = 12;
+  std::vector<PeerIn*> peers;
+  auto add_peer = [&](int i) {
+    auto* p = plumber_.Make<PeerIn>(absl::StrCat("PeerIn(", i, ")"), &plumber_, &tables, resolved);
+    stage::Plumber::Plumb<BgpStage::RouteType>(p, decision);
+    const std::string addr = absl::StrCat("10.0.", i / 256, ".", i % 256 + 1);
+    p->SessionUp(
+        sources_.Intern(testing::Source(i + 1, addr.c_str(), addr.c_str(), 65001 + i % 5, false)));
+    return p;
+  };
+  for (int i = 0; i < kPeers; ++i) peers.push_back(add_peer(i));
+  std::vector<net::Prefix> prefixes;
+  for (int i = 0; i < 40; ++i) prefixes.push_back(P(absl::StrCat("198.51.", i, ".0/24").c_str()));
+  std::vector<AttrRef> attrs;
+  for (uint32_t i = 0; i < 6; ++i) {
+    Attr a;
+    if (i % 3 == 0) a.Path({65100 + i});
+    if (i % 3 == 1) a.Path({65100 + i % 2, 7});
+    if (i % 3 == 2) a.Path({65100 + i % 2, 7, 8});
+    attrs.push_back(a.NextHop("10.0.0.1").LocalPref(100 + 10 * (i % 2)).Med(i).In(store_));
+  }
+  auto check = [&](const net::Prefix& n, const std::string& when) {
+    std::vector<BgpRoute> all;
+    for (PeerIn* p : peers) {
+      if (std::optional<BgpRoute> r = p->lookup_route(n)) all.push_back(*r);
+    }
+    std::vector<const BgpRoute*> candidates;
+    for (const BgpRoute& r : all) candidates.push_back(&r);
+    const Selection best = SelectBest(candidates, {});
+    std::optional<BgpRoute> got = decision->lookup_route(n);
+    ASSERT_EQ(got.has_value(), best.best >= 0) << when;
+    if (got) {
+      EXPECT_TRUE(*got == all[best.best]) << when;
+    }
+    std::optional<BgpRoute> sent = cache->lookup_route(n);
+    ASSERT_EQ(sent.has_value(), got.has_value()) << when;
+    if (sent) {
+      EXPECT_TRUE(*sent == *got) << when;
+    }
+  };
+  std::mt19937 rng(7);
+  auto step = [&](int round) {
+    PeerIn* p = peers[rng() % peers.size()];
+    const net::Prefix& n = prefixes[rng() % prefixes.size()];
+    if (rng() % 3 == 0) {
+      p->Withdraw(n);
+    } else {
+      p->Announce(n, attrs[rng() % attrs.size()]);
+    }
+    check(n, absl::StrCat("round ", round, " ", n.ToString()));
+  };
+  for (int round = 0; round < 3000; ++round) step(round);
+  EXPECT_GT(decision->indexed_prefixes(), 0u);
+  // Five peers withdraw everything and leave: 7 parents, no index.
+  for (int k = 0; k < 5; ++k) {
+    PeerIn* p = peers.back();
+    for (const net::Prefix& n : prefixes) p->Withdraw(n);
+    stage::Plumber::Unplumb<BgpRoute>(p, decision);
+    peers.pop_back();
+  }
+  EXPECT_EQ(decision->indexed_prefixes(), 0u);
+  for (const net::Prefix& n : prefixes) check(n, "after five left");
+  for (int round = 3000; round < 4000; ++round) step(round);
+  // Three new peers take the free slots: indexing again.
+  for (int i = kPeers; i < kPeers + 3; ++i) peers.push_back(add_peer(i));
+  for (int round = 4000; round < 7000; ++round) step(round);
+  EXPECT_GT(decision->indexed_prefixes(), 0u);
+  for (const net::Prefix& n : prefixes) check(n, "at the end");
+  EXPECT_TRUE(violations_.empty()) << violations_.front();
 }
 
 }  // namespace
