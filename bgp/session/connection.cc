@@ -150,6 +150,7 @@ void Connection::OnSocketReady() {
   socket_.set_option(tcp::no_delay(true), ec);
   local_ = socket_.local_endpoint(ec);
   remote_ = socket_.remote_endpoint(ec);
+  connected_ = !ec;
   StartRead();
   Pump();
 }
@@ -249,11 +250,8 @@ size_t Connection::ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset) c
 }
 
 void Connection::Pump() {
-  if (writing_ || finished_ || !socket_.is_open()) return;
   // Not connected yet (an outgoing connection in progress): wait.
-  boost::system::error_code ec;
-  socket_.remote_endpoint(ec);
-  if (ec) return;
+  if (writing_ || finished_ || !socket_.is_open() || !connected_) return;
   if (!urgent_.empty()) {
     urgent_in_flight_.clear();
     for (const auto& m : urgent_)
@@ -357,11 +355,10 @@ void Connection::Close() {
     boost::system::error_code ignored;
     self->socket_.close(ignored);
   });
-  boost::system::error_code ec;
-  socket_.remote_endpoint(ec);
-  if (ec) {  // never connected
+  if (!connected_) {
     finished_ = true;
     linger_timer_.cancel();
+    boost::system::error_code ec;
     socket_.close(ec);
     return;
   }

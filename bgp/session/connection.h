@@ -165,6 +165,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t backlog_ = 0;
   std::vector<uint8_t> drain_buffer_;
   boost::asio::ip::tcp::endpoint local_, remote_;
+  bool connected_ = false;  // the socket reached the peer (OnSocketReady), so Pump may write
 };
 
 }  // namespace sluice::bgp
