@@ -122,10 +122,17 @@ class ShardRunner {
     Plumber& plumber() { return *w_->plumber; }
     // Appends an output; it leaves with the current epoch's, or at the end of the current handler.
     Out& Emit() {
-      OutBatch& b = runner_->OpenOut(*w_);
-      b.items.emplace_back();
+      OutBatch* b = &runner_->OpenOut(*w_);
+      // A full batch leaves now, as input batches do. One input batch can make an output per
+      // peer per change; kept open, that batch would grow by doubling, copying every item, and
+      // be freed afterwards for its size.
+      if (b->items.size() >= runner_->options_.batch_items && runner_->threaded()) {
+        runner_->FinishOut(*w_);
+        b = &runner_->OpenOut(*w_);
+      }
+      b->items.emplace_back();
       w_->unmarked = true;
-      return b.items.back();
+      return b->items.back();
     }
     void Emit(Out item) { Emit() = std::move(item); }
     // Outputs emitted outside the processing of input (a background slice) leave once the

@@ -507,6 +507,58 @@ TEST(ShardRunner, OutputsDeliveredEpochByEpoch) {
   }
 }
 
+// Outputs past a batch's size leave in several batches while an epoch is still being processed
+// (an input that makes an output per peer): still whole epochs, in order, nothing lost.
+TEST(ShardRunner, ManyOutputsPerInputLeaveInBatchesStillEpochByEpoch) {
+  boost::asio::io_context io;
+  using Runner = ShardRunner<Echo, int, int>;
+  Runner::Callbacks cb;
+  std::vector<int> got;
+  std::vector<size_t> epoch_ends;
+  cb.make = [](Runner::Context& ctx) {
+    auto e = std::make_unique<Echo>();
+    e->ctx = &ctx;
+    return e;
+  };
+  cb.process = [](Echo& e, std::span<int> items) {
+    for (int i : items) {
+      for (int copy = 0; copy < 10; ++copy) e.ctx->Emit(i * 10 + copy);
+    }
+  };
+  cb.end_epoch = [](Echo&, uint64_t) {};
+  cb.deliver = [&](int, std::span<int> items) {
+    got.insert(got.end(), items.begin(), items.end());
+  };
+  cb.delivered = [&] { epoch_ends.push_back(got.size()); };
+  ShardOptions options;
+  options.shards = 2;
+  options.batch_items = 4;
+  Runner runner(io, options, cb);
+  for (int epoch = 0; epoch < 30; ++epoch) {
+    for (int i = 0; i < 10; ++i) runner.Send(i % 2, epoch * 100 + i);
+    runner.EndEpoch();
+    if (epoch % 3 == 0) {
+      io.restart();
+      io.poll();
+    }
+  }
+  runner.Settle();
+  ASSERT_EQ(got.size(), 3000u);
+  for (size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i - 1] / 1000, got[i] / 1000) << i;
+  for (int shard = 0; shard < 2; ++shard) {
+    std::vector<int> mine;
+    for (int v : got) {
+      if ((v / 10) % 2 == shard) mine.push_back(v);
+    }
+    EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end())) << "shard " << shard;
+  }
+  for (int epoch = 0; epoch < 30; ++epoch) {
+    EXPECT_NE(std::find(epoch_ends.begin(), epoch_ends.end(), size_t(epoch + 1) * 100),
+              epoch_ends.end())
+        << epoch;
+  }
+}
+
 // A loop that runs its handlers after every item (as sluice-bgp does after every UPDATE): an idle
 // shard gets each item at once, a busy one gets what came meanwhile in one batch when it runs out,
 // and nothing is lost or reordered.
