@@ -463,26 +463,41 @@ TEST(ShardRunner, ABusyShardBlocksNeitherSenderNorQueriesButAsksForBackpressure)
 struct Echo {
   ShardRunner<Echo, int, int>::Context* ctx = nullptr;
 };
+using EchoRunner = ShardRunner<Echo, int, int>;
 
-TEST(ShardRunner, OutputsDeliveredEpochByEpoch) {
-  boost::asio::io_context io;
-  using Runner = ShardRunner<Echo, int, int>;
-  Runner::Callbacks cb;
-  std::vector<int> got;
-  std::vector<size_t> epoch_ends;
-  cb.make = [](Runner::Context& ctx) {
+// Echo shards that emit `copies` outputs per input (input * 10 + copy when copies > 1); the
+// outputs land in `got`, and `epoch_ends` takes got's size at each `delivered`.
+EchoRunner::Callbacks EchoCallbacks(int copies, std::vector<int>* got,
+                                    std::vector<size_t>* epoch_ends) {
+  EchoRunner::Callbacks cb;
+  cb.make = [](EchoRunner::Context& ctx) {
     auto e = std::make_unique<Echo>();
     e->ctx = &ctx;
     return e;
   };
-  cb.process = [](Echo& e, std::span<int> items) {
-    for (int i : items) e.ctx->Emit(i);
+  cb.process = [copies](Echo& e, std::span<int> items) {
+    for (int i : items) {
+      if (copies == 1) {
+        e.ctx->Emit(i);
+        continue;
+      }
+      for (int copy = 0; copy < copies; ++copy) e.ctx->Emit(i * 10 + copy);
+    }
   };
   cb.end_epoch = [](Echo&, uint64_t) {};
-  cb.deliver = [&](int, std::span<int> items) {
-    got.insert(got.end(), items.begin(), items.end());
+  cb.deliver = [got](int, std::span<int> items) {
+    got->insert(got->end(), items.begin(), items.end());
   };
-  cb.delivered = [&] { epoch_ends.push_back(got.size()); };
+  cb.delivered = [got, epoch_ends] { epoch_ends->push_back(got->size()); };
+  return cb;
+}
+
+TEST(ShardRunner, OutputsDeliveredEpochByEpoch) {
+  boost::asio::io_context io;
+  using Runner = EchoRunner;
+  std::vector<int> got;
+  std::vector<size_t> epoch_ends;
+  Runner::Callbacks cb = EchoCallbacks(1, &got, &epoch_ends);
   ShardOptions options;
   options.shards = 4;
   options.batch_items = 3;
@@ -511,25 +526,10 @@ TEST(ShardRunner, OutputsDeliveredEpochByEpoch) {
 // (an input that makes an output per peer): still whole epochs, in order, nothing lost.
 TEST(ShardRunner, ManyOutputsPerInputLeaveInBatchesStillEpochByEpoch) {
   boost::asio::io_context io;
-  using Runner = ShardRunner<Echo, int, int>;
-  Runner::Callbacks cb;
+  using Runner = EchoRunner;
   std::vector<int> got;
   std::vector<size_t> epoch_ends;
-  cb.make = [](Runner::Context& ctx) {
-    auto e = std::make_unique<Echo>();
-    e->ctx = &ctx;
-    return e;
-  };
-  cb.process = [](Echo& e, std::span<int> items) {
-    for (int i : items) {
-      for (int copy = 0; copy < 10; ++copy) e.ctx->Emit(i * 10 + copy);
-    }
-  };
-  cb.end_epoch = [](Echo&, uint64_t) {};
-  cb.deliver = [&](int, std::span<int> items) {
-    got.insert(got.end(), items.begin(), items.end());
-  };
-  cb.delivered = [&] { epoch_ends.push_back(got.size()); };
+  Runner::Callbacks cb = EchoCallbacks(10, &got, &epoch_ends);
   ShardOptions options;
   options.shards = 2;
   options.batch_items = 4;
