@@ -43,6 +43,7 @@ import urllib.parse
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ next to the script
+import kernel  # noqa: E402
 import obs  # noqa: E402
 import rov  # noqa: E402
 
@@ -63,6 +64,7 @@ WORKLOADS = {
     "2": "PCH full table, 4 upstreams, 4 AS paths per prefix",
     "3": "RIS 76-peer capture (IPv4 peers), full speed",
     "4": "PCH full table withdrawn",
+    "5": "PCH full table, 1 upstream, into the kernel FIB (network namespace)",
 }
 # GoBGP last: it is by far the slowest, and results.md is written after every device.
 ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-t4", "sluice-rib",
@@ -208,12 +210,14 @@ class Sampler(threading.Thread):
 
 class Child:
     """A child process with its output in a file; stopped by PID."""
+    wrap = None  # workload 5: a function that makes an argv run in the run's namespace
 
     def __init__(self, argv, out_path, env=None, stdout_pipe=False):
         self.argv, self.out_path = argv, out_path
         self.out = open(out_path, "w")
         self.proc = subprocess.Popen(
-            argv, stdout=subprocess.PIPE if stdout_pipe else self.out, stderr=self.out,
+            Child.wrap(argv) if Child.wrap else argv,
+            stdout=subprocess.PIPE if stdout_pipe else self.out, stderr=self.out,
             stdin=subprocess.DEVNULL, env=env, text=True, start_new_session=True)
         self.pid = self.proc.pid
 
@@ -292,11 +296,14 @@ def run_ok(argv, timeout=10):
 class Topology:
     """What a device must be configured with."""
 
-    def __init__(self, upstreams, port, rtr_port=None):
+    def __init__(self, upstreams, port, rtr_port=None, kernel_fib=False):
         self.upstreams = upstreams  # [(address, as)]
         self.port = port            # the device listens on DEVICE_ADDR:port
         self.rtr_port = rtr_port    # ROV devices: stayrtr on 127.0.0.1:rtr_port
         self.monitor = (MONITOR_ADDR, MONITOR_AS)
+        # Workload 5: the device installs its routes into the kernel's main table (nexthop
+        # kernel.NEXT_HOP on r0); else it holds them in user space only.
+        self.kernel_fib = kernel_fib
 
 
 class Device:
@@ -307,6 +314,10 @@ class Device:
 
     def available(self, ctx):
         return True, ""
+
+    def kernel_available(self, ctx):
+        """Workload 5: (True, "") when the device can program the kernel FIB, else (False, why)."""
+        return False, "no kernel FIB: workload 5 runs sluice-mgr, sluice-rib*, BIRD and FRR"
 
     def rov_available(self, ctx):
         if ctx.quick:
@@ -328,8 +339,9 @@ class Device:
         return True
 
     def stop(self):
+        # 30 s: with a kernel FIB (workload 5) a daemon takes its routes out as it stops.
         for c in reversed(getattr(self, "children", [])):
-            c.stop()
+            c.stop(timeout=30)
 
     def logs(self):
         return "\n".join(f"--- {c.argv[0]}:\n{c.tail()}" for c in getattr(self, "children", []))
@@ -347,6 +359,9 @@ def programs_built(ctx, rels):
 class Floor(Device):
     name, label = "floor", "floor (replay → monitor)"
 
+    def kernel_available(self, ctx):
+        return True, ""  # runs as in workload 1: it gives the expected count
+
 
 # --bmp-route-monitoring's names, as bgp/1.0 add_bmp_station's route_monitoring takes them.
 BMP_VIEWS = {"pre-policy": "BMP_PRE_POLICY", "post-policy": "BMP_POST_POLICY",
@@ -358,7 +373,7 @@ class Sluice(Device):
         self.with_rib, self.threads, self.rov, self.obs = with_rib, threads, rov_on, obs_on
         self.name = (("sluice-rib" if with_rib else "sluice") + (f"-t{threads}" if threads else "")
                      + ("-rov" if rov_on else "") + ("-obs" if obs_on else ""))
-        self.label = "Sluice BGP" + (" + RIB + FEA(dummy)" if with_rib else "") + (
+        self.label = "Sluice BGP" + (" + RIB + FEA" if with_rib else "") + (
             f", threads {threads}" if threads else f", threads {os.cpu_count() or 1} (default)") + (
             ", ROV (sluice-rpki)" if rov_on else "") + (
             ", a BMP station and the MRT update log" if obs_on else "")
@@ -385,6 +400,11 @@ class Sluice(Device):
                 return False, "this sluice-bgp has no --threads setting"
         return True, ""
 
+    def kernel_available(self, ctx):
+        if self.rov or self.obs:
+            return False, "ROV and observability runs take workload 1"
+        return (True, "") if self.with_rib else (False, "BGP alone has no FIB (sluice-rib* do)")
+
     def cli(self, *args):
         return run_ok([self.binary(self.ctx, "rtrmgr/cli/sluice"), "--finder", self.finder,
                        *args], timeout=20)
@@ -398,8 +418,10 @@ class Sluice(Device):
         if not wait_for(lambda: self.cli("targets")[0], 20):
             raise RuntimeError("sluice-finder did not start")
         if self.with_rib:
+            backend = "netlink" if topo.kernel_fib else "dummy"
             self.children.append(Child([self.binary(ctx, "fea/sluice-fea"), "--finder",
-                                        self.finder, "--backend", "dummy"], f"{tmp}/fea.out", env))
+                                        self.finder, "--backend", backend], f"{tmp}/fea.out",
+                                       env))
             self.children.append(Child([self.binary(ctx, "rib/sluice-rib"), "--finder",
                                         self.finder], f"{tmp}/rib.out", env))
 
@@ -408,7 +430,9 @@ class Sluice(Device):
                 return ok and "rib" in out and "fea" in out
             if not wait_for(rib_up, 20):
                 raise RuntimeError("sluice-rib or sluice-fea did not start")
-            # The upstreams' nexthops are on loopback: a static route makes them resolve.
+        if self.with_rib and not topo.kernel_fib:
+            # The upstreams' nexthops are on loopback: a static route makes them resolve (in
+            # workload 5 they are on r0, which the netlink FEA reports).
             ok, out = self.cli("call", "finder://rib/rib/1.0/add_route4?protocol:txt=static&"
                                "network:ipv4net=127.0.0.0/8&ifname:txt=lo")
             if not ok:
@@ -504,9 +528,10 @@ class Sluice(Device):
 class SluiceRtrmgr(Device):
     """The whole control plane as an operator runs it: sluice-rtrmgr with a configuration that
     holds only the peers (dummy FEA, no policy, default threads); it starts the Finder, the FEA,
-    the RIB and sluice-bgp. The upstreams' loopback nexthops resolve through the dummy FEA's lo."""
+    the RIB and sluice-bgp. The upstreams' loopback nexthops resolve through the dummy FEA's lo;
+    in workload 5 the FEA is the netlink one and the nexthop is on the namespace's r0."""
     name = "sluice-mgr"
-    label = "Sluice via sluice-rtrmgr (Finder, FEA dummy, RIB, BGP)"
+    label = "Sluice via sluice-rtrmgr (Finder, FEA, RIB, BGP)"
     # sluice-rtrmgr checks at start that it can run every program it may need.
     PROGRAMS = ["rtrmgr/process/sluice-rtrmgr", "finder/sluice-finder", "fea/sluice-fea",
                 "rib/sluice-rib", "bgp/process/sluice-bgp", "static_routes/sluice-static",
@@ -515,11 +540,15 @@ class SluiceRtrmgr(Device):
     def available(self, ctx):
         return programs_built(ctx, self.PROGRAMS)
 
+    def kernel_available(self, ctx):
+        return True, ""
+
     def config(self, topo):
         peers = "".join(
             f"        peer {addr} {{ as {asn}; local-ip {DEVICE_ADDR}; passive; hold-time 90; "
             "family [ ipv4-unicast ]; }\n" for addr, asn in topo.upstreams + [topo.monitor])
-        return (f"fea {{ backend dummy; }}\nprotocols {{\n    bgp {{\n"
+        backend = "netlink" if topo.kernel_fib else "dummy"
+        return (f"fea {{ backend {backend}; }}\nprotocols {{\n    bgp {{\n"
                 f"        local-as {DEVICE_AS};\n        bgp-id 10.255.0.1;\n"
                 f"        listen {DEVICE_ADDR} port {topo.port};\n{peers}    }}\n}}\n")
 
@@ -553,10 +582,19 @@ class Bird(Device):
             return False, "bird not installed (Debian bird2)"
         return self.rov_available(ctx) if self.rov else (True, "")
 
+    def kernel_available(self, ctx):
+        return (False, "ROV runs take workload 1") if self.rov else (True, "")
+
     def start(self, topo, tmp, ctx):
         conf = [f'router id 10.255.0.1;\nlog "{tmp}/bird.log" {{ error, fatal }};',
-                "protocol device { }", "ipv4 table igp4;",
-                'protocol static igpstatic { ipv4 { table igp4; }; route 0.0.0.0/0 via "lo"; }']
+                "protocol device { }", "ipv4 table igp4;"]
+        if topo.kernel_fib:
+            # The nexthop resolves through r0's subnet; every route goes to the kernel.
+            conf += ['protocol direct { ipv4 { table igp4; }; interface "r0"; }',
+                     "protocol kernel { ipv4 { export all; }; }"]
+        else:
+            conf.append('protocol static igpstatic { ipv4 { table igp4; }; '
+                        'route 0.0.0.0/0 via "lo"; }')
         if self.rov:
             conf += ["roa4 table r4;",
                      f"protocol rpki rpki1 {{\n  roa4 {{ table r4; }};\n  remote 127.0.0.1 port "
@@ -592,38 +630,69 @@ class Bird(Device):
 
 
 class Frr(Device):
-    name, label = "frr", "FRR 8.4 bgpd -Z"
+    name, label = "frr", "FRR 8.4 bgpd (-Z; workload 5: with zebra)"
     BGPD = "/usr/lib/frr/bgpd"
+    ZEBRA = "/usr/lib/frr/zebra"
 
     def available(self, ctx):
         return (os.access(self.BGPD, os.X_OK), "FRR not installed (Debian frr)")
+
+    def kernel_available(self, ctx):
+        return (os.access(self.ZEBRA, os.X_OK), "FRR's zebra not installed (Debian frr)")
+
+    def start_zebra(self, tmp):
+        """Workload 5: zebra as Debian runs it (user frr, its netlink buffer as
+        /etc/frr/daemons sets it), in a folder of its own that user can write; returns its
+        zserv socket, which bgpd then feeds instead of running with -Z."""
+        folder = f"{tmp}/zebra"
+        os.makedirs(folder)
+        shutil.chown(folder, "frr", "frr")
+        os.chmod(tmp, 0o755)
+        path = f"{folder}/zebra.conf"
+        with open(path, "w") as f:
+            f.write(f"hostname bench\nlog file {folder}/zebra.log errors\n!\n")
+        zserv = f"{folder}/zserv.api"
+        zebra = Child([self.ZEBRA, "-f", path, "-i", f"{folder}/zebra.pid", "--vty_socket",
+                       folder, "-z", zserv, "-P", "0", "-s", "90000000"], f"{tmp}/zebra.out")
+        self.children.append(zebra)
+        if not wait_for(lambda: run_ok(["vtysh", "--vty_socket", folder, "-d", "zebra", "-c",
+                                        "show version"])[0], 20):
+            raise RuntimeError("FRR zebra did not start\n" + zebra.tail())
+        return zserv
 
     def start(self, topo, tmp, ctx):
         conf = ["frr defaults traditional", "hostname bench", f"log file {tmp}/bgpd.log errors",
                 "!", f"router bgp {DEVICE_AS}", " bgp router-id 10.255.0.1",
                 " no bgp ebgp-requires-policy", " no bgp network import-check",
                 " bgp allow-martian-nexthop"]
+        # Fed by zebra, bgpd looks up the interface of a session's local address, and zebra
+        # knows no address in 127/8: the interface is named instead (the sessions are passive).
+        source = "lo" if topo.kernel_fib else DEVICE_ADDR
         for addr, asn in topo.upstreams + [topo.monitor]:
             n = f" neighbor {addr}"
             conf += [f"{n} remote-as {asn}", f"{n} passive", f"{n} ebgp-multihop 2",
-                     f"{n} update-source {DEVICE_ADDR}", f"{n} advertisement-interval 0"]
+                     f"{n} update-source {source}", f"{n} advertisement-interval 0"]
         conf += ["!"]
         path = f"{tmp}/bgpd.conf"
         with open(path, "w") as f:
             f.write("\n".join(conf) + "\n")
-        self.vty = tmp
-        self.children = [Child([self.BGPD, "-Z", "-S", "-f", path, "-i", f"{tmp}/bgpd.pid",
-                                "--vty_socket", tmp, "-p", str(topo.port), "-l", DEVICE_ADDR,
-                                "-P", "0"], f"{tmp}/bgpd.out")]
-        if not wait_for(lambda: run_ok(["vtysh", "--vty_socket", tmp, "-c",
+        self.vty, self.children = tmp, []
+        zebra = ["-z", self.start_zebra(tmp)] if topo.kernel_fib else ["-Z"]
+        self.children.append(Child([self.BGPD] + zebra + [
+            "-S", "-f", path, "-i", f"{tmp}/bgpd.pid", "--vty_socket", tmp, "-p", str(topo.port),
+            "-l", DEVICE_ADDR, "-P", "0"], f"{tmp}/bgpd.out"))
+        if not wait_for(lambda: run_ok(["vtysh", "--vty_socket", tmp, "-d", "bgpd", "-c",
                                         "show bgp summary"])[0], 20):
             raise RuntimeError("FRR bgpd did not start")
-        return [self.children[0].pid]
+        return [c.pid for c in self.children]
 
 
 class GoBgp(Device):
     name, label = "gobgp", "GoBGP 3.10"
     next_hop = GOBGP_NEXT_HOP
+
+    def kernel_available(self, ctx):
+        return False, "GoBGP programs a FIB only through FRR's zebra (not set up here)"
 
     def available(self, ctx):
         return (shutil.which("gobgpd") is not None, "gobgpd not installed (Debian gobgpd)")
@@ -654,6 +723,9 @@ class GoBgp(Device):
 
 class OpenBgpd(Device):
     name, label = "openbgpd", "OpenBGPD 7.7"
+
+    def kernel_available(self, ctx):
+        return False, "OpenBGPD 7.7 on Linux cannot program the FIB"
 
     def available(self, ctx):
         if not os.access("/usr/sbin/bgpd", os.X_OK) or shutil.which("bgpctl") is None:
@@ -721,7 +793,7 @@ def upstream_specs(workload, ctx):
         routes = ["--synthetic", str(ctx.quick_prefixes)]
     else:
         routes = ["--mrt", os.path.join(ctx.data, "mrt", "pch-2015-10-23-fulltable-updates.mrt.gz")]
-    if workload in ("1", "4"):
+    if workload in ("1", "4", "5"):
         return [(routes + ["--prepend-own-as"], f"{NET}.1.1", UPSTREAM_AS, 1)]
     if workload == "2":
         return [(routes + ["--prepend-own-as", "--path-variant", str(k)], f"{NET}.1.{k + 1}",
@@ -759,7 +831,8 @@ def measure(device, workload, ctx, expect, log):
         upstream_peers += [(add_addr(addr, i), asn) for i in range(sessions)]
     floor = isinstance(device, Floor)
     procs, monitors, upstreams, roots = [], [], [], []
-    cache = None
+    cache = netns = counter = None
+    kernel_fib = workload == "5" and not floor
     # An ROV device's monitor gets no --expect (it holds fewer prefixes than the floor's): its
     # run ends on the quiet rule, short when within --slack of the count computed here.
     quiet_target = expect
@@ -783,7 +856,10 @@ def measure(device, workload, ctx, expect, log):
             port = free_port(DEVICE_ADDR)
             if device.rov:
                 cache = rov.Stayrtr(ctx.vrps, tmp, Child, free_port)
-            topo = Topology(upstream_peers, port, cache.port if cache else None)
+            if kernel_fib:
+                netns = kernel.Netns()
+                Child.wrap = netns.wrap  # every process of the run, from here on
+            topo = Topology(upstream_peers, port, cache.port if cache else None, kernel_fib)
             procs.append(device)
             roots = device.start(topo, tmp, ctx)
             if device.rov:
@@ -803,6 +879,11 @@ def measure(device, workload, ctx, expect, log):
                             0.1):
                 raise RuntimeError("the monitor's session did not come up\n" + device.logs()
                                    + m.tail())
+            if kernel_fib:
+                counter = JsonChild(kernel.counter_argv(expect), f"{tmp}/kernel.out")
+                if not wait_for(lambda: counter.last("progress"), 10):
+                    raise RuntimeError("the kernel route counter did not start\n"
+                                       + counter.tail())
         pids = descendants(roots)
         sampler = Sampler(roots)
         sampler.start()
@@ -817,11 +898,18 @@ def measure(device, workload, ctx, expect, log):
                     "--quiet"] + routes
             if not floor:
                 argv += ["--peer-as", str(DEVICE_AS)]
-            argv += ["--next-hop", device.next_hop] if device.next_hop else ["--next-hop-self"]
+            next_hop = kernel.NEXT_HOP if kernel_fib else device.next_hop
+            argv += ["--next-hop", next_hop] if next_hop else ["--next-hop-self"]
             if workload == "4":
                 argv.append("--withdraw-on-signal")
             upstreams.append(JsonChild(argv, f"{tmp}/upstream{i}.out"))
         total_sessions = sum(s[3] for s in specs)
+
+        def check_alive():
+            for c in upstreams + monitors + ([counter] if counter else []):
+                if not c.alive():
+                    raise RuntimeError(f"{c.argv[0]} exited early:\n{c.tail()}\n"
+                                       + device.logs())
 
         def converged(sent_event, done_event, target_zero, begin):
             """Waits from `begin` (CLOCK_MONOTONIC, like the "mono" stamps); returns (end mono,
@@ -830,10 +918,7 @@ def measure(device, workload, ctx, expect, log):
             all_sent_at = None
             while time.monotonic() < deadline:
                 time.sleep(0.05)
-                for c in upstreams + monitors:
-                    if not c.alive():
-                        raise RuntimeError(f"{c.argv[0]} exited early:\n{c.tail()}\n"
-                                           + device.logs())
+                check_alive()
                 done = [mm.last(done_event) for mm in monitors]
                 if all(done):
                     held = sum((mm.last("progress") or {}).get("held", 0) for mm in monitors)
@@ -869,10 +954,21 @@ def measure(device, workload, ctx, expect, log):
 
         end, held = converged("table_sent", "held_all", False, feed_begin)
         start = first_mono("table_start")
+        fib = None
+        if counter:
+            try:
+                fib = kernel.converged(counter, quiet_target, ctx, time.monotonic(), check_alive)
+            except RuntimeError as e:
+                raise RuntimeError(f"{e}\n{device.logs()}")
         cpu1 = cpu_seconds(descendants(roots))
         usage1 = process_usage(descendants(roots))
-        result = {"seconds": end - start, "cpu": cpu1 - cpu0, "held": held,
+        result = {"seconds": max(end, fib[0] if fib else end) - start, "cpu": cpu1 - cpu0,
+                  "held": held,
                   "processes": usage_text(usage0, usage1) if len(usage1) > 1 else ""}
+        if fib:
+            result["fib"] = {"downstream": end - start, "kernel": fib[0] - start,
+                             "routes": fib[1], "rate": kernel.install_rate(counter),
+                             "overruns": (counter.last("progress") or {}).get("overruns", 0)}
         if workload == "4":
             cpu0 = cpu_seconds(descendants(roots))
             withdraw_begin = time.monotonic()
@@ -895,10 +991,20 @@ def measure(device, workload, ctx, expect, log):
         del pids
         return result
     finally:
-        for c in upstreams + monitors:
+        for c in upstreams + monitors + ([counter] if counter else []):
             c.stop()
+        # What a device's stop leaves behind (a supervisor killed before its children) dies too.
+        left = descendants(roots)
         for d in procs:
             d.stop()
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        Child.wrap = None
+        if netns:
+            netns.delete()
         if cache:
             cache.stop()
         if ctx.keep:
@@ -1125,13 +1231,42 @@ def rov_markdown(results, devices, ctx):
     return "\n".join(lines)
 
 
+def fib_markdown(results, devices):
+    """Workload 5's own table: when the kernel and the downstream peer each held the table."""
+    lines = ["", "#### Workload 5: when the kernel and the downstream peer held the table", "",
+             "Each from the first UPDATE octet the upstream sent. The kernel's routes are "
+             "counted from its rtnetlink notifications (main table, unicast, not the kernel's "
+             "own connected routes); the install rate is routes over the time from the first "
+             "route the kernel took to the last change. FRR runs zebra and bgpd (not -Z) here.",
+             "", "| device | both s | downstream s | kernel s | kernel routes | install "
+             "routes/s | runs |", "|---|---|---|---|---|---|---|"]
+    for d in devices:
+        r = results.get(("5", d.name))
+        ok = [x for x in r if isinstance(x, dict) and "fib" in x] if isinstance(r, list) else []
+        if not ok:
+            continue
+        fib = [x["fib"] for x in ok]
+        rates = [f["rate"] for f in fib if f["rate"]]
+        lost = sum(f["overruns"] for f in fib)
+        lines.append(
+            f"| {d.label} | {fmt_range([x['seconds'] for x in ok], lambda v: f'{v:.2f}')} | "
+            + " | ".join(fmt_range([f[k] for f in fib], lambda v: f"{v:.2f}")
+                         for k in ("downstream", "kernel"))
+            + f" | {fmt_range([f['routes'] for f in fib], lambda v: f'{v:,.0f}')} | "
+            + (fmt_range(rates, lambda v: f"{v:,.0f}") if rates else "–")
+            + f" | {len(ok)}{f' (notifications lost {lost} times: recounted)' if lost else ''} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------- main
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--devices", default=",".join(ALL_DEVICES),
                     help="comma-separated, from: " + ", ".join(ALL_DEVICES))
-    ap.add_argument("--workloads", default="1,2,3,4", help="comma-separated, from 1 2 3 4")
+    ap.add_argument("--workloads", default="1,2,3,4",
+                    help="comma-separated, from 1 2 3 4 5 (5 needs root: network namespaces)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true",
                     help="a small synthetic table instead of the captures (smoke test)")
@@ -1218,6 +1353,8 @@ def main():
         md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
         if "1" in workloads and any(d.rov for d in devices):
             md += rov_markdown(results, devices, ctx)
+        if "5" in workloads:
+            md += fib_markdown(results, devices)
         with open(os.path.join(args.out, "results.md"), "w") as f:
             f.write(md)
         return md
@@ -1230,6 +1367,10 @@ def main():
                 ok, why = d.available(ctx)
                 if ok and isinstance(d, Floor) and w == "3" and not args.quick:
                     ok, why = False, "the monitor takes one session; the capture has one per peer"
+                if ok and w == "5":
+                    ok, why = d.kernel_available(ctx)
+                    if ok and not isinstance(d, Floor):
+                        ok, why = kernel.available()
                 if not ok:
                     results[(w, d.name)] = why
                     log(f"workload {w} {d.name}: n/a ({why})")
