@@ -43,6 +43,7 @@ import urllib.parse
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ next to the script
+import churn  # noqa: E402
 import kernel  # noqa: E402
 import obs  # noqa: E402
 import rov  # noqa: E402
@@ -65,6 +66,7 @@ WORKLOADS = {
     "3": "RIS 76-peer capture (IPv4 peers), full speed",
     "4": "PCH full table withdrawn",
     "5": "PCH full table, 1 upstream, into the kernel FIB (network namespace)",
+    "6": "PCH full table, then churn: a RIS session replayed on top (--churn-paces)",
 }
 # GoBGP last: it is by far the slowest, and results.md is written after every device.
 ALL_DEVICES = ["floor", "sluice", "sluice-t1", "sluice-t2", "sluice-t4", "sluice-rib",
@@ -793,7 +795,7 @@ def upstream_specs(workload, ctx):
         routes = ["--synthetic", str(ctx.quick_prefixes)]
     else:
         routes = ["--mrt", os.path.join(ctx.data, "mrt", "pch-2015-10-23-fulltable-updates.mrt.gz")]
-    if workload in ("1", "4", "5"):
+    if workload in ("1", "4", "5", "6"):  # 6: the churn upstreams start later (churn.py)
         return [(routes + ["--prepend-own-as"], f"{NET}.1.1", UPSTREAM_AS, 1)]
     if workload == "2":
         return [(routes + ["--prepend-own-as", "--path-variant", str(k)], f"{NET}.1.{k + 1}",
@@ -829,6 +831,8 @@ def measure(device, workload, ctx, expect, log):
     upstream_peers = []
     for _, addr, asn, sessions in specs:
         upstream_peers += [(add_addr(addr, i), asn) for i in range(sessions)]
+    if workload == "6":  # configured now, started once the table converged
+        upstream_peers += churn.peers(NET, UPSTREAM_AS, ctx.churn_paces)
     floor = isinstance(device, Floor)
     procs, monitors, upstreams, roots = [], [], [], []
     cache = netns = counter = None
@@ -988,6 +992,9 @@ def measure(device, workload, ctx, expect, log):
         result["peak_pss"] = max(sampler.peak_pss, pss_bytes(descendants(roots)))
         base = result.get("table_held", result["held"])
         result["bytes_per_route"] = (peak - idle_rss) / base if base and roots else 0
+        if workload == "6":
+            result["churn"] = churn.run(sys.modules[__name__], device, ctx, tmp, port, roots,
+                                        upstreams + monitors, log)
         del pids
         return result
     finally:
@@ -1266,7 +1273,8 @@ def main():
     ap.add_argument("--devices", default=",".join(ALL_DEVICES),
                     help="comma-separated, from: " + ", ".join(ALL_DEVICES))
     ap.add_argument("--workloads", default="1,2,3,4",
-                    help="comma-separated, from 1 2 3 4 5 (5 needs root: network namespaces)")
+                    help="comma-separated, from 1 2 3 4 5 6 (5 needs root: network namespaces; "
+                    "6 too: a capture on lo)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", action="store_true",
                     help="a small synthetic table instead of the captures (smoke test)")
@@ -1300,6 +1308,9 @@ def main():
                     "origin AS; 0: no re-validation phase")
     ap.add_argument("--revalidate-wait", type=float, default=10,
                     help="seconds the re-validation phase lasts at least")
+    ap.add_argument("--churn-paces", default="10,100",
+                    type=lambda s: [float(x) for x in s.split(",") if x],
+                    help="workload 6: the churn replay's --pace factors, one phase each")
     args = ap.parse_args()
 
     ctx = Context()
@@ -1355,6 +1366,8 @@ def main():
             md += rov_markdown(results, devices, ctx)
         if "5" in workloads:
             md += fib_markdown(results, devices)
+        if "6" in workloads:
+            md += churn.markdown(results, devices, fmt_range)
         with open(os.path.join(args.out, "results.md"), "w") as f:
             f.write(md)
         return md
@@ -1367,6 +1380,8 @@ def main():
                 ok, why = d.available(ctx)
                 if ok and isinstance(d, Floor) and w == "3" and not args.quick:
                     ok, why = False, "the monitor takes one session; the capture has one per peer"
+                if ok and isinstance(d, Floor) and w == "6":
+                    ok, why = False, "no device between the upstreams and the monitor to time"
                 if ok and w == "5":
                     ok, why = d.kernel_available(ctx)
                     if ok and not isinstance(d, Floor):
@@ -1379,7 +1394,9 @@ def main():
                 for i in range(args.runs):
                     loads.append(float(open("/proc/loadavg").read().split()[0]))
                     try:
-                        r = measure(d, w, ctx, expect_of.get(w), log)
+                        # Workload 6's table is workload 1's: so is the expected count.
+                        r = measure(d, w, ctx, expect_of.get(w, expect_of.get("1") if w == "6"
+                                                             else None), log)
                         runs.append(r)
                         log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, "
                             f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB "

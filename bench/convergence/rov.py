@@ -1,7 +1,8 @@
 """RPKI route origin validation for convergence.py: a VRP file made from the PCH table, RFC 6811
 validation of that table in Python (the count an ROV device should hold, the prefixes a VRP
-change should flip), the VRP rewrite of the re-validation phase, a stayrtr cache on loopback and
-a counter of the BGP UPDATEs one TCP stream carries on `lo`.
+change should flip), the VRP rewrite of the re-validation phase, a stayrtr cache on loopback, a
+capture of the BGP messages of TCP streams on `lo` (also churn.py's) and a counter of the
+UPDATEs one such stream carries.
 
 Standard library only.
 """
@@ -202,54 +203,25 @@ class Stayrtr:
         self.child.stop()
 
 
-# ---------------------------------------------------------------- UPDATE counter
+# ---------------------------------------------------------------- BGP on lo
 
 ETH_P_IP = 0x0800
 PACKET_OUTGOING = 4
 SOL_PACKET, PACKET_STATISTICS = 263, 6
+SO_RCVBUFFORCE, SO_TIMESTAMPNS = 33, 35  # <asm-generic/socket.h>; SCM_TIMESTAMPNS is 35 too
 
 
-class UpdateCounter(threading.Thread):
-    """Counts what one TCP stream on `lo` carries (AF_PACKET, needs root): BGP UPDATEs, the
-    IPv4 prefixes they announce and withdraw, when the last one with prefixes arrived
-    (CLOCK_MONOTONIC), and each prefix's last change (`final`: {(net, length): True announced,
-    False withdrawn}). Starts on an idle stream: the first byte seen starts a BGP message."""
+class TcpStream:
+    """One direction of one TCP connection, reassembled by sequence number and cut into BGP
+    messages (RFC 4271 §4.1). Starts on an idle stream: the first payload octet seen starts a
+    message."""
 
-    def __init__(self, src, sport, dst):
-        super().__init__(daemon=True)
-        self.src, self.sport, self.dst = (socket.inet_aton(src), sport, socket.inet_aton(dst))
-        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_IP))
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
-        self.sock.bind(("lo", 0))
-        self.sock.settimeout(0.1)
-        self.stop_flag = threading.Event()
-        self.updates = self.announced = self.withdrawn = 0
-        self.last_mono = None
-        self.final = {}
+    def __init__(self):
         self.next_seq, self.pending, self.buf = None, {}, b""
-        self.lock = threading.Lock()
 
-    def run(self):
-        while not self.stop_flag.is_set():
-            try:
-                frame, addr = self.sock.recvfrom(1 << 17)
-            except socket.timeout:
-                continue
-            if addr[2] != PACKET_OUTGOING:
-                self._frame(frame[14:], time.monotonic())
-
-    def _frame(self, ip, mono):
-        if len(ip) < 20 or ip[9] != 6 or ip[12:16] != self.src or ip[16:20] != self.dst:
-            return
-        ihl = (ip[0] & 15) * 4
-        total = struct.unpack(">H", ip[2:4])[0]
-        tcp = ip[ihl:total]
-        if len(tcp) < 20 or struct.unpack(">H", tcp[0:2])[0] != self.sport:
-            return
-        seq = struct.unpack(">I", tcp[4:8])[0]
-        payload = tcp[(tcp[12] >> 4) * 4:]
-        if not payload:
-            return
+    def segment(self, seq, payload):
+        """Takes a segment's payload; returns the messages it completed (whole, header
+        included), in order."""
         if self.next_seq is None:
             self.next_seq = seq
         self.pending[seq] = payload
@@ -267,33 +239,93 @@ class UpdateCounter(threading.Thread):
                     del self.pending[s]
             if not progressed:
                 break
-        self._parse(mono)
-
-    def _parse(self, mono):
-        while len(self.buf) >= 19:
-            length = struct.unpack(">H", self.buf[16:18])[0]
-            if length < 19 or len(self.buf) < length:
+        out, at, buf = [], 0, self.buf
+        while len(buf) - at >= 19:
+            length = struct.unpack_from(">H", buf, at + 16)[0]
+            if length < 19 or len(buf) - at < length:
                 break
-            msg, self.buf = self.buf[:length], self.buf[length:]
-            if msg[18] == 2:
-                w, a = update_prefixes(msg[19:])
-                with self.lock:
-                    self.updates += 1
-                    self.withdrawn += len(w)
-                    self.announced += len(a)
-                    self.final.update((p, False) for p in w)
-                    self.final.update((p, True) for p in a)
-                    if w or a:
-                        self.last_mono = mono
+            out.append(buf[at:at + length])
+            at += length
+        self.buf = buf[at:]
+        return out
 
-    def snapshot(self):
-        with self.lock:
-            return {"updates": self.updates, "announced": self.announced,
-                    "withdrawn": self.withdrawn, "last_mono": self.last_mono,
-                    "final": dict(self.final)}
+
+class LoCapture(threading.Thread):
+    """The BGP messages of some TCP streams on `lo` (AF_PACKET, needs root), each stamped with
+    the kernel's receive time of the segment that completed it (SO_TIMESTAMPNS: CLOCK_REALTIME
+    seconds, one clock for every stream on lo; `mono_offset` turns one into CLOCK_MONOTONIC).
+    `streams`: [(src, sport, dst, dport)], a field None matching any; a stream follows the first
+    connection it matches (segments of any later one are counted in `other_connections`).
+    Subclasses take each message in message(index, msg, stamp), on the capture's thread."""
+
+    def __init__(self, streams):
+        super().__init__(daemon=True)
+        address = lambda a: socket.inet_aton(a) if a else None  # noqa: E731
+        self.patterns = [(address(s), sp, address(d), dp) for s, sp, d, dp in streams]
+        self.connections = [None] * len(streams)
+        self.streams = [TcpStream() for _ in streams]
+        self.other_connections = 0
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_IP))
+        try:  # root may go past net.core.rmem_max
+            self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+        except OSError:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.sock.bind(("lo", 0))
+        self.sock.settimeout(0.1)
+        self.mono_offset = time.monotonic() - time.time()
+        self.stop_flag = threading.Event()
+        self.lock = threading.Lock()
+
+    def run(self):
+        ancillary = socket.CMSG_SPACE(16)
+        while not self.stop_flag.is_set():
+            try:
+                frame, cmsgs, _, addr = self.sock.recvmsg(1 << 17, ancillary)
+            except socket.timeout:
+                continue
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            stamp = None
+            for level, kind, data in cmsgs:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+                    sec, nsec = struct.unpack_from("qq", data)
+                    stamp = sec + nsec * 1e-9
+            self._frame(frame[14:], time.time() if stamp is None else stamp)
+
+    def _frame(self, ip, stamp):
+        if len(ip) < 20 or ip[9] != 6:
+            return
+        ihl = (ip[0] & 15) * 4
+        total = struct.unpack(">H", ip[2:4])[0]
+        tcp = ip[ihl:total]
+        if len(tcp) < 20:
+            return
+        payload = tcp[(tcp[12] >> 4) * 4:]
+        if not payload:
+            return
+        src, dst = ip[12:16], ip[16:20]
+        sport, dport = struct.unpack(">HH", tcp[0:4])
+        for i, (ps, psp, pd, pdp) in enumerate(self.patterns):
+            if ((ps is not None and ps != src) or (psp is not None and psp != sport)
+                    or (pd is not None and pd != dst) or (pdp is not None and pdp != dport)):
+                continue
+            connection = (src, sport, dst, dport)
+            if self.connections[i] is None:
+                self.connections[i] = connection
+            elif self.connections[i] != connection:
+                self.other_connections += 1
+                continue
+            seq = struct.unpack(">I", tcp[4:8])[0]
+            for msg in self.streams[i].segment(seq, payload):
+                self.message(i, msg, stamp)
+
+    def message(self, index, msg, stamp):
+        pass
 
     def stop(self):
-        """Stops; returns the kernel's count of frames it dropped for us (0: nothing missed)."""
+        """Stops; returns the frames missed: the kernel's count of frames it dropped for us
+        plus segments left out of order (0: nothing missed)."""
         self.stop_flag.set()
         self.join()
         try:
@@ -301,7 +333,39 @@ class UpdateCounter(threading.Thread):
         except OSError:
             drops = -1
         self.sock.close()
-        return drops + len(self.pending)
+        return drops + sum(len(s.pending) for s in self.streams)
+
+
+class UpdateCounter(LoCapture):
+    """Counts what one TCP stream on `lo` carries: BGP UPDATEs, the IPv4 prefixes they announce
+    and withdraw, when the last one with prefixes arrived (CLOCK_MONOTONIC), and each prefix's
+    last change (`final`: {(net, length): True announced, False withdrawn}). Starts on an idle
+    stream."""
+
+    def __init__(self, src, sport, dst):
+        super().__init__([(src, sport, dst, None)])
+        self.updates = self.announced = self.withdrawn = 0
+        self.last_mono = None
+        self.final = {}
+
+    def message(self, index, msg, stamp):
+        if msg[18] != 2:
+            return
+        w, a = update_prefixes(msg[19:])
+        with self.lock:
+            self.updates += 1
+            self.withdrawn += len(w)
+            self.announced += len(a)
+            self.final.update((p, False) for p in w)
+            self.final.update((p, True) for p in a)
+            if w or a:
+                self.last_mono = stamp + self.mono_offset
+
+    def snapshot(self):
+        with self.lock:
+            return {"updates": self.updates, "announced": self.announced,
+                    "withdrawn": self.withdrawn, "last_mono": self.last_mono,
+                    "final": dict(self.final)}
 
 
 def update_prefixes(body):
