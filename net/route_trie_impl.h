@@ -28,8 +28,8 @@ std::pair<typename RouteTrie<A, T>::iterator, bool> RouteTrie<A, T>::Insert(cons
   if (prefix.family() != Traits::kFamily || !arena_.CanAllocate(64)) return {end(), false};
   const Key k = Traits::FromPrefix(prefix);
   const int len = prefix.length();
-  uint32_t parent = 0;
-  uint32_t cur = root_;
+  uint32_t cur = JumpStart(k, len);
+  uint32_t parent = cur != 0 ? arena_.parent(cur) : 0;
   while (cur != 0) {
     Node& h = node(cur);  // stays valid: arena chunks never move
     const int common = std::min({Traits::CommonBits(h.key, k), int{h.length}, len});
@@ -95,6 +95,7 @@ uint32_t RouteTrie<A, T>::NewNode(const Key& key, int length, uint8_t flags) {
     std::abort();
   }
   const uint32_t n = arena_.Allocate(flags == kEntry ? Arena::Kind::kEntry : Arena::Kind::kBranch);
+  JumpForget(key, length);  // n enters the tree
   Node& h = node(n);
   h.key = key;
   h.child[0] = h.child[1] = 0;
@@ -108,6 +109,7 @@ uint32_t RouteTrie<A, T>::NewNode(const Key& key, int length, uint8_t flags) {
 template <class A, class T>
 void RouteTrie<A, T>::FreeNode(uint32_t n) {
   Node& h = node(n);
+  if (h.flags & (kEntry | kBranch)) JumpForget(h.key, h.length);  // n leaves the tree
   if (h.flags & (kEntry | kErased)) std::destroy_at(arena_.value(n));
   h.flags = 0;
   arena_.Free(n);
@@ -160,7 +162,11 @@ void RouteTrie<A, T>::EraseNode(uint32_t n) {
   --size_;
   Node& h = node(n);
   EntryChanged(h.key, h.length);
-  if (index_ != nullptr && size_ < index_min_entries_ / 4) index_.reset();
+  JumpForget(h.key, h.length);  // n leaves the tree, even if pinned
+  if (size_ < index_min_entries_ / 4) {
+    index_.reset();
+    jump_.reset();
+  }
   if (h.child[0] != 0 && h.child[1] != 0) {
     // A branch point takes its place (and if n is pinned, n leaves the tree with its value).
     ReplaceNode(n, kBranch);
@@ -184,13 +190,15 @@ void RouteTrie<A, T>::DestroyAll() {
   }
   arena_.Reset();
   index_.reset();
+  jump_.reset();
   root_ = 0;
   size_ = 0;
   overflow_pins_.clear();
 }
 
 template <class A, class T>
-uint32_t RouteTrie<A, T>::FindNode(const Prefix& prefix) const {
+template <class Start>
+uint32_t RouteTrie<A, T>::FindNode(const Prefix& prefix, Start start) const {
   const Key k = Traits::FromPrefix(prefix);
   const int len = prefix.length();
   if constexpr (kIndexed) {
@@ -206,7 +214,7 @@ uint32_t RouteTrie<A, T>::FindNode(const Prefix& prefix) const {
       }
     }
   }
-  uint32_t n = root_;
+  uint32_t n = start(k, len);
   while (n != 0) {
     const Node& h = node(n);
     if (h.length >= len) return (h.length == len && h.key == k && (h.flags & kEntry)) ? n : 0;
@@ -254,6 +262,53 @@ void RouteTrie<A, T>::RebuildIndexSlot(uint32_t slot) const {
     index_entries_.push_back({h.key, h.length, n});
   }
   index_->Rebuild(slot, LongestMatchNode(key, kSlotBits - 1), index_entries_);
+}
+
+template <class A, class T>
+uint32_t RouteTrie<A, T>::KnownStart(const Key& k, int length) const {
+  if constexpr (kIndexed) {
+    if (jump_ != nullptr && length >= RouteTrieJump4::kBits) {
+      if (const uint32_t start = jump_->Get(k); start != 0) return start;
+    }
+  } else {
+    (void)k;
+    (void)length;
+  }
+  return root_;
+}
+
+// The deepest node of length <= 16 on the path from the root to k's /16 block, or 0.
+template <class A, class T>
+uint32_t RouteTrie<A, T>::JumpNodeOf(const Key& k) const {
+  uint32_t deepest = 0;
+  for (uint32_t n = root_; n != 0;) {
+    const Node& h = node(n);
+    if (h.length > RouteTrieJump4::kBits || !Traits::Match(h.key, k, h.length)) break;
+    deepest = n;
+    n = h.child[Traits::Bit(k, h.length)];
+  }
+  return deepest;
+}
+
+template <class A, class T>
+uint32_t RouteTrie<A, T>::JumpStart(const Key& k, int length) {
+  if constexpr (kIndexed) {
+    constexpr int kJumpBits = RouteTrieJump4::kBits;
+    if (length < kJumpBits) return root_;
+    if (jump_ == nullptr) {
+      if (size_ < index_min_entries_) return root_;
+      jump_ = std::make_unique<RouteTrieJump4>();
+    }
+    if (const uint32_t start = jump_->Get(k); start != 0) return start;
+    const uint32_t found = JumpNodeOf(k);
+    if (found == 0) return root_;
+    jump_->Set(k, found);
+    return found;
+  } else {
+    (void)k;
+    (void)length;
+    return root_;
+  }
 }
 
 // The highest node whose prefix is (k, length) or inside it: its subtree is everything under
@@ -403,6 +458,25 @@ absl::Status RouteTrie<A, T>::CheckInvariants() const {
                                                     Traits::ToPrefix(a, kBits).ToString()));
           }
         }
+      }
+    }
+  }
+  return CheckJumpTable();
+}
+
+// Every start the jump table knows is the deepest node of length <= 16 on its block's path.
+template <class A, class T>
+absl::Status RouteTrie<A, T>::CheckJumpTable() const {
+  if constexpr (kIndexed) {
+    if (jump_ == nullptr) return absl::OkStatus();
+    constexpr int kJumpBits = RouteTrieJump4::kBits;
+    for (uint32_t slot = 0; slot < RouteTrieJump4::kSlots; ++slot) {
+      const Key k = slot << (kBits - kJumpBits);
+      const uint32_t start = jump_->Get(k);
+      if (start != 0 && start != JumpNodeOf(k)) {
+        return absl::InternalError(absl::StrCat("jump table start of ",
+                                                Traits::ToPrefix(k, kJumpBits).ToString(),
+                                                " is not the deepest node of length <= 16"));
       }
     }
   }
