@@ -1,5 +1,6 @@
 #include "fea/fib.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -58,7 +59,7 @@ WatcherId Fib::AddWatcher(Watcher watcher) {
       [w = std::move(watcher)](const std::span<const FibChange>& changes) { w(changes); });
 }
 
-absl::StatusOr<TransactionId> Fib::StartTransaction(std::string owner) {
+absl::StatusOr<TransactionId> Fib::StartTransaction(std::string owner, size_t expected_changes) {
   if (shut_down_) return absl::FailedPreconditionError("the FIB is shut down");
   if (transactions_.size() >= options_.max_open_transactions) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -70,6 +71,9 @@ absl::StatusOr<TransactionId> Fib::StartTransaction(std::string owner) {
   tx.owner = std::move(owner);
   tx.table_generation = table_generation_;
   tx.interface_generation = interface_generation_;
+  const size_t reserve = std::min(expected_changes, options_.max_ops_per_transaction);
+  tx.slots.reserve(reserve);
+  tx.slot_of.reserve(reserve);
   return id;
 }
 

@@ -100,8 +100,11 @@ class Fib {
 
   // --- transactions -----------------------------------------------------------------------
   // `owner` names the caller (e.g. the RIB's instance name) for AbortTransactionsOf.
+  // `expected_changes`, when the caller knows it (a batch's size), sizes the transaction's
+  // storage once instead of as it grows (up to max_ops_per_transaction).
   // Errors: ResourceExhausted (too many open), FailedPrecondition (shut down).
-  absl::StatusOr<TransactionId> StartTransaction(std::string owner = "");
+  absl::StatusOr<TransactionId> StartTransaction(std::string owner = "",
+                                                 size_t expected_changes = 0);
   // Errors (all name the route): NotFound (no such transaction), AlreadyExists (add of a
   // prefix present), NotFound (replace or delete of an absent one), InvalidArgument and
   // FailedPrecondition from route validation, FailedPrecondition (the transaction already

@@ -98,7 +98,8 @@ absl::Status FeaFibService::RegisterBatches() {
 absl::StatusOr<pb::CommitTransactionReply> FeaFibService::ApplyBatch(
     const pb::ApplyBatchRequest& request, const ipc::Caller& caller) {
   RETURN_IF_ERROR(CheckBulk("apply_batch", caller));
-  ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
+  ASSIGN_OR_RETURN(TransactionId id,
+                   fib_.StartTransaction("", static_cast<size_t>(request.changes_size())));
   const bool profile_in = route_in_->enabled();
   const bool profile_kernel = route_in_kernel_->enabled();
   uint32_t not_found = 0;
@@ -134,7 +135,7 @@ absl::StatusOr<pb::CommitTransactionReply> FeaFibService::ApplyBatchPacked(
     const pb::ApplyBatchPackedRequest& request, const ipc::Caller& caller) {
   RETURN_IF_ERROR(CheckBulk("apply_batch_packed", caller));
   ASSIGN_OR_RETURN(PackedBatch batch, PackedBatch::Open(request));
-  ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction());
+  ASSIGN_OR_RETURN(TransactionId id, fib_.StartTransaction("", static_cast<size_t>(batch.size())));
   const bool profile_in = route_in_->enabled();
   const bool profile_kernel = route_in_kernel_->enabled();
   uint32_t not_found = 0;
