@@ -1,6 +1,8 @@
 #include "rib/fea_out_stage.h"
 
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +41,7 @@ FeaOutStage::FeaOutStage(std::string name, net::Family family, FibClient* client
                          FeaOutOptions options, stage::Profiler* profiler)
     : RibLinearStage(std::move(name)),
       family_(family),
+      io_(io),
       client_(client),
       sources_(sources),
       options_(options),
@@ -57,17 +60,14 @@ std::string FeaOutStage::Status() const {
       absl::StrCat(fea_up_ ? "fea=up" : "fea=down", " queued=", queued(), " in_flight=", in_flight_,
                    " sent=", stats_.batches_sent, " failed=", stats_.batches_failed);
   if (resyncing_) s += " resyncing";
+  if (lagging_) s += " lagging";
+  if (stats_.lagged > 0) absl::StrAppend(&s, " lagged=", stats_.lagged);
+  absl::StrAppend(&s, " peak_queued=", stats_.peak_queued);
   return s;
 }
 
-size_t FeaOutStage::queued() const {
-  size_t n = building_.size();
-  for (const FibBatch& b : ready_) n += b.changes.size();
-  return n;
-}
-
 bool FeaOutStage::idle() const {
-  return building_.empty() && ready_.empty() && in_flight_ == 0 && !resyncing_;
+  return building_.empty() && ready_.empty() && in_flight_ == 0 && !resyncing_ && !lagging_;
 }
 
 void FeaOutStage::add_route(const RibRoute& route, RibStage* caller) {
@@ -98,6 +98,7 @@ void FeaOutStage::Queue(FibChange::Op op, const RibRoute& route) {
   building_.push_back(FibChange{op, FibRoute::From(route)});
   building_arrival_ = stage::OldestArrival(building_arrival_, stage::CurrentArrival());
   ++stats_.changes_queued;
+  stats_.peak_queued = std::max(stats_.peak_queued, ++queued_changes_);
   if (queued_point_->enabled()) {
     queued_point_->Record(absl::StrCat(FibOpName(op), " ", route.network.ToString()));
   }
@@ -105,6 +106,47 @@ void FeaOutStage::Queue(FibChange::Op op, const RibRoute& route) {
     CloseBatch();
     SendReady();
   }
+  if (options_.max_backlog > 0 && queued_changes_ > options_.max_backlog) FallBehind();
+}
+
+void FeaOutStage::FallBehind() {
+  SLUICE_LOG(kWarning) << name() << ": the FEA is lagging: " << queued_changes_
+                       << " changes queued, more than " << options_.max_backlog
+                       << "; dropping them, and re-sending the whole FIB once the FEA has "
+                          "answered the "
+                       << in_flight_ << " batches in flight";
+  lagging_ = true;
+  ++stats_.lagged;
+  DropQueue();
+  StopWalk();  // the full push that follows walks the whole table again
+  MaybeCaughtUp();
+}
+
+void FeaOutStage::DropQueue() {
+  building_.clear();
+  building_arrival_ = 0;
+  ready_.clear();
+  queued_changes_ = 0;
+}
+
+void FeaOutStage::StopWalk() {
+  resyncing_ = false;
+  resync_paused_ = false;
+  resync_cursor_.reset();
+  full_push_pending_ = false;
+  resync_.Cancel();
+}
+
+void FeaOutStage::MaybeCaughtUp() {
+  if (!lagging_ || in_flight_ > 0 || caught_up_posted_) return;
+  caught_up_posted_ = true;
+  boost::asio::post(io_, [this, weak = std::weak_ptr<bool>(alive_), generation = generation_] {
+    if (!weak.lock() || generation != generation_ || !lagging_) return;
+    SLUICE_LOG(kInfo) << name() << ": the FEA has caught up; re-sending the whole FIB";
+    if (options_.on_caught_up) return options_.on_caught_up();
+    if (client_ != nullptr) client_->BeginFullPush();
+    FeaBorn();
+  });
 }
 
 void FeaOutStage::CloseBatch() {
@@ -123,6 +165,7 @@ void FeaOutStage::SendReady() {
   while (fea_up_ && client_ != nullptr && in_flight_ < options_.max_in_flight && !ready_.empty()) {
     FibBatch batch = std::move(ready_.front());
     ready_.pop_front();
+    queued_changes_ -= batch.changes.size();
     ++in_flight_;
     ++stats_.batches_sent;
     if (sent_point_->enabled()) {
@@ -184,14 +227,15 @@ void FeaOutStage::Completed(uint64_t generation, uint64_t sequence, size_t chang
     resync_paused_ = false;
     resync_.Start();
   }
+  MaybeCaughtUp();
 }
 
 void FeaOutStage::FeaBorn() {
   ++generation_;
   fea_up_ = true;
-  building_.clear();
-  building_arrival_ = 0;
-  ready_.clear();
+  lagging_ = false;
+  caught_up_posted_ = false;
+  DropQueue();
   in_flight_ = 0;
   in_flight_changes_ = 0;
   next_sequence_ = 1;
@@ -208,22 +252,30 @@ void FeaOutStage::FeaBorn() {
 void FeaOutStage::FeaDied() {
   ++generation_;
   fea_up_ = false;
-  building_.clear();
-  building_arrival_ = 0;
-  ready_.clear();
+  lagging_ = false;
+  caught_up_posted_ = false;
+  DropQueue();
   in_flight_ = 0;
   in_flight_changes_ = 0;
-  resyncing_ = false;
-  resync_paused_ = false;
-  resync_cursor_.reset();
-  full_push_pending_ = false;
   when_sent_.clear();
-  resync_.Cancel();
+  StopWalk();
+}
+
+bool FeaOutStage::WalkMustWait() {
+  const bool full = options_.max_backlog > 0 && queued_changes_ >= options_.max_backlog;
+  if (full) {
+    // What the walk queued goes out, and a completion resumes it: the walk alone never passes
+    // the bound, only live changes can.
+    CloseBatch();
+    SendReady();
+  }
+  return ready_.size() >= options_.max_in_flight ||
+         (options_.max_backlog > 0 && queued_changes_ >= options_.max_backlog);
 }
 
 bool FeaOutStage::ResyncSlice() {
   if (!resyncing_) return false;
-  if (ready_.size() >= options_.max_in_flight) {
+  if (WalkMustWait()) {
     resync_paused_ = true;  // a completion resumes the walk
     return false;
   }
@@ -244,9 +296,10 @@ bool FeaOutStage::ResyncSlice() {
     if (upstream_ != nullptr) {
       if (std::optional<RibRoute> r = upstream_->lookup_route(*prefix)) {
         Queue(FibChange::Op::kAdd, *r);
+        if (lagging_) return false;  // past the backlog: the walk starts again once caught up
       }
     }
-    if (budget.Exhausted() || ready_.size() >= options_.max_in_flight) break;
+    if (budget.Exhausted() || WalkMustWait()) break;
   }
   SendReady();
   return true;

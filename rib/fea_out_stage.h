@@ -13,9 +13,17 @@
 // re-sends the whole FIB: a background walk in prefix order over every route source
 // (route_source.h), sending an add for each prefix's winner (lookup upstream). Until the walk
 // has passed a prefix, live changes for it are not queued (the walk sends what it finds); the
-// walk pauses while enough batches are waiting. When the walk has handed its last batch to the
-// FibClient, FibClient::FullPushDone(family) tells it so. FeaDied() stops sending until the
-// next birth.
+// walk pauses while enough batches are waiting (or max_backlog changes). When the walk has handed
+// its last batch to the FibClient, FibClient::FullPushDone(family) tells it so. FeaDied() stops
+// sending until the next birth.
+//
+// Bounded backlog: changes queued and not yet sent are at most `max_backlog`. An FEA that stops
+// answering (stopped, swapping, slower than the routes change) would otherwise grow the RIB
+// without bound. Past the bound the FEA is lagging: the queue is dropped and nothing more is
+// queued. Once the FEA has answered every batch sent, it has caught up and `on_caught_up` runs:
+// the Rib tells the FibClient that a full push begins (FibClient::BeginFullPush: the FEA marks
+// what it holds stale) and re-sends the whole FIB as after a birth; the FEA then removes what
+// was not re-sent, so changes dropped while it lagged, deletions among them, are not lost.
 //
 // A batch carries the oldest arrival of its changes (stage/route_arrival.h: the arrival current
 // when each was queued), for the route latency histogram the FEA keeps.
@@ -44,6 +52,13 @@ struct FeaOutOptions {
   // also leaves at each push, so a lone change never waits for it to fill.
   size_t batch_size = 4000;
   size_t max_in_flight = 4;  // transactions sent and not yet answered
+  // Changes queued and not yet sent, at most; 0: no bound. A queued change takes about 80
+  // octets (sizeof(FibChange)), so the default bounds the queue at about 40 MB.
+  size_t max_backlog = size_t{1} << 19;
+  // Runs (posted to the loop) when a lagging FEA has caught up; it should start a full push to
+  // the FEA and call FeaBorn() on every family's FeaOutStage (Rib does). Unset: this stage
+  // calls FibClient::BeginFullPush() and its own FeaBorn().
+  std::function<void()> on_caught_up = nullptr;
 };
 
 class FeaOutStage : public RibLinearStage {
@@ -69,7 +84,9 @@ class FeaOutStage : public RibLinearStage {
   void WhenSent(std::function<void()> fn);
   bool fea_up() const { return fea_up_; }
   bool resync_running() const { return resyncing_; }
-  // Nothing queued, in flight or being re-sent.
+  // Changes were dropped past max_backlog; a full push follows once the FEA has caught up.
+  bool lagging() const { return lagging_; }
+  // Nothing queued, in flight, being re-sent or waiting to be (lagging).
   bool idle() const;
 
   struct Stats {
@@ -78,27 +95,39 @@ class FeaOutStage : public RibLinearStage {
     uint64_t batches_ok = 0;
     uint64_t batches_failed = 0;
     uint64_t resyncs = 0;
+    uint64_t lagged = 0;     // times the backlog passed max_backlog
+    size_t peak_queued = 0;  // the most changes queued at once
   };
   const Stats& stats() const { return stats_; }
   size_t in_flight() const { return in_flight_; }
-  size_t queued() const;
+  size_t queued() const { return queued_changes_; }
   // Changes queued plus those sent and not yet answered by the FEA.
   std::optional<uint64_t> queue_depth() const override { return queued() + in_flight_changes_; }
 
  private:
   void Queue(FibChange::Op op, const RibRoute& route);
   bool Wanted(const net::Prefix& prefix) const {
-    return fea_up_ && (!resyncing_ || (resync_cursor_ && !(*resync_cursor_ < prefix)));
+    return fea_up_ && !lagging_ && (!resyncing_ || (resync_cursor_ && !(*resync_cursor_ < prefix)));
   }
   void CloseBatch();
   void SendReady();
+  // Past max_backlog: drops the queue and stops queueing until the FEA has caught up.
+  void FallBehind();
+  // A lagging FEA that has answered every batch sent has caught up: on_caught_up, posted.
+  void MaybeCaughtUp();
+  void DropQueue();  // forgets what is queued and not sent
+  void StopWalk();   // stops a re-send walk under way
   // After the re-send walk: tells the client once its last batch has been handed over.
   void MaybeFullPushDone();
   void Completed(uint64_t generation, uint64_t sequence, size_t changes,
                  const absl::Status& status);
   bool ResyncSlice();
+  // The re-send walk waits: max_in_flight batches ready, or max_backlog changes queued (those
+  // are then closed into a batch and sent).
+  bool WalkMustWait();
 
   net::Family family_;
+  boost::asio::io_context& io_;
   FibClient* client_;
   SourceRegistry* sources_;
   FeaOutOptions options_;
@@ -111,9 +140,12 @@ class FeaOutStage : public RibLinearStage {
   std::vector<FibChange> building_;
   int64_t building_arrival_ = 0;  // the oldest arrival of building_'s changes
   std::deque<FibBatch> ready_;
+  size_t queued_changes_ = 0;  // in building_ and ready_
   size_t in_flight_ = 0;
   size_t in_flight_changes_ = 0;
 
+  bool lagging_ = false;
+  bool caught_up_posted_ = false;
   bool resyncing_ = false;
   bool resync_paused_ = false;
   std::optional<net::Prefix> resync_cursor_;

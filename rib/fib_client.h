@@ -72,6 +72,12 @@ class FibClient {
   // batches carry live changes). Called on the event loop, once per family and birth. An
   // adapter tells the FEA, after those batches, that routes not re-sent are stale.
   virtual void FullPushDone(net::Family family) { (void)family; }
+  // The RIB is about to re-send its whole FIB to the FEA it feeds, which stays up: it dropped
+  // changes for an FEA that lagged (FeaOutOptions::max_backlog). Before any batch of the
+  // re-send, the adapter tells the FEA that every route it holds is stale until the push
+  // completes (FullPushDone of both families); then it removes the stale routes, as after a
+  // birth.
+  virtual void BeginFullPush() {}
 };
 
 }  // namespace sluice::rib

@@ -2,15 +2,18 @@
 // stage networks are in rib/ (rib.h), the RPC adapters in rib/service/.
 //
 //   sluice-rib [--finder ADDR] [--instance NAME] [--listen EP]... [--fea INSTANCE]
-//              [--fea-batch-size N] [--fea-max-in-flight N]
+//              [--fea-batch-size N] [--fea-max-in-flight N] [--fea-max-backlog N]
 //              [--restart-time SECONDS] [--expect-protocols P,P...]
 //
 //   --finder     the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)
 //   --instance   the component instance name (default "rib"); the class is "rib"
 //   --listen     where to serve (unix:/PATH or tcp:127.0.0.1:PORT); default a Unix socket
 //   --fea        the FEA instance to feed (default: any component of class "fea")
-//   --fea-batch-size     route changes per FIB transaction (default 1000)
+//   --fea-batch-size     route changes per FIB transaction (default 4000)
 //   --fea-max-in-flight  FIB transactions sent and not yet answered (default 4)
+//   --fea-max-backlog    route changes queued for the FEA and not yet sent (default 524288;
+//                        0: no bound); past it the FEA is lagging, and once it has caught up
+//                        the RIB re-sends the whole FIB (rib/fea_out_stage.h)
 //   --restart-time       after this RIB starts, how long the FEA keeps the routes it holds for
 //                        protocols that have not re-fed this RIB yet (default 60; DESIGN.md
 //                        § Restarts)
@@ -84,6 +87,10 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   app.add_option("--fea-max-in-flight", flags->rib.fea.max_in_flight,
                  "FIB transactions sent and not yet answered")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--fea-max-backlog", flags->rib.fea.max_backlog,
+                 "route changes queued for the FEA and not yet sent (0: no bound); past it the "
+                 "whole FIB is re-sent once the FEA has caught up")
+      ->check(CLI::Range(0, 100000000));
   app.add_option("--restart-time", flags->restart_time,
                  "seconds the FEA keeps, after this RIB starts, the routes of protocols that "
                  "have not re-fed it yet")

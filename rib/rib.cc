@@ -9,9 +9,10 @@
 namespace sluice::rib {
 namespace {
 
-RibNetworkOptions NetworkOptions(const RibOptions& options) {
+RibNetworkOptions NetworkOptions(const RibOptions& options, std::function<void()> on_caught_up) {
   RibNetworkOptions out;
   out.fea = options.fea;
+  out.fea.on_caught_up = std::move(on_caught_up);
   out.insert_cache_stages = options.insert_cache_stages;
   out.on_violation = options.on_violation;
   out.profiler = options.profiler;
@@ -23,6 +24,7 @@ RibNetworkOptions NetworkOptions(const RibOptions& options) {
 Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
     : plumber_(io),
       options_(std::move(options)),
+      fib_(fib),
       route_in_((options_.profiler != nullptr ? options_.profiler : &stage::Profiler::Default())
                     ->Point("rib_route_in")),
       origin_policy_(
@@ -33,9 +35,9 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
           },
           [this](std::string_view protocol) { PushOrigins(protocol); }),
       v4_(std::make_unique<RibNetwork>(net::Family::kIPv4, &plumber_, fib,
-                                       NetworkOptions(options_))),
+                                       NetworkOptions(options_, [this] { FeaCaughtUp(); }))),
       v6_(std::make_unique<RibNetwork>(net::Family::kIPv6, &plumber_, fib,
-                                       NetworkOptions(options_))),
+                                       NetworkOptions(options_, [this] { FeaCaughtUp(); }))),
       connected_(
           [this](const net::Prefix& prefix, const std::optional<std::string>& ifname) {
             ApplyConnected(prefix, ifname);
@@ -346,6 +348,11 @@ void Rib::FeaBorn() {
 void Rib::FeaDied() {
   v4_->fea_out()->FeaDied();
   v6_->fea_out()->FeaDied();
+}
+
+void Rib::FeaCaughtUp() {
+  if (fib_ != nullptr) fib_->BeginFullPush();
+  FeaBorn();
 }
 
 void Rib::AttachInterfaceSource(InterfaceSource* source) { source->Start(&connected_); }

@@ -170,6 +170,9 @@ class Rib {
   void FeaBorn();
   // The FEA died: nothing is sent until it is born again.
   void FeaDied();
+  // A FeaOutStage dropped changes for a lagging FEA, which has now answered everything sent
+  // (FeaOutOptions::max_backlog): FibClient::BeginFullPush, then the whole FIB is re-sent.
+  void FeaCaughtUp();
   // Calls `fn` once every route change queued so far, in both families, has been handed to the
   // FibClient (FeaOutStage::WhenSent); dropped if the FEA is born again or dies first.
   void WhenFeaSent(std::function<void()> fn);
@@ -216,6 +219,7 @@ class Rib {
 
   stage::Plumber plumber_;
   RibOptions options_;
+  FibClient* fib_;
   stage::ProfilePoint* route_in_;
   absl::flat_hash_map<std::string, Protocol> protocols_;
   // Per protocol with stale routes: when its restart time ends.

@@ -53,6 +53,12 @@ void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> d
 
 void XrlFibClient::FeaBorn(const std::string& instance) {
   fea_ = instance;
+  BeginFullPush();
+}
+
+void XrlFibClient::BeginFullPush() {
+  if (fea_.empty()) return;
+  const std::string instance = fea_;
   ++generation_;
   done_[0] = done_[1] = false;
   started_ = false;

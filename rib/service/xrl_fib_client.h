@@ -43,6 +43,8 @@ class XrlFibClient : public FibClient {
 
   // The FEA `instance` was born: start_full_push is sent to it (before any batch).
   void FeaBorn(const std::string& instance);
+  // start_full_push to the FEA in use (the RIB re-sends to a lagging FEA); nothing when none.
+  void BeginFullPush() override;
   void FeaDied();
 
   const std::string& fea() const { return fea_; }

@@ -7,6 +7,7 @@
 // what an independent model computes from the routes the protocols last sent.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <map>
 #include <random>
 #include <set>
@@ -183,7 +184,8 @@ Pools MakePools() {
   return p;
 }
 
-void RunSeed(uint32_t seed, int steps) {
+// Returns the full pushes the RIB began for an FEA that lagged.
+void RunSeed(uint32_t seed, int steps, size_t* full_pushes) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
@@ -194,7 +196,10 @@ void RunSeed(uint32_t seed, int steps) {
   std::vector<std::string> violations;
   RibOptions options;
   options.insert_cache_stages = true;
-  options.fea = FeaOutOptions{.batch_size = 1 + pick(20), .max_in_flight = 1 + pick(4)};
+  // Half the seeds bound the FEA's backlog tightly: a stalled FEA lags and gets full pushes.
+  options.fea = FeaOutOptions{.batch_size = 1 + pick(20),
+                              .max_in_flight = 1 + pick(4),
+                              .max_backlog = chance(50) ? 1 + pick(40) : 0};
   options.on_violation = [&](const std::string& v) {
     if (violations.size() < 20) violations.push_back(v);
   };
@@ -317,6 +322,13 @@ void RunSeed(uint32_t seed, int steps) {
           ASSERT_TRUE(rib.RedistSubscribe(&redist_all, net::Family::kIPv6, "").ok());
         }
       }
+    } else if (op < 92) {  // the FEA stops answering, or answers everything it held
+      if (!fib.hold) {
+        fib.hold = true;
+      } else {
+        fib.hold = false;
+        while (!fib.held.empty()) fib.Release();
+      }
     } else {                           // let some background work run
       if (io.stopped()) io.restart();  // it stops whenever it runs out of work
       for (size_t i = pick(8); i > 0 && io.poll_one() > 0;) --i;
@@ -328,6 +340,8 @@ void RunSeed(uint32_t seed, int steps) {
     if (!violations.empty()) break;
   }
   if (!fea_up) rib.FeaBorn();
+  fib.hold = false;
+  while (!fib.held.empty()) fib.Release();
   io.restart();
   io.run();
   io.restart();
@@ -425,13 +439,17 @@ void RunSeed(uint32_t seed, int steps) {
   };
   check_redist(redist_static, net::Family::kIPv4, "static");
   check_redist(redist_all, net::Family::kIPv6, "");
+  *full_pushes += fib.full_pushes_begun;
 }
 
 TEST(RibRandom, ConsistentAndConvergesToTheModel) {
+  size_t full_pushes = 0;
   for (uint32_t seed = 1; seed <= 24; ++seed) {
-    RunSeed(seed, 4000);
+    RunSeed(seed, 4000, &full_pushes);
     if (HasFailure()) break;
   }
+  EXPECT_GT(full_pushes, 0u) << "no seed made the FEA lag: the backlog bound went untested";
+  std::cout << "full pushes to a lagging FEA: " << full_pushes << "\n";
 }
 
 }  // namespace

@@ -56,6 +56,22 @@ struct RibFixture {
   }
 };
 
+// The /24s numbered first .. first + n - 1 from 10.0.0.0/24 up, via 192.0.2.1 dev eth0.
+std::vector<RouteInput> Slash24s(uint32_t first, uint32_t n) {
+  std::vector<RouteInput> out;
+  for (uint32_t i = first; i < first + n; ++i) {
+    out.push_back(In("10.0.0.0/24", "192.0.2.1", "eth0"));
+    out.back().network = net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24);
+  }
+  return out;
+}
+
+std::vector<net::Prefix> PrefixesOf(const std::vector<RouteInput>& routes) {
+  std::vector<net::Prefix> out;
+  for (const RouteInput& r : routes) out.push_back(r.network);
+  return out;
+}
+
 TEST(Rib, WinnersReachTheFib) {
   RibFixture f;
   f.rib->FeaBorn();
@@ -298,24 +314,16 @@ TEST(Rib, FeaBatchesCarryTheArrivalTheyWereMadeUnderAndFeaOutShowsItsDepth) {
   f.fib.hold = true;
   f.rib->FeaBorn();
   f.Run();
-  auto routes = [](uint32_t first, uint32_t n) {
-    std::vector<RouteInput> out;
-    for (uint32_t i = first; i < first + n; ++i) {
-      out.push_back(In("10.0.0.0/24", "192.0.2.1", "eth0"));
-      out.back().network = net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24);
-    }
-    return out;
-  };
   {
     stage::ArrivalScope arrival(500);  // as the RIB service opens it for a batch from BGP
-    ASSERT_TRUE(f.rib->AddRoutes("static", routes(0, 15)).ok());
+    ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 15)).ok());
   }
-  ASSERT_TRUE(f.rib->AddRoutes("static", routes(15, 3)).ok());  // arrival unknown
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(15, 3)).ok());  // arrival unknown
   f.Run();
   ASSERT_EQ(f.fib.held.size(), 3u);
-  EXPECT_EQ(f.fib.held[0].first.arrival_ns, 500);
-  EXPECT_EQ(f.fib.held[1].first.arrival_ns, 500);
-  EXPECT_EQ(f.fib.held[2].first.arrival_ns, 0);
+  EXPECT_EQ(f.fib.held[0].batch.arrival_ns, 500);
+  EXPECT_EQ(f.fib.held[1].batch.arrival_ns, 500);
+  EXPECT_EQ(f.fib.held[2].batch.arrival_ns, 0);
   FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
   EXPECT_EQ(out->queue_depth(), 18u) << "sent and not answered";
   std::vector<stage::Plumber::QueueDepth> depths = f.rib->QueueDepths();
@@ -330,11 +338,7 @@ TEST(Rib, FeaBatchesCarryTheArrivalTheyWereMadeUnderAndFeaOutShowsItsDepth) {
 
 TEST(Rib, TheFibClientHearsWhenTheReSendHasHandedOverItsLastBatch) {
   RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2});
-  std::vector<RouteInput> routes;
-  for (uint32_t i = 0; i < 45; ++i) {
-    routes.push_back(In("10.0.0.0/24", "192.0.2.1", "eth0"));
-    routes.back().network = net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24);
-  }
+  const std::vector<RouteInput> routes = Slash24s(0, 45);
   ASSERT_TRUE(f.rib->AddRoutes("static", routes).ok());
   f.fib.hold = true;
   f.rib->FeaBorn();
@@ -360,6 +364,63 @@ TEST(Rib, TheFibClientHearsWhenTheReSendHasHandedOverItsLastBatch) {
   f.Run();
   EXPECT_EQ(f.fib.full_push_done.size(), 4u);
   EXPECT_EQ(f.fib.fib.size(), 44u);
+}
+
+TEST(Rib, ALaggingFeaBoundsTheQueueAndGetsAFullPushOnceItHasCaughtUp) {
+  RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2, .max_backlog = 50});
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 40)).ok());
+  f.rib->FeaBorn();
+  f.Run();
+  ASSERT_EQ(f.fib.fib.size(), 40u);
+  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
+
+  // The FEA stops answering. 40 deletes and 100 new routes: 20 changes go out in 2 batches,
+  // and the queue passes 50 with the 71st change.
+  f.fib.hold = true;
+  ASSERT_TRUE(f.rib->DeleteRoutes("static", PrefixesOf(Slash24s(0, 40))).ok());
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(100, 100)).ok());
+  f.Run();
+  EXPECT_EQ(f.fib.held.size(), 2u);
+  EXPECT_TRUE(out->lagging());
+  EXPECT_EQ(out->stats().lagged, 1u);
+  EXPECT_LE(out->stats().peak_queued, 51u) << "the queue never holds more than the bound + 1";
+  EXPECT_EQ(out->queued(), 0u) << "what was queued is dropped";
+  EXPECT_FALSE(f.rib->Idle());
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(300, 5)).ok());  // not queued while lagging
+  f.Run();
+  EXPECT_EQ(out->queued(), 0u);
+  EXPECT_EQ(f.fib.full_pushes_begun, 0u) << "not before the FEA has answered what it was sent";
+
+  // It answers: a full push re-sends the 105 winners; the 20 old routes it still holds that
+  // were not re-sent are swept.
+  f.fib.hold = false;
+  while (!f.fib.held.empty()) f.fib.Release();
+  f.Run();
+  EXPECT_EQ(f.fib.full_pushes_begun, 1u);
+  EXPECT_FALSE(out->lagging());
+  EXPECT_TRUE(f.rib->Idle());
+  EXPECT_EQ(f.fib.fib.size(), 105u);
+  EXPECT_FALSE(f.fib.fib.contains(P("10.0.0.0/24")));
+  EXPECT_TRUE(f.fib.fib.contains(P("10.0.144.0/24")));
+  EXPECT_EQ(f.fib.swept, 20u);
+  f.ExpectConsistent();
+  // Live changes flow again.
+  ASSERT_TRUE(f.rib->DeleteRoutes("static", PrefixesOf(Slash24s(300, 5))).ok());
+  f.Run();
+  EXPECT_EQ(f.fib.fib.size(), 100u);
+}
+
+TEST(Rib, WithoutABoundTheQueueFollowsTheChanges) {
+  RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2, .max_backlog = 0});
+  f.rib->FeaBorn();
+  f.Run();
+  f.fib.hold = true;
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 200)).ok());
+  f.Run();
+  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
+  EXPECT_FALSE(out->lagging());
+  EXPECT_EQ(out->queued(), 180u);
+  EXPECT_EQ(out->stats().peak_queued, 180u);
 }
 
 TEST(Rib, RedistributionStreamsOneProtocolsWinners) {

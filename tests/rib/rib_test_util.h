@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ inline RouteInput In(const char* prefix, const char* via, const char* dev = "",
 
 // Keeps the FIB it is sent (applying each batch in order) and answers every batch OK, after the
 // current event. With `hold`, batches wait in `held` until Release().
+//
+// A full push the RIB begins (BeginFullPush) is modelled as the FEA does it, in stream order
+// with the batches: every entry is stale until re-sent (an add of a present entry is then a
+// replace), and once both families' re-sends are done the stale entries are removed.
 class FakeFib : public FibClient {
  public:
   explicit FakeFib(boost::asio::io_context& io) : io_(io) {}
@@ -54,7 +59,7 @@ class FakeFib : public FibClient {
     ++batches;
     max_batch = std::max(max_batch, batch.changes.size());
     if (hold) {
-      held.push_back({std::move(batch), std::move(done)});
+      held.push_back({std::move(batch), std::move(done), nullptr});
       max_held = std::max(max_held, held.size());
       return;
     }
@@ -65,13 +70,37 @@ class FakeFib : public FibClient {
   void FullPushDone(net::Family family) override {
     full_push_done.push_back(std::string(family == net::Family::kIPv4 ? "ipv4" : "ipv6") +
                              " after " + std::to_string(batches) + " batches");
+    if (!pushing_) return;
+    pushed_.insert(family);
+    if (pushed_.size() < 2) return;
+    pushed_.clear();
+    InOrder([this] {
+      for (const net::Prefix& p : stale_) fib.erase(p);
+      swept += stale_.size();
+      stale_.clear();
+      pushing_ = false;
+    });
   }
-  // Completes the oldest held batch (applying it unless `status` is an error).
+  void BeginFullPush() override {
+    ++full_pushes_begun;
+    pushed_.clear();
+    InOrder([this] {
+      pushing_ = true;
+      stale_.clear();
+      for (const auto& [p, r] : fib) stale_.insert(p);
+      next_sequence.clear();  // the re-send's batches start at 1 again
+    });
+  }
+  // Completes the oldest held batch (applying it unless `status` is an error), after the
+  // full-push steps queued before it.
   void Release(absl::Status status = absl::OkStatus()) {
-    auto [batch, done] = std::move(held.front());
+    RunMarkers();
+    if (held.empty()) return;
+    Held h = std::move(held.front());
     held.pop_front();
-    if (status.ok()) Apply(batch);
-    boost::asio::post(io_, [done = std::move(done), status] { done(status); });
+    if (status.ok()) Apply(h.batch);
+    boost::asio::post(io_, [done = std::move(h.done), status] { done(status); });
+    RunMarkers();
   }
   void Apply(const FibBatch& batch) {
     auto& seq = next_sequence[batch.family];
@@ -82,9 +111,10 @@ class FakeFib : public FibClient {
     for (const FibChange& c : batch.changes) {
       ++changes;
       const bool present = fib.contains(c.route.network);
+      const bool was_stale = stale_.erase(c.route.network) > 0;
       switch (c.op) {
         case FibChange::Op::kAdd:
-          if (present) ++errors;
+          if (present && !was_stale) ++errors;
           fib[c.route.network] = c.route;
           break;
         case FibChange::Op::kReplace:
@@ -106,6 +136,9 @@ class FakeFib : public FibClient {
     fib.clear();
     held.clear();
     next_sequence.clear();
+    pushing_ = false;
+    stale_.clear();
+    pushed_.clear();
   }
   std::string Text() const {
     std::string out;
@@ -115,15 +148,37 @@ class FakeFib : public FibClient {
 
   bool hold = false;
   bool log_changes = false;
-  std::deque<std::pair<FibBatch, std::function<void(absl::Status)>>> held;
+  // A batch and its answer, or (with `marker` set) a full-push step that runs in its turn.
+  struct Held {
+    FibBatch batch;
+    std::function<void(absl::Status)> done;
+    std::function<void()> marker;
+  };
+  std::deque<Held> held;
   std::map<net::Prefix, FibRoute> fib;
   std::map<net::Family, uint64_t> next_sequence;
   std::vector<std::string> log;
   std::vector<std::string> full_push_done;
   size_t batches = 0, changes = 0, errors = 0, max_batch = 0, max_held = 0;
+  size_t full_pushes_begun = 0, swept = 0;
 
  private:
+  // Runs `step` now, or after the batches held before it.
+  void InOrder(std::function<void()> step) {
+    if (held.empty()) return step();
+    held.push_back({FibBatch{}, nullptr, std::move(step)});
+  }
+  void RunMarkers() {
+    while (!held.empty() && held.front().marker) {
+      std::function<void()> step = std::move(held.front().marker);
+      held.pop_front();
+      step();
+    }
+  }
   boost::asio::io_context& io_;
+  bool pushing_ = false;
+  std::set<net::Prefix> stale_;
+  std::set<net::Family> pushed_;
 };
 
 class RecordingRegistrant : public InterestRegistrant {

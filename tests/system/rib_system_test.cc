@@ -8,11 +8,13 @@
 #include <signal.h>
 
 #include <chrono>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "tests/system/fea_rib_processes.h"
 
 namespace sluice {
@@ -24,6 +26,7 @@ using testing::CommandResult;
 using ::testing::ElementsAre;
 using testing::FeaRibProcesses;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
 constexpr char kRib[] = "finder://rib/rib/1.0/";
@@ -165,6 +168,64 @@ TEST_F(RibSystemTest, StatusFollowsTheFeaAndSigtermExitsCleanly) {
   CommandResult shutdown = p_.Call("finder://fea/common/1.0/shutdown");
   EXPECT_EQ(shutdown.exit_code, 0) << shutdown.err;
   EXPECT_EQ(p_.fea()->Wait(10000), 0);
+}
+
+// The /24s of a `--routes N,FIRST,NEXTHOP` client as the FEA lists them.
+std::vector<std::string> FibLines(uint32_t n, uint32_t first, const std::string& nexthop,
+                                  const std::string& protocol) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t a = first + (i << 8);
+    out.push_back(absl::StrCat(a >> 24, ".", (a >> 16) & 255, ".", (a >> 8) & 255, ".0/24 via ",
+                               nexthop, " dev eth0 proto ", protocol));
+  }
+  return out;
+}
+
+TEST_F(RibSystemTest, AStoppedFeaLagsWhileTheRibStaysBoundedThenGetsExactlyTheRibsTable) {
+  ASSERT_TRUE(p_.StartFinder());
+  ASSERT_TRUE(p_.StartFea(FeaArgs()));
+  ASSERT_TRUE(p_.StartRib({"--fea-batch-size", "500", "--fea-max-backlog", "25000"}));
+  ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
+  auto ebgp =
+      StartClient("bgp-1", {"--protocol", "ebgp", "--routes", "20000,20.0.0.0/24,192.0.2.7"});
+  ASSERT_NE(ebgp, nullptr);
+  ASSERT_TRUE(ebgp->WaitForOutput("added 20000", 20000)) << ebgp->Output();
+  ASSERT_TRUE(FibIs(FibLines(20000, 0x14000000u, "192.0.2.7", "ebgp"), 60000))
+      << last_fib_.size() << " routes";
+
+  // The FEA stops answering. Meanwhile ebgp's owner dies (20,000 deletions) and an ibgp owner
+  // adds 20,000 other routes: 40,000 changes for the FEA, past the RIB's bound of 25,000.
+  p_.fea()->Signal(SIGSTOP);
+  ebgp->Signal(SIGKILL);
+  auto ibgp =
+      StartClient("bgp-2", {"--protocol", "ibgp", "--routes", "20000,30.0.0.0/24,192.0.2.8"});
+  ASSERT_NE(ibgp, nullptr);
+  ASSERT_TRUE(ibgp->WaitForOutput("added 20000", 20000)) << ibgp->Output();
+  ASSERT_TRUE(FeaRibProcesses::WaitFor(
+      [&] {
+        std::vector<std::string> winners = p_.RibRoutes();
+        return winners.size() == 20002 && winners.front().find("ebgp") == std::string::npos;
+      },
+      60000))
+      << "the RIB goes on while the FEA is stopped";
+  CommandResult plumbing = p_.Sluice({"show", "plumbing", "rib"});
+  ASSERT_EQ(plumbing.exit_code, 0) << plumbing.err;
+  EXPECT_THAT(plumbing.out, HasSubstr("lagging")) << plumbing.out;
+  // What an operator sees of the queue's high-water mark: never past the bound (+1 change).
+  std::smatch peak;
+  ASSERT_TRUE(std::regex_search(plumbing.out, peak, std::regex("ipv4/fea-out.*peak_queued=(\\d+)")))
+      << plumbing.out;
+  EXPECT_LE(std::stoul(peak[1]), 25001u) << plumbing.out;
+
+  // It answers again: once it has caught up, a full push leaves it exactly the RIB's table.
+  p_.fea()->Signal(SIGCONT);
+  ASSERT_TRUE(FibIs(FibLines(20000, 0x1e000000u, "192.0.2.8", "ibgp"), 60000))
+      << last_fib_.size() << " routes, the first "
+      << (last_fib_.empty() ? std::string() : last_fib_.front());
+  plumbing = p_.Sluice({"show", "plumbing", "rib"});
+  EXPECT_THAT(plumbing.out, HasSubstr("2 full pushes")) << plumbing.out;
+  EXPECT_THAT(plumbing.out, Not(HasSubstr(" lagging"))) << plumbing.out;
 }
 
 TEST_F(RibSystemTest, BadOptionsExitWithAMessage) {

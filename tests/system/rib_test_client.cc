@@ -3,7 +3,8 @@
 // subscribes to redistribution, and prints what the RIB sends back through rib_client/1.0.
 //
 //   sluice-rib-test-client --instance NAME [--finder ADDR] [--protocol P]
-//                          [--route PREFIX,NEXTHOP]... [--interest ADDRESS]...
+//                          [--route PREFIX,NEXTHOP]... [--routes N,PREFIX,NEXTHOP]
+//                          [--interest ADDRESS]...
 //                          [--redist FAMILY:PROTOCOL]...
 //
 // Prints, one line each, flushed: "ready NAME", "added N" (or "error MESSAGE"),
@@ -19,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "base/log.h"
 #include "base/program_options.h"
 #include "ipc/proto/rib.pb.h"
@@ -43,6 +46,30 @@ const ipc::Method<cpb::RouteInfoInvalidRequest, cpb::RouteInfoInvalidReply> kRou
     "rib_client/1.0/route_info_invalid"};
 const ipc::Method<cpb::RedistRoutesRequest, cpb::RedistRoutesReply> kRedistRoutes{
     "rib_client/1.0/redist_routes"};
+
+// --routes N,PREFIX,NEXTHOP: the IPv4 PREFIX and the N - 1 prefixes of its length after it.
+absl::Status AddRouteRange(const std::string& value, pb::RoutesRequest* routes) {
+  std::vector<std::string> parts = absl::StrSplit(value, ',');
+  uint32_t n = 0;
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &n)) {
+    return absl::InvalidArgumentError("want N,PREFIX,NEXTHOP: " + value);
+  }
+  auto first = net::Prefix::Parse(parts[1]);
+  auto nexthop = net::IPAddress::Parse(parts[2]);
+  if (!first.ok() || !nexthop.ok() || first->family() != net::Family::kIPv4 ||
+      first->length() == 0) {
+    return absl::InvalidArgumentError("want N,IPV4-PREFIX,NEXTHOP: " + value);
+  }
+  const uint32_t base = first->address().v4().value();
+  const int length = first->length();
+  for (uint32_t i = 0; i < n; ++i) {
+    pb::RouteEntry* e = routes->add_routes();
+    ipc::ToProto(net::Prefix(net::IPv4Address(base + (i << (32 - length))), length),
+                 e->mutable_network());
+    ipc::ToProto(*nexthop, e->mutable_nexthop());
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -75,6 +102,10 @@ int main(int argc, char** argv) {
         return absl::OkStatus();
       },
       "PREFIX,NEXTHOP: a route to add; repeatable", true);
+  base::AddParsedOption(
+      app, "--routes",
+      [&routes](const std::string& value) { return AddRouteRange(value, &routes); },
+      "N,PREFIX,NEXTHOP: N routes to add, the IPv4 PREFIX and those of its length after it", true);
   base::AddParsedOption(
       app, "--interest",
       [&interests](const std::string& value) {
