@@ -1,5 +1,5 @@
 // fea { backend dummy | netlink; table N; retain-on-exit; }
-// rib { admin-distance { PROTOCOL N; ... } restart-time SECONDS; }
+// rib { admin-distance { PROTOCOL N; ... } restart-time SECONDS; fea-max-backlog CHANGES; }
 // protocols { static { route PREFIX { next-hop ADDRESS; interface NAME; metric N; tag N; track; } }
 // }
 #include "absl/strings/ascii.h"
@@ -51,7 +51,9 @@ void BuildFea(const ConfigNode& node, FeaConfig* fea, Diagnostics* diags) {
 }
 
 void BuildRib(const ConfigNode& node, RibConfig* rib, Diagnostics* diags) {
-  if (!ExpectBlock(node, 0, "rib { admin-distance { PROTOCOL N; } restart-time SECONDS; }",
+  if (!ExpectBlock(node, 0,
+                   "rib { admin-distance { PROTOCOL N; } restart-time SECONDS; "
+                   "fea-max-backlog CHANGES; }",
                    diags)) {
     return;
   }
@@ -62,6 +64,14 @@ void BuildRib(const ConfigNode& node, RibConfig* rib, Diagnostics* diags) {
               if (!v) return;
               if (auto t = ReadDuration(*v, 1, 3600, "restart-time", diags)) {
                 rib->restart_time_s = *t;
+              }
+            })
+      .Once("fea-max-backlog",
+            [&](const ConfigNode& n) {
+              const ConfigValue* v = ExpectOne(n, "fea-max-backlog CHANGES;", diags);
+              if (!v) return;
+              if (auto b = ReadNumber(*v, 0, 100000000, "fea-max-backlog", diags)) {
+                rib->fea_max_backlog = static_cast<uint32_t>(*b);
               }
             })
       .Once("admin-distance",

@@ -98,6 +98,10 @@ struct RibConfig {
   // had routes in the FEA to re-feed it and send its end-of-RIB before the FEA sweeps what was
   // not re-sent (sluice-rib --restart-time).
   uint32_t restart_time_s = 60;
+  // `fea-max-backlog CHANGES;` (0..100000000, 0: no bound): route changes the RIB queues for the
+  // FEA and has not sent; past it the FEA is lagging and gets a full push once it has caught up
+  // (sluice-rib --fea-max-backlog, rib/fea_out_stage.h).
+  uint32_t fea_max_backlog = 524288;
   friend bool operator==(const RibConfig&, const RibConfig&) = default;
 };
 

@@ -173,6 +173,7 @@ FeaDelta DiffFea(const Config& a, const Config& b) {
 RibDelta DiffRib(const RibConfig& a, const RibConfig& b) {
   static const std::vector<Field<RibConfig>> kFields = {
       {"restart-time", [](const RibConfig& r) { return FormatDuration(r.restart_time_s); }},
+      {"fea-max-backlog", [](const RibConfig& r) { return absl::StrCat(r.fea_max_backlog); }},
   };
   RibDelta d;
   d.fields = Diff(kFields, a, b);

@@ -10,7 +10,8 @@
 //   2. fea         restart: the backend, kernel table or retain-on-exit changed (all fixed when
 //                  the FEA starts); otherwise interfaces added/removed, and for a changed one its
 //                  link attributes (enabled, mtu, mac) and the addresses added/removed.
-//   3. rib         restart: restart-time changed (fixed when the RIB starts); admin distances
+//   3. rib         restart: restart-time or fea-max-backlog changed (fixed when the RIB
+//                  starts); admin distances
 //                  set (a protocol no longer named goes back to its default).
 //   4. static      routes added, removed, or changed (replace the route).
 //   4b. rpki      started/stopped (the block came or went); caches added, removed, or changed
@@ -66,8 +67,8 @@ struct FeaDelta {
   bool empty() const { return !restart && interfaces.empty(); }
 };
 
-// The RIB's start-time settings (restart-time) changed: stop the RIB and start it with the new
-// ones (the FEA keeps its routes meanwhile; the protocols re-feed the new RIB).
+// The RIB's start-time settings (restart-time, fea-max-backlog) changed: stop the RIB and start it
+// with the new ones (the FEA keeps its routes meanwhile; the protocols re-feed the new RIB).
 struct RibDelta {
   bool restart = false;
   std::vector<FieldChange> fields;

@@ -118,7 +118,10 @@ void PrintFeaRib(const Config& config, Writer* w) {
   if (config.fea.retain_on_exit) w->Statement("retain-on-exit");
   w->Close();
   const RibConfig& rib = config.rib;
-  if (rib.admin_distances.empty() && rib.restart_time_s == RibConfig().restart_time_s) return;
+  if (rib.admin_distances.empty() && rib.restart_time_s == RibConfig().restart_time_s &&
+      rib.fea_max_backlog == RibConfig().fea_max_backlog) {
+    return;
+  }
   w->Open("rib");
   if (!rib.admin_distances.empty()) {
     w->Open("admin-distance");
@@ -129,6 +132,9 @@ void PrintFeaRib(const Config& config, Writer* w) {
   }
   if (rib.restart_time_s != RibConfig().restart_time_s) {
     w->Statement("restart-time " + FormatDuration(rib.restart_time_s));
+  }
+  if (rib.fea_max_backlog != RibConfig().fea_max_backlog) {
+    w->Statement(absl::StrCat("fea-max-backlog ", rib.fea_max_backlog));
   }
   w->Close();
 }

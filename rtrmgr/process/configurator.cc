@@ -110,6 +110,9 @@ std::vector<std::string> Configurator::FeaFlags(const Config& config) {
 
 std::vector<std::string> Configurator::RibFlags(const Config& config) {
   std::vector<std::string> flags = {"--restart-time", absl::StrCat(config.rib.restart_time_s)};
+  if (config.rib.fea_max_backlog != RibConfig().fea_max_backlog) {
+    flags.insert(flags.end(), {"--fea-max-backlog", absl::StrCat(config.rib.fea_max_backlog)});
+  }
   // What routes the FEA kept from an earlier run (their protocol unknown) wait for.
   std::vector<std::string> protocols;
   if (!config.static_routes.routes.empty()) protocols.push_back("static");

@@ -238,6 +238,9 @@ TEST(ConfigDelta, RetainOnExitRestartsTheFeaAndRestartTimeTheRib) {
   EXPECT_FALSE(rib.empty());
   EXPECT_EQ(rib.ToString(), "rib: restart (restart-time 1m -> 2m)\n");
   EXPECT_TRUE(ComputeDelta(base, Parse("rib { restart-time 60; }")).empty());
+  const ConfigDelta backlog = ComputeDelta(base, Parse("rib { fea-max-backlog 1000; }"));
+  EXPECT_TRUE(backlog.rib.restart);
+  EXPECT_EQ(backlog.ToString(), "rib: restart (fea-max-backlog 524288 -> 1000)\n");
 }
 
 TEST(ConfigDelta, StartingAndStoppingBgp) {

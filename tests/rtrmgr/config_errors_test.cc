@@ -197,6 +197,8 @@ const ErrorCase kCases[] = {
      "t.conf:1:20: restart-time 2h is out of range 1s..1h"},
     {"rib restart time zero", "rib { restart-time 0; }",
      "t.conf:1:20: restart-time 0 is out of range 1s..1h"},
+    {"rib backlog too large", "rib { fea-max-backlog 100000001; }",
+     "t.conf:1:23: fea-max-backlog 100000001 is out of range 0..100000000"},
     {"admin distance", "rib { admin-distance { ebgp 256; } }",
      "t.conf:1:29: admin distance 256 is out of range 0..255"},
     {"protocol name case", "rib { admin-distance { EBGP 2; } }",

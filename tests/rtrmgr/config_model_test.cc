@@ -51,6 +51,7 @@ TEST(ConfigExamples, Everything) {
   EXPECT_TRUE(c->fea.retain_on_exit);
   EXPECT_EQ(c->rib.admin_distances.at("static").distance, 5);
   EXPECT_EQ(c->rib.restart_time_s, 90u);
+  EXPECT_EQ(c->rib.fea_max_backlog, 262144u);
   ASSERT_EQ(c->static_routes.routes.size(), 3u);
   const StaticRoute& r = c->static_routes.routes.at(Net("10.0.0.0/8"));
   EXPECT_EQ(r.next_hop, Ip("192.0.2.254"));
@@ -165,7 +166,7 @@ TEST(ConfigRoundTrip, Examples) {
 TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
   auto c = ParseConfig(R"(
     fea { backend netlink; table 1000; retain-on-exit; }
-    rib { restart-time 5m; }
+    rib { restart-time 5m; fea-max-backlog 0; }
     protocols { bgp {
       local-as 4294967295; bgp-id 1.2.3.4; threads 256;
       damping { half-life 90s; reuse 500; suppress 3000; max-suppress 20m; }
@@ -194,6 +195,7 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
   EXPECT_EQ(c->bgp.damping.half_life_s, 90u);
   EXPECT_EQ(c->bgp.damping.max_suppress_s, 1200u);
   EXPECT_FALSE(c->finder.default_allow);
+  EXPECT_EQ(c->rib.fea_max_backlog, 0u);
   ExpectRoundTrip(*c);
 }
 

@@ -76,12 +76,14 @@ TEST(Configurator, TheDummyFeaStartsWithTheConfiguredInterfaces) {
             (std::vector<std::string>{"--backend", "netlink", "--table", "100"}));
 }
 
-TEST(Configurator, RetainOnExitAndTheRibRestartTimeReachTheCommandLines) {
-  auto c =
-      ParseConfig("fea { backend netlink; retain-on-exit; }\nrib { restart-time 2m; }\n", "t.conf");
+TEST(Configurator, RetainOnExitAndTheRibsRestartTimeAndBacklogReachTheCommandLines) {
+  auto c = ParseConfig(
+      "fea { backend netlink; retain-on-exit; }\nrib { restart-time 2m; fea-max-backlog 1000; }\n",
+      "t.conf");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_THAT(Configurator::FeaFlags(*c), Contains("--retain-on-exit"));
-  EXPECT_EQ(Configurator::RibFlags(*c), (std::vector<std::string>{"--restart-time", "120"}));
+  EXPECT_EQ(Configurator::RibFlags(*c),
+            (std::vector<std::string>{"--restart-time", "120", "--fea-max-backlog", "1000"}));
   auto b = ParseConfig(
       "protocols { static { route 192.0.2.0/24 { next-hop 10.0.0.1; } }\n"
       "bgp { local-as 65001; bgp-id 10.0.0.1; } }\n",
