@@ -52,8 +52,8 @@ struct FeaOutOptions {
   // also leaves at each push, so a lone change never waits for it to fill.
   size_t batch_size = 4000;
   size_t max_in_flight = 4;  // transactions sent and not yet answered
-  // Changes queued and not yet sent, at most; 0: no bound. A queued change takes about 80
-  // octets (sizeof(FibChange)), so the default bounds the queue at about 40 MB.
+  // Changes queued and not yet sent, at most; 0: no bound. A queued change is a FibChange (80
+  // octets on x86-64) in its batch's vector; the process grows by more than that per change.
   size_t max_backlog = size_t{1} << 19;
   // Runs (posted to the loop) when a lagging FEA has caught up; it should start a full push to
   // the FEA and call FeaBorn() on every family's FeaOutStage (Rib does). Unset: this stage
