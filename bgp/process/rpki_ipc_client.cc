@@ -62,11 +62,13 @@ absl::Status RpkiIpcClient::Start() {
     if (e.kind == ipc::TargetEvent::kBirth) {
       SLUICE_LOG(kInfo) << "RPKI " << e.instance_name << " is up: subscribing";
       rpki_alive_ = true;
+      ++generation_;
       retry_delay_ = std::chrono::milliseconds(200);
       Subscribe();
     } else if (e.kind == ipc::TargetEvent::kDeath) {
       subscribed_ = false;
       rpki_alive_ = false;
+      ++generation_;
       retry_timer_.cancel();
       // What it sent of a change is all there will be.
       if (batches_waiting_.empty()) {
@@ -149,27 +151,28 @@ void RpkiIpcClient::EndChange() {
 }
 
 void RpkiIpcClient::Subscribe() {
-  router_->Call(
-      rpki_class_, kSubscribe, rpki_v1::SubscribeRequest(),
-      [this, alive = std::weak_ptr<bool>(alive_)](absl::StatusOr<rpki_v1::SubscribeReply> reply) {
-        if (alive.expired()) return;
-        subscribed_ = reply.ok();
-        if (!reply.ok()) {
-          SLUICE_LOG(kWarning) << "RPKI: subscribe: " << reply.status().message()
-                               << (rpki_alive_ ? " (trying again)" : "");
-          RetrySubscribe();
-        }
-      });
+  router_->Call(rpki_class_, kSubscribe, rpki_v1::SubscribeRequest(),
+                [this, alive = std::weak_ptr<bool>(alive_),
+                 generation = generation_](absl::StatusOr<rpki_v1::SubscribeReply> reply) {
+                  // A birth or death since: the subscribe that counts is the one it started.
+                  if (alive.expired() || generation != generation_) return;
+                  subscribed_ = reply.ok();
+                  if (!reply.ok()) {
+                    SLUICE_LOG(kWarning) << "RPKI: subscribe: " << reply.status().message()
+                                         << (rpki_alive_ ? " (trying again)" : "");
+                    RetrySubscribe();
+                  }
+                });
 }
 
 void RpkiIpcClient::RetrySubscribe() {
   if (!rpki_alive_) return;
   retry_timer_.expires_after(retry_delay_);
   retry_delay_ = std::min(retry_delay_ * 2, std::chrono::milliseconds(5000));
-  retry_timer_.async_wait(
-      [this, alive = std::weak_ptr<bool>(alive_)](const boost::system::error_code& error) {
-        if (!error && !alive.expired() && rpki_alive_ && !subscribed_) Subscribe();
-      });
+  retry_timer_.async_wait([this, alive = std::weak_ptr<bool>(alive_),
+                           generation = generation_](const boost::system::error_code& error) {
+    if (!error && !alive.expired() && generation == generation_ && !subscribed_) Subscribe();
+  });
 }
 
 }  // namespace sluice::bgp::process

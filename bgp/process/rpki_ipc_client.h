@@ -4,7 +4,8 @@
 //   Finder birth of the rpki class ─► rpki/1.0/subscribe (as our instance); sluice-rpki then
 //                                     sends the whole VRP set, then its changes. A subscribe
 //                                     that fails (it registered before it serves) is tried
-//                                     again after 0.2 s, doubling up to 5 s, while it lives
+//                                     again after 0.2 s, doubling up to 5 s, while it lives;
+//                                     a later birth or death ends what an earlier one started
 //   rpki_client/1.0/vrp_changes ────► batches in the order received, one at a time: VrpFeed::Plan
 //                                     (bgp/rpki/vrp_feed.h): the delta; listener BeforeChange;
 //                                     once it is ready, OriginValidator::Apply and the reply;
@@ -86,6 +87,8 @@ class RpkiIpcClient {
   uint64_t refused_ = 0;
   bool subscribed_ = false;
   bool rpki_alive_ = false;  // between a birth and a death of the rpki class
+  // Counts births and deaths of the rpki class: one subscribe (and its retries) in flight.
+  uint64_t generation_ = 0;
   boost::asio::steady_timer retry_timer_;
   std::chrono::milliseconds retry_delay_{200};
   bool change_open_ = false;           // batches applied whose change has not ended yet

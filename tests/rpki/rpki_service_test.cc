@@ -361,6 +361,37 @@ TEST_F(RpkiServiceTest, AFailedSubscribeIsTriedAgain) {
   EXPECT_EQ(calls, 3);
 }
 
+// A second rpki instance is born while a subscribe is in flight: the subscribe it starts
+// replaces the first, whose late failure starts no second chain of retries.
+TEST_F(RpkiServiceTest, ALateFailureOfAnEarlierSubscribeIsNotTriedAgain) {
+  StopRpki();
+  using SubscribeResponder = ipc::Responder<pb::SubscribeReply>;
+  std::vector<SubscribeResponder> held;
+  const auto hold = [&](const pb::SubscribeRequest&, SubscribeResponder r) {
+    held.push_back(std::move(r));
+  };
+  ipc::XrlRouter first(io_, "rpki", "rpki", Options());
+  ASSERT_TRUE(first.HandleAsync(kSubscribe, hold).ok());
+  ipc::XrlRouter bgp(io_, "bgp", "bgp-rpki", Options());
+  bgp::rpki::OriginValidator set;
+  bgp::process::RpkiIpcClient client(io_, &bgp, "rpki", &set);
+  ASSERT_TRUE(client.Start().ok());
+  ASSERT_TRUE(bgp.Start().ok());
+  ASSERT_TRUE(first.Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return held.size() == 1; }));
+  // The second instance's birth: its subscribe reaches the oldest instance, `first`, too.
+  ipc::XrlRouter second(io_, "rpki", "rpki-2", Options());
+  ASSERT_TRUE(second.HandleAsync(kSubscribe, hold).ok());
+  ASSERT_TRUE(second.Start().ok());
+  ASSERT_TRUE(RunUntil([&] { return held.size() == 2; }));
+  held[1].Fail(absl::UnavailableError("not serving yet"));
+  ASSERT_TRUE(RunUntil([&] { return held.size() == 3; }));  // its retry
+  held[0].Fail(absl::UnavailableError("not serving yet"));  // the first, late
+  EXPECT_FALSE(RunUntil([&] { return held.size() > 3; }, 1500)) << "a second chain of retries";
+  held[2].Send(pb::SubscribeReply());
+  ASSERT_TRUE(RunUntil([&] { return client.subscribed(); }));
+}
+
 // No cache ever answers: after the expire interval the empty set counts, and every route is
 // not-found (RFC 8210 §6).
 TEST_F(RpkiServiceTest, WithoutAnyAnswerTheSetEmptiesAfterTheExpireInterval) {
