@@ -9,10 +9,9 @@
 namespace sluice::rib {
 namespace {
 
-RibNetworkOptions NetworkOptions(const RibOptions& options, std::function<void()> on_caught_up) {
+RibNetworkOptions NetworkOptions(const RibOptions& options) {
   RibNetworkOptions out;
   out.fea = options.fea;
-  out.fea.on_caught_up = std::move(on_caught_up);
   out.insert_cache_stages = options.insert_cache_stages;
   out.on_violation = options.on_violation;
   out.profiler = options.profiler;
@@ -24,7 +23,6 @@ RibNetworkOptions NetworkOptions(const RibOptions& options, std::function<void()
 Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
     : plumber_(io),
       options_(std::move(options)),
-      fib_(fib),
       route_in_((options_.profiler != nullptr ? options_.profiler : &stage::Profiler::Default())
                     ->Point("rib_route_in")),
       origin_policy_(
@@ -34,10 +32,8 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
             ApplyFiltered(protocol, prefix, filtered);
           },
           [this](std::string_view protocol) { PushOrigins(protocol); }),
-      v4_(std::make_unique<RibNetwork>(net::Family::kIPv4, &plumber_, fib,
-                                       NetworkOptions(options_, [this] { FeaCaughtUp(); }))),
-      v6_(std::make_unique<RibNetwork>(net::Family::kIPv6, &plumber_, fib,
-                                       NetworkOptions(options_, [this] { FeaCaughtUp(); }))),
+      v4_(std::make_unique<RibNetwork>(net::Family::kIPv4, &plumber_, NetworkOptions(options_))),
+      v6_(std::make_unique<RibNetwork>(net::Family::kIPv6, &plumber_, NetworkOptions(options_))),
       connected_(
           [this](const net::Prefix& prefix, const std::optional<std::string>& ifname) {
             ApplyConnected(prefix, ifname);
@@ -45,7 +41,9 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
           [this] { PushConnected(); },
           [this] {
             if (options_.on_end_of_rib) options_.on_end_of_rib(kConnectedProtocol);
-          }) {}
+          }) {
+  if (fib != nullptr) AddFea(kDefaultFea, fib).IgnoreError();  // cannot fail: the first
+}
 
 Rib::~Rib() = default;
 
@@ -339,21 +337,6 @@ void Rib::RedistUnsubscribeAll(RedistSubscriber* subscriber) {
 }
 
 // --- Lifetime -------------------------------------------------------------------------------
-
-void Rib::FeaBorn() {
-  v4_->fea_out()->FeaBorn();
-  v6_->fea_out()->FeaBorn();
-}
-
-void Rib::FeaDied() {
-  v4_->fea_out()->FeaDied();
-  v6_->fea_out()->FeaDied();
-}
-
-void Rib::FeaCaughtUp() {
-  if (fib_ != nullptr) fib_->BeginFullPush();
-  FeaBorn();
-}
 
 void Rib::AttachInterfaceSource(InterfaceSource* source) { source->Start(&connected_); }
 

@@ -5,7 +5,7 @@
 // the event loop, which calls one method here. Everything runs on that loop.
 //
 // Adapters implement the interfaces this core uses:
-//   FibClient          (fib_client.h)        route changes to the FEA, in batches;
+//   FibClient          (fib_client.h)        route changes to each FEA, in batches;
 //   InterfaceSource    (interface_source.h)  interfaces and addresses from the FEA;
 //   InterestRegistrant (interest.h)          one per client that registers interest;
 //   RedistSubscriber   (redist.h)            one per redistribution client.
@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -77,8 +78,8 @@ struct ProtocolInfo {
 
 class Rib {
  public:
-  // `fib` may be null until an FEA client exists (then nothing is sent); it must outlive the
-  // Rib. Nothing is sent to the FEA before FeaBorn().
+  // `fib`, when not null, is the FEA kDefaultFea (AddFea) and must outlive the Rib. Nothing
+  // is sent to an FEA before FeaBorn().
   Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options = {});
   ~Rib();
   Rib(const Rib&) = delete;
@@ -166,20 +167,35 @@ class Rib {
   absl::StatusOr<size_t> EndOfRib(std::string_view protocol);
   // Stale routes of `protocol` (both families) waiting to be re-sent.
   size_t StaleRoutes(std::string_view protocol) const;
-  // The FEA was born (first time or again): the whole FIB is (re-)sent in the background.
-  void FeaBorn();
-  // The FEA died: nothing is sent until it is born again.
-  void FeaDied();
-  // A FeaOutStage dropped changes for a lagging FEA, which has now answered everything sent
-  // (FeaOutOptions::max_backlog): FibClient::BeginFullPush, then the whole FIB is re-sent.
-  void FeaCaughtUp();
-  // Calls `fn` once every route change queued so far, in both families, has been handed to the
-  // FibClient (FeaOutStage::WhenSent); dropped if the FEA is born again or dies first.
-  void WhenFeaSent(std::function<void()> fn);
+  // --- FEAs (DESIGN.md § Processes: one RIB feeding several FEAs) ------------------------------
+  // Each FEA the RIB feeds has a FeaOut per family below the FIB fanout (rib_network.h), with
+  // its own flow control, re-send and bounded backlog: one that is slow, stopped or dead
+  // delays none of the others. Calls naming an FEA the Rib does not feed do nothing.
+  // The name the constructor's `fib` is fed under, and the FEA the calls below default to.
+  static constexpr std::string_view kDefaultFea = "fea";
+  // Feeds `fea` (its Finder instance name) through `fib`, which outlives the Rib or the
+  // RemoveFea. Nothing is sent before FeaBorn(fea). Errors: InvalidArgument (empty name),
+  // AlreadyExists.
+  absl::Status AddFea(std::string_view fea, FibClient* fib);
+  // Stops feeding `fea` and forgets what was queued for it. Errors: NotFound.
+  absl::Status RemoveFea(std::string_view fea);
+  // The FEAs fed, by name.
+  std::vector<std::string> Feas() const;
+  // The FEA was born (first time or again): the whole FIB is (re-)sent to it in the background.
+  void FeaBorn(std::string_view fea = kDefaultFea);
+  // The FEA died: nothing is sent to it until it is born again.
+  void FeaDied(std::string_view fea = kDefaultFea);
+  // The FEA's FeaOutStages dropped changes while it lagged, and it has now answered everything
+  // sent (FeaOutOptions::max_backlog): FibClient::BeginFullPush, then the whole FIB is re-sent.
+  void FeaCaughtUp(std::string_view fea = kDefaultFea);
+  // Calls `fn` once every route change queued so far for `fea`, in both families, has been
+  // handed to its FibClient (FeaOutStage::WhenSent); dropped if the FEA is born again or dies
+  // first.
+  void WhenFeaSent(std::function<void()> fn, std::string_view fea = kDefaultFea);
   // Calls `fn` once no EGP route waits for a re-resolution walk (routes held for an
-  // unresolvable nexthop that a new IGP route resolves) and everything queued is handed to the
-  // FibClient: what the RIB has been given is then on its way to the FEA.
-  void WhenSettled(std::function<void()> fn);
+  // unresolvable nexthop that a new IGP route resolves) and everything queued for `fea` is
+  // handed to its FibClient: what the RIB has been given is then on its way to that FEA.
+  void WhenSettled(std::function<void()> fn, std::string_view fea = kDefaultFea);
 
   // --- Interfaces --------------------------------------------------------------------------------
   // Where interface events go (the FEA adapter, or a test, calls these).
@@ -219,7 +235,7 @@ class Rib {
 
   stage::Plumber plumber_;
   RibOptions options_;
-  FibClient* fib_;
+  std::map<std::string, FibClient*, std::less<>> feas_;  // by FEA name
   stage::ProfilePoint* route_in_;
   absl::flat_hash_map<std::string, Protocol> protocols_;
   // Per protocol with stale routes: when its restart time ends.

@@ -66,24 +66,4 @@ size_t Rib::SweepStale(const std::string& protocol) {
   return v4_->SweepStale(it->second.name) + v6_->SweepStale(it->second.name);
 }
 
-void Rib::WhenFeaSent(std::function<void()> fn) {
-  auto left = std::make_shared<int>(2);
-  auto one = [left, fn = std::move(fn)] {
-    if (--*left == 0) fn();
-  };
-  v4_->fea_out()->WhenSent(one);
-  v6_->fea_out()->WhenSent(one);
-}
-
-void Rib::WhenSettled(std::function<void()> fn) {
-  if (!v4_->ext_int()->rewalk_running() && !v6_->ext_int()->rewalk_running()) {
-    return WhenFeaSent(std::move(fn));
-  }
-  auto timer =
-      std::make_shared<boost::asio::steady_timer>(plumber_.io(), std::chrono::milliseconds(20));
-  timer->async_wait([this, timer, fn = std::move(fn)](const boost::system::error_code& error) {
-    if (!error) WhenSettled(std::move(fn));
-  });
-}
-
 }  // namespace sluice::rib

@@ -4,8 +4,7 @@
 
 namespace sluice::rib {
 
-RibNetwork::RibNetwork(net::Family family, stage::Plumber* plumber, FibClient* fib,
-                       RibNetworkOptions options)
+RibNetwork::RibNetwork(net::Family family, stage::Plumber* plumber, RibNetworkOptions options)
     : family_(family), plumber_(plumber), options_(std::move(options)) {
   if (options_.profiler == nullptr) options_.profiler = &stage::Profiler::Default();
   boost::asio::io_context& io = plumber_->io();
@@ -13,14 +12,38 @@ RibNetwork::RibNetwork(net::Family family, stage::Plumber* plumber, FibClient* f
   egp_merge_ = plumber_->Make<MergeStage>(Name("merge-egp"));
   ext_int_ = plumber_->Make<ExtIntStage>(Name("ext-int"), &sources_, io);
   register_ = plumber_->Make<RegisterStage>(Name("register"), &sources_, io);
-  fea_out_ = plumber_->Make<FeaOutStage>(Name("fea-out"), family_, fib, &sources_, io, options_.fea,
-                                         options_.profiler);
+  fanout_ = plumber_->Make<FibFanoutStage>(Name("fib-fanout"));
   // Merge(igp) -> ExtInt (internal); Merge(egp) -> ExtInt (external).
   ext_int_->PlumbInternal(CacheAfter(igp_merge_));
   ext_int_->PlumbExternal(CacheAfter(egp_merge_));
-  // ExtInt -> Register -> FeaOut (redistribution stages go in before FeaOut).
+  // ExtInt -> Register -> FibFanout (redistribution stages go in before it).
   stage::Plumber::Plumb<RibRoute>(CacheAfter(ext_int_), register_);
-  stage::Plumber::Plumb<RibRoute>(CacheAfter(register_), fea_out_);
+  stage::Plumber::Plumb<RibRoute>(CacheAfter(register_), fanout_);
+}
+
+FeaOutStage* RibNetwork::AddFeaOut(const std::string& fea, FibClient* client,
+                                   std::function<void()> on_caught_up) {
+  if (FeaOutStage* existing = fea_out(fea)) return existing;
+  FeaOutOptions options = options_.fea;
+  options.on_caught_up = std::move(on_caught_up);
+  auto* out = plumber_->Make<FeaOutStage>(Name("fea-out/" + fea), family_, client, &sources_,
+                                          plumber_->io(), std::move(options), options_.profiler);
+  stage::Plumber::Plumb<RibRoute>(fanout_, out);
+  fea_outs_.emplace(fea, out);
+  return out;
+}
+
+void RibNetwork::RemoveFeaOut(const std::string& fea) {
+  auto it = fea_outs_.find(fea);
+  if (it == fea_outs_.end()) return;
+  stage::Plumber::Unplumb<RibRoute>(fanout_, it->second);
+  plumber_->Retire(it->second);
+  fea_outs_.erase(it);
+}
+
+FeaOutStage* RibNetwork::fea_out(std::string_view fea) const {
+  auto it = fea_outs_.find(fea);
+  return it == fea_outs_.end() ? nullptr : it->second;
 }
 
 std::string RibNetwork::Name(std::string_view what) const {
@@ -115,13 +138,13 @@ size_t RibNetwork::StaleCount(Symbol protocol) const {
 
 std::optional<RibRoute> RibNetwork::LookupPrefix(const net::Prefix& prefix) const {
   if (prefix.family() != family_) return std::nullopt;
-  return fea_out_->lookup_route(prefix);
+  return fanout_->lookup_route(prefix);
 }
 
 std::optional<RibRoute> RibNetwork::LookupDestination(const net::IPAddress& address) const {
   if (address.family() != family_) return std::nullopt;
   for (const net::Prefix& candidate : CoveringPrefixes(sources_.all(), address)) {
-    if (std::optional<RibRoute> r = fea_out_->lookup_route(candidate)) return r;
+    if (std::optional<RibRoute> r = fanout_->lookup_route(candidate)) return r;
   }
   return std::nullopt;
 }
@@ -133,7 +156,7 @@ std::vector<RibRoute> RibNetwork::ListRoutes(const std::optional<net::Prefix>& a
   while (out.size() < max) {
     cursor = NextPrefix(sources_.all(), cursor);
     if (!cursor) break;
-    if (std::optional<RibRoute> r = fea_out_->lookup_route(*cursor)) out.push_back(std::move(*r));
+    if (std::optional<RibRoute> r = fanout_->lookup_route(*cursor)) out.push_back(std::move(*r));
   }
   return out;
 }
@@ -145,7 +168,7 @@ absl::Status RibNetwork::RedistSubscribe(RedistSubscriber* subscriber, Symbol pr
     const std::string what = protocol.empty() ? "all" : protocol.name();
     stage = plumber_->Make<RedistStage>(Name("redist/" + what), family_, protocol, &sources_,
                                         plumber_->io());
-    stage::Plumber::InsertBetween<RibRoute>(fea_out_->upstream(), fea_out_, stage);
+    stage::Plumber::InsertBetween<RibRoute>(fanout_->upstream(), fanout_, stage);
     if (options_.insert_cache_stages) {
       // Routes already flow here: the new cache first learns what its upstream has sent.
       auto* cache = MakeCache(stage->name());
@@ -153,7 +176,7 @@ absl::Status RibNetwork::RedistSubscribe(RedistSubscriber* subscriber, Symbol pr
            p = NextPrefix(sources_.all(), p)) {
         if (std::optional<RibRoute> r = stage->lookup_route(*p)) cache->add_route(*r, nullptr);
       }
-      stage::Plumber::InsertBetween<RibRoute>(stage, fea_out_, cache);
+      stage::Plumber::InsertBetween<RibRoute>(stage, fanout_, cache);
       redist_caches_[protocol.id()] = cache;
     }
   }
@@ -195,7 +218,10 @@ bool RibNetwork::Idle() const {
   for (const DeletionStage* d : deletions_) {
     if (!d->held()) return false;
   }
-  if (ext_int_->rewalk_running() || !fea_out_->idle()) return false;
+  if (ext_int_->rewalk_running()) return false;
+  for (const auto& [fea, out] : fea_outs_) {
+    if (!out->idle()) return false;
+  }
   for (const auto& [id, o] : origins_) {
     if (o->admin_distance_change_running()) return false;
   }

@@ -4,12 +4,15 @@
 //
 //   Origin(connected) ┐
 //   Origin(static)    ├ Merge(igp) ─┐
-//   Origin(igp...)    ┘             ├ ExtInt → Register → [Redist]* → FeaOut → FibClient
-//   Origin(ebgp/ibgp) ─ Merge(egp) ─┘
+//   Origin(igp...)    ┘             ├ ExtInt → Register → [Redist]* → FibFanout ┬ FeaOut(fea)
+//   Origin(ebgp/ibgp) ─ Merge(egp) ─┘                                          └ FeaOut(...)
+//
+// One FeaOut per FEA the RIB feeds (AddFeaOut), each with its own FibClient, flow control and
+// bounded backlog (fea_out_stage.h, fib_fanout_stage.h).
 //
 // Origins are created when a protocol first adds a route, and plumbed into the IGP or EGP
 // merge by their class. A protocol's death plumbs a DeletionStage after its origin; a
-// redistribution subscription to a new protocol plumbs a RedistStage before the FeaOut. The
+// redistribution subscription to a new protocol plumbs a RedistStage before the FibFanout. The
 // network keeps the registry of route sources (route_source.h) and the interned nexthops.
 //
 // With `insert_cache_stages` (tests), a CacheStage is plumbed after every stage, dynamic ones
@@ -28,6 +31,7 @@
 #include "rib/deletion_stage.h"
 #include "rib/ext_int_stage.h"
 #include "rib/fea_out_stage.h"
+#include "rib/fib_fanout_stage.h"
 #include "rib/merge_stage.h"
 #include "rib/nexthop_table.h"
 #include "rib/origin_stage.h"
@@ -41,7 +45,7 @@
 namespace sluice::rib {
 
 struct RibNetworkOptions {
-  FeaOutOptions fea;
+  FeaOutOptions fea;  // for every FeaOut (AddFeaOut sets its on_caught_up)
   bool insert_cache_stages = false;
   std::function<void(const std::string&)> on_violation;
   stage::Profiler* profiler = nullptr;
@@ -49,8 +53,7 @@ struct RibNetworkOptions {
 
 class RibNetwork {
  public:
-  RibNetwork(net::Family family, stage::Plumber* plumber, FibClient* fib,
-             RibNetworkOptions options);
+  RibNetwork(net::Family family, stage::Plumber* plumber, RibNetworkOptions options);
   RibNetwork(const RibNetwork&) = delete;
   RibNetwork& operator=(const RibNetwork&) = delete;
 
@@ -79,7 +82,18 @@ class RibNetwork {
 
   ExtIntStage* ext_int() const { return ext_int_; }
   RegisterStage* register_stage() const { return register_; }
-  FeaOutStage* fea_out() const { return fea_out_; }
+  FibFanoutStage* fanout() const { return fanout_; }
+
+  // --- FEAs: one FeaOut each, below the fanout, named "<family>/fea-out/<fea>". ------------
+  // Plumbs a FeaOut for `fea` sending through `client` (which outlives it); `on_caught_up`:
+  // FeaOutOptions::on_caught_up. Nothing is sent before its FeaBorn(). Returns the existing
+  // one when `fea` has one.
+  FeaOutStage* AddFeaOut(const std::string& fea, FibClient* client,
+                         std::function<void()> on_caught_up);
+  // Unplumbs and retires `fea`'s FeaOut (nothing when it has none).
+  void RemoveFeaOut(const std::string& fea);
+  // `fea`'s FeaOut, or nullptr.
+  FeaOutStage* fea_out(std::string_view fea) const;
 
   // `protocol` empty: every protocol.
   absl::Status RedistSubscribe(RedistSubscriber* subscriber, Symbol protocol, RedistPolicy policy);
@@ -115,9 +129,10 @@ class RibNetwork {
   MergeStage* egp_merge_ = nullptr;
   ExtIntStage* ext_int_ = nullptr;
   RegisterStage* register_ = nullptr;
-  FeaOutStage* fea_out_ = nullptr;
-  std::map<uint32_t, OriginStage*> origins_;  // by Symbol id
-  std::map<uint32_t, RedistStage*> redists_;  // by Symbol id; 0 = every protocol
+  FibFanoutStage* fanout_ = nullptr;
+  std::map<std::string, FeaOutStage*, std::less<>> fea_outs_;  // by FEA
+  std::map<uint32_t, OriginStage*> origins_;                   // by Symbol id
+  std::map<uint32_t, RedistStage*> redists_;                   // by Symbol id; 0 = every protocol
   std::map<uint32_t, stage::CacheStage<RibRoute>*> redist_caches_;  // the cache after each
   std::vector<DeletionStage*> deletions_;
   std::vector<stage::CacheStage<RibRoute>*> caches_;

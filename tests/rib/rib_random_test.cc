@@ -204,6 +204,10 @@ void RunSeed(uint32_t seed, int steps, size_t* full_pushes) {
     if (violations.size() < 20) violations.push_back(v);
   };
   Rib rib(io, &fib, options);
+  // A second FEA that never stalls, dies or restarts: it ends with the same FIB.
+  testing::FakeFib other(io);
+  ASSERT_TRUE(rib.AddFea("fea-2", &other).ok());
+  rib.FeaBorn("fea-2");
   const Pools pools = MakePools();
   Model model;
   const std::vector<std::string> protocols = {"static", "ospf", "rip", "ebgp", "ibgp"};
@@ -351,6 +355,8 @@ void RunSeed(uint32_t seed, int steps, size_t* full_pushes) {
   EXPECT_EQ(rib.network(net::Family::kIPv4).VerifyCaches(), 0u);
   EXPECT_EQ(rib.network(net::Family::kIPv6).VerifyCaches(), 0u);
   EXPECT_EQ(fib.errors, 0u) << "add of a present or delete of an absent FIB entry";
+  EXPECT_EQ(other.errors, 0u) << "fea-2: add of a present or delete of an absent FIB entry";
+  EXPECT_EQ(other.Text(), fib.Text()) << "fea-2 and fea end with the same FIB";
 
   for (net::Family family : {net::Family::kIPv4, net::Family::kIPv6}) {
     const auto winners = model.Winners(family);

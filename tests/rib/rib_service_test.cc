@@ -528,7 +528,8 @@ TEST_F(RibServiceTest, AReBornFeaGetsTheWholeFibBetweenStartAndCompleteFullPush)
 
   // The FEA dies (its Finder session closes) and a new one is born, empty.
   fea_.reset();
-  ASSERT_TRUE(RunUntil([&] { return !rib_->network(net::Family::kIPv4).fea_out()->fea_up(); }));
+  ASSERT_TRUE(RunUntil(
+      [&] { return !rib_->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea)->fea_up(); }));
   StartFea();
   ASSERT_TRUE(
       RunUntil([&] { return !fea_->calls.empty() && fea_->calls.back() == "complete_full_push"; }));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "stage/route_arrival.h"
+#include "tests/rib/rib_fixture.h"
 #include "tests/rib/rib_test_util.h"
 #include "tests/testing/golden.h"
 
@@ -16,61 +17,9 @@ using testing::A;
 using testing::FakeFib;
 using testing::In;
 using testing::P;
-
-struct RibFixture {
-  boost::asio::io_context io;
-  FakeFib fib{io};
-  std::vector<std::string> violations;
-  std::unique_ptr<Rib> rib;
-
-  explicit RibFixture(FeaOutOptions fea = {}) {
-    RibOptions options;
-    options.fea = fea;
-    options.insert_cache_stages = true;
-    options.on_violation = [this](const std::string& v) { violations.push_back(v); };
-    rib = std::make_unique<Rib>(io, &fib, options);
-  }
-  void Run() {
-    io.run();
-    io.restart();
-  }
-  // The FIB as "prefix protocol via/dev" lines.
-  std::string Fib() const {
-    std::string out;
-    for (const auto& [p, r] : fib.fib) out += r.ToString() + "\n";
-    return out;
-  }
-  void ExpectConsistent() {
-    EXPECT_EQ(rib->network(net::Family::kIPv4).VerifyCaches(), 0u);
-    EXPECT_EQ(rib->network(net::Family::kIPv6).VerifyCaches(), 0u);
-    for (const auto& v : violations) ADD_FAILURE() << v;
-    EXPECT_EQ(fib.errors, 0u) << "the FIB got an add of a present or a delete of an absent route";
-  }
-  void Interfaces() {
-    InterfaceEvents* ev = rib->interface_events();
-    ev->OnInterfaceAdded("eth0", true);
-    ev->OnAddressAdded("eth0", A("10.0.0.1"), 24);
-    ev->OnAddressAdded("eth0", A("2001:db8:1::1"), 64);
-    ev->OnInterfaceAdded("eth1", true);
-    ev->OnAddressAdded("eth1", A("10.0.1.1"), 24);
-  }
-};
-
-// The /24s numbered first .. first + n - 1 from 10.0.0.0/24 up, via 192.0.2.1 dev eth0.
-std::vector<RouteInput> Slash24s(uint32_t first, uint32_t n) {
-  std::vector<RouteInput> out;
-  for (uint32_t i = first; i < first + n; ++i) {
-    out.push_back(In("10.0.0.0/24", "192.0.2.1", "eth0"));
-    out.back().network = net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24);
-  }
-  return out;
-}
-
-std::vector<net::Prefix> PrefixesOf(const std::vector<RouteInput>& routes) {
-  std::vector<net::Prefix> out;
-  for (const RouteInput& r : routes) out.push_back(r.network);
-  return out;
-}
+using testing::PrefixesOf;
+using testing::RibFixture;
+using testing::Slash24s;
 
 TEST(Rib, WinnersReachTheFib) {
   RibFixture f;
@@ -258,7 +207,7 @@ TEST(Rib, ProtocolDeathWithdrawsItsRoutesAndFeaBirthResendsTheFib) {
   f.rib->FeaBorn();
   f.Run();
   EXPECT_EQ(f.Fib(), before);
-  EXPECT_EQ(f.rib->network(net::Family::kIPv4).fea_out()->stats().resyncs, 2u);
+  EXPECT_EQ(f.rib->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea)->stats().resyncs, 2u);
   f.ExpectConsistent();
 }
 
@@ -289,7 +238,7 @@ TEST(Rib, BatchesArePipelinedInOrder) {
   ASSERT_TRUE(f.rib->AddRoutes("static", routes).ok());
   f.Run();
   EXPECT_EQ(f.fib.held.size(), 3u) << "at most max_in_flight batches outstanding";
-  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
+  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea);
   EXPECT_EQ(out->queued(), 65u);
   while (!f.fib.held.empty()) {
     f.fib.Release();
@@ -324,7 +273,7 @@ TEST(Rib, FeaBatchesCarryTheArrivalTheyWereMadeUnderAndFeaOutShowsItsDepth) {
   EXPECT_EQ(f.fib.held[0].batch.arrival_ns, 500);
   EXPECT_EQ(f.fib.held[1].batch.arrival_ns, 500);
   EXPECT_EQ(f.fib.held[2].batch.arrival_ns, 0);
-  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
+  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea);
   EXPECT_EQ(out->queue_depth(), 18u) << "sent and not answered";
   std::vector<stage::Plumber::QueueDepth> depths = f.rib->QueueDepths();
   ASSERT_FALSE(depths.empty());
@@ -372,7 +321,7 @@ TEST(Rib, ALaggingFeaBoundsTheQueueAndGetsAFullPushOnceItHasCaughtUp) {
   f.rib->FeaBorn();
   f.Run();
   ASSERT_EQ(f.fib.fib.size(), 40u);
-  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
+  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea);
 
   // The FEA stops answering. 40 deletes and 100 new routes: 20 changes go out in 2 batches,
   // and the queue passes 50 with the 71st change.
@@ -417,7 +366,7 @@ TEST(Rib, WithoutABoundTheQueueFollowsTheChanges) {
   f.fib.hold = true;
   ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 200)).ok());
   f.Run();
-  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out();
+  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea);
   EXPECT_FALSE(out->lagging());
   EXPECT_EQ(out->queued(), 180u);
   EXPECT_EQ(out->stats().peak_queued, 180u);

@@ -45,6 +45,22 @@ inline RouteInput In(const char* prefix, const char* via, const char* dev = "",
   return r;
 }
 
+// The /24s numbered first .. first + n - 1 from 10.0.0.0/24 up, via 192.0.2.1 dev eth0.
+inline std::vector<RouteInput> Slash24s(uint32_t first, uint32_t n) {
+  std::vector<RouteInput> out;
+  for (uint32_t i = first; i < first + n; ++i) {
+    out.push_back(In("10.0.0.0/24", "192.0.2.1", "eth0"));
+    out.back().network = net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24);
+  }
+  return out;
+}
+
+inline std::vector<net::Prefix> PrefixesOf(const std::vector<RouteInput>& routes) {
+  std::vector<net::Prefix> out;
+  for (const RouteInput& r : routes) out.push_back(r.network);
+  return out;
+}
+
 // Keeps the FIB it is sent (applying each batch in order) and answers every batch OK, after the
 // current event. With `hold`, batches wait in `held` until Release().
 //

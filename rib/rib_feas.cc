@@ -1,0 +1,82 @@
+// Rib: the FEAs it feeds — one FeaOut per FEA and family below the FIB fanout (rib_network.h).
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "rib/rib.h"
+
+namespace sluice::rib {
+
+absl::Status Rib::AddFea(std::string_view fea, FibClient* fib) {
+  if (fea.empty()) return absl::InvalidArgumentError("an FEA needs a name");
+  if (feas_.contains(fea)) {
+    return absl::AlreadyExistsError(absl::StrCat("the RIB already feeds FEA ", std::string(fea)));
+  }
+  const std::string name(fea);
+  feas_.emplace(name, fib);
+  for (RibNetwork* network : {v4_.get(), v6_.get()}) {
+    network->AddFeaOut(name, fib, [this, name] { FeaCaughtUp(name); });
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Rib::RemoveFea(std::string_view fea) {
+  auto it = feas_.find(fea);
+  if (it == feas_.end())
+    return absl::NotFoundError(absl::StrCat("the RIB feeds no FEA ", std::string(fea)));
+  v4_->RemoveFeaOut(it->first);
+  v6_->RemoveFeaOut(it->first);
+  feas_.erase(it);
+  return absl::OkStatus();
+}
+
+std::vector<std::string> Rib::Feas() const {
+  std::vector<std::string> out;
+  for (const auto& [name, fib] : feas_) out.push_back(name);
+  return out;
+}
+
+void Rib::FeaBorn(std::string_view fea) {
+  for (RibNetwork* network : {v4_.get(), v6_.get()}) {
+    if (FeaOutStage* out = network->fea_out(fea)) out->FeaBorn();
+  }
+}
+
+void Rib::FeaDied(std::string_view fea) {
+  for (RibNetwork* network : {v4_.get(), v6_.get()}) {
+    if (FeaOutStage* out = network->fea_out(fea)) out->FeaDied();
+  }
+}
+
+void Rib::FeaCaughtUp(std::string_view fea) {
+  auto it = feas_.find(fea);
+  if (it == feas_.end()) return;
+  if (it->second != nullptr) it->second->BeginFullPush();
+  FeaBorn(fea);
+}
+
+void Rib::WhenFeaSent(std::function<void()> fn, std::string_view fea) {
+  FeaOutStage* v4 = v4_->fea_out(fea);
+  FeaOutStage* v6 = v6_->fea_out(fea);
+  if (v4 == nullptr || v6 == nullptr) return;
+  auto left = std::make_shared<int>(2);
+  auto one = [left, fn = std::move(fn)] {
+    if (--*left == 0) fn();
+  };
+  v4->WhenSent(one);
+  v6->WhenSent(one);
+}
+
+void Rib::WhenSettled(std::function<void()> fn, std::string_view fea) {
+  if (!v4_->ext_int()->rewalk_running() && !v6_->ext_int()->rewalk_running()) {
+    return WhenFeaSent(std::move(fn), fea);
+  }
+  auto timer =
+      std::make_shared<boost::asio::steady_timer>(plumber_.io(), std::chrono::milliseconds(20));
+  timer->async_wait([this, timer, fn = std::move(fn),
+                     name = std::string(fea)](const boost::system::error_code& error) {
+    if (!error) WhenSettled(std::move(fn), name);
+  });
+}
+
+}  // namespace sluice::rib

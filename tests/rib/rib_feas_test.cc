@@ -1,0 +1,147 @@
+// One RIB feeding several FEAs (DESIGN.md § Processes): each gets the same FIB through its own
+// FeaOut stages, and one that stops, lags, dies or goes away changes nothing for the others.
+#include <gtest/gtest.h>
+
+#include "rib/rib.h"
+#include "tests/rib/rib_fixture.h"
+#include "tests/rib/rib_test_util.h"
+
+namespace sluice::rib {
+namespace {
+
+using testing::FakeFib;
+using testing::P;
+using testing::PrefixesOf;
+using testing::Slash24s;
+
+constexpr std::string_view kSecond = "fea-2";
+
+// The fixture's FakeFib is the FEA "fea"; a second one is "fea-2".
+struct TwoFeas : testing::RibFixture {
+  FakeFib& first = fib;
+  FakeFib second{io};
+
+  explicit TwoFeas(FeaOutOptions fea = {}) : RibFixture(fea) {
+    EXPECT_TRUE(rib->AddFea(kSecond, &second).ok());
+  }
+  FeaOutStage* Out(std::string_view fea) { return rib->network(net::Family::kIPv4).fea_out(fea); }
+  // The RIB's IPv4 winners as the FakeFib prints its FIB.
+  std::string Winners() const {
+    std::string out;
+    for (const RibRoute& r : rib->ListRoutes(net::Family::kIPv4, std::nullopt, 1u << 20)) {
+      out += FibRoute::From(r).ToString() + "\n";
+    }
+    return out;
+  }
+};
+
+TEST(RibFeas, EveryFeaGetsTheRibsWinners) {
+  TwoFeas f;
+  EXPECT_EQ(f.rib->Feas(), (std::vector<std::string>{"fea", "fea-2"}));
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 40)).ok());
+  f.rib->FeaBorn();
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  ASSERT_TRUE(f.rib->DeleteRoutes("static", PrefixesOf(Slash24s(0, 10))).ok());
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(100, 10)).ok());
+  f.Run();
+  EXPECT_EQ(f.first.fib.size(), 40u);
+  EXPECT_EQ(f.first.Text(), f.Winners());
+  EXPECT_EQ(f.second.Text(), f.Winners());
+  EXPECT_EQ(f.first.errors + f.second.errors, 0u);
+  EXPECT_TRUE(f.rib->Idle());
+  EXPECT_TRUE(f.violations.empty());
+}
+
+TEST(RibFeas, AStoppedFeaLagsAloneAndCatchesUpAlone) {
+  TwoFeas f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2, .max_backlog = 50});
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 40)).ok());
+  f.rib->FeaBorn();
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  const size_t first_batches = f.first.batches;
+
+  // The second FEA stops answering while 140 changes pass, 20 at a time: the first gets each
+  // batch of them as it comes.
+  f.second.hold = true;
+  for (uint32_t i = 0; i < 40; i += 20) {
+    ASSERT_TRUE(f.rib->DeleteRoutes("static", PrefixesOf(Slash24s(i, 20))).ok());
+    f.Run();
+  }
+  for (uint32_t i = 100; i < 200; i += 20) {
+    ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(i, 20)).ok());
+    f.Run();
+    EXPECT_EQ(f.first.fib.size(), i - 80);
+  }
+  EXPECT_EQ(f.first.fib.size(), 100u);
+  EXPECT_EQ(f.first.Text(), f.Winners());
+  EXPECT_EQ(f.first.batches - first_batches, 14u);
+  EXPECT_FALSE(f.Out(Rib::kDefaultFea)->lagging());
+  EXPECT_TRUE(f.Out(kSecond)->lagging());
+  EXPECT_LE(f.Out(kSecond)->stats().peak_queued, 51u);
+  EXPECT_EQ(f.Out(kSecond)->queued(), 0u);
+
+  // It answers: a full push to it alone.
+  f.second.hold = false;
+  while (!f.second.held.empty()) f.second.Release();
+  f.Run();
+  EXPECT_EQ(f.second.full_pushes_begun, 1u);
+  EXPECT_EQ(f.first.full_pushes_begun, 0u);
+  EXPECT_EQ(f.second.Text(), f.Winners());
+  EXPECT_EQ(f.first.batches - first_batches, 14u) << "nothing re-sent to the first";
+  EXPECT_TRUE(f.rib->Idle());
+  EXPECT_TRUE(f.violations.empty());
+}
+
+TEST(RibFeas, ADeadFeaIsReSentItsFibWhenBornAgainAndTheOthersAreNot) {
+  TwoFeas f;
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 30)).ok());
+  f.rib->FeaBorn();
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  f.rib->FeaDied(kSecond);
+  const size_t second_batches = f.second.batches;
+  ASSERT_TRUE(f.rib->DeleteRoutes("static", PrefixesOf(Slash24s(0, 5))).ok());
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(50, 5)).ok());
+  f.Run();
+  EXPECT_EQ(f.second.batches, second_batches) << "nothing sent to a dead FEA";
+  EXPECT_EQ(f.first.Text(), f.Winners());
+
+  const size_t first_pushes = f.first.full_push_done.size();
+  f.second.Reset();  // it restarted with an empty FIB
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  EXPECT_EQ(f.second.Text(), f.Winners());
+  EXPECT_EQ(f.first.full_push_done.size(), first_pushes);
+}
+
+TEST(RibFeas, AnFeaRemovedIsFedNoMore) {
+  TwoFeas f;
+  f.rib->FeaBorn();
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  EXPECT_NE(f.rib->Describe().find("ipv4/fea-out/fea-2 [FeaOut]"), std::string::npos);
+  ASSERT_TRUE(f.rib->RemoveFea(kSecond).ok());
+  f.Run();
+  EXPECT_EQ(f.rib->Describe().find("fea-out/fea-2"), std::string::npos);
+  EXPECT_EQ(f.rib->Feas(), (std::vector<std::string>{"fea"}));
+  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 3)).ok());
+  f.Run();
+  EXPECT_EQ(f.first.fib.size(), 3u);
+  EXPECT_TRUE(f.second.fib.empty());
+  f.rib->FeaBorn(kSecond);  // an FEA the RIB does not feed: nothing
+  f.Run();
+  EXPECT_TRUE(f.second.fib.empty());
+
+  EXPECT_EQ(f.rib->RemoveFea(kSecond).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(f.rib->AddFea("", &f.second).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(f.rib->AddFea("fea", &f.second).code(), absl::StatusCode::kAlreadyExists);
+  // Added again, it starts like any FEA: nothing before its birth, then the whole FIB.
+  ASSERT_TRUE(f.rib->AddFea(kSecond, &f.second).ok());
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  EXPECT_EQ(f.second.Text(), f.Winners());
+}
+
+}  // namespace
+}  // namespace sluice::rib
