@@ -8,10 +8,11 @@
 //   --finder     the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)
 //   --instance   the component instance name (default "rib"); the class is "rib"
 //   --listen     where to serve (unix:/PATH or tcp:127.0.0.1:PORT); default a Unix socket
-//   --fea        the FEA instance to feed (default: any component of class "fea")
+//   --fea        the one FEA instance to feed (default: every component of class "fea", each
+//                with its own FIB stream, full pushes and backlog; rib/service/fea_feeds.h)
 //   --fea-batch-size     route changes per FIB transaction (default 4000)
 //   --fea-max-in-flight  FIB transactions sent and not yet answered (default 4)
-//   --fea-max-backlog    route changes queued for the FEA and not yet sent (default 524288;
+//   --fea-max-backlog    route changes queued for an FEA and not yet sent (default 524288;
 //                        0: no bound); past it the FEA is lagging, and once it has caught up
 //                        the RIB re-sends the whole FIB (rib/fea_out_stage.h)
 //   --restart-time       after this RIB starts, how long the FEA keeps the routes it holds for
@@ -23,14 +24,15 @@
 // Serves rib/1.0, fea_ifmgr_client/1.0 (the FEA's interface events), profile/1.0,
 // policy_backend/1.0 (origin:static, origin:connected) and
 // common/1.0; calls fea_fib/1.0, fea_ifmgr/1.0 and its clients' rib_client/1.0. Status:
-// NOT_READY while no FEA is up, READY while one is. SIGTERM, SIGINT or common/1.0/shutdown exit
-// 0 (the FEA keeps the FIB; a new RIB re-sends it). --help lists the options; a bad option exits 2
-// with a message naming it.
+// NOT_READY while no FEA is up, READY while at least one is. SIGTERM, SIGINT or common/1.0/shutdown
+// exit 0 (the FEA keeps the FIB; a new RIB re-sends it). --help lists the options; a bad option
+// exits 2 with a message naming it.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,11 +47,11 @@
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
 #include "rib/rib.h"
-#include "rib/service/fea_watcher.h"
+#include "rib/service/fea_feeds.h"
+#include "rib/service/full_push_gate.h"
 #include "rib/service/policy_service.h"
 #include "rib/service/rib_clients.h"
 #include "rib/service/rib_service.h"
-#include "rib/service/xrl_fib_client.h"
 #include "rib/service/xrl_interface_source.h"
 #include "stage/profile.h"
 
@@ -81,7 +83,8 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   base::AddRepeatedOption(app, "--listen", flags->router.listen,
                           "where to serve: unix:/PATH or tcp:127.0.0.1:PORT (default a Unix "
                           "socket in the run directory); repeatable");
-  app.add_option("--fea", flags->fea, "the FEA instance to feed (default any of class fea)");
+  app.add_option("--fea", flags->fea,
+                 "the one FEA instance to feed (default every one of class fea)");
   app.add_option("--fea-batch-size", flags->rib.fea.batch_size, "route changes per FIB transaction")
       ->check(CLI::Range(1, 100000));
   app.add_option("--fea-max-in-flight", flags->rib.fea.max_in_flight,
@@ -124,13 +127,12 @@ int main(int argc, char** argv) {
   flags.rib.profiler = &profiler;
 
   ipc::XrlRouter router(io, "rib", flags.instance, flags.router);
-  // Rib (FeaOut stages) -> fea_fib/1.0/apply_batch, start/complete_full_push on the FEA.
-  rib::XrlFibClient fib_client(io, router, std::chrono::seconds(flags.restart_time),
-                               flags.expect_protocols);
-  // End-of-RIB (rib/1.0 end_of_rib, connected routes synced) -> the FEA's sweep gate.
-  flags.rib.on_end_of_rib = [&](std::string_view protocol) { fib_client.EndOfRib(protocol); };
-  rib::Rib rib(io, &fib_client, flags.rib);
-  fib_client.SetFlush([&rib](std::function<void()> fn) { rib.WhenSettled(std::move(fn)); });
+  // When a restarted RIB lets the FEAs sweep what it did not re-send (full_push_gate.h).
+  rib::FullPushGate gate(io, std::chrono::seconds(flags.restart_time), flags.expect_protocols,
+                         nullptr);
+  // End-of-RIB (rib/1.0 end_of_rib, connected routes synced) -> the gate.
+  flags.rib.on_end_of_rib = [&gate](std::string_view protocol) { gate.EndOfRib(protocol); };
+  rib::Rib rib(io, nullptr, flags.rib);
   // FEA fea_ifmgr_client/1.0/interface_events -> the Rib's connected routes.
   rib::XrlInterfaceSource interfaces(router);
   rib.AttachInterfaceSource(&interfaces);
@@ -140,11 +142,11 @@ int main(int argc, char** argv) {
   // rib/1.0 -> Rib and RibClients.
   rib::RibService service(router, rib, clients);
   // Nexthop questions wait for the IGP routes a restarted RIB is re-fed (full_push_gate.h).
-  service.SetInterestGate(&fib_client.gate());
+  service.SetInterestGate(&gate);
   // profile/1.0 -> the profiling points; describe_plumbing -> the stage networks.
+  std::unique_ptr<rib::FeaFeeds> feas;
   auto describe_plumbing = [&] {
-    return absl::StrCat(rib.Describe(), "\n", fib_client.Describe(), "\n", clients.Describe(),
-                        "\n");
+    return absl::StrCat(rib.Describe(), "\n", feas->Describe(), "\n", clients.Describe(), "\n");
   };
   // policy_backend/1.0 -> the Rib's origin policy on static and connected routes.
   rib::RibPolicyService policy(router, rib);
@@ -158,20 +160,16 @@ int main(int argc, char** argv) {
     }
   }
 
-  // FEA births and deaths (Finder) -> full re-send of the FIB, interface subscription, status.
-  rib::FeaWatcher fea(
-      router, flags.fea,
-      [&](const std::string& instance) {
-        fib_client.FeaBorn(instance);  // start_full_push first, on the ordered stream
-        interfaces.FeaBorn(instance);
-        rib.FeaBorn();
-        router.SetStatus(common::v1::READY);
-        SLUICE_LOG(kInfo) << "feeding FEA " << instance;
-      },
-      [&] {
-        fib_client.FeaDied();
-        rib.FeaDied();
-        router.SetStatus(common::v1::NOT_READY, "waiting for the FEA");
+  // FEA births and deaths (Finder) -> a full re-send of the FIB to that FEA (fea_fib/1.0),
+  // the interface subscription, the status.
+  feas = std::make_unique<rib::FeaFeeds>(
+      io, router, rib, gate, interfaces, rib::FeaFeeds::Options{.instance = flags.fea},
+      [&router](size_t live) {
+        if (live > 0) {
+          router.SetStatus(common::v1::READY);
+        } else {
+          router.SetStatus(common::v1::NOT_READY, "waiting for the FEA");
+        }
       });
 
   bool shutting_down = false;
@@ -195,10 +193,10 @@ int main(int argc, char** argv) {
       SLUICE_LOG(kWarning) << "Finder: " << status.message() << " (still trying)";
       return;
     }
-    if (fea.current().empty()) router.SetStatus(common::v1::NOT_READY, "waiting for the FEA");
+    if (feas->live() == 0) router.SetStatus(common::v1::NOT_READY, "waiting for the FEA");
     SLUICE_LOG(kInfo) << "ready: instance " << router.instance_name();
   });
-  fea.Start();
+  feas->Start();
   if (absl::Status s = router.Start(); !s.ok()) {
     std::cerr << "sluice-rib: " << s.message() << "\n";
     return 1;

@@ -103,6 +103,7 @@ void FullPushGate::Open(const char* why) {
   waiting_.clear();
   IgpReady();
   if (on_open_) on_open_();
+  for (auto& fn : open_listeners_) fn();
 }
 
 }  // namespace sluice::rib

@@ -12,6 +12,11 @@
 // protocols, those the configuration says will come. Once open, the gate stays open: later
 // pushes (an FEA that restarted) complete as soon as the RIB has re-sent its table.
 //
+// One gate serves every FEA the RIB feeds (it is about the RIB's restart): each FEA's
+// start_full_push reply adds the protocols it holds. The first FEA to answer decides alone
+// whether there is anything to wait for: if it holds no routes, the gate opens before a later
+// FEA's answer can add its protocols.
+//
 // Nexthop questions (register_interest) wait too, for less: until the IGP protocols among
 // those (connected, static, ospf... — what EGP nexthops resolve through) have re-fed the RIB.
 // A restarted RIB that answered at once would call BGP's nexthops unresolvable, and BGP would
@@ -43,6 +48,8 @@ class FullPushGate {
   // `protocol` has (re-)fed the RIB.
   void EndOfRib(std::string_view protocol);
   bool open() const { return open_; }
+  // Adds a listener called when the gate opens (after `on_open`); never when it already is.
+  void WhenOpen(std::function<void()> fn) { open_listeners_.push_back(std::move(fn)); }
   // Whether nexthop questions may be answered; else `fn` runs once they may.
   bool igp_ready() const { return igp_ready_; }
   void WhenIgpReady(std::function<void()> fn);
@@ -60,6 +67,7 @@ class FullPushGate {
   std::vector<std::function<void()>> igp_waiters_;
   std::vector<std::string> unknown_origin_;
   std::function<void()> on_open_;
+  std::vector<std::function<void()>> open_listeners_;
   std::set<std::string, std::less<>> fed_;      // end-of-RIB seen since the start
   std::set<std::string, std::less<>> waiting_;  // expected and not fed yet
   bool expected_ = false;

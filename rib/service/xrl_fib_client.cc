@@ -19,18 +19,20 @@ using ipc::methods::fea_fib::kStartFullPush;
 
 }  // namespace
 
-XrlFibClient::XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router,
-                           std::chrono::seconds restart_time,
-                           std::vector<std::string> unknown_origin)
-    : io_(io),
-      router_(router),
-      gate_(io, restart_time, std::move(unknown_origin), [this] { MaybeComplete(); }) {}
+XrlFibClient::XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router, FullPushGate& gate)
+    : io_(io), router_(router), gate_(gate) {
+  gate_.WhenOpen([this, alive = std::weak_ptr<bool>(alive_)] {
+    if (!alive.expired()) MaybeComplete();
+  });
+}
+
+XrlFibClient::~XrlFibClient() = default;
 
 std::string XrlFibClient::Describe() const {
-  return absl::StrCat("FEA ", fea_.empty() ? "(none)" : fea_, ": ", stats_.batches, " batches (",
-                      stats_.changes, " changes) sent, ", stats_.failed, " failed, ",
-                      stats_.full_pushes, " full pushes (", stats_.stale_removed,
-                      " stale routes removed); sweep gate ", gate_.Describe());
+  const std::string who = !fea_.empty() ? fea_ : name_.empty() ? "(none)" : name_ + " (down)";
+  return absl::StrCat("FEA ", who, ": ", stats_.batches, " batches (", stats_.changes,
+                      " changes) sent, ", stats_.failed, " failed, ", stats_.full_pushes,
+                      " full pushes (", stats_.stale_removed, " stale routes removed)");
 }
 
 void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> done) {
@@ -53,6 +55,7 @@ void XrlFibClient::SendBatch(FibBatch batch, std::function<void(absl::Status)> d
 
 void XrlFibClient::FeaBorn(const std::string& instance) {
   fea_ = instance;
+  name_ = instance;
   BeginFullPush();
 }
 

@@ -3,18 +3,19 @@
 // apply_batch_packed call to the FEA (its changes in columns), several in flight, delivered in
 // order (calls from one router to one target travel on one ordered stream, ipc/xrl_router.h).
 //
-// FEA lifetime (driven by FeaWatcher, fea_watcher.h): FeaBorn(instance) starts a full push —
+// FEA lifetime (driven by FeaFeeds, fea_feeds.h): FeaBorn(instance) starts a full push —
 // start_full_push, then the RIB's re-send (Rib::FeaBorn), then, once both families have handed
 // their last batch over (FullPushDone), complete_full_push, which removes from the FEA what was
 // not re-sent. FeaDied() stops sending; batches in flight fail with UNAVAILABLE.
 //
 // A RIB that has just started sends complete_full_push only when its FullPushGate opens
 // (full_push_gate.h): the protocols the FEA holds routes of have re-fed it, or the restart time
-// has passed.
+// has passed. One client per FEA the RIB feeds (fea_feeds.h); they share the RIB's gate.
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,16 +29,12 @@ namespace sluice::rib {
 
 class XrlFibClient : public FibClient {
  public:
-  // `restart_time`, `unknown_origin`: the FullPushGate's.
-  XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router,
-               std::chrono::seconds restart_time = std::chrono::seconds(60),
-               std::vector<std::string> unknown_origin = {});
+  // `gate` outlives the client.
+  XrlFibClient(boost::asio::io_context& io, ipc::XrlRouter& router, FullPushGate& gate);
+  ~XrlFibClient() override;
   // complete_full_push waits until `flush(fn)` calls fn: every FIB change the RIB has queued
   // by then has been sent (Rib::WhenSettled), so the sweep follows them on the ordered stream.
   void SetFlush(std::function<void(std::function<void()>)> flush) { flush_ = std::move(flush); }
-  // rib/1.0 end_of_rib (and "connected" when the interfaces are synced): for the gate.
-  void EndOfRib(std::string_view protocol) { gate_.EndOfRib(protocol); }
-
   void SendBatch(FibBatch batch, std::function<void(absl::Status)> done) override;
   void FullPushDone(net::Family family) override;
 
@@ -63,6 +60,7 @@ class XrlFibClient : public FibClient {
   boost::asio::io_context& io_;
   ipc::XrlRouter& router_;
   std::string fea_;                // the FEA instance batches go to; empty while none
+  std::string name_;               // the last FEA born
   uint64_t generation_ = 0;        // +1 per birth and death
   bool done_[2] = {false, false};  // FullPushDone per family in this generation
   bool started_ = false;           // start_full_push answered in this generation
@@ -70,8 +68,9 @@ class XrlFibClient : public FibClient {
   void MaybeComplete();
   void Complete();
   std::function<void(std::function<void()>)> flush_;
-  FullPushGate gate_;
+  FullPushGate& gate_;
   Stats stats_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace sluice::rib

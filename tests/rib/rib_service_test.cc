@@ -24,7 +24,7 @@
 #include "ipc/xrl_router.h"
 #include "rib/fea_out_stage.h"
 #include "rib/rib.h"
-#include "rib/service/fea_watcher.h"
+#include "rib/service/fea_feeds.h"
 #include "rib/service/rib_clients.h"
 #include "rib/service/xrl_fib_client.h"
 #include "rib/service/xrl_interface_source.h"
@@ -91,8 +91,8 @@ pb::RouteEntry Entry(const char* network, const char* nexthop) {
 // calls it got, and an interface tree it dumps to subscribers.
 class FakeFea {
  public:
-  FakeFea(boost::asio::io_context& io, ipc::RouterOptions options) {
-    router = std::make_unique<ipc::XrlRouter>(io, "fea", "fea", options);
+  FakeFea(boost::asio::io_context& io, ipc::RouterOptions options, std::string instance = "fea") {
+    router = std::make_unique<ipc::XrlRouter>(io, "fea", std::move(instance), options);
     EXPECT_TRUE(router
                     ->Handle(kApplyBatch,
                              [this](const fpb::ApplyBatchRequest& r)
@@ -268,39 +268,32 @@ class RibServiceTest : public ::testing::Test {
   // The RIB's parts as sluice-rib wires them.
   void StartRib() {
     rib_router_ = std::make_unique<ipc::XrlRouter>(io_, "rib", "rib", Options());
-    fib_client_ = std::make_unique<XrlFibClient>(io_, *rib_router_);
+    gate_ = std::make_unique<FullPushGate>(io_, std::chrono::seconds(60),
+                                           std::vector<std::string>{}, nullptr);
     RibOptions options;
     options.profiler = &profiler_;
-    rib_ = std::make_unique<Rib>(io_, fib_client_.get(), options);
+    options.on_end_of_rib = [this](std::string_view protocol) { gate_->EndOfRib(protocol); };
+    rib_ = std::make_unique<Rib>(io_, nullptr, options);
     interfaces_ = std::make_unique<XrlInterfaceSource>(*rib_router_);
     rib_->AttachInterfaceSource(interfaces_.get());
     clients_ = std::make_unique<RibClients>(*rib_router_, *rib_);
     service_ = std::make_unique<RibService>(*rib_router_, *rib_, *clients_);
     ASSERT_TRUE(service_->Register().ok());
     ASSERT_TRUE(interfaces_->Register().ok());
-    watcher_ = std::make_unique<FeaWatcher>(
-        *rib_router_, "",
-        [this](const std::string& instance) {
-          fib_client_->FeaBorn(instance);
-          interfaces_->FeaBorn(instance);
-          rib_->FeaBorn();
-        },
-        [this] {
-          fib_client_->FeaDied();
-          rib_->FeaDied();
-        });
-    watcher_->Start();
+    feeds_ = std::make_unique<FeaFeeds>(io_, *rib_router_, *rib_, *gate_, *interfaces_,
+                                        FeaFeeds::Options{});
+    feeds_->Start();
     ASSERT_TRUE(rib_router_->Start().ok());
   }
   void StopRib() {
     if (interfaces_) interfaces_->Stop();
     rib_router_.reset();
-    watcher_.reset();
+    feeds_.reset();
     service_.reset();
     clients_.reset();
     rib_.reset();
     interfaces_.reset();
-    fib_client_.reset();
+    gate_.reset();
   }
   void StartFea() {
     fea_ = std::make_unique<FakeFea>(io_, Options());
@@ -356,12 +349,12 @@ class RibServiceTest : public ::testing::Test {
       boost::asio::make_work_guard(io_);
   stage::Profiler profiler_;
   std::unique_ptr<ipc::XrlRouter> rib_router_;
-  std::unique_ptr<XrlFibClient> fib_client_;
+  std::unique_ptr<FullPushGate> gate_;
   std::unique_ptr<Rib> rib_;
   std::unique_ptr<XrlInterfaceSource> interfaces_;
   std::unique_ptr<RibClients> clients_;
   std::unique_ptr<RibService> service_;
-  std::unique_ptr<FeaWatcher> watcher_;
+  std::unique_ptr<FeaFeeds> feeds_;
   std::unique_ptr<FakeFea> fea_;
   std::unique_ptr<ipc::XrlRouter> client_;
   std::vector<std::string> client_calls_;
@@ -657,13 +650,55 @@ TEST_F(RibServiceTest, RedistributionStreamsAProtocolsWinners) {
   EXPECT_EQ(Call(kRedistSubscribe, sub).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Every FEA the Finder announces is fed the FIB through its own stream; one that dies and comes
+// back is re-sent the FIB alone.
+TEST_F(RibServiceTest, EveryFeaIsFedAndOneThatRestartsAloneIsReSentTheFib) {
+  StartFea();
+  auto second = std::make_unique<FakeFea>(io_, Options(), "fea-2");
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  const std::vector<std::string> fib = {"10.0.0.0/8 via 192.0.2.2 proto static",
+                                        "192.0.2.0/24 dev eth0 proto connected"};
+  ASSERT_TRUE(FibIs(fib));
+  ASSERT_TRUE(RunUntil([&] { return second->Routes() == fib; }));
+  EXPECT_EQ(rib_->Feas(), (std::vector<std::string>{"fea", "fea-2"}));
+  EXPECT_EQ(feeds_->interfaces_from(), "fea");
+  EXPECT_EQ(std::count(second->calls.begin(), second->calls.end(), "subscribe rib"), 0)
+      << "interfaces come from one FEA";
+
+  // fea-2 dies; a route changes meanwhile; a new fea-2, empty, gets the whole FIB.
+  second.reset();
+  ASSERT_TRUE(RunUntil([&] { return feeds_->live() == 1; }));
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.3")}).ok());
+  const std::vector<std::string> fib2 = {"10.0.0.0/8 via 192.0.2.2 proto static",
+                                         "10.1.0.0/16 via 192.0.2.3 proto static",
+                                         "192.0.2.0/24 dev eth0 proto connected"};
+  ASSERT_TRUE(FibIs(fib2));
+  second = std::make_unique<FakeFea>(io_, Options(), "fea-2");
+  ASSERT_TRUE(RunUntil([&] { return second->Routes() == fib2 && rib_->Idle(); }));
+  EXPECT_EQ(second->calls.front(), "start_full_push");
+  EXPECT_EQ(std::count(fea_->calls.begin(), fea_->calls.end(), "start_full_push"), 1)
+      << "the other FEA is not re-sent anything";
+
+  // The FEA the interfaces came from dies: they come from fea-2 now.
+  fea_.reset();
+  ASSERT_TRUE(RunUntil([&] { return feeds_->interfaces_from() == "fea-2"; }));
+  ASSERT_TRUE(RunUntil([&] {
+    return std::count(second->calls.begin(), second->calls.end(), "subscribe rib") == 1;
+  }));
+  second.reset();
+  ASSERT_TRUE(RunUntil([&] { return feeds_->live() == 0; }));
+  EXPECT_TRUE(feeds_->interfaces_from().empty());
+}
+
 TEST_F(RibServiceTest, NothingIsSentWithoutAnFea) {
   ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
-  EXPECT_TRUE(fib_client_->fea().empty());
+  EXPECT_EQ(feeds_->client("fea"), nullptr);
+  EXPECT_TRUE(rib_->Feas().empty());
   StartFea();
   EXPECT_TRUE(
       FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "192.0.2.0/24 dev eth0 proto connected"}));
-  EXPECT_EQ(fib_client_->fea(), "fea");
+  ASSERT_NE(feeds_->client("fea"), nullptr);
+  EXPECT_EQ(feeds_->client("fea")->fea(), "fea");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ FeaRibProcesses::FeaRibProcesses() {
 FeaRibProcesses::~FeaRibProcesses() {
   rib_.reset();
   fea_.reset();
+  others_.clear();
   finder_.reset();
   if (!rundir_.empty()) std::filesystem::remove_all(rundir_);
 }
@@ -64,6 +65,16 @@ bool FeaRibProcesses::StartFinder() {
   if (finder_ == nullptr) return false;
   if (WaitFor([&] { return Sluice({"targets"}, 5000).exit_code == 0; }, 10000)) return true;
   std::cerr << "the Finder did not start\n";
+  return false;
+}
+
+bool FeaRibProcesses::StartOtherFea(const std::string& instance, std::vector<std::string> args) {
+  args.insert(args.begin(), {BuildPath("fea/sluice-fea"), "--instance", instance});
+  std::unique_ptr<ChildProcess>& process = others_[instance];
+  process = ChildProcess::Start(args, Env());
+  if (process == nullptr) return false;
+  if (WaitFor([&] { return Status(instance) == "READY"; })) return true;
+  std::cerr << "sluice-fea " << instance << " did not become READY\n";
   return false;
 }
 
@@ -121,12 +132,13 @@ std::string RouteText(const ipc::XrlArgs& route) {
 
 }  // namespace
 
-std::vector<std::string> FeaRibProcesses::FibRoutes(bool* ok) {
+std::vector<std::string> FeaRibProcesses::FibRoutes(bool* ok, const std::string& fea) {
   std::vector<std::string> routes;
   if (ok != nullptr) *ok = false;
   std::string after;
   while (true) {
-    std::string xrl = "finder://fea/fea_fib/1.0/list_routes?max_routes:u32=100000";
+    std::string xrl =
+        absl::StrCat("finder://", fea, "/fea_fib/1.0/list_routes?max_routes:u32=100000");
     if (!after.empty()) absl::StrAppend(&xrl, "&start_after:ipvxnet=", after);
     CommandResult r = Call(xrl);
     if (r.exit_code != 0) {

@@ -14,6 +14,7 @@
 // destructor kills (SIGKILL) what still runs and removes the run directory.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,7 +41,12 @@ class FeaRibProcesses {
   bool StartFea(std::vector<std::string> args = {});
   // Waits until the RIB is registered (NOT_READY or READY).
   bool StartRib(std::vector<std::string> args = {});
+  // Another sluice-fea, registered as `instance` (the RIB feeds every one); waits for READY.
+  bool StartOtherFea(const std::string& instance, std::vector<std::string> args = {});
   ChildProcess* fea() { return fea_.get(); }
+  std::unique_ptr<ChildProcess>& other_fea(const std::string& instance) {
+    return others_[instance];
+  }
   ChildProcess* rib() { return rib_.get(); }
   ChildProcess* finder() { return finder_.get(); }
   // Sends `signal` and waits up to `ms` for the exit; returns its status (nullopt: still running).
@@ -55,9 +61,9 @@ class FeaRibProcesses {
   // The status word of get_status ("READY", "NOT_READY", ...), or "" when the call failed.
   std::string Status(const std::string& target);
 
-  // The FEA's FIB through fea_fib/1.0/list_routes (all pages), one line per route:
+  // The FIB of FEA `fea` through fea_fib/1.0/list_routes (all pages), one line per route:
   // "PREFIX [via GATEWAY] [dev IFNAME] proto PROTOCOL". Empty with `*ok` false on a failure.
-  std::vector<std::string> FibRoutes(bool* ok = nullptr);
+  std::vector<std::string> FibRoutes(bool* ok = nullptr, const std::string& fea = "fea");
   // The RIB's winners of `family` through rib/1.0/list_routes: "PREFIX PROTOCOL".
   std::vector<std::string> RibRoutes(const std::string& family = "ipv4");
 
@@ -69,6 +75,7 @@ class FeaRibProcesses {
   std::unique_ptr<ChildProcess> finder_;
   std::unique_ptr<ChildProcess> fea_;
   std::unique_ptr<ChildProcess> rib_;
+  std::map<std::string, std::unique_ptr<ChildProcess>> others_;  // by instance
 };
 
 }  // namespace sluice::testing

@@ -50,16 +50,16 @@ class RibSystemTest : public ::testing::Test {
     return {"--backend", "dummy", "--interface", "eth0=192.0.2.1/24"};
   }
   // Waits until the FIB is exactly `expected` plus the connected routes of lo and eth0.
-  bool FibIs(std::vector<std::string> expected, int ms = 20000) {
+  bool FibIs(std::vector<std::string> expected, int ms = 20000, const std::string& fea = "fea") {
     expected.insert(expected.end(), kConnected.begin(), kConnected.end());
     const std::set<std::string> want(expected.begin(), expected.end());
     bool same = FeaRibProcesses::WaitFor(
         [&] {
-          std::vector<std::string> fib = p_.FibRoutes();
+          std::vector<std::string> fib = p_.FibRoutes(nullptr, fea);
           return std::set<std::string>(fib.begin(), fib.end()) == want;
         },
         ms);
-    if (!same) last_fib_ = p_.FibRoutes();
+    if (!same) last_fib_ = p_.FibRoutes(nullptr, fea);
     return same;
   }
   static inline const std::vector<std::string> kConnected = {
@@ -226,6 +226,62 @@ TEST_F(RibSystemTest, AStoppedFeaLagsWhileTheRibStaysBoundedThenGetsExactlyTheRi
   plumbing = p_.Sluice({"show", "plumbing", "rib"});
   EXPECT_THAT(plumbing.out, HasSubstr("2 full pushes")) << plumbing.out;
   EXPECT_THAT(plumbing.out, Not(HasSubstr(" lagging"))) << plumbing.out;
+}
+
+// One RIB, two FEAs: each gets the table; one stopped lags alone and catches up alone; one
+// killed and restarted is re-sent the table alone.
+TEST_F(RibSystemTest, EveryFeaGetsTheTableAndOneStoppedOrKilledHoldsUpNoOther) {
+  ASSERT_TRUE(p_.StartFinder());
+  ASSERT_TRUE(p_.StartFea(FeaArgs()));
+  ASSERT_TRUE(p_.StartOtherFea("fea-2", FeaArgs()));
+  ASSERT_TRUE(p_.StartRib({"--fea-batch-size", "500", "--fea-max-backlog", "25000"}));
+  ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
+  auto ebgp =
+      StartClient("bgp-1", {"--protocol", "ebgp", "--routes", "20000,20.0.0.0/24,192.0.2.7"});
+  ASSERT_NE(ebgp, nullptr);
+  ASSERT_TRUE(ebgp->WaitForOutput("added 20000", 20000)) << ebgp->Output();
+  const std::vector<std::string> first = FibLines(20000, 0x14000000u, "192.0.2.7", "ebgp");
+  ASSERT_TRUE(FibIs(first, 60000, "fea")) << last_fib_.size() << " routes";
+  ASSERT_TRUE(FibIs(first, 60000, "fea-2")) << last_fib_.size() << " routes";
+
+  // fea-2 stops answering while 40,000 changes pass: fea applies all of them meanwhile.
+  p_.other_fea("fea-2")->Signal(SIGSTOP);
+  ebgp->Signal(SIGKILL);
+  auto ibgp =
+      StartClient("bgp-2", {"--protocol", "ibgp", "--routes", "20000,30.0.0.0/24,192.0.2.8"});
+  ASSERT_NE(ibgp, nullptr);
+  ASSERT_TRUE(ibgp->WaitForOutput("added 20000", 20000)) << ibgp->Output();
+  const std::vector<std::string> second = FibLines(20000, 0x1e000000u, "192.0.2.8", "ibgp");
+  ASSERT_TRUE(FibIs(second, 60000, "fea")) << "while fea-2 is stopped: " << last_fib_.size();
+  CommandResult plumbing = p_.Sluice({"show", "plumbing", "rib"});
+  ASSERT_EQ(plumbing.exit_code, 0) << plumbing.err;
+  EXPECT_TRUE(std::regex_search(plumbing.out, std::regex("ipv4/fea-out/fea-2 .* lagging")))
+      << plumbing.out;
+  EXPECT_FALSE(std::regex_search(plumbing.out, std::regex("ipv4/fea-out/fea .* lagging")))
+      << plumbing.out;
+  p_.other_fea("fea-2")->Signal(SIGCONT);
+  ASSERT_TRUE(FibIs(second, 60000, "fea-2")) << last_fib_.size() << " routes";
+
+  // fea-2 is killed; 1,000 routes come meanwhile; a new fea-2 ends with exactly fea's table,
+  // and fea is re-sent nothing.
+  ASSERT_TRUE(p_.Stop(p_.other_fea("fea-2"), SIGKILL).has_value());
+  auto more =
+      StartClient("bgp-3", {"--protocol", "ebgp", "--routes", "1000,40.0.0.0/24,192.0.2.9"});
+  ASSERT_NE(more, nullptr);
+  ASSERT_TRUE(more->WaitForOutput("added 1000", 20000)) << more->Output();
+  std::vector<std::string> third = second;
+  for (const std::string& line : FibLines(1000, 0x28000000u, "192.0.2.9", "ebgp")) {
+    third.push_back(line);
+  }
+  ASSERT_TRUE(FibIs(third, 60000, "fea")) << last_fib_.size() << " routes";
+  ASSERT_TRUE(p_.StartOtherFea("fea-2", FeaArgs()));
+  ASSERT_TRUE(FibIs(third, 60000, "fea-2")) << last_fib_.size() << " routes";
+  plumbing = p_.Sluice({"show", "plumbing", "rib"});
+  EXPECT_THAT(plumbing.out, HasSubstr("FEA fea: ")) << plumbing.out;
+  EXPECT_TRUE(std::regex_search(plumbing.out, std::regex("FEA fea: [^\\n]* 1 full pushes")))
+      << plumbing.out;
+  EXPECT_TRUE(std::regex_search(plumbing.out, std::regex("FEA fea-2: [^\\n]* 3 full pushes")))
+      << plumbing.out;
 }
 
 TEST_F(RibSystemTest, BadOptionsExitWithAMessage) {

@@ -1,0 +1,87 @@
+#include "rib/service/fea_feeds.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+
+namespace sluice::rib {
+
+FeaFeeds::FeaFeeds(boost::asio::io_context& io, ipc::XrlRouter& router, Rib& rib,
+                   FullPushGate& gate, XrlInterfaceSource& interfaces, Options options,
+                   std::function<void(size_t)> on_change)
+    : io_(io),
+      router_(router),
+      rib_(rib),
+      gate_(gate),
+      interfaces_(interfaces),
+      options_(std::move(options)),
+      on_change_(std::move(on_change)) {}
+
+FeaFeeds::~FeaFeeds() {
+  for (const auto& [fea, client] : clients_) rib_.RemoveFea(fea).IgnoreError();
+}
+
+void FeaFeeds::Start() {
+  auto fn = [this](const ipc::TargetEvent& e) { OnEvent(e); };
+  if (options_.instance.empty()) {
+    router_.WatchClass("fea", fn);
+  } else {
+    router_.WatchInstance(options_.instance, fn);
+  }
+}
+
+const XrlFibClient* FeaFeeds::client(const std::string& fea) const {
+  auto it = clients_.find(fea);
+  return it == clients_.end() ? nullptr : it->second.get();
+}
+
+std::string FeaFeeds::Describe() const {
+  std::string out;
+  for (const auto& [fea, client] : clients_) absl::StrAppend(&out, client->Describe(), "\n");
+  if (clients_.empty()) out = "no FEA yet\n";
+  absl::StrAppend(&out, "sweep gate ", gate_.Describe());
+  return out;
+}
+
+void FeaFeeds::OnEvent(const ipc::TargetEvent& event) {
+  if (event.kind == ipc::TargetEvent::kAbsent) return;  // not started yet: its birth will come
+  if (event.kind == ipc::TargetEvent::kBirth) {
+    if (live_.insert(event.instance_name).second) Born(event.instance_name);
+  } else if (live_.erase(event.instance_name) > 0) {
+    Died(event.instance_name);
+  }
+  if (on_change_) on_change_(live_.size());
+}
+
+XrlFibClient* FeaFeeds::Ensure(const std::string& fea) {
+  std::unique_ptr<XrlFibClient>& client = clients_[fea];
+  if (client != nullptr) return client.get();
+  client = std::make_unique<XrlFibClient>(io_, router_, gate_);
+  client->SetFlush([this, fea](std::function<void()> fn) { rib_.WhenSettled(std::move(fn), fea); });
+  if (absl::Status s = rib_.AddFea(fea, client.get()); !s.ok()) {
+    SLUICE_LOG(kError) << "FEA " << fea << ": " << s.message();
+  }
+  return client.get();
+}
+
+void FeaFeeds::Born(const std::string& fea) {
+  SLUICE_LOG(kInfo) << "FEA " << fea << " born: feeding it the FIB";
+  Ensure(fea)->FeaBorn(fea);  // start_full_push first, on the ordered stream
+  rib_.FeaBorn(fea);
+  if (interfaces_from_.empty()) {
+    interfaces_from_ = fea;
+    interfaces_.FeaBorn(fea);
+  }
+}
+
+void FeaFeeds::Died(const std::string& fea) {
+  SLUICE_LOG(kInfo) << "FEA " << fea << " died";
+  clients_[fea]->FeaDied();
+  rib_.FeaDied(fea);
+  if (fea != interfaces_from_) return;
+  interfaces_from_.clear();
+  if (live_.empty()) return;
+  interfaces_from_ = *live_.begin();
+  interfaces_.FeaBorn(interfaces_from_);
+}
+
+}  // namespace sluice::rib

@@ -1,0 +1,80 @@
+#pragma once
+// FeaFeeds: the FEAs sluice-rib feeds, followed through the Finder's births and deaths (XORP
+// NSDI'05 §6; DESIGN.md § Processes: one sluice-rib feeding FIBs to several sluice-fea).
+//
+// Every live component of class "fea" — or only the instance named by `Options::instance` —
+// is fed: at its first birth it gets its own XrlFibClient and a Rib FEA of its instance name
+// (Rib::AddFea: a FeaOut per family with its own flow control, re-send and bounded backlog).
+//
+//   birth of FEA X ─► XrlFibClient(X).FeaBorn: start_full_push to X, then Rib::FeaBorn(X): the
+//                     whole FIB re-sent to X alone; the others see nothing
+//   death of FEA X ─► XrlFibClient(X).FeaDied, Rib::FeaDied(X): nothing more for X until it is
+//                     born again; the others go on
+//
+// One FullPushGate (full_push_gate.h) serves them all: it is about the RIB's restart. The
+// interfaces (the RIB's connected routes) come from one FEA at a time, the first born; when it
+// dies, from another live one, whose dump then corrects them.
+//
+// Everything on the router's event loop.
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ipc/xrl_router.h"
+#include "rib/rib.h"
+#include "rib/service/full_push_gate.h"
+#include "rib/service/xrl_fib_client.h"
+#include "rib/service/xrl_interface_source.h"
+
+namespace sluice::rib {
+
+class FeaFeeds {
+ public:
+  struct Options {
+    std::string instance;  // empty: every component of class "fea"
+  };
+  // `router`, `rib`, `gate` and `interfaces` outlive this. `on_change(live)` runs after each
+  // birth and death the RIB acts on, with the number of live FEAs.
+  FeaFeeds(boost::asio::io_context& io, ipc::XrlRouter& router, Rib& rib, FullPushGate& gate,
+           XrlInterfaceSource& interfaces, Options options,
+           std::function<void(size_t live)> on_change = nullptr);
+  ~FeaFeeds();
+  FeaFeeds(const FeaFeeds&) = delete;
+  FeaFeeds& operator=(const FeaFeeds&) = delete;
+
+  // Starts watching (before or after router.Start()).
+  void Start();
+
+  size_t live() const { return live_.size(); }
+  // The FEA the interfaces come from; empty while none.
+  const std::string& interfaces_from() const { return interfaces_from_; }
+  // `fea`'s client, or nullptr before its first birth.
+  const XrlFibClient* client(const std::string& fea) const;
+  // One line per FEA ever born, then the gate.
+  std::string Describe() const;
+
+ private:
+  void OnEvent(const ipc::TargetEvent& event);
+  void Born(const std::string& fea);
+  void Died(const std::string& fea);
+  XrlFibClient* Ensure(const std::string& fea);
+
+  boost::asio::io_context& io_;
+  ipc::XrlRouter& router_;
+  Rib& rib_;
+  FullPushGate& gate_;
+  XrlInterfaceSource& interfaces_;
+  Options options_;
+  std::function<void(size_t)> on_change_;
+  std::map<std::string, std::unique_ptr<XrlFibClient>> clients_;  // every FEA ever born
+  std::set<std::string> live_;
+  std::string interfaces_from_;
+};
+
+}  // namespace sluice::rib
