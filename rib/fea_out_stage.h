@@ -101,6 +101,7 @@ class FeaOutStage : public RibLinearStage {
   const Stats& stats() const { return stats_; }
   size_t in_flight() const { return in_flight_; }
   size_t queued() const { return queued_changes_; }
+  size_t in_flight_changes() const { return in_flight_changes_; }
   // Changes queued plus those sent and not yet answered by the FEA.
   std::optional<uint64_t> queue_depth() const override { return queued() + in_flight_changes_; }
 

@@ -68,6 +68,19 @@ struct BatchResult {
   std::vector<net::Prefix> not_found;
 };
 
+// Where the stream to one FEA stands, both families together (Rib::FeaStates).
+struct FeaState {
+  std::string name;
+  bool up = false;         // born and not dead since
+  bool lagging = false;    // changes dropped past the backlog bound; a full push follows
+  bool resyncing = false;  // the whole FIB is being sent
+  uint64_t queued = 0;     // changes queued, not sent
+  uint64_t in_flight = 0;  // changes sent, not answered
+  uint64_t full_pushes = 0;
+  uint64_t lagged = 0;
+  uint64_t batches_failed = 0;
+};
+
 struct ProtocolInfo {
   std::string name;
   ProtocolClass protocol_class;
@@ -181,6 +194,8 @@ class Rib {
   absl::Status RemoveFea(std::string_view fea);
   // The FEAs fed, by name.
   std::vector<std::string> Feas() const;
+  // The same, with where each one's stream stands.
+  std::vector<FeaState> FeaStates() const;
   // The FEA was born (first time or again): the whole FIB is (re-)sent to it in the background.
   void FeaBorn(std::string_view fea = kDefaultFea);
   // The FEA died: nothing is sent to it until it is born again.

@@ -36,6 +36,28 @@ std::vector<std::string> Rib::Feas() const {
   return out;
 }
 
+std::vector<FeaState> Rib::FeaStates() const {
+  std::vector<FeaState> out;
+  for (const auto& [name, fib] : feas_) {
+    FeaState state{.name = name};
+    for (const RibNetwork* network : {v4_.get(), v6_.get()}) {
+      const FeaOutStage* stage = network->fea_out(name);
+      if (stage == nullptr) continue;
+      state.up = stage->fea_up();
+      state.lagging |= stage->lagging();
+      state.resyncing |= stage->resync_running();
+      state.queued += stage->queued();
+      state.in_flight += stage->in_flight_changes();
+      // A birth or a catch-up starts the re-send in both families: count it once.
+      state.full_pushes = stage->stats().resyncs;
+      state.lagged += stage->stats().lagged;
+      state.batches_failed += stage->stats().batches_failed;
+    }
+    out.push_back(std::move(state));
+  }
+  return out;
+}
+
 void Rib::FeaBorn(std::string_view fea) {
   for (RibNetwork* network : {v4_.get(), v6_.get()}) {
     if (FeaOutStage* out = network->fea_out(fea)) out->FeaBorn();

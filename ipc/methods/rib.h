@@ -51,5 +51,6 @@ inline const Method<v1::SetAdminDistanceRequest, v1::SetAdminDistanceReply> kSet
     "rib/1.0/set_admin_distance"};
 inline const Method<v1::ListProtocolsRequest, v1::ListProtocolsReply> kListProtocols{
     "rib/1.0/list_protocols"};
+inline const Method<v1::ListFeasRequest, v1::ListFeasReply> kListFeas{"rib/1.0/list_feas"};
 
 }  // namespace sluice::ipc::methods::rib

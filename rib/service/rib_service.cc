@@ -27,6 +27,7 @@ using ipc::methods::rib::kDeregisterInterest;
 using ipc::methods::rib::kDeregisterProtocol;
 using ipc::methods::rib::kEndOfRib;
 using ipc::methods::rib::kGetAdminDistance;
+using ipc::methods::rib::kListFeas;
 using ipc::methods::rib::kListProtocols;
 using ipc::methods::rib::kListRoutes;
 using ipc::methods::rib::kLookupRouteByDest4;
@@ -260,6 +261,23 @@ absl::Status RibService::RegisterQueries() {
         RETURN_IF_ERROR(
             rib_.SetAdminDistance(r.protocol(), static_cast<uint16_t>(r.admin_distance())));
         return pb::SetAdminDistanceReply();
+      }));
+  RETURN_IF_ERROR(router_.Handle(
+      kListFeas, [this](const pb::ListFeasRequest&) -> absl::StatusOr<pb::ListFeasReply> {
+        pb::ListFeasReply reply;
+        for (const FeaState& state : rib_.FeaStates()) {
+          pb::FeaFeed* f = reply.add_feas();
+          f->set_fea(state.name);
+          f->set_up(state.up);
+          f->set_lagging(state.lagging);
+          f->set_resyncing(state.resyncing);
+          f->set_queued(state.queued);
+          f->set_in_flight(state.in_flight);
+          f->set_full_pushes(state.full_pushes);
+          f->set_lagged(state.lagged);
+          f->set_batches_failed(state.batches_failed);
+        }
+        return reply;
       }));
   return router_.Handle(
       kListProtocols,

@@ -48,12 +48,13 @@ absl::StatusOr<std::vector<rib::v1::RibRoute>> AllRibRoutes(SyncClient& client,
   return out;
 }
 
-absl::StatusOr<std::vector<fea_fib::v1::FibRoute>> AllFibRoutes(SyncClient& client) {
+absl::StatusOr<std::vector<fea_fib::v1::FibRoute>> AllFibRoutes(SyncClient& client,
+                                                                const std::string& fea) {
   fea_fib::v1::ListRoutesRequest q;
   q.set_max_routes(20000);
   std::vector<fea_fib::v1::FibRoute> out;
   while (true) {
-    auto r = client.Call("fea", ipc::methods::fea_fib::kListRoutes, q);
+    auto r = client.Call(fea, ipc::methods::fea_fib::kListRoutes, q);
     if (!r.ok()) return r.status();
     for (fea_fib::v1::FibRoute& route : *r->mutable_routes()) out.push_back(std::move(route));
     if (!r->more() || r->routes().empty()) break;

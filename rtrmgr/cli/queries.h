@@ -27,6 +27,7 @@ absl::StatusOr<std::vector<rib::v1::RibRoute>> AllRibRoutes(SyncClient& client,
                                                             const std::string& family,
                                                             const std::string& protocol = "");
 // Every FIB route, both families.
-absl::StatusOr<std::vector<fea_fib::v1::FibRoute>> AllFibRoutes(SyncClient& client);
+absl::StatusOr<std::vector<fea_fib::v1::FibRoute>> AllFibRoutes(SyncClient& client,
+                                                                const std::string& fea = "fea");
 
 }  // namespace sluice::rtrmgr::cli

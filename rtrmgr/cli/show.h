@@ -2,14 +2,20 @@
 // The `sluice show` views (show_command.cc dispatches). Each prints a table, or with `json` one
 // JSON document (json_view.h, docs/json.md), and returns an exit code (command.h).
 
+#include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "ipc/proto/bgp.pb.h"
+#include "ipc/proto/rib.pb.h"
 #include "ipc/proto/types.pb.h"
 #include "rtrmgr/cli/command.h"
+#include "rtrmgr/cli/json_view.h"
+#include "rtrmgr/cli/sync_client.h"
 
 namespace sluice::rtrmgr::cli {
 
@@ -47,10 +53,22 @@ int ShowBgpRoutesCount(Context& c, bool json);
 int ShowRoute(const Args& args, Context& c, bool json);
 int ShowRouteFor(const std::string& address, Context& c, bool json);
 int ShowRouteSummary(Context& c, bool json);
-int ShowFib(Context& c, bool json);
+// `fea`: the FEA instance whose FIB is listed ("fea": the first of the class).
+int ShowFib(Context& c, bool json, const std::string& fea = "fea");
 // show_rpki.cc
 int ShowRpki(Context& c, bool json);
 int ShowRpkiVrps(const Args& args, Context& c, bool json);
+// show_feas.cc: the FEAs the RIB feeds (rib/1.0 list_feas) and, for each one up, the routes
+// its FIB holds (its fea_fib/1.0 get_stats; nullopt when down, lagging or not answering).
+struct FeaRow {
+  rib::v1::FeaFeed feed;
+  std::optional<uint64_t> routes;
+};
+absl::StatusOr<std::vector<FeaRow>> FeaRows(SyncClient& client);
+// A table: name, state (down, up, lagging, resyncing), routes, backlog (changes queued or in
+// flight), full pushes, times lagged.
+void PrintFeas(const std::vector<FeaRow>& rows, std::ostream& out);
+Json FeasJson(const std::vector<FeaRow>& rows);
 // show_system.cc
 int ShowInterfaces(Context& c, bool json);
 int ShowPlumbing(const std::string& process, Context& c, bool json);

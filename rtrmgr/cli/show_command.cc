@@ -72,6 +72,7 @@ int RunShow(const std::vector<std::string>& all_args, Context& context) {
   }
   if (what == "route") return ShowRoute(rest, context, json);
   if (what == "fib" && rest.empty()) return ShowFib(context, json);
+  if (what == "fib" && rest.size() == 2 && rest[0] == "fea") return ShowFib(context, json, rest[1]);
   if (what == "rpki" && rest.empty()) return ShowRpki(context, json);
   if (what == "rpki" && !rest.empty() && rest[0] == "vrps") {
     return ShowRpkiVrps(Args(rest.begin() + 1, rest.end()), context, json);

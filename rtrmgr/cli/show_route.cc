@@ -143,9 +143,9 @@ int ShowRouteFor(const std::string& address, Context& c, bool json) {
   return kOk;
 }
 
-int ShowFib(Context& c, bool json) {
+int ShowFib(Context& c, bool json, const std::string& fea) {
   SyncClient client(c.finder_address, c.timeout_ms);
-  auto r = AllFibRoutes(client);
+  auto r = AllFibRoutes(client, fea);
   if (!r.ok()) return Fail(c, "fib", r.status());
   if (json) {
     Json list = Json::array();

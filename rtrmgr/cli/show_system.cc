@@ -52,27 +52,45 @@ int ShowPlumbing(const std::string& process, Context& c, bool json) {
   return kOk;
 }
 
+namespace {
+
+void PrintChildren(const rtrmgr::v1::GetStatusReply& r, std::ostream& out) {
+  out << "configuration: " << r.config_file() << "\n";
+  if (r.confirm_remaining_ms() > 0) {
+    out << absl::StrFormat(
+        "unconfirmed: rolls back in %.0f s unless `sluice configure confirm` follows\n",
+        r.confirm_remaining_ms() / 1000.0);
+  }
+  out << absl::StrFormat("%-14s %8s %8s %-10s %10s %10s  %s\n", "process", "pid", "restarts",
+                         "configured", "RSS MB", "peak MB", "last exit");
+  for (const auto& p : r.children()) {
+    out << absl::StrFormat("%-14s %8d %8u %-10s %10.1f %10.1f  %s\n", "sluice-" + p.name(), p.pid(),
+                           p.restarts(), p.configured() ? "yes" : "no", p.rss_kb() / 1024.0,
+                           p.peak_rss_kb() / 1024.0, p.last_exit());
+  }
+}
+
+}  // namespace
+
+// What the router manager runs, then the FEAs the RIB feeds, local or not: either half alone
+// when the other does not answer (a RIB without a router manager, say).
 int ShowProcesses(Context& c, bool json) {
   SyncClient client(c.finder_address, c.timeout_ms);
   auto r = client.Call("rtrmgr", ipc::methods::rtrmgr::kGetStatus, rtrmgr::v1::GetStatusRequest());
-  if (!r.ok()) return Fail(c, "processes", r.status());
+  auto feas = FeaRows(client);
+  if (!r.ok() && !feas.ok()) return Fail(c, "processes", r.status());
   if (json) {
-    *c.out << Print(StatusJson(*r)) << "\n";
+    Json out = r.ok() ? StatusJson(*r) : Json::object();
+    out["feas"] = feas.ok() ? FeasJson(*feas) : Json::array();
+    *c.out << Print(out) << "\n";
     return kOk;
   }
-  *c.out << "configuration: " << r->config_file() << "\n";
-  if (r->confirm_remaining_ms() > 0) {
-    *c.out << absl::StrFormat(
-        "unconfirmed: rolls back in %.0f s unless `sluice configure confirm` follows\n",
-        r->confirm_remaining_ms() / 1000.0);
+  if (r.ok()) {
+    PrintChildren(*r, *c.out);
+  } else {
+    *c.err << "sluice show processes: the router manager: " << r.status().message() << "\n";
   }
-  *c.out << absl::StrFormat("%-14s %8s %8s %-10s %10s %10s  %s\n", "process", "pid", "restarts",
-                            "configured", "RSS MB", "peak MB", "last exit");
-  for (const auto& p : r->children()) {
-    *c.out << absl::StrFormat("%-14s %8d %8u %-10s %10.1f %10.1f  %s\n", "sluice-" + p.name(),
-                              p.pid(), p.restarts(), p.configured() ? "yes" : "no",
-                              p.rss_kb() / 1024.0, p.peak_rss_kb() / 1024.0, p.last_exit());
-  }
+  if (feas.ok()) PrintFeas(*feas, *c.out);
   return kOk;
 }
 

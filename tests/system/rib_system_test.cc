@@ -259,8 +259,23 @@ TEST_F(RibSystemTest, EveryFeaGetsTheTableAndOneStoppedOrKilledHoldsUpNoOther) {
       << plumbing.out;
   EXPECT_FALSE(std::regex_search(plumbing.out, std::regex("ipv4/fea-out/fea .* lagging")))
       << plumbing.out;
+  // What an operator sees (no router manager here: the FEA table alone): 20,003 routes with
+  // the connected ones; fea-2's backlog is what it was sent before it stopped.
+  CommandResult processes = p_.Sluice({"show", "processes"});
+  ASSERT_EQ(processes.exit_code, 0) << processes.err;
+  EXPECT_TRUE(std::regex_search(processes.out, std::regex("\\nfea +up +20003 +0 +1 +0\\n")))
+      << processes.out;
+  EXPECT_TRUE(
+      std::regex_search(processes.out, std::regex("\\nfea-2 +lagging +- +[0-9]+ +1 +[12]\\n")))
+      << processes.out;
   p_.other_fea("fea-2")->Signal(SIGCONT);
   ASSERT_TRUE(FibIs(second, 60000, "fea-2")) << last_fib_.size() << " routes";
+  CommandResult fib = p_.Sluice({"show", "fib", "fea", "fea-2", "--json"});
+  ASSERT_EQ(fib.exit_code, 0) << fib.err;
+  EXPECT_THAT(fib.out, HasSubstr("\"30.0.0.0/24\"")) << fib.out.substr(0, 300);
+  processes = p_.Sluice({"show", "processes", "--json"});
+  EXPECT_THAT(processes.out, HasSubstr("{\"name\":\"fea-2\",\"state\":\"up\",\"routes\":20003,"))
+      << processes.out;
 
   // fea-2 is killed; 1,000 routes come meanwhile; a new fea-2 ends with exactly fea's table,
   // and fea is re-sent nothing.
