@@ -2,11 +2,13 @@
 // sluice-rib reach each other over TCP only, each with a certificate from the test's own CA
 // naming its class. A route goes from this test (class bgp, by its certificate) through the RIB
 // to the FEA; a client without a certificate, with one for another class, or in plain text is
-// refused.
+// refused. Two FEAs as forwarding engines on other hosts, each with a certificate naming its
+// instance ("fea/fea-b"), are both fed; a certificate for one instance registers no other.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -14,6 +16,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "grpcpp/grpcpp.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/proto/finder.grpc.pb.h"
@@ -56,26 +59,34 @@ class TlsSystemTest : public ::testing::Test {
 
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
-  // A CA, and for each name a key and a certificate whose common name is the name.
+  // A CA (the first time), and for each name a key and a certificate whose common name is the
+  // name ("fea" or "fea/fea-b"), in files named after it ('/' as '_').
   bool MakeCertificates(const std::vector<std::string>& names) {
     const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
-    std::string script = absl::StrCat("cd ", dir_, " && openssl req -x509 ", key,
-                                      " -keyout ca.key -out ca.pem -days 3650 ",
-                                      "-subj /CN=sluice-test-ca 2>/dev/null");
+    std::string script = absl::StrCat("cd ", dir_, " && { test -e ca.pem || openssl req -x509 ",
+                                      key, " -keyout ca.key -out ca.pem -days 3650 ",
+                                      "-subj /CN=sluice-test-ca 2>/dev/null; }");
     for (const std::string& n : names) {
-      absl::StrAppend(&script, " && openssl req ", key, " -keyout ", n, ".key -out ", n,
-                      ".csr -subj /CN=", n, " 2>/dev/null && openssl x509 -req -in ", n,
-                      ".csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 -out ", n,
+      const std::string f = FileName(n);
+      absl::StrAppend(&script, " && openssl req ", key, " -keyout ", f, ".key -out ", f,
+                      ".csr -subj '/CN=", absl::StrReplaceAll(n, {{"/", "\\/"}}),
+                      "' 2>/dev/null && openssl x509 -req -in ", f,
+                      ".csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 -out ", f,
                       ".pem 2>/dev/null");
     }
     CommandResult r = RunCommand({"/bin/sh", "-c", script});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.exit_code == 0;
   }
+  static std::string FileName(std::string name) {
+    std::replace(name.begin(), name.end(), '/', '_');
+    return name;
+  }
 
   std::vector<std::string> Env(const std::string& name) const {
+    const std::string f = FileName(name);
     return {"SLUICE_RUNDIR=" + dir_, "SLUICE_TLS_CA=" + Path("ca.pem"),
-            "SLUICE_TLS_CERT=" + Path(name + ".pem"), "SLUICE_TLS_KEY=" + Path(name + ".key")};
+            "SLUICE_TLS_CERT=" + Path(f + ".pem"), "SLUICE_TLS_KEY=" + Path(f + ".key")};
   }
 
   ipc::TlsFiles Files(const std::string& name) const {
@@ -111,7 +122,7 @@ class TlsSystemTest : public ::testing::Test {
     return FinderStub(std::move(credentials))->ListTargets(&context, {}, &reply);
   }
 
-  void StartProcesses() {
+  void StartFinder() {
     finder_ = ChildProcess::Start(
         {BuildPath("finder/sluice-finder"), "--listen", finder_address_, "--grace-ms", "0"},
         Env("finder"));
@@ -120,13 +131,52 @@ class TlsSystemTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     ASSERT_TRUE(ListTargets(grpc::SslCredentials(Ssl("bgp"))).ok()) << finder_->Output();
-    fea_ = ChildProcess::Start({BuildPath("fea/sluice-fea"), "--finder", finder_address_,
-                                "--listen", "tcp:127.0.0.1:0", "--interface", "eth0=10.1.0.1/24"},
-                               Env("fea"));
+  }
+  // A sluice-fea over TCP with the certificate `certificate`, registering as `instance`; its
+  // log (stderr) joins its Output().
+  std::unique_ptr<ChildProcess> StartFea(const std::string& certificate,
+                                         const std::string& instance) {
+    return ChildProcess::Start(
+        {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", BuildPath("fea/sluice-fea"), "--finder",
+         finder_address_, "--listen", "tcp:127.0.0.1:0", "--instance", instance, "--interface",
+         "eth0=10.1.0.1/24"},
+        Env(certificate));
+  }
+  void StartRib() {
     rib_ = ChildProcess::Start(
         {BuildPath("rib/sluice-rib"), "--finder", finder_address_, "--listen", "tcp:127.0.0.1:0"},
         Env("rib"));
-    ASSERT_TRUE(fea_ && rib_);
+    ASSERT_TRUE(rib_);
+  }
+  void StartProcesses() {
+    ASSERT_NO_FATAL_FAILURE(StartFinder());
+    fea_ = StartFea("fea", "fea");
+    ASSERT_TRUE(fea_);
+    ASSERT_NO_FATAL_FAILURE(StartRib());
+  }
+  // As this test's class bgp: adds `prefix` via 10.1.0.254, once the RIB answers.
+  absl::Status AddRoute(const std::string& prefix) {
+    rib::v1::AddRoute4Request add;
+    add.set_protocol("ebgp");
+    ipc::ToProto(*net::Prefix::Parse(prefix), add.mutable_network());
+    ipc::ToProto(*net::IPv4Address::Parse("10.1.0.254"), add.mutable_nexthop());
+    absl::StatusOr<rib::v1::RouteReply> added = absl::UnavailableError("not yet");
+    for (int i = 0; i < 100 && !added.ok(); ++i) {  // until the RIB and the FEA are up
+      added = client_->Call("rib", kAddRoute4, add);
+      if (!added.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return added.status();
+  }
+  // Whether FEA `fea` comes to hold `prefix` within `ms`.
+  bool FeaHolds(const std::string& fea, const std::string& prefix, int ms = 10000) {
+    fea_fib::v1::LookupRouteByNetworkRequest lookup;
+    ipc::ToProto(*net::Prefix::Parse(prefix), lookup.mutable_network());
+    for (int i = 0; i < ms / 100; ++i) {
+      auto reply = client_->Call(fea, kFeaLookup, lookup);
+      if (reply.ok() && reply->found()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
   }
 
   std::string dir_;
@@ -141,25 +191,9 @@ TEST_F(TlsSystemTest, ARouteCrossesTcpWithMutualTlsAndStrangersAreRefused) {
   ipc::SetTransportSecurity(ipc::TransportSecurity{.tls = Files("bgp"), .insecure = false});
   client_ = std::make_unique<rtrmgr::cli::SyncClient>(finder_address_, 20000, "bgp");
 
-  rib::v1::AddRoute4Request add;
-  add.set_protocol("ebgp");
-  ipc::ToProto(*net::Prefix::Parse("10.99.0.0/16"), add.mutable_network());
-  ipc::ToProto(*net::IPv4Address::Parse("10.1.0.254"), add.mutable_nexthop());
-  absl::StatusOr<rib::v1::RouteReply> added = absl::UnavailableError("not yet");
-  for (int i = 0; i < 100 && !added.ok(); ++i) {  // until the RIB and the FEA are up
-    added = client_->Call("rib", kAddRoute4, add);
-    if (!added.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ASSERT_TRUE(added.ok()) << added.status() << fea_->Output() << rib_->Output();
-  fea_fib::v1::LookupRouteByNetworkRequest lookup;
-  ipc::ToProto(*net::Prefix::Parse("10.99.0.0/16"), lookup.mutable_network());
-  bool found = false;
-  for (int i = 0; i < 100 && !found; ++i) {
-    auto reply = client_->Call("fea", kFeaLookup, lookup);
-    found = reply.ok() && reply->found();
-    if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_TRUE(found) << "the route did not reach the FEA over TLS\n" << rib_->Output();
+  ASSERT_TRUE(AddRoute("10.99.0.0/16").ok()) << fea_->Output() << rib_->Output();
+  EXPECT_TRUE(FeaHolds("fea", "10.99.0.0/16")) << "the route did not reach the FEA over TLS\n"
+                                               << rib_->Output();
 
   // No certificate, or plain text: no connection at all.
   EXPECT_EQ(ListTargets(grpc::SslCredentials(Ssl(""))).error_code(), grpc::StatusCode::UNAVAILABLE);
@@ -180,6 +214,29 @@ TEST_F(TlsSystemTest, ARouteCrossesTcpWithMutualTlsAndStrangersAreRefused) {
   grpc::Status refused = session->Finish();
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(refused.error_message(), HasSubstr("does not allow registering class fea"));
+}
+
+// Forwarding engines on other hosts: each FEA's certificate names its instance, the RIB feeds
+// both, and a certificate for one instance does not register another.
+TEST_F(TlsSystemTest, TwoFeasWithCertificatesForTheirInstancesAreBothFedAndNoOtherName) {
+  ASSERT_TRUE(MakeCertificates({"fea/fea-b", "fea/fea-c"}));
+  ASSERT_NO_FATAL_FAILURE(StartFinder());
+  auto b = StartFea("fea/fea-b", "fea-b");
+  auto c = StartFea("fea/fea-c", "fea-c");
+  ASSERT_TRUE(b && c);
+  ASSERT_NO_FATAL_FAILURE(StartRib());
+  ipc::SetTransportSecurity(ipc::TransportSecurity{.tls = Files("bgp"), .insecure = false});
+  client_ = std::make_unique<rtrmgr::cli::SyncClient>(finder_address_, 20000, "bgp");
+  ASSERT_TRUE(AddRoute("10.99.0.0/16").ok()) << b->Output() << rib_->Output();
+  EXPECT_TRUE(FeaHolds("fea-b", "10.99.0.0/16")) << b->Output() << rib_->Output();
+  EXPECT_TRUE(FeaHolds("fea-c", "10.99.0.0/16")) << c->Output() << rib_->Output();
+
+  // fea-b's certificate, another instance name: the Finder refuses it, again and again.
+  auto thief = StartFea("fea/fea-b", "fea-d");
+  ASSERT_TRUE(thief);
+  EXPECT_TRUE(thief->WaitForOutput("does not allow registering class fea instance fea-d", 20000))
+      << thief->Output();
+  EXPECT_FALSE(FeaHolds("fea-d", "10.99.0.0/16", 1000));
 }
 
 }  // namespace
