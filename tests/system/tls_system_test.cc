@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -16,7 +15,6 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "grpcpp/grpcpp.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/proto/finder.grpc.pb.h"
@@ -26,6 +24,7 @@
 #include "ipc/xrl_router.h"
 #include "rtrmgr/cli/sync_client.h"
 #include "tests/system/child_process.h"
+#include "tests/system/test_certificates.h"
 
 namespace sluice::testing {
 namespace {
@@ -39,7 +38,7 @@ const ipc::Method<fea_fib::v1::LookupRouteByNetworkRequest, fea_fib::v1::LookupR
 class TlsSystemTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (RunCommand({"/bin/sh", "-c", "command -v openssl"}).exit_code != 0) {
+    if (!HaveOpenssl()) {
       GTEST_SKIP() << "needs the openssl command (Debian package openssl) to make certificates";
     }
     char dir[] = "/tmp/sluice-tls.XXXXXX";
@@ -59,38 +58,18 @@ class TlsSystemTest : public ::testing::Test {
 
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
-  // A CA (the first time), and for each name a key and a certificate whose common name is the
-  // name ("fea" or "fea/fea-b"), in files named after it ('/' as '_').
   bool MakeCertificates(const std::vector<std::string>& names) {
-    const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
-    std::string script = absl::StrCat("cd ", dir_, " && { test -e ca.pem || openssl req -x509 ",
-                                      key, " -keyout ca.key -out ca.pem -days 3650 ",
-                                      "-subj /CN=sluice-test-ca 2>/dev/null; }");
-    for (const std::string& n : names) {
-      const std::string f = FileName(n);
-      absl::StrAppend(&script, " && openssl req ", key, " -keyout ", f, ".key -out ", f,
-                      ".csr -subj '/CN=", absl::StrReplaceAll(n, {{"/", "\\/"}}),
-                      "' 2>/dev/null && openssl x509 -req -in ", f,
-                      ".csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 -out ", f,
-                      ".pem 2>/dev/null");
-    }
-    CommandResult r = RunCommand({"/bin/sh", "-c", script});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.exit_code == 0;
-  }
-  static std::string FileName(std::string name) {
-    std::replace(name.begin(), name.end(), '/', '_');
-    return name;
+    return testing::MakeCertificates(dir_, names);
   }
 
   std::vector<std::string> Env(const std::string& name) const {
-    const std::string f = FileName(name);
-    return {"SLUICE_RUNDIR=" + dir_, "SLUICE_TLS_CA=" + Path("ca.pem"),
-            "SLUICE_TLS_CERT=" + Path(f + ".pem"), "SLUICE_TLS_KEY=" + Path(f + ".key")};
+    std::vector<std::string> env = TlsEnv(dir_, name);
+    env.push_back("SLUICE_RUNDIR=" + dir_);
+    return env;
   }
 
   ipc::TlsFiles Files(const std::string& name) const {
-    return {Path("ca.pem"), Path(name + ".pem"), Path(name + ".key")};
+    return {Path("ca.pem"), CertificateFile(dir_, name), KeyFile(dir_, name)};
   }
 
   grpc::SslCredentialsOptions Ssl(const std::string& name) const {
