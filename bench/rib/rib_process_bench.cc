@@ -13,7 +13,11 @@
 //
 //   rib_process_bench [--runs N] [--batch N] [--in-flight N] [--fea-batch N]
 //                     [--fea-in-flight N] [--prefixes N] [--rib-arg ARG]... [--unpacked]
-//                     [--hold]
+//                     [--feas N] [--hold]
+//
+// --feas N starts N dummy FEAs ("fea", "fea-2", ...), all fed by the one RIB (DESIGN.md
+// § Processes): the end-to-end time is then until every FEA holds every route, and the RIB's
+// CPU per route shows what each added FEA costs it.
 //
 // The prefixes come from $SLUICE_DATA_DIR/mrt/pch-2015-10-23-fulltable-updates.mrt.gz read with
 // the project's MRT reader (bgp/mrt); without it, a synthetic table of the same size.
@@ -38,6 +42,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "base/program_options.h"
 #include "bench/net/bench_prefixes.h"
 #include "bgp/mrt/bgpdump_format.h"
@@ -70,6 +75,7 @@ struct Options {
   std::vector<std::string> rib_args;
   bool hold = false;
   bool unpacked = false;  // add_routes instead of add_routes_packed
+  int feas = 1;
 };
 
 // The distinct prefixes announced in the capture, in order of first announcement, through the
@@ -156,9 +162,13 @@ class Bench {
 
   std::optional<Run> RunOnce(bool hold) {
     testing::FeaRibProcesses p;
-    if (!p.StartFinder() ||
-        !p.StartFea({"--backend", "dummy", "--interface", "eth0=192.0.2.1/24"})) {
-      return std::nullopt;
+    const std::vector<std::string> fea_args = {"--backend", "dummy", "--interface",
+                                               "eth0=192.0.2.1/24"};
+    if (!p.StartFinder() || !p.StartFea(fea_args)) return std::nullopt;
+    std::vector<std::string> feas = {"fea"};
+    for (int i = 2; i <= options_.feas; ++i) {
+      feas.push_back("fea-" + std::to_string(i));
+      if (!p.StartOtherFea(feas.back(), fea_args)) return std::nullopt;
     }
     std::vector<std::string> rib_args = {"--fea-batch-size", std::to_string(options_.fea_batch),
                                          "--fea-max-in-flight",
@@ -180,7 +190,7 @@ class Bench {
       return std::nullopt;
 
     // The FIB before: the connected routes (lo, eth0).
-    const int64_t base = FibSize(io, router);
+    const int64_t base = FibSize(io, router, "fea");
     const int64_t connected_overlap =
         std::count_if(prefixes_.begin(), prefixes_.end(), [](const net::Prefix& x) {
           return x == *net::Prefix::Parse("192.0.2.0/24") ||
@@ -249,9 +259,11 @@ class Bench {
     if (failed) return std::nullopt;
     const auto sent = Clock::now();
     int64_t size = 0;
-    while ((size = FibSize(io, router)) < target) {
-      if (size < 0 || Clock::now() - t0 > std::chrono::minutes(10)) return std::nullopt;
-      RunFor(io, 2);
+    for (const std::string& fea : feas) {
+      while ((size = FibSize(io, router, fea)) < target) {
+        if (size < 0 || Clock::now() - t0 > std::chrono::minutes(10)) return std::nullopt;
+        RunFor(io, 2);
+      }
     }
     const auto t1 = Clock::now();
     Run run;
@@ -263,9 +275,11 @@ class Bench {
         static_cast<double>(RssBytes(p.fea()->pid()) - fea_rss0) / prefixes_.size();
     run.rib_cpu_us_per_route = (CpuSeconds(p.rib()->pid()) - rib_cpu0) * 1e6 / prefixes_.size();
     run.fea_cpu_us_per_route = (CpuSeconds(p.fea()->pid()) - fea_cpu0) * 1e6 / prefixes_.size();
-    std::printf("    all sent to the RIB after %.3f s, all in the FEA after %.3f s (FIB %lld)\n",
-                std::chrono::duration<double>(sent - t0).count(), seconds,
-                static_cast<long long>(size));
+    std::printf(
+        "    all sent to the RIB after %.3f s, all in %s after %.3f s (FIB %lld)\n",
+        std::chrono::duration<double>(sent - t0).count(),
+        feas.size() == 1 ? "the FEA" : absl::StrCat("each of ", feas.size(), " FEAs").c_str(),
+        seconds, static_cast<long long>(size));
     if (hold) {
       std::printf("    holding: rib pid %d, fea pid %d; press Enter\n", p.rib()->pid(),
                   p.fea()->pid());
@@ -286,11 +300,12 @@ class Bench {
   static void RunFor(boost::asio::io_context& io, int ms) {
     io.run_for(std::chrono::milliseconds(ms));
   }
-  // "Fib: N routes" from the FEA's describe_plumbing; -1 on failure.
-  static int64_t FibSize(boost::asio::io_context& io, ipc::XrlRouter& router) {
+  // "Fib: N routes" from FEA `fea`'s describe_plumbing; -1 on failure.
+  static int64_t FibSize(boost::asio::io_context& io, ipc::XrlRouter& router,
+                         const std::string& fea) {
     std::optional<absl::StatusOr<profile::v1::DescribePlumbingReply>> reply;
     router.Call(
-        "fea", kDescribe, profile::v1::DescribePlumbingRequest(),
+        fea, kDescribe, profile::v1::DescribePlumbingRequest(),
         [&](absl::StatusOr<profile::v1::DescribePlumbingReply> r) { reply = std::move(r); });
     if (!RunUntil(
             io, [&] { return reply.has_value(); }, 10000) ||
@@ -337,6 +352,8 @@ std::optional<int> ParseArgs(int argc, char** argv, Options& o) {
                           "one more argument for sluice-rib (repeatable; `--rib-arg --flag` "
                           "passes --flag)");
   app.add_flag("--unpacked", o.unpacked, "rib/1.0/add_routes instead of add_routes_packed");
+  app.add_option("--feas", o.feas, "dummy FEAs the RIB feeds; the time is until each holds all")
+      ->check(CLI::Range(1, 64));
   app.add_flag("--hold", o.hold,
                "keep the processes running after the first run's load (for perf), until Enter");
   // CLI11 takes no value that looks like an option; --rib-arg's are sluice-rib's options.
@@ -366,9 +383,10 @@ int main(int argc, char** argv) {
   if (options.prefixes > 0 && options.prefixes < prefixes.size()) prefixes.resize(options.prefixes);
   std::printf(
       "rib_process_bench: %zu prefixes from %s; %s batches of %zu, %zu in flight to the "
-      "RIB; FIB batches of %zu, %zu in flight; %d runs\n",
+      "RIB; FIB batches of %zu, %zu in flight; %d FEA(s); %d runs\n",
       prefixes.size(), source.c_str(), options.unpacked ? "add_routes" : "add_routes_packed",
-      options.batch, options.in_flight, options.fea_batch, options.fea_in_flight, options.runs);
+      options.batch, options.in_flight, options.fea_batch, options.fea_in_flight, options.feas,
+      options.runs);
   Bench bench(options, prefixes);
   std::vector<double> rate, rib_bytes, fea_bytes, rib_cpu, fea_cpu;
   for (int i = 0; i < options.runs; ++i) {
