@@ -138,8 +138,8 @@ void FeaOutStage::StopWalk() {
 }
 
 void FeaOutStage::MaybeCaughtUp() {
-  if (!lagging_ || in_flight_ > 0 || caught_up_posted_) return;
-  caught_up_posted_ = true;
+  if (!lagging_ || in_flight_ > 0) return;
+  // Posted again by a later call, it finds a new generation (FeaBorn) and returns.
   boost::asio::post(io_, [this, weak = std::weak_ptr<bool>(alive_), generation = generation_] {
     if (!weak.lock() || generation != generation_ || !lagging_) return;
     SLUICE_LOG(kInfo) << name() << ": the FEA has caught up; re-sending the whole FIB";
@@ -234,7 +234,6 @@ void FeaOutStage::FeaBorn() {
   ++generation_;
   fea_up_ = true;
   lagging_ = false;
-  caught_up_posted_ = false;
   DropQueue();
   in_flight_ = 0;
   in_flight_changes_ = 0;
@@ -253,7 +252,6 @@ void FeaOutStage::FeaDied() {
   ++generation_;
   fea_up_ = false;
   lagging_ = false;
-  caught_up_posted_ = false;
   DropQueue();
   in_flight_ = 0;
   in_flight_changes_ = 0;

@@ -146,7 +146,6 @@ class FeaOutStage : public RibLinearStage {
   size_t in_flight_changes_ = 0;
 
   bool lagging_ = false;
-  bool caught_up_posted_ = false;
   bool resyncing_ = false;
   bool resync_paused_ = false;
   std::optional<net::Prefix> resync_cursor_;

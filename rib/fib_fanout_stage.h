@@ -34,7 +34,6 @@ class FibFanoutStage : public RibStage {
   std::optional<RibRoute> lookup_route(const net::Prefix& prefix) const override;
 
   RibStage* upstream() const { return upstream_; }
-  const std::vector<RibStage*>& downstreams() const { return downstreams_; }
 
   std::vector<const stage::StageBase*> upstream_stages() const override;
   std::vector<const stage::StageBase*> downstream_stages() const override;

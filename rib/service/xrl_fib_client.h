@@ -45,7 +45,6 @@ class XrlFibClient : public FibClient {
   void FeaDied();
 
   const std::string& fea() const { return fea_; }
-  FullPushGate& gate() { return gate_; }
   struct Stats {
     uint64_t batches = 0;
     uint64_t changes = 0;
