@@ -71,6 +71,24 @@ class RibSystemTest : public ::testing::Test {
                 {BuildPath("tests/system/sluice-rib-test-client"), "--instance", instance});
     return ChildProcess::Start(args, p_.Env());
   }
+  // Once the FEAs run: a RIB sending batches of 500 and queueing at most 25,000 changes per FEA,
+  // and an ebgp owner that has added 20,000 /24s from 20.0.0.0 via 192.0.2.7 (nullptr, with a
+  // failure, when any of it did not come up).
+  std::unique_ptr<ChildProcess> StartBoundedRibWithEbgpTable() {
+    if (!p_.StartRib({"--fea-batch-size", "500", "--fea-max-backlog", "25000"}) ||
+        !FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; })) {
+      ADD_FAILURE() << "the RIB did not become READY";
+      return nullptr;
+    }
+    auto ebgp =
+        StartClient("bgp-1", {"--protocol", "ebgp", "--routes", "20000,20.0.0.0/24,192.0.2.7"});
+    if (ebgp == nullptr || !ebgp->WaitForOutput("added 20000", 20000)) {
+      ADD_FAILURE() << "the ebgp owner did not add its routes: "
+                    << (ebgp ? ebgp->Output() : "it did not start");
+      return nullptr;
+    }
+    return ebgp;
+  }
 
   FeaRibProcesses p_;
   std::vector<std::string> last_fib_;
@@ -185,12 +203,8 @@ std::vector<std::string> FibLines(uint32_t n, uint32_t first, const std::string&
 TEST_F(RibSystemTest, AStoppedFeaLagsWhileTheRibStaysBoundedThenGetsExactlyTheRibsTable) {
   ASSERT_TRUE(p_.StartFinder());
   ASSERT_TRUE(p_.StartFea(FeaArgs()));
-  ASSERT_TRUE(p_.StartRib({"--fea-batch-size", "500", "--fea-max-backlog", "25000"}));
-  ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
-  auto ebgp =
-      StartClient("bgp-1", {"--protocol", "ebgp", "--routes", "20000,20.0.0.0/24,192.0.2.7"});
+  auto ebgp = StartBoundedRibWithEbgpTable();
   ASSERT_NE(ebgp, nullptr);
-  ASSERT_TRUE(ebgp->WaitForOutput("added 20000", 20000)) << ebgp->Output();
   ASSERT_TRUE(FibIs(FibLines(20000, 0x14000000u, "192.0.2.7", "ebgp"), 60000))
       << last_fib_.size() << " routes";
 
@@ -234,12 +248,8 @@ TEST_F(RibSystemTest, EveryFeaGetsTheTableAndOneStoppedOrKilledHoldsUpNoOther) {
   ASSERT_TRUE(p_.StartFinder());
   ASSERT_TRUE(p_.StartFea(FeaArgs()));
   ASSERT_TRUE(p_.StartOtherFea("fea-2", FeaArgs()));
-  ASSERT_TRUE(p_.StartRib({"--fea-batch-size", "500", "--fea-max-backlog", "25000"}));
-  ASSERT_TRUE(FeaRibProcesses::WaitFor([&] { return p_.Status("rib") == "READY"; }));
-  auto ebgp =
-      StartClient("bgp-1", {"--protocol", "ebgp", "--routes", "20000,20.0.0.0/24,192.0.2.7"});
+  auto ebgp = StartBoundedRibWithEbgpTable();
   ASSERT_NE(ebgp, nullptr);
-  ASSERT_TRUE(ebgp->WaitForOutput("added 20000", 20000)) << ebgp->Output();
   const std::vector<std::string> first = FibLines(20000, 0x14000000u, "192.0.2.7", "ebgp");
   ASSERT_TRUE(FibIs(first, 60000, "fea")) << last_fib_.size() << " routes";
   ASSERT_TRUE(FibIs(first, 60000, "fea-2")) << last_fib_.size() << " routes";
