@@ -227,7 +227,9 @@ v1::ResolveReply Registry::Resolve(SessionId id, const v1::ResolveRequest& reque
   reply.set_instance_name(reg.instance_name());
   reply.set_class_name(reg.class_name());
   reply.set_incarnation(reg.incarnation());
-  reply.set_certificate_name(target->principal.certificate);
+  // Without a certificate of its own at registration, the name its TCP endpoints present.
+  reply.set_certificate_name(target->principal.certificate.empty() ? reg.tls_name()
+                                                                   : target->principal.certificate);
   *reply.mutable_endpoints() = reg.endpoints();
   const std::string caller_id = absl::StrFormat("%s/%s", session.class_name, session.instance);
   for (const auto& rpc : service->methods()) {

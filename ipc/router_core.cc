@@ -160,10 +160,12 @@ absl::Status RouterCore::Start() {
   methods_.Freeze();
   if (options_.serve) {
     std::vector<std::string> listen = options_.listen;
-    if (listen.empty()) {
+    if (listen.empty()) listen.emplace_back(kDefaultUnixEndpoint);
+    for (std::string& endpoint : listen) {
+      if (endpoint != kDefaultUnixEndpoint) continue;
       absl::Status status = EnsureSocketDir();
       if (!status.ok()) return status;
-      listen = DefaultListen();
+      endpoint = DefaultListen().front();
     }
     server_ = std::make_unique<RpcServer>(&methods_, loop_);
     absl::Status status = server_->Start(listen, options_.socket_access, &endpoints_);

@@ -1,5 +1,6 @@
 // RouterCore: the Finder session — registration, reconnection, resolutions and watches.
 
+#include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 #include "ipc/process_security.h"
 #include "ipc/proto/access.pb.h"
 #include "ipc/router_core.h"
+#include "ipc/transport.h"
 
 namespace sluice::ipc::internal {
 namespace {
@@ -54,6 +56,15 @@ fv1::Registration RouterCore::BuildRegistration() {
   if (!inproc_endpoint_.empty()) registration.add_endpoints(inproc_endpoint_);
   for (const std::string& endpoint : endpoints_) registration.add_endpoints(endpoint);
   if (registration.endpoints().empty()) return registration;  // a pure client
+  if (std::any_of(endpoints_.begin(), endpoints_.end(),
+                  [](const std::string& e) { return e.rfind("tcp:", 0) == 0; })) {
+    absl::StatusOr<std::string> name = OwnCertificateName();
+    if (name.ok()) {
+      registration.set_tls_name(*name);
+    } else {
+      SLUICE_LOG(kWarning) << class_name_ << ": " << name.status().message();
+    }
+  }
   std::map<std::string, std::vector<std::string>> services;
   for (const auto& [path, handler] : methods_.handlers()) {
     services[handler->name().service()].push_back(handler->name().rpc());
@@ -249,9 +260,10 @@ void RouterCore::OnResolved(const fv1::ResolveReply& reply) {
       }
     }
     if (resolution->inproc == nullptr) {
-      std::string endpoint = options_.prefer_tcp && !tcp_endpoint.empty() ? tcp_endpoint
-                             : !unix_endpoint.empty()                     ? unix_endpoint
-                                                                          : tcp_endpoint;
+      const bool tcp_first = options_.prefer_tcp || finder_address_.rfind("tcp:", 0) == 0;
+      std::string endpoint = tcp_first && !tcp_endpoint.empty() ? tcp_endpoint
+                             : !unix_endpoint.empty()           ? unix_endpoint
+                                                                : tcp_endpoint;
       if (endpoint.empty()) {
         status = absl::UnavailableError(
             absl::StrFormat("%s has no endpoint this router can reach", key.first));

@@ -13,6 +13,8 @@
 //
 // Endpoint addresses (as registered with the Finder and given on command lines):
 //   unix:/absolute/path      a Unix stream socket (path at most 107 octets)
+//   unix:default             (to listen on only) the router's default Unix socket, as when no
+//                            endpoint is given: unix:SOCKETDIR/INSTANCE.PID.sock
 //   tcp:127.0.0.1:PORT       TCP; PORT 0 when listening picks a free port
 //   inproc:PROCESS/ROUTER    a router in the same process (ipc/ internal)
 
@@ -25,6 +27,9 @@
 #include "absl/status/statusor.h"
 
 namespace sluice::ipc {
+
+// A listen endpoint that stands for the router's default Unix socket (above).
+inline constexpr std::string_view kDefaultUnixEndpoint = "unix:default";
 
 // The run directory (above).
 std::string RunDir();

@@ -1,7 +1,11 @@
 #include "ipc/transport.h"
 
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -56,6 +60,24 @@ absl::StatusOr<LoadedTls> Load(const TlsFiles& files) {
 
 bool IsTcp(std::string_view endpoint) { return endpoint.substr(0, 4) == "tcp:"; }
 
+// The subject common name of the first certificate in `pem`.
+absl::StatusOr<std::string> CommonName(const std::string& pem, const std::string& path) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(pem.data(), int(pem.size())),
+                                                &BIO_free);
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr, &X509_free);
+  const X509_NAME* subject = cert ? X509_get_subject_name(cert.get()) : nullptr;
+  const int at = subject ? X509_NAME_get_index_by_NID(subject, NID_commonName, -1) : -1;
+  const ASN1_STRING* cn =
+      at < 0 ? nullptr : X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, at));
+  if (cn == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: no PEM certificate with a subject common name", path));
+  }
+  return std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(cn)),
+                     size_t(ASN1_STRING_length(cn)));
+}
+
 absl::Status NeedsTls(std::string_view endpoint) {
   return absl::FailedPreconditionError(absl::StrFormat(
       "%s: TCP needs mutual TLS (finder { tls { ca FILE; certificate FILE; key FILE; } }) or "
@@ -64,6 +86,15 @@ absl::Status NeedsTls(std::string_view endpoint) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> OwnCertificateName() {
+  auto security = GetTransportSecurity();
+  if (!security.ok()) return security.status();
+  if (!security->tls.has_value()) return "";
+  auto pem = ReadPem(security->tls->certificate);
+  if (!pem.ok()) return pem.status();
+  return CommonName(*pem, security->tls->certificate);
+}
 
 absl::StatusOr<TransportSecurity> GetTransportSecurity() {
   std::lock_guard lock(SecurityMutex());

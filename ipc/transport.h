@@ -53,6 +53,11 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(std::string_view endp
                                                            std::string_view peer_name,
                                                            grpc::ChannelArguments args);
 
+// The common name of the certificate this process serves TCP with (TransportSecurity's tls);
+// "" without TLS. Errors: Unavailable for an unreadable file, InvalidArgument when it holds no
+// PEM certificate with a common name.
+absl::StatusOr<std::string> OwnCertificateName();
+
 // The class a certificate name allows ("fea/host1" -> "fea") and its instance ("host1", or ""
 // when any instance of the class).
 std::string CertificateClass(std::string_view certificate_name);

@@ -112,14 +112,16 @@ struct RouterOptions {
   // The Finder: "unix:/path" or "tcp:127.0.0.1:PORT". Empty: DefaultFinderAddress().
   std::string finder_address;
   // Where to serve: "unix:/path", "tcp:127.0.0.1:PORT" (PORT 0 picks one; TCP needs TLS or
-  // `insecure`, ipc/transport.h). Empty: one Unix socket, unix:SOCKETDIR/INSTANCE.PID.sock
-  // (ipc/rundir.h).
+  // `insecure`, ipc/transport.h), "unix:default". Empty: one Unix socket, the default
+  // unix:SOCKETDIR/INSTANCE.PID.sock (ipc/rundir.h).
   std::vector<std::string> listen;
   // False: a pure client (the `sluice` CLI) that serves nothing but common/1.0 in-process.
   bool serve = true;
   // Register an in-process endpoint and call routers of this process directly.
   bool allow_inproc = true;
-  // Use TCP even when a Unix socket endpoint is registered (benchmarks).
+  // Use TCP even when a Unix socket endpoint is registered (benchmarks). A router that reaches
+  // the Finder over TCP always does: it may be on another host, where the callee's Unix
+  // socket is not.
   bool prefer_tcp = false;
   // Make calls as plain unary gRPC calls instead of the ordered stream (the CLI does; calls
   // are then not ordered).

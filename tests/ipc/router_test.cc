@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "finder/registry.h"
+#include "ipc/rundir.h"
 #include "ipc/transport.h"
 #include "ipc/types_convert.h"
 #include "ipc/xrl_router.h"
@@ -51,6 +53,16 @@ class RouterTest : public ::testing::Test {
     options.listen = {finder_address()};
     options.access_list = std::move(access_list);
     options.recovery_grace = std::chrono::milliseconds(grace_ms);
+    finder_ = std::make_unique<testing::FinderThread>(std::move(options));
+    ASSERT_TRUE(finder_->status().ok()) << finder_->status();
+  }
+
+  // The Finder on TCP only, instead of the Unix socket (plain TCP: an InsecureTcp first).
+  void StartTcpFinder() {
+    finder_.reset();
+    finder::FinderOptions options;
+    options.listen = {"tcp:127.0.0.1:0"};
+    options.recovery_grace = {};
     finder_ = std::make_unique<testing::FinderThread>(std::move(options));
     ASSERT_TRUE(finder_->status().ok()) << finder_->status();
   }
@@ -178,18 +190,34 @@ TEST_F(RouterTest, CallsOverTcp) {
 
 TEST_F(RouterTest, FinderOverTcp) {
   InsecureTcp insecure;
-  finder_.reset();
-  finder::FinderOptions finder_options;
-  finder_options.listen = {"tcp:127.0.0.1:0"};
-  finder_options.recovery_grace = {};
-  finder_ = std::make_unique<testing::FinderThread>(std::move(finder_options));
-  ASSERT_TRUE(finder_->status().ok()) << finder_->status();
+  ASSERT_NO_FATAL_FAILURE(StartTcpFinder());
   ASSERT_THAT(finder_->endpoints()[0], HasSubstr("tcp:127.0.0.1:"));
   RouterOptions options = Options();
   options.finder_address = finder_->endpoints()[0];
   auto server = MakeServer("echo", options);
   auto client = MakeClient("caller", options);
   EXPECT_EQ(*Add(*client, "echo", 5, 5), 10);
+}
+
+// A router that reaches the Finder over TCP may be on another host, where a Unix socket path
+// names nothing: it calls a component that serves both (`unix:default` beside TCP) over TCP.
+TEST_F(RouterTest, AClientOfATcpFinderCallsOverTcpWhereUnixIsAlsoServed) {
+  InsecureTcp insecure;
+  ASSERT_NO_FATAL_FAILURE(StartTcpFinder());
+  RouterOptions options = Options();
+  options.finder_address = finder_->endpoints()[0];
+  RouterOptions server_options = options;
+  server_options.listen = {std::string(kDefaultUnixEndpoint), "tcp:127.0.0.1:0"};
+  auto server = MakeServer("echo", server_options);
+  ASSERT_EQ(server->endpoints().size(), 2u);
+  EXPECT_THAT(server->endpoints()[0], HasSubstr("unix:" + rundir_ + "/echo."));
+  EXPECT_THAT(server->endpoints()[1], HasSubstr("tcp:127.0.0.1:"));
+  // The socket file gone, only TCP answers.
+  ASSERT_EQ(unlink(server->endpoints()[0].substr(5).c_str()), 0);
+  auto client = MakeClient("caller", options);
+  absl::StatusOr<int64_t> sum = Add(*client, "echo", 5, 6);
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(*sum, 11);
 }
 
 TEST_F(RouterTest, CallsInProcessWithoutGrpc) {
