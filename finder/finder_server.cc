@@ -400,6 +400,8 @@ absl::Status FinderServer::Impl::Start() {
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // Components ping the same way (ipc/finder_session.cc): accepted every 5 s and more rarely.
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) {
     listeners_.clear();

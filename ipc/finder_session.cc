@@ -37,6 +37,13 @@ class FinderSessionImpl final : public FinderSession,
     // A private connection per session, so a new session after a Finder restart does not
     // wait out the backoff of the old one.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    // A Finder on another host that becomes unreachable without closing the connection (a
+    // partition; its close is lost with it) is noticed by keepalive pings within about 15 s,
+    // and the session is opened again once it answers (finder/finder_server.cc accepts them).
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     auto channel = OpenChannel(address_, "finder", args);
     if (!channel.ok()) {
       loop_->PostFromLoop(
