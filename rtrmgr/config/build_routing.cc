@@ -1,4 +1,4 @@
-// fea { backend dummy | netlink; table N; retain-on-exit; }
+// fea { backend dummy | netlink; table N; retain-on-exit; remote-only; }
 // rib { admin-distance { PROTOCOL N; ... } restart-time SECONDS; fea-max-backlog CHANGES; }
 // protocols { static { route PREFIX { next-hop ADDRESS; interface NAME; metric N; tag N; track; } }
 // }
@@ -10,7 +10,9 @@
 namespace sluice::rtrmgr {
 
 void BuildFea(const ConfigNode& node, FeaConfig* fea, Diagnostics* diags) {
-  if (!ExpectBlock(node, 0, "fea { backend dummy | netlink; table N; retain-on-exit; }", diags)) {
+  if (!ExpectBlock(node, 0,
+                   "fea { backend dummy | netlink; table N; retain-on-exit; remote-only; }",
+                   diags)) {
     return;
   }
   fea->where.loc = node.loc;
@@ -46,6 +48,10 @@ void BuildFea(const ConfigNode& node, FeaConfig* fea, Diagnostics* diags) {
       .Once("retain-on-exit",
             [&](const ConfigNode& n) {
               if (ExpectArgs(n, 0, "retain-on-exit;", diags)) fea->retain_on_exit = true;
+            })
+      .Once("remote-only",
+            [&](const ConfigNode& n) {
+              if (ExpectArgs(n, 0, "remote-only;", diags)) fea->remote_only = true;
             })
       .Read(node.children);
 }

@@ -78,6 +78,10 @@ struct FeaConfig {
   // `retain-on-exit;`: a deliberate stop (SIGTERM) leaves the FEA's routes in the kernel for
   // the next start to adopt (sluice-fea --retain-on-exit); by default the FEA removes them.
   bool retain_on_exit = false;
+  // `remote-only;`: no local sluice-fea. The forwarding engines run on other hosts, register
+  // with the Finder over its TCP listener (finder { listen ...; tls { ... } }) and report their
+  // own interfaces; the RIB feeds every one (DESIGN.md § Processes). Fixed until the next start.
+  bool remote_only = false;
   Where where;
   friend bool operator==(const FeaConfig&, const FeaConfig&) = default;
 };

@@ -116,6 +116,7 @@ void PrintFeaRib(const Config& config, Writer* w) {
   w->Statement(absl::StrCat("backend ", FeaBackendName(config.fea.backend)));
   if (config.fea.table != FeaConfig().table) w->Statement(absl::StrCat("table ", config.fea.table));
   if (config.fea.retain_on_exit) w->Statement("retain-on-exit");
+  if (config.fea.remote_only) w->Statement("remote-only");
   w->Close();
   const RibConfig& rib = config.rib;
   if (rib.admin_distances.empty() && rib.restart_time_s == RibConfig().restart_time_s &&

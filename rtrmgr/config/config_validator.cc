@@ -47,10 +47,29 @@ std::string InterfaceNames(const Config& config) {
   return absl::StrJoin(names, ", ");
 }
 
+// fea { remote-only; }: the forwarding engines are on other hosts, reached through the Finder's
+// TCP listener, and each reports its own interfaces.
+void CheckRemoteOnly(const Config& config, Diagnostics* diags) {
+  if (!config.fea.remote_only) return;
+  if (config.finder.listen.empty()) {
+    diags->Add(config.fea.where.loc,
+               "fea remote-only: the FEAs on other hosts reach the Finder over TCP; give the "
+               "finder block a listen address (finder { listen ADDRESS port N; tls { ... } })");
+  }
+  for (const auto& [name, interface] : config.interfaces) {
+    diags->Add(interface.where.loc,
+               absl::StrFormat("interface %s: with fea remote-only there is no local FEA to "
+                               "configure; each remote FEA reports its own interfaces",
+                               name));
+  }
+}
+
 }  // namespace
 
 void ValidateConfig(const Config& config, bool policy_block_ok, Diagnostics* diags) {
-  const bool dummy = config.fea.backend == FeaBackend::kDummy;
+  CheckRemoteOnly(config, diags);
+  // A remote FEA's addresses are its host's: nothing here to check them against.
+  const bool dummy = config.fea.backend == FeaBackend::kDummy && !config.fea.remote_only;
   for (const auto& [address, peer] : config.bgp.peers) {
     if (policy_block_ok) {
       CheckChain(peer.import_policies, "import", config, diags);

@@ -16,6 +16,7 @@
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rpki.pb.h"
 #include "ipc/proto/static_routes.pb.h"
+#include "ipc/rundir.h"
 #include "ipc/types_convert.h"
 #include "policy/community.h"
 
@@ -124,7 +125,23 @@ std::vector<std::string> Configurator::RibFlags(const Config& config) {
     flags.push_back("--expect-protocols");
     flags.push_back(absl::StrJoin(protocols, ","));
   }
+  // Where the Finder takes TCP, FEAs on other hosts may register: they reach the RIB there too
+  // (interface events), on a port of the kernel's choosing that the Finder gives them. The
+  // processes here keep calling it on its Unix socket.
+  if (!config.finder.listen.empty()) {
+    flags.insert(flags.end(), {"--listen", std::string(ipc::kDefaultUnixEndpoint)});
+  }
+  for (const BgpListen& l : config.finder.listen) {
+    flags.push_back("--listen");
+    flags.push_back(TcpEndpoint(l.address, 0));
+  }
   return flags;
+}
+
+std::string Configurator::TcpEndpoint(const net::IPAddress& address, uint16_t port) {
+  return address.family() == net::Family::kIPv6
+             ? absl::StrCat("tcp:[", address.ToString(), "]:", port)
+             : absl::StrCat("tcp:", address.ToString(), ":", port);
 }
 
 std::string Configurator::AccessListText(const Config& config) {

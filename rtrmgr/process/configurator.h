@@ -59,9 +59,12 @@ class Configurator {
   // Command line flags for sluice-fea from `config` (backend, table, --retain-on-exit,
   // --interface ...).
   static std::vector<std::string> FeaFlags(const Config& config);
-  // Command line flags for sluice-rib from `config`: --restart-time SECONDS when it is not
-  // sluice-rib's default (60 s).
+  // Command line flags for sluice-rib from `config`: --restart-time SECONDS, --fea-max-backlog
+  // when not the default, --expect-protocols, and --listen tcp:ADDRESS:0 for each TCP address of
+  // the Finder (so that FEAs on other hosts reach the RIB).
   static std::vector<std::string> RibFlags(const Config& config);
+  // "tcp:ADDRESS:PORT", the IPv6 address in brackets: an IPC endpoint (ipc/rundir.h).
+  static std::string TcpEndpoint(const net::IPAddress& address, uint16_t port);
   // The policy block as policy-language text (every set and statement), for configure.
   static std::string PolicySource(const Config& config);
   // sluice-static's component class and instance.

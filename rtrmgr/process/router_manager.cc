@@ -64,9 +64,7 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
                                      "500"};
     for (const BgpListen& l : running_.finder.listen) {
       argv.push_back("--listen");
-      argv.push_back(l.address.family() == net::Family::kIPv6
-                         ? absl::StrCat("tcp:[", l.address.ToString(), "]:", l.port)
-                         : absl::StrCat("tcp:", l.address.ToString(), ":", l.port));
+      argv.push_back(Configurator::TcpEndpoint(l.address, l.port));
     }
     return argv;
   }
@@ -182,6 +180,7 @@ absl::Status RouterManager::Start() {
   for (const char* name : kChildren) {
     const bool wanted =
         (std::string(name) != "bgp" || running_.bgp.enabled) &&
+        (std::string(name) != "fea" || !running_.fea.remote_only) &&
         (name != Configurator::kStaticTarget || !running_.static_routes.routes.empty()) &&
         (name != Configurator::kRpkiTarget || running_.rpki.enabled);
     if (wanted || live_.count(name)) configured_[name] = std::string(name) == "finder";

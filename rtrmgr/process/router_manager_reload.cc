@@ -100,6 +100,9 @@ std::vector<std::string> RouterManager::TakeEffect(Config next, const std::strin
   if (next.bgp.enabled != running_.bgp.enabled) {
     warnings.push_back("a bgp block that comes or goes takes effect at the next start");
   }
+  if (next.fea.remote_only != running_.fea.remote_only) {
+    warnings.push_back("fea remote-only takes effect at the next start");
+  }
   if (delta.rpki.started && configured_.count("bgp")) {
     warnings.push_back(
         "sluice-bgp takes VRPs from sluice-rpki (--rpki) from its next start; until then its "

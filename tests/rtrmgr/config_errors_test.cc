@@ -323,6 +323,14 @@ const ErrorCase kCases[] = {
     {"rpki cache twice",
      "protocols { rpki {\n cache 127.0.0.1;\n cache 127.0.0.1 { preference 3; } } }",
      "t.conf:3:8: cache 127.0.0.1 port 323 is already defined at t.conf:2:2"},
+    {"remote-only without a TCP Finder", "fea { remote-only; }",
+     "t.conf:1:1: fea remote-only: the FEAs on other hosts reach the Finder over TCP; give the "
+     "finder block a listen address (finder { listen ADDRESS port N; tls { ... } })"},
+    {"remote-only with interfaces",
+     "finder { listen 10.0.0.1 port 7001; insecure; }\nfea { remote-only; }\n"
+     "interfaces { interface eth0 { } }",
+     "t.conf:3:14: interface eth0: with fea remote-only there is no local FEA to configure; each "
+     "remote FEA reports its own interfaces"},
     {"rpki unknown statement", "protocols { rpki { cache ::1 { refesh 900; } } }",
      "t.conf:1:32: unknown keyword 'refesh' in cache ::1 (expected one of: port, preference, "
      "refresh, retry, expire)"},

@@ -165,7 +165,7 @@ TEST(ConfigRoundTrip, Examples) {
 
 TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
   auto c = ParseConfig(R"(
-    fea { backend netlink; table 1000; retain-on-exit; }
+    fea { backend netlink; table 1000; retain-on-exit; remote-only; }
     rib { restart-time 5m; fea-max-backlog 0; }
     protocols { bgp {
       local-as 4294967295; bgp-id 1.2.3.4; threads 256;
@@ -179,7 +179,7 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
         description "tab	and # not a comment";
       }
     } }
-    finder { access { default deny; rtrmgr { } } }
+    finder { access { default deny; rtrmgr { } } listen 10.0.0.1 port 7001; insecure; }
   )",
                        "t.conf");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -196,6 +196,7 @@ TEST(ConfigRoundTrip, NonDefaultValuesAndAwkwardStrings) {
   EXPECT_EQ(c->bgp.damping.max_suppress_s, 1200u);
   EXPECT_FALSE(c->finder.default_allow);
   EXPECT_EQ(c->rib.fea_max_backlog, 0u);
+  EXPECT_TRUE(c->fea.remote_only);
   ExpectRoundTrip(*c);
 }
 

@@ -98,6 +98,19 @@ TEST(Configurator, RetainOnExitAndTheRibsRestartTimeAndBacklogReachTheCommandLin
   EXPECT_EQ(Configurator::RibFlags(*d), (std::vector<std::string>{"--restart-time", "60"}));
 }
 
+TEST(Configurator, WhereTheFinderTakesTcpTheRibDoesTooBesideItsUnixSocket) {
+  auto c = ParseConfig(
+      "finder { listen 10.0.0.1 port 7001; listen 2001:db8::1 port 7001; insecure; }\n"
+      "fea { remote-only; }\n",
+      "t.conf");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->fea.remote_only);
+  EXPECT_EQ(
+      Configurator::RibFlags(*c),
+      (std::vector<std::string>{"--restart-time", "60", "--listen", "unix:default", "--listen",
+                                "tcp:10.0.0.1:0", "--listen", "tcp:[2001:db8::1]:0"}));
+}
+
 TEST(Configurator, ThePolicySourceParsesBackToTheSameSetsAndStatements) {
   auto c = LoadConfigFile(Example("everything.conf"));
   ASSERT_TRUE(c.ok()) << c.status();
