@@ -18,6 +18,8 @@ set(SLUICE_SYSTEMD_UNITDIR /lib/systemd/system)  # Debian 12's place for package
 
 set(_deb ${PROJECT_BINARY_DIR}/debian)
 configure_file(${PROJECT_SOURCE_DIR}/debian/sluice.service.in ${_deb}/sluice.service @ONLY)
+configure_file(${PROJECT_SOURCE_DIR}/debian/sluice-fea-remote.service.in
+  ${_deb}/sluice-fea-remote.service @ONLY)
 foreach(_script postinst prerm postrm)
   configure_file(${PROJECT_SOURCE_DIR}/debian/${_script}.in ${_deb}/${_script} @ONLY
     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
@@ -30,7 +32,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/rtrmgr/examples/sluice.conf DESTINATION ${SL
 install(FILES ${PROJECT_SOURCE_DIR}/rtrmgr/examples/everything.conf
               ${PROJECT_SOURCE_DIR}/rtrmgr/examples/main-job.conf
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
-install(FILES ${_deb}/sluice.service DESTINATION ${SLUICE_SYSTEMD_UNITDIR})
+install(FILES ${_deb}/sluice.service ${_deb}/sluice-fea-remote.service
+  DESTINATION ${SLUICE_SYSTEMD_UNITDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/debian/sysusers.conf DESTINATION lib/sysusers.d
   RENAME sluice.conf)
 install(FILES ${PROJECT_SOURCE_DIR}/debian/tmpfiles.conf DESTINATION lib/tmpfiles.d
