@@ -23,6 +23,7 @@
 #include "rtrmgr/cli/sync_client.h"
 #include "tests/fea/netns.h"
 #include "tests/system/child_process.h"
+#include "tests/system/netns_hosts.h"
 #include "tests/system/rtrmgr_processes.h"
 #include "tests/system/test_certificates.h"
 
@@ -30,21 +31,11 @@ namespace sluice::testing {
 namespace {
 
 using fea::testing::KernelSkipReason;
-using fea::testing::MustRun;
 
 constexpr int kRoutes = 100000;  // the table both kernels get
 // The RIB's bound per FEA; with batches of 500 (4 in flight), 10,000 changes pass it.
 constexpr int kBacklog = 5000;
 const std::string kFinder = "tcp:10.0.0.1:7001";
-
-// A host: a namespace held by `holder`, its address on the bridge, its FEA.
-struct Host {
-  std::string fea_name;
-  std::string address;
-  std::unique_ptr<ChildProcess> holder;
-  std::unique_ptr<ChildProcess> fea;
-  std::string pid() const { return std::to_string(holder->pid()); }
-};
 
 // The /24s "A.B.C.0/24" from `first` up, as the kernel lists their prefixes.
 std::set<std::string> Slash24s(uint32_t first, int n) {
@@ -71,7 +62,7 @@ class RemoteFeaNetnsTest : public ::testing::Test {
     dir_ = dir;
     ASSERT_TRUE(MakeCertificates(
         dir_, {"finder", "rib", "bgp", "rib_test_client", "fea/fea-b", "fea/fea-c"}));
-    MustRun("ip link add br0 type bridge && ip addr add 10.0.0.1/24 dev br0 && ip link set br0 up");
+    StartBridge();
     ASSERT_NO_FATAL_FAILURE(StartHost(b_, "fea-b", "10.0.0.2", "vb"));
     ASSERT_NO_FATAL_FAILURE(StartHost(c_, "fea-c", "10.0.0.3", "vc"));
     finder_ = ChildProcess::Start(
@@ -99,7 +90,7 @@ class RemoteFeaNetnsTest : public ::testing::Test {
     b_.holder.reset();
     c_.holder.reset();
     ipc::SetTransportSecurity(ipc::TransportSecurity());
-    fea::testing::Run("ip link del br0");
+    StopBridge();
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
@@ -108,30 +99,8 @@ class RemoteFeaNetnsTest : public ::testing::Test {
     env.push_back("SLUICE_RUNDIR=" + dir_);
     return env;
   }
-  // A namespace with lo, `eth0` on the bridge (A's end is `veth`) and d0 in 10.9.0.0/24.
-  void StartHost(Host& h, const std::string& fea_name, const std::string& address,
-                 const std::string& veth) {
-    h.fea_name = fea_name;
-    h.address = address;
-    h.holder = ChildProcess::Start({"/usr/bin/unshare", "-n", "/bin/sh", "-c",
-                                    "ip link set lo up && echo up && exec sleep 100000"});
-    ASSERT_TRUE(h.holder && h.holder->WaitForOutput("up", 5000));
-    MustRun(absl::StrCat("ip link add ", veth, " type veth peer name eth0 netns ", h.pid(),
-                         " && ip link set ", veth, " master br0 && ip link set ", veth, " up"));
-    In(h,
-       absl::StrCat("ip addr add ", address, "/24 dev eth0 && ip link set eth0 up && ",
-                    "ip link add d0 type veth peer name d1 && ip addr add 10.9.0.1/24 dev d0 && ",
-                    "ip link set d1 up && ip link set d0 up"));
-  }
-  std::string In(const Host& h, const std::string& command) {
-    return MustRun(absl::StrCat("nsenter -t ", h.pid(), " -n /bin/sh -c '", command, "'"));
-  }
-  std::unique_ptr<ChildProcess> StartFea(const Host& h) {
-    return ChildProcess::Start(
-        {"/usr/bin/nsenter", "-t", h.pid(), "-n", BuildPath("fea/sluice-fea"), "--backend",
-         "netlink", "--table", "100", "--finder", kFinder, "--listen",
-         absl::StrCat("tcp:", h.address, ":0"), "--instance", h.fea_name},
-        Env("fea/" + h.fea_name));
+  std::unique_ptr<ChildProcess> StartFea(const NetnsHost& h) {
+    return ChildProcess::Start(NetlinkFeaArgv(h, kFinder), Env("fea/" + h.fea_name));
   }
   // A protocol component giving the RIB `n` /24s from `first` via 10.9.0.2.
   ChildProcess* Client(const std::string& instance, const std::string& protocol, int n,
@@ -145,18 +114,8 @@ class RemoteFeaNetnsTest : public ::testing::Test {
         << (c ? c->Output() : "did not start");
     return c;
   }
-  // The prefixes of Sluice's routes (protocol 83) in table 100 of `h`'s kernel.
-  std::set<std::string> Kernel(const Host& h) {
-    CommandResult r = RunCommand({"/usr/bin/nsenter", "-t", h.pid(), "-n", "ip", "-4", "route",
-                                  "show", "table", "100", "proto", "83"},
-                                 {}, 60000);
-    std::set<std::string> out;
-    for (absl::string_view line : absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
-      out.insert(std::string(line.substr(0, line.find(' '))));
-    }
-    return out;
-  }
-  bool KernelIs(const Host& h, const std::set<std::string>& want, double seconds = 120) {
+  std::set<std::string> Kernel(const NetnsHost& h) { return KernelRoutes(h); }
+  bool KernelIs(const NetnsHost& h, const std::set<std::string>& want, double seconds = 120) {
     const bool same = Eventually([&] { return Kernel(h) == want; }, seconds);
     if (!same) last_ = Kernel(h).size();
     return same;
@@ -171,7 +130,7 @@ class RemoteFeaNetnsTest : public ::testing::Test {
   }
 
   std::string dir_;
-  Host b_, c_;
+  NetnsHost b_, c_;
   std::unique_ptr<ChildProcess> finder_, rib_;
   std::map<std::string, std::unique_ptr<ChildProcess>> clients_;
   std::unique_ptr<rtrmgr::cli::SyncClient> client_;
@@ -188,8 +147,7 @@ TEST_F(RemoteFeaNetnsTest, BothKernelsGetTheTableAndOneFeasDeathOrStopLeavesTheO
 
   // B's FEA is killed: C's kernel loses nothing for it. While B is down, 1,000 routes go and
   // 1,000 others come; C deletes exactly the 1,000.
-  auto monitor =
-      ChildProcess::Start({"/usr/bin/nsenter", "-t", c_.pid(), "-n", "ip", "monitor", "route"});
+  auto monitor = MonitorRoutes(c_);
   ASSERT_TRUE(monitor);
   b_.fea->Signal(SIGKILL);
   b_.fea->Wait(10000);
@@ -204,13 +162,10 @@ TEST_F(RemoteFeaNetnsTest, BothKernelsGetTheTableAndOneFeasDeathOrStopLeavesTheO
   EXPECT_EQ(Kernel(b_), first) << "B's kernel keeps forwarding with what it had";
   monitor->Signal(SIGTERM);
   monitor->Wait(5000);
-  size_t deleted = 0;
-  for (absl::string_view line : absl::StrSplit(monitor->Output(), '\n', absl::SkipEmpty())) {
-    if (!absl::StartsWith(line, "Deleted")) continue;
-    ++deleted;
+  const std::vector<std::string> deleted = Table100Events(monitor->Output()).deleted;
+  for (const std::string& line : deleted)
     EXPECT_TRUE(absl::StartsWith(line, "Deleted 30.")) << line;
-  }
-  EXPECT_EQ(deleted, 1000u);
+  EXPECT_EQ(deleted.size(), 1000u);
   // B's FEA comes back: it adopts its kernel's routes, and the full push leaves exactly C's.
   b_.fea = StartFea(b_);
   ASSERT_TRUE(b_.fea);
