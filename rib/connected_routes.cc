@@ -10,6 +10,14 @@ ConnectedRoutes::ConnectedRoutes(Apply apply, std::function<void()> push,
                                  std::function<void()> synced)
     : apply_(std::move(apply)), push_(std::move(push)), synced_(std::move(synced)) {}
 
+std::set<std::string> ConnectedRoutes::InterfacesUp() const {
+  std::set<std::string> out;
+  for (const auto& [name, iface] : interfaces_) {
+    if (iface.up) out.insert(name);
+  }
+  return out;
+}
+
 void ConnectedRoutes::OnSyncStart() {
   syncing_ = true;
   seen_interfaces_.clear();

@@ -42,6 +42,8 @@ class ConnectedRoutes : public InterfaceEvents {
 
   size_t interface_count() const { return interfaces_.size(); }
   size_t route_count() const { return routes_.size(); }
+  // The interfaces known to be up, by name.
+  std::set<std::string> InterfacesUp() const;
 
  private:
   struct Interface {

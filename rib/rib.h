@@ -35,6 +35,7 @@
 #include "net/ip_address.h"
 #include "net/prefix.h"
 #include "rib/connected_routes.h"
+#include "rib/fea_view.h"
 #include "rib/fib_client.h"
 #include "rib/interest.h"
 #include "rib/interface_source.h"
@@ -79,6 +80,7 @@ struct FeaState {
   uint64_t full_pushes = 0;
   uint64_t lagged = 0;
   uint64_t batches_failed = 0;
+  bool interfaces_known = false;  // it reported its interfaces (Rib::FeaViewKnown)
 };
 
 struct ProtocolInfo {
@@ -200,6 +202,13 @@ class Rib {
   void FeaBorn(std::string_view fea = kDefaultFea);
   // The FEA died: nothing is sent to it until it is born again.
   void FeaDied(std::string_view fea = kDefaultFea);
+  // Where `fea`'s own interface events go (its FeaView, fea_view.h); nullptr for an FEA the RIB
+  // does not feed. They decide which winners it is sent, and through which of its interfaces
+  // (its FeaResolve stages, fea_resolve_stage.h). When its view changes while it is up, the
+  // whole FIB is re-sent to it (FibClient::BeginFullPush, then as after a birth).
+  InterfaceEvents* FeaInterfaceEvents(std::string_view fea);
+  // `fea` has reported its interfaces: what it is sent follows them.
+  bool FeaViewKnown(std::string_view fea) const;
   // The FEA's FeaOutStages dropped changes while it lagged, and it has now answered everything
   // sent (FeaOutOptions::max_backlog): FibClient::BeginFullPush, then the whole FIB is re-sent.
   void FeaCaughtUp(std::string_view fea = kDefaultFea);
@@ -247,6 +256,9 @@ class Rib {
   void PushOrigins(std::string_view protocol);
   // Sweeps `protocol`'s stale routes in both families and forgets its timer.
   size_t SweepStale(const std::string& protocol);
+  // `fea`'s interfaces changed: its FeaResolve stages take `view`, and an FEA that is up is
+  // re-sent its FIB.
+  void FeaViewChanged(const std::string& fea, const FeaInterfacesView& view);
 
   stage::Plumber plumber_;
   RibOptions options_;
@@ -261,6 +273,8 @@ class Rib {
   std::unique_ptr<RibNetwork> v4_;
   std::unique_ptr<RibNetwork> v6_;
   ConnectedRoutes connected_;
+  // Per FEA fed: its own interfaces (they call into the networks above).
+  std::map<std::string, std::unique_ptr<FeaView>, std::less<>> fea_views_;
 };
 
 }  // namespace sluice::rib

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
 #include "rib/rib.h"
 
 namespace sluice::rib {
@@ -14,6 +15,9 @@ absl::Status Rib::AddFea(std::string_view fea, FibClient* fib) {
   }
   const std::string name(fea);
   feas_.emplace(name, fib);
+  fea_views_.emplace(name, std::make_unique<FeaView>([this, name](const FeaInterfacesView& view) {
+                       FeaViewChanged(name, view);
+                     }));
   for (RibNetwork* network : {v4_.get(), v6_.get()}) {
     network->AddFeaOut(name, fib, [this, name] { FeaCaughtUp(name); });
   }
@@ -26,6 +30,7 @@ absl::Status Rib::RemoveFea(std::string_view fea) {
     return absl::NotFoundError(absl::StrCat("the RIB feeds no FEA ", std::string(fea)));
   v4_->RemoveFeaOut(it->first);
   v6_->RemoveFeaOut(it->first);
+  fea_views_.erase(it->first);
   feas_.erase(it);
   return absl::OkStatus();
 }
@@ -53,6 +58,7 @@ std::vector<FeaState> Rib::FeaStates() const {
       state.lagged += stage->stats().lagged;
       state.batches_failed += stage->stats().batches_failed;
     }
+    state.interfaces_known = FeaViewKnown(name);
     out.push_back(std::move(state));
   }
   return out;
@@ -68,6 +74,28 @@ void Rib::FeaDied(std::string_view fea) {
   for (RibNetwork* network : {v4_.get(), v6_.get()}) {
     if (FeaOutStage* out = network->fea_out(fea)) out->FeaDied();
   }
+}
+
+InterfaceEvents* Rib::FeaInterfaceEvents(std::string_view fea) {
+  auto it = fea_views_.find(fea);
+  return it == fea_views_.end() ? nullptr : it->second->events();
+}
+
+bool Rib::FeaViewKnown(std::string_view fea) const {
+  auto it = fea_views_.find(fea);
+  return it != fea_views_.end() && it->second->known();
+}
+
+void Rib::FeaViewChanged(const std::string& fea, const FeaInterfacesView& view) {
+  bool up = false;
+  for (RibNetwork* network : {v4_.get(), v6_.get()}) {
+    if (FeaResolveStage* resolve = network->fea_resolve(fea)) resolve->SetView(view);
+    if (FeaOutStage* out = network->fea_out(fea)) up |= out->fea_up();
+  }
+  SLUICE_LOG(kInfo) << "FEA " << fea << " has " << view.subnets.size() << " connected subnets on "
+                    << view.interfaces_up.size() << " interfaces up"
+                    << (up ? ": re-sending its FIB" : "");
+  if (up) FeaCaughtUp(fea);
 }
 
 void Rib::FeaCaughtUp(std::string_view fea) {

@@ -26,24 +26,34 @@ FeaOutStage* RibNetwork::AddFeaOut(const std::string& fea, FibClient* client,
   if (FeaOutStage* existing = fea_out(fea)) return existing;
   FeaOutOptions options = options_.fea;
   options.on_caught_up = std::move(on_caught_up);
+  auto* resolve = plumber_->Make<FeaResolveStage>(Name("fea-resolve/" + fea));
   auto* out = plumber_->Make<FeaOutStage>(Name("fea-out/" + fea), family_, client, &sources_,
                                           plumber_->io(), std::move(options), options_.profiler);
-  stage::Plumber::Plumb<RibRoute>(fanout_, out);
-  fea_outs_.emplace(fea, out);
+  // No cache stage between them: a new view resets the stream with a full push.
+  stage::Plumber::Plumb<RibRoute>(fanout_, resolve);
+  stage::Plumber::Plumb<RibRoute>(resolve, out);
+  fea_outs_.emplace(fea, FeaStages{resolve, out});
   return out;
 }
 
 void RibNetwork::RemoveFeaOut(const std::string& fea) {
   auto it = fea_outs_.find(fea);
   if (it == fea_outs_.end()) return;
-  stage::Plumber::Unplumb<RibRoute>(fanout_, it->second);
-  plumber_->Retire(it->second);
+  stage::Plumber::Unplumb<RibRoute>(it->second.resolve, it->second.out);
+  stage::Plumber::Unplumb<RibRoute>(fanout_, it->second.resolve);
+  plumber_->Retire(it->second.out);
+  plumber_->Retire(it->second.resolve);
   fea_outs_.erase(it);
 }
 
 FeaOutStage* RibNetwork::fea_out(std::string_view fea) const {
   auto it = fea_outs_.find(fea);
-  return it == fea_outs_.end() ? nullptr : it->second;
+  return it == fea_outs_.end() ? nullptr : it->second.out;
+}
+
+FeaResolveStage* RibNetwork::fea_resolve(std::string_view fea) const {
+  auto it = fea_outs_.find(fea);
+  return it == fea_outs_.end() ? nullptr : it->second.resolve;
 }
 
 std::string RibNetwork::Name(std::string_view what) const {
@@ -219,8 +229,8 @@ bool RibNetwork::Idle() const {
     if (!d->held()) return false;
   }
   if (ext_int_->rewalk_running()) return false;
-  for (const auto& [fea, out] : fea_outs_) {
-    if (!out->idle()) return false;
+  for (const auto& [fea, stages] : fea_outs_) {
+    if (!stages.out->idle()) return false;
   }
   for (const auto& [id, o] : origins_) {
     if (o->admin_distance_change_running()) return false;

@@ -4,11 +4,15 @@
 //
 //   Origin(connected) ┐
 //   Origin(static)    ├ Merge(igp) ─┐
-//   Origin(igp...)    ┘             ├ ExtInt → Register → [Redist]* → FibFanout ┬ FeaOut(fea)
-//   Origin(ebgp/ibgp) ─ Merge(egp) ─┘                                          └ FeaOut(...)
+//   Origin(igp...)    ┘             ├ ExtInt → Register → [Redist]* → FibFanout ─┐
+//   Origin(ebgp/ibgp) ─ Merge(egp) ─┘                                             │
+//                                    ┌────────────────────────────────────────────┘
+//                                    ├ FeaResolve(fea) ─ FeaOut(fea)
+//                                    └ FeaResolve(...) ─ FeaOut(...)
 //
-// One FeaOut per FEA the RIB feeds (AddFeaOut), each with its own FibClient, flow control and
-// bounded backlog (fea_out_stage.h, fib_fanout_stage.h).
+// Per FEA the RIB feeds (AddFeaOut): a FeaResolve, which keeps the winners that FEA can forward
+// through its own interfaces (fea_resolve_stage.h), and a FeaOut with its own FibClient, flow
+// control and bounded backlog (fea_out_stage.h, fib_fanout_stage.h).
 //
 // Origins are created when a protocol first adds a route, and plumbed into the IGP or EGP
 // merge by their class. A protocol's death plumbs a DeletionStage after its origin; a
@@ -31,6 +35,7 @@
 #include "rib/deletion_stage.h"
 #include "rib/ext_int_stage.h"
 #include "rib/fea_out_stage.h"
+#include "rib/fea_resolve_stage.h"
 #include "rib/fib_fanout_stage.h"
 #include "rib/merge_stage.h"
 #include "rib/nexthop_table.h"
@@ -84,16 +89,19 @@ class RibNetwork {
   RegisterStage* register_stage() const { return register_; }
   FibFanoutStage* fanout() const { return fanout_; }
 
-  // --- FEAs: one FeaOut each, below the fanout, named "<family>/fea-out/<fea>". ------------
-  // Plumbs a FeaOut for `fea` sending through `client` (which outlives it); `on_caught_up`:
-  // FeaOutOptions::on_caught_up. Nothing is sent before its FeaBorn(). Returns the existing
-  // one when `fea` has one.
+  // --- FEAs: a FeaResolve and a FeaOut each, below the fanout, named "<family>/fea-resolve/<fea>"
+  // and "<family>/fea-out/<fea>". -----------------------------------------------------------
+  // Plumbs a FeaResolve and a FeaOut for `fea` sending through `client` (which outlives it);
+  // `on_caught_up`: FeaOutOptions::on_caught_up. Nothing is sent before its FeaBorn(). Returns the
+  // existing one when `fea` has one.
   FeaOutStage* AddFeaOut(const std::string& fea, FibClient* client,
                          std::function<void()> on_caught_up);
   // Unplumbs and retires `fea`'s FeaOut (nothing when it has none).
   void RemoveFeaOut(const std::string& fea);
   // `fea`'s FeaOut, or nullptr.
   FeaOutStage* fea_out(std::string_view fea) const;
+  // The FeaResolve stage above it (fea_resolve_stage.h), or nullptr.
+  FeaResolveStage* fea_resolve(std::string_view fea) const;
 
   // `protocol` empty: every protocol.
   absl::Status RedistSubscribe(RedistSubscriber* subscriber, Symbol protocol, RedistPolicy policy);
@@ -130,9 +138,13 @@ class RibNetwork {
   ExtIntStage* ext_int_ = nullptr;
   RegisterStage* register_ = nullptr;
   FibFanoutStage* fanout_ = nullptr;
-  std::map<std::string, FeaOutStage*, std::less<>> fea_outs_;  // by FEA
-  std::map<uint32_t, OriginStage*> origins_;                   // by Symbol id
-  std::map<uint32_t, RedistStage*> redists_;                   // by Symbol id; 0 = every protocol
+  struct FeaStages {
+    FeaResolveStage* resolve;
+    FeaOutStage* out;
+  };
+  std::map<std::string, FeaStages, std::less<>> fea_outs_;  // by FEA
+  std::map<uint32_t, OriginStage*> origins_;                // by Symbol id
+  std::map<uint32_t, RedistStage*> redists_;                // by Symbol id; 0 = every protocol
   std::map<uint32_t, stage::CacheStage<RibRoute>*> redist_caches_;  // the cache after each
   std::vector<DeletionStage*> deletions_;
   std::vector<stage::CacheStage<RibRoute>*> caches_;

@@ -2,6 +2,10 @@
 // FeaOut stages, and one that stops, lags, dies or goes away changes nothing for the others.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "rib/rib.h"
 #include "tests/rib/rib_fixture.h"
 #include "tests/rib/rib_test_util.h"
@@ -141,6 +145,114 @@ TEST(RibFeas, AnFeaRemovedIsFedNoMore) {
   f.rib->FeaBorn(kSecond);
   f.Run();
   EXPECT_EQ(f.second.Text(), f.Winners());
+}
+
+// A dump of an FEA's interfaces: each (interface, address, length), every interface up.
+void Report(InterfaceEvents* events,
+            const std::vector<std::tuple<const char*, const char*, int>>& addresses) {
+  ASSERT_NE(events, nullptr);
+  events->OnSyncStart();
+  for (const auto& [ifname, address, length] : addresses) {
+    events->OnInterfaceAdded(ifname, true);
+    events->OnAddressAdded(ifname, testing::A(address), length);
+  }
+  events->OnSyncDone();
+}
+
+// An FEA's FIB as "prefix [via X] [dev Y]" lines.
+std::vector<std::string> Forwarding(const FakeFib& fib) {
+  std::vector<std::string> out;
+  for (const auto& [p, r] : fib.fib) {
+    std::string line = r.network.ToString();
+    if (r.nexthop) line += " via " + r.nexthop->ToString();
+    if (!r.ifname.empty()) line += " dev " + r.ifname.name();
+    out.push_back(line);
+  }
+  return out;
+}
+
+using Lines = std::vector<std::string>;
+
+TEST(RibFeas, EachFeaIsSentWhatItsOwnInterfacesReachThroughThem) {
+  TwoFeas f;
+  // The RIB resolves through the first FEA's interfaces; the second has only 10.0.0.0/24, on
+  // an interface of another name.
+  f.Interfaces();
+  Report(f.rib->FeaInterfaceEvents(Rib::kDefaultFea),
+         {{"eth0", "10.0.0.1", 24}, {"eth1", "10.0.1.1", 24}, {"eth0", "2001:db8:1::1", 64}});
+  Report(f.rib->FeaInterfaceEvents(kSecond), {{"vc", "10.0.0.2", 24}});
+  EXPECT_TRUE(f.rib->FeaViewKnown(kSecond));
+  ASSERT_TRUE(
+      f.rib
+          ->AddRoutes("ebgp", std::vector<RouteInput>{testing::In("192.168.0.0/24", "10.0.0.9"),
+                                                      testing::In("192.168.1.0/24", "10.0.1.9")})
+          .ok());
+  ASSERT_TRUE(
+      f.rib->AddRoutes("static", std::vector<RouteInput>{testing::In("172.16.0.0/16", "10.0.1.7")})
+          .ok());
+  f.rib->FeaBorn();
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  const Lines all = {"10.0.0.0/24 dev eth0",
+                     "10.0.1.0/24 dev eth1",
+                     "172.16.0.0/16 via 10.0.1.7",
+                     "192.168.0.0/24 via 10.0.0.9 dev eth0",
+                     "192.168.1.0/24 via 10.0.1.9 dev eth1",
+                     "2001:db8:1::/64 dev eth0"};
+  EXPECT_EQ(Forwarding(f.first), all);
+  EXPECT_EQ(Forwarding(f.second),
+            (Lines{"10.0.0.0/24 dev vc", "192.168.0.0/24 via 10.0.0.9 dev vc"}));
+
+  // Live changes follow each FEA's view: one it cannot reach goes to the other alone.
+  ASSERT_TRUE(
+      f.rib
+          ->AddRoutes("ebgp", std::vector<RouteInput>{testing::In("192.168.2.0/24", "10.0.1.9"),
+                                                      testing::In("192.168.3.0/24", "10.0.0.9")})
+          .ok());
+  ASSERT_TRUE(
+      f.rib->DeleteRoutes("ebgp", std::vector<net::Prefix>{testing::P("192.168.1.0/24")}).ok());
+  f.Run();
+  EXPECT_EQ(Forwarding(f.second), (Lines{"10.0.0.0/24 dev vc", "192.168.0.0/24 via 10.0.0.9 dev vc",
+                                         "192.168.3.0/24 via 10.0.0.9 dev vc"}));
+
+  // The second FEA gains 10.0.1.0/24 and loses 10.0.0.0/24: a full push to it alone brings
+  // what it now reaches and sweeps what it no longer does.
+  const size_t first_batches = f.first.batches;
+  InterfaceEvents* second = f.rib->FeaInterfaceEvents(kSecond);
+  second->OnInterfaceAdded("vd", true);
+  second->OnAddressAdded("vd", testing::A("10.0.1.2"), 24);
+  second->OnInterfaceRemoved("vc");
+  f.Run();
+  EXPECT_EQ(Forwarding(f.second), (Lines{"10.0.1.0/24 dev vd", "172.16.0.0/16 via 10.0.1.7",
+                                         "192.168.2.0/24 via 10.0.1.9 dev vd"}));
+  EXPECT_GE(f.second.full_pushes_begun, 1u);
+  EXPECT_EQ(f.first.full_pushes_begun, 0u);
+  EXPECT_EQ(f.first.batches, first_batches) << "nothing re-sent to the first";
+
+  ASSERT_TRUE(f.rib
+                  ->DeleteRoutes("ebgp", std::vector<net::Prefix>{testing::P("192.168.2.0/24"),
+                                                                  testing::P("192.168.3.0/24")})
+                  .ok());
+  f.Run();
+  EXPECT_EQ(Forwarding(f.second), (Lines{"10.0.1.0/24 dev vd", "172.16.0.0/16 via 10.0.1.7"}));
+  EXPECT_EQ(f.first.errors + f.second.errors, 0u)
+      << "an add of a route present or a delete of one absent";
+  EXPECT_TRUE(f.rib->Idle());
+  EXPECT_TRUE(f.violations.empty());
+}
+
+TEST(RibFeas, AnFeaThatReportsNoInterfacesIsSentEveryWinner) {
+  TwoFeas f;
+  f.Interfaces();
+  ASSERT_TRUE(
+      f.rib->AddRoutes("ebgp", std::vector<RouteInput>{testing::In("192.168.1.0/24", "10.0.1.9")})
+          .ok());
+  f.rib->FeaBorn();
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  EXPECT_FALSE(f.rib->FeaViewKnown(kSecond));
+  EXPECT_EQ(f.second.fib.size(), 4u) << f.second.Text();
+  EXPECT_EQ(f.second.Text(), f.first.Text());
 }
 
 }  // namespace
