@@ -17,10 +17,13 @@ FeaFeeds::FeaFeeds(boost::asio::io_context& io, ipc::XrlRouter& router, Rib& rib
       on_change_(std::move(on_change)) {}
 
 FeaFeeds::~FeaFeeds() {
+  interfaces_.SetPerFea(nullptr, nullptr);
   for (const auto& [fea, client] : clients_) rib_.RemoveFea(fea).IgnoreError();
 }
 
 void FeaFeeds::Start() {
+  interfaces_.SetPerFea([this](const std::string& fea) { return rib_.FeaInterfaceEvents(fea); },
+                        [this](const std::string& fea) { OnInterfacesSynced(fea); });
   auto fn = [this](const ipc::TargetEvent& e) { OnEvent(e); };
   if (options_.instance.empty()) {
     router_.WatchClass("fea", fn);
@@ -66,22 +69,43 @@ XrlFibClient* FeaFeeds::Ensure(const std::string& fea) {
 void FeaFeeds::Born(const std::string& fea) {
   SLUICE_LOG(kInfo) << "FEA " << fea << " born: feeding it the FIB";
   Ensure(fea)->FeaBorn(fea);  // start_full_push first, on the ordered stream
-  rib_.FeaBorn(fea);
   if (interfaces_from_.empty()) {
     interfaces_from_ = fea;
-    interfaces_.FeaBorn(fea);
+    interfaces_.SetShared(fea);
   }
+  interfaces_.Subscribe(fea);
+  FeedWhenInterfacesKnown(fea);
+}
+
+void FeaFeeds::FeedWhenInterfacesKnown(const std::string& fea) {
+  if (rib_.FeaViewKnown(fea)) return rib_.FeaBorn(fea);
+  auto timer = std::make_unique<boost::asio::steady_timer>(io_, options_.interfaces_wait);
+  timer->async_wait([this, fea](const boost::system::error_code& error) {
+    if (error) return;  // answered, dead, or this is going away
+    awaiting_.erase(fea);
+    SLUICE_LOG(kWarning) << "FEA " << fea << " reported no interfaces in "
+                         << options_.interfaces_wait.count()
+                         << " ms: feeding it every route until it does";
+    rib_.FeaBorn(fea);
+  });
+  awaiting_[fea] = std::move(timer);
+}
+
+void FeaFeeds::OnInterfacesSynced(const std::string& fea) {
+  if (awaiting_.erase(fea) > 0) rib_.FeaBorn(fea);
 }
 
 void FeaFeeds::Died(const std::string& fea) {
   SLUICE_LOG(kInfo) << "FEA " << fea << " died";
+  awaiting_.erase(fea);
   clients_[fea]->FeaDied();
   rib_.FeaDied(fea);
   if (fea != interfaces_from_) return;
   interfaces_from_.clear();
   if (live_.empty()) return;
   interfaces_from_ = *live_.begin();
-  interfaces_.FeaBorn(interfaces_from_);
+  interfaces_.SetShared(interfaces_from_);
+  interfaces_.Subscribe(interfaces_from_);
 }
 
 }  // namespace sluice::rib

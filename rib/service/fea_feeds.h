@@ -6,18 +6,24 @@
 // is fed: at its first birth it gets its own XrlFibClient and a Rib FEA of its instance name
 // (Rib::AddFea: a FeaOut per family with its own flow control, re-send and bounded backlog).
 //
-//   birth of FEA X ─► XrlFibClient(X).FeaBorn: start_full_push to X, then Rib::FeaBorn(X): the
-//                     whole FIB re-sent to X alone; the others see nothing
+//   birth of FEA X ─► XrlFibClient(X).FeaBorn: start_full_push to X; a subscription to X's
+//                     interfaces; once X has reported them (its first dump, or at once when
+//                     the RIB knows them from an earlier life; at most Options::interfaces_wait),
+//                     Rib::FeaBorn(X): the whole FIB re-sent to X alone, each route only if its
+//                     nexthop is on-link there (fea_resolve_stage.h); the others see nothing
 //   death of FEA X ─► XrlFibClient(X).FeaDied, Rib::FeaDied(X): nothing more for X until it is
 //                     born again; the others go on
 //
-// One FullPushGate (full_push_gate.h) serves them all: it is about the RIB's restart. The
-// interfaces (the RIB's connected routes) come from one FEA at a time, the first born; when it
-// dies, from another live one, whose dump then corrects them.
+// One FullPushGate (full_push_gate.h) serves them all: it is about the RIB's restart. Every FEA's
+// interfaces go to its own view in the Rib (Rib::FeaInterfaceEvents); those of one FEA at a time,
+// the first born, are also the RIB's connected routes, through which the RIB resolves nexthops
+// (one control plane, one routing decision); when it dies, another live one's, whose dump then
+// corrects them.
 //
 // Everything on the router's event loop.
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -38,6 +44,8 @@ class FeaFeeds {
  public:
   struct Options {
     std::string instance;  // empty: every component of class "fea"
+    // How long a newly born FEA's FIB waits for its interfaces; then it is sent unfiltered.
+    std::chrono::milliseconds interfaces_wait{5000};
   };
   // `router`, `rib`, `gate` and `interfaces` outlive this. `on_change(live)` runs after each
   // birth and death the RIB acts on, with the number of live FEAs.
@@ -62,6 +70,9 @@ class FeaFeeds {
  private:
   void OnEvent(const ipc::TargetEvent& event);
   void Born(const std::string& fea);
+  // `fea`'s FIB is sent once its interfaces are known, or after interfaces_wait.
+  void FeedWhenInterfacesKnown(const std::string& fea);
+  void OnInterfacesSynced(const std::string& fea);
   void Died(const std::string& fea);
   XrlFibClient* Ensure(const std::string& fea);
 
@@ -75,6 +86,8 @@ class FeaFeeds {
   std::map<std::string, std::unique_ptr<XrlFibClient>> clients_;  // every FEA ever born
   std::set<std::string> live_;
   std::string interfaces_from_;
+  // FEAs born whose FIB waits for their interfaces, each with its timer.
+  std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> awaiting_;
 };
 
 }  // namespace sluice::rib

@@ -276,6 +276,7 @@ absl::Status RibService::RegisterQueries() {
           f->set_full_pushes(state.full_pushes);
           f->set_lagged(state.lagged);
           f->set_batches_failed(state.batches_failed);
+          f->set_interfaces_known(state.interfaces_known);
         }
         return reply;
       }));

@@ -1,13 +1,18 @@
 #pragma once
-// XrlInterfaceSource: the RIB's InterfaceSource (rib/interface_source.h) over the FEA's
-// interface events — it serves fea_ifmgr_client/1.0/interface_events and, at each birth of the
-// FEA, subscribes to fea_ifmgr/1.0 with the RIB's own instance name. The FEA answers with a full
-// dump (SYNC_START ... SYNC_DONE), then sends changes; every event is handed to the
+// XrlInterfaceSource: the RIB's InterfaceSource (rib/interface_source.h) over the FEAs'
+// interface events — it serves fea_ifmgr_client/1.0/interface_events and, at each birth of an
+// FEA, subscribes to its fea_ifmgr/1.0 with the RIB's own instance name. An FEA answers with a
+// full dump (SYNC_START ... SYNC_DONE), then sends changes.
+//
+// Who sent an event is the caller the Finder vouches for (ipc/caller.h), a component of class
+// "fea"; anyone else is refused. Each FEA's events go to its own InterfaceEvents (SetPerFea:
+// the Rib's FeaView of that FEA), and those of the shared FEA (SetShared) also to the
 // InterfaceEvents given to Start() (the RIB's connected routes).
 //
-// When the FEA dies the interfaces are kept as they were (the forwarding plane did not go
+// When an FEA dies its interfaces are kept as they were (the forwarding plane did not go
 // away); the next birth's dump corrects them.
 
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -24,16 +29,30 @@ class XrlInterfaceSource : public InterfaceSource {
   absl::Status Register();
 
   void Start(InterfaceEvents* events) override { events_ = events; }
-  void Stop() override { events_ = nullptr; }
+  // Delivers nothing more, to Start()'s events or to any FEA's.
+  void Stop() override {
+    events_ = nullptr;
+    per_fea_ = nullptr;
+    on_synced_ = nullptr;
+  }
 
+  // `per_fea(instance)`: where FEA `instance`'s events go (nullptr: nowhere but the shared
+  // ones); `on_synced(instance)` runs after each of its dumps has been delivered.
+  void SetPerFea(std::function<InterfaceEvents*(const std::string&)> per_fea,
+                 std::function<void(const std::string&)> on_synced);
+  // The FEA whose events also go to Start()'s InterfaceEvents.
+  void SetShared(const std::string& instance) { shared_ = instance; }
   // Subscribes to the FEA `instance`'s interface events.
-  void FeaBorn(const std::string& instance);
+  void Subscribe(const std::string& instance);
 
   uint64_t events_received() const { return events_received_; }
 
  private:
   ipc::XrlRouter& router_;
   InterfaceEvents* events_ = nullptr;
+  std::string shared_;
+  std::function<InterfaceEvents*(const std::string&)> per_fea_;
+  std::function<void(const std::string&)> on_synced_;
   uint64_t events_received_ = 0;
 };
 

@@ -39,13 +39,13 @@ absl::StatusOr<std::vector<FeaRow>> FeaRows(SyncClient& client) {
 }
 
 void PrintFeas(const std::vector<FeaRow>& rows, std::ostream& out) {
-  out << absl::StrFormat("\n%-14s %-10s %10s %10s %11s %7s\n", "FEA", "state", "routes", "backlog",
-                         "full pushes", "lagged");
+  out << absl::StrFormat("\n%-14s %-10s %10s %10s %11s %7s %10s\n", "FEA", "state", "routes",
+                         "backlog", "full pushes", "lagged", "interfaces");
   for (const FeaRow& row : rows) {
-    out << absl::StrFormat("%-14s %-10s %10s %10u %11u %7u\n", row.feed.fea(), StateText(row),
+    out << absl::StrFormat("%-14s %-10s %10s %10u %11u %7u %10s\n", row.feed.fea(), StateText(row),
                            row.routes ? absl::StrCat(*row.routes) : "-",
                            row.feed.queued() + row.feed.in_flight(), row.feed.full_pushes(),
-                           row.feed.lagged());
+                           row.feed.lagged(), row.feed.interfaces_known() ? "known" : "-");
   }
 }
 
@@ -59,7 +59,8 @@ Json FeasJson(const std::vector<FeaRow>& rows) {
                         {"in_flight", row.feed.in_flight()},
                         {"full_pushes", row.feed.full_pushes()},
                         {"lagged", row.feed.lagged()},
-                        {"batches_failed", row.feed.batches_failed()}});
+                        {"batches_failed", row.feed.batches_failed()},
+                        {"interfaces_known", row.feed.interfaces_known()}});
   }
   return list;
 }

@@ -70,6 +70,7 @@ const ipc::Method<pb::RedistSubscribeRequest, pb::RedistSubscribeReply> kRedistS
     "rib/1.0/redist_subscribe"};
 const ipc::Method<pb::SetAdminDistanceRequest, pb::SetAdminDistanceReply> kSetAdminDistance{
     "rib/1.0/set_admin_distance"};
+const ipc::Method<pb::ListFeasRequest, pb::ListFeasReply> kListFeas{"rib/1.0/list_feas"};
 const ipc::Method<pb::ListProtocolsRequest, pb::ListProtocolsReply> kListProtocols{
     "rib/1.0/list_protocols"};
 const ipc::Method<cpb::RouteInfoInvalidRequest, cpb::RouteInfoInvalidReply> kRouteInfoInvalid{
@@ -201,6 +202,13 @@ class FakeFea {
     std::vector<std::string> out;
     for (const auto& [p, r] : fib) out.push_back(r);
     return out;
+  }
+  // Its one interface is `ifname` with `address`/24 instead (before the RIB subscribes).
+  void SetInterface(const std::string& ifname, const char* address) {
+    dump.mutable_events(1)->mutable_interface()->set_name(ifname);
+    dump.mutable_events(2)->mutable_interface()->set_name(ifname);
+    ipc::ToProto(*net::IPAddress::Parse(address),
+                 dump.mutable_events(2)->mutable_address()->mutable_address());
   }
 
   std::unique_ptr<ipc::XrlRouter> router;
@@ -662,8 +670,8 @@ TEST_F(RibServiceTest, EveryFeaIsFedAndOneThatRestartsAloneIsReSentTheFib) {
   ASSERT_TRUE(RunUntil([&] { return second->Routes() == fib; }));
   EXPECT_EQ(rib_->Feas(), (std::vector<std::string>{"fea", "fea-2"}));
   EXPECT_EQ(feeds_->interfaces_from(), "fea");
-  EXPECT_EQ(std::count(second->calls.begin(), second->calls.end(), "subscribe rib"), 0)
-      << "interfaces come from one FEA";
+  EXPECT_EQ(std::count(second->calls.begin(), second->calls.end(), "subscribe rib"), 1)
+      << "each FEA's own interfaces decide what it is sent";
 
   // fea-2 dies; a route changes meanwhile; a new fea-2, empty, gets the whole FIB.
   second.reset();
@@ -680,14 +688,46 @@ TEST_F(RibServiceTest, EveryFeaIsFedAndOneThatRestartsAloneIsReSentTheFib) {
       << "the other FEA is not re-sent anything";
 
   // The FEA the interfaces came from dies: they come from fea-2 now.
+  const auto subscribed = std::count(second->calls.begin(), second->calls.end(), "subscribe rib");
   fea_.reset();
   ASSERT_TRUE(RunUntil([&] { return feeds_->interfaces_from() == "fea-2"; }));
   ASSERT_TRUE(RunUntil([&] {
-    return std::count(second->calls.begin(), second->calls.end(), "subscribe rib") == 1;
+    return std::count(second->calls.begin(), second->calls.end(), "subscribe rib") ==
+           subscribed + 1;
   }));
   second.reset();
   ASSERT_TRUE(RunUntil([&] { return feeds_->live() == 0; }));
   EXPECT_TRUE(feeds_->interfaces_from().empty());
+}
+
+TEST_F(RibServiceTest, EachFeaIsSentOnlyWhatItsOwnInterfacesReach) {
+  StartFea();  // eth0 192.0.2.1/24: the RIB resolves through it
+  auto second = std::make_unique<FakeFea>(io_, Options(), "fea-2");
+  second->SetInterface("vc", "198.51.100.1");
+  ASSERT_TRUE(
+      AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2"), Entry("10.1.0.0/16", "198.51.100.9")})
+          .ok());
+  ASSERT_TRUE(AddRoutes("ebgp", {Entry("172.16.0.0/12", "192.0.2.8")}).ok());
+  ASSERT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
+                     "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
+                     "192.0.2.0/24 dev eth0 proto connected"}))
+      << ::testing::PrintToString(fea_->Routes());
+  ASSERT_TRUE(RunUntil([&] {
+    return second->Routes() ==
+           std::vector<std::string>{"10.1.0.0/16 via 198.51.100.9 proto static"};
+  })) << ::testing::PrintToString(second->Routes());
+  auto feas = Call(kListFeas, pb::ListFeasRequest());
+  ASSERT_TRUE(feas.ok()) << feas.status();
+  ASSERT_EQ(feas->feas_size(), 2);
+  EXPECT_TRUE(feas->feas(0).interfaces_known());
+  EXPECT_TRUE(feas->feas(1).interfaces_known());
+  EXPECT_EQ(feas->feas(1).batches_failed(), 0u);
+
+  // Interface events are an FEA's word: another component's are refused.
+  icpb::InterfaceEventsRequest events;
+  events.add_events()->set_kind(icpb::InterfaceEvent::SYNC_START);
+  auto refused = Call(kInterfaceEvents, events);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << refused.status();
 }
 
 TEST_F(RibServiceTest, NothingIsSentWithoutAnFea) {

@@ -273,10 +273,10 @@ TEST_F(RibSystemTest, EveryFeaGetsTheTableAndOneStoppedOrKilledHoldsUpNoOther) {
   // the connected ones; fea-2's backlog is what it was sent before it stopped.
   CommandResult processes = p_.Sluice({"show", "processes"});
   ASSERT_EQ(processes.exit_code, 0) << processes.err;
-  EXPECT_TRUE(std::regex_search(processes.out, std::regex("\\nfea +up +20003 +0 +1 +0\\n")))
+  EXPECT_TRUE(std::regex_search(processes.out, std::regex("\\nfea +up +20003 +0 +1 +0 +known\\n")))
       << processes.out;
-  EXPECT_TRUE(
-      std::regex_search(processes.out, std::regex("\\nfea-2 +lagging +- +[0-9]+ +1 +[12]\\n")))
+  EXPECT_TRUE(std::regex_search(processes.out,
+                                std::regex("\\nfea-2 +lagging +- +[0-9]+ +1 +[12] +known\\n")))
       << processes.out;
   p_.other_fea("fea-2")->Signal(SIGCONT);
   ASSERT_TRUE(FibIs(second, 60000, "fea-2")) << last_fib_.size() << " routes";
