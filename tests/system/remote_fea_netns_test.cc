@@ -4,8 +4,9 @@
 // on 10.0.0.1 over TCP with mutual TLS, and protocol components (sluice-rib-test-client) that
 // give the RIB its table. Hosts B and C are namespaces joined to A by veth pairs on a bridge;
 // each runs sluice-fea with the netlink backend and a certificate naming its instance (fea-b,
-// fea-c), and a veth pair whose d0 is in 10.9.0.0/24, where every route's nexthop 10.9.0.2 lies. A
+// fea-c), and a veth pair whose d0 is in 10.9.0.0/24, where the routes' nexthop 10.9.0.2 lies. A
 // host's namespace is held by a process of its own, so it and its kernel table outlive its FEA.
+// Routes via a nexthop on a subnet only one host has go to that host's kernel alone.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -79,6 +80,14 @@ class RemoteFeaNetnsTest : public ::testing::Test {
         .tls = ipc::TlsFiles{dir_ + "/ca.pem", CertificateFile(dir_, "bgp"), KeyFile(dir_, "bgp")},
         .insecure = false});
     client_ = std::make_unique<rtrmgr::cli::SyncClient>(kFinder, 20000, "bgp");
+    // The RIB feeds both FEAs, which have reported their interfaces, before any route comes.
+    ASSERT_TRUE(Eventually(
+        [&] {
+          auto b = Feed("fea-b"), c = Feed("fea-c");
+          return b && c && b->up() && c->up() && b->interfaces_known() && c->interfaces_known();
+        },
+        60))
+        << rib_->Output();
   }
   void TearDown() override {
     client_.reset();
@@ -102,12 +111,12 @@ class RemoteFeaNetnsTest : public ::testing::Test {
   std::unique_ptr<ChildProcess> StartFea(const NetnsHost& h) {
     return ChildProcess::Start(NetlinkFeaArgv(h, kFinder), Env("fea/" + h.fea_name));
   }
-  // A protocol component giving the RIB `n` /24s from `first` via 10.9.0.2.
+  // A protocol component giving the RIB `n` /24s from `first` via `nexthop`.
   ChildProcess* Client(const std::string& instance, const std::string& protocol, int n,
-                       const std::string& first) {
+                       const std::string& first, const std::string& nexthop = "10.9.0.2") {
     clients_[instance] = ChildProcess::Start(
         {BuildPath("tests/system/sluice-rib-test-client"), "--instance", instance, "--finder",
-         kFinder, "--protocol", protocol, "--routes", absl::StrCat(n, ",", first, ",10.9.0.2")},
+         kFinder, "--protocol", protocol, "--routes", absl::StrCat(n, ",", first, ",", nexthop)},
         Env("rib_test_client"));
     ChildProcess* c = clients_[instance].get();
     EXPECT_TRUE(c && c->WaitForOutput(absl::StrCat("added ", n), 60000))
@@ -188,6 +197,30 @@ TEST_F(RemoteFeaNetnsTest, BothKernelsGetTheTableAndOneFeasDeathOrStopLeavesTheO
   b_.fea->Signal(SIGCONT);
   ASSERT_TRUE(KernelIs(b_, third)) << last_ << " routes in B";
   EXPECT_EQ(Kernel(c_), Kernel(b_));
+}
+
+// Each host has its own interfaces: a route goes to a kernel only where its nexthop is on-link.
+// B alone has 10.8.0.0/24 (a second address on d0); C gets the routes through it once it has
+// that subnet too.
+TEST_F(RemoteFeaNetnsTest, EachKernelGetsTheRoutesWhoseNexthopItReaches) {
+  b_.In("ip addr add 10.8.0.1/24 dev d0");
+  ASSERT_TRUE(Client("bgp-1", "ebgp", 1000, "20.0.0.0/24"));
+  ASSERT_TRUE(Client("ospf-1", "ospf", 1000, "30.0.0.0/24", "10.8.0.2"));
+  const std::set<std::string> both = Slash24s(0x14000000u, 1000);
+  const std::set<std::string> all = Union(both, Slash24s(0x1e000000u, 1000));
+  ASSERT_TRUE(KernelIs(b_, all)) << last_ << " routes in B\n" << rib_->Output();
+  ASSERT_TRUE(KernelIs(c_, both)) << last_ << " routes in C\n" << rib_->Output();
+  EXPECT_THAT(b_.In("ip route show table 100 30.0.0.0/24"), ::testing::HasSubstr("via 10.8.0.2"));
+  auto feed = Feed("fea-c");
+  ASSERT_TRUE(feed);
+  EXPECT_TRUE(feed->interfaces_known());
+  EXPECT_EQ(feed->batches_failed(), 0u) << "C was sent no route it cannot install";
+
+  // C gets 10.8.0.0/24: it is re-sent its FIB, now with the routes through it.
+  c_.In("ip addr add 10.8.0.1/24 dev d0");
+  ASSERT_TRUE(KernelIs(c_, all)) << last_ << " routes in C\n" << rib_->Output();
+  EXPECT_EQ(Feed("fea-c")->batches_failed(), 0u);
+  EXPECT_EQ(Kernel(b_), all);
 }
 
 }  // namespace
