@@ -41,15 +41,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/program_options.h"
-#include "bench/net/bench_prefixes.h"
-#include "bgp/mrt/bgpdump_format.h"
-#include "bgp/mrt/mrt_reader.h"
-#include "ipc/proto/profile.pb.h"
-#include "ipc/proto/rib.pb.h"
-#include "ipc/types_convert.h"
+#include "bench/rib/rib_load.h"
 #include "ipc/xrl_router.h"
 #include "tests/system/fea_rib_processes.h"
 
@@ -57,13 +51,6 @@ namespace sluice {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-namespace pb = rib::v1;
-
-const ipc::Method<pb::RoutesRequest, pb::RoutesReply> kAddRoutes{"rib/1.0/add_routes"};
-const ipc::Method<pb::AddRoutesPackedRequest, pb::RoutesReply> kAddRoutesPacked{
-    "rib/1.0/add_routes_packed"};
-const ipc::Method<profile::v1::DescribePlumbingRequest, profile::v1::DescribePlumbingReply>
-    kDescribe{"profile/1.0/describe_plumbing"};
 
 struct Options {
   int runs = 5;
@@ -78,75 +65,7 @@ struct Options {
   int feas = 1;
 };
 
-// The distinct prefixes announced in the capture, in order of first announcement, through the
-// project's MRT decoder (its bgpdump-format lines: field 6 of "A" lines).
-std::vector<net::Prefix> CapturePrefixes(std::string* source) {
-  const char* dir = std::getenv("SLUICE_DATA_DIR");
-  if (dir != nullptr) {
-    std::string path = std::string(dir) + "/mrt/pch-2015-10-23-fulltable-updates.mrt.gz";
-    auto reader = bgp::mrt::MrtReader::Open(path);
-    if (reader.ok()) {
-      bgp::AttributeStore store;
-      bgp::mrt::BgpdumpFormatter formatter(&store);
-      bgp::mrt::MrtRecord record;
-      std::vector<net::Prefix> out;
-      absl::flat_hash_set<net::Prefix> seen;
-      std::string text;
-      while ((*reader)->Next(&record)) {
-        text.clear();
-        formatter.Format(record, &text);
-        size_t pos = 0;
-        while (pos < text.size()) {
-          size_t end = text.find('\n', pos);
-          std::string_view line(text.data() + pos, end - pos);
-          pos = end + 1;
-          // BGP4MP_ET|time|A|peer|as|PREFIX|...
-          size_t f[6];
-          size_t at = 0;
-          int n = 0;
-          for (; n < 6; ++n) {
-            at = line.find('|', n == 0 ? 0 : f[n - 1] + 1);
-            if (at == std::string_view::npos) break;
-            f[n] = at;
-          }
-          if (n < 6 || line.substr(f[1] + 1, f[2] - f[1] - 1) != "A") continue;
-          auto p = net::Prefix::ParseAndMask(line.substr(f[4] + 1, f[5] - f[4] - 1));
-          if (p.ok() && seen.insert(*p).second) out.push_back(*p);
-        }
-      }
-      *source = path + " (bgp/mrt)";
-      return out;
-    }
-    std::cerr << "rib_process_bench: " << reader.status() << "\n";
-  }
-  *source = "a synthetic table (SLUICE_DATA_DIR unset or the capture missing)";
-  return bench::SyntheticIPv4Table(577706);
-}
-
-int64_t RssBytes(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024;
-  }
-  return 0;
-}
-
 // User plus system CPU seconds the process has used so far (/proc/PID/stat fields 14 and 15).
-double CpuSeconds(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  size_t at = text.rfind(')');  // the command name may hold spaces
-  if (at == std::string::npos) return 0;
-  std::istringstream fields(text.substr(at + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i >= 14) ticks += std::atof(field.c_str());
-  }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
 struct Run {
   double routes_per_s = 0;
   double rib_cpu_us_per_route = 0;  // sluice-rib's CPU time over the load, per route
@@ -185,84 +104,37 @@ class Bench {
     router_options.serve = false;  // a pure client
     ipc::XrlRouter router(io, "bench", "bench", router_options);
     if (!router.Start().ok()) return std::nullopt;
-    if (!RunUntil(
+    if (!bench::RunUntil(
             io, [&] { return router.registered(); }, 5000))
       return std::nullopt;
 
     // The FIB before: the connected routes (lo, eth0).
-    const int64_t base = FibSize(io, router, "fea");
+    const int64_t base = bench::FibSize(io, router, "fea");
     const int64_t connected_overlap =
         std::count_if(prefixes_.begin(), prefixes_.end(), [](const net::Prefix& x) {
           return x == *net::Prefix::Parse("192.0.2.0/24") ||
                  x == *net::Prefix::Parse("127.0.0.0/8");
         });
     const int64_t target = base + static_cast<int64_t>(prefixes_.size()) - connected_overlap;
-    const int64_t rib_rss0 = RssBytes(p.rib()->pid());
-    const int64_t fea_rss0 = RssBytes(p.fea()->pid());
-    const double rib_cpu0 = CpuSeconds(p.rib()->pid());
-    const double fea_cpu0 = CpuSeconds(p.fea()->pid());
+    const int64_t rib_rss0 = bench::RssBytes(p.rib()->pid());
+    const int64_t fea_rss0 = bench::RssBytes(p.fea()->pid());
+    const double rib_cpu0 = bench::CpuSeconds(p.rib()->pid());
+    const double fea_cpu0 = bench::CpuSeconds(p.fea()->pid());
 
-    const net::IPAddress nexthop = *net::IPAddress::Parse("192.0.2.2");
     const auto t0 = Clock::now();
-    size_t next = 0, in_flight = 0;
-    bool failed = false;
-    std::function<void()> send;
-    auto answered = [&](absl::StatusOr<pb::RoutesReply> reply) {
-      --in_flight;
-      if (!reply.ok()) {
-        std::cerr << "add_routes: " << reply.status() << "\n";
-        failed = true;
-      }
-      send();
-    };
-    send = [&] {
-      while (in_flight < options_.in_flight && next < prefixes_.size()) {
-        const size_t end = std::min(prefixes_.size(), next + options_.batch);
-        ++in_flight;
-        if (options_.unpacked) {
-          pb::RoutesRequest request;
-          request.set_protocol("ebgp");
-          request.mutable_routes()->Reserve(static_cast<int>(end - next));
-          for (; next < end; ++next) {
-            pb::RouteEntry* e = request.add_routes();
-            ipc::ToProto(prefixes_[next], e->mutable_network());
-            ipc::ToProto(nexthop, e->mutable_nexthop());
-          }
-          router.Call("rib", kAddRoutes, std::move(request), answered);
-          continue;
-        }
-        // One packed batch per run of one family (the PCH capture holds IPv4 only). An IPv6
-        // prefix gets no nexthop and so refuses its batch, as add_routes would with 192.0.2.2.
-        pb::AddRoutesPackedRequest request;
-        request.set_protocol("ebgp");
-        const net::Family family = prefixes_[next].family();
-        request.set_ipv6(family == net::Family::kIPv6);
-        const int n = static_cast<int>(end - next);
-        request.mutable_lengths()->Reserve(n);
-        request.mutable_networks()->Reserve(n * ipc::AddressWords(family));
-        request.mutable_nexthops()->Reserve(n * ipc::AddressWords(family));
-        for (; next < end && prefixes_[next].family() == family; ++next) {
-          request.add_lengths(static_cast<uint32_t>(prefixes_[next].length()));
-          ipc::AppendWords(prefixes_[next].address(), request.mutable_networks());
-          if (family == nexthop.family()) {
-            ipc::AppendWords(nexthop, request.mutable_nexthops());
-          } else {
-            ipc::AppendZeroWords(family, request.mutable_nexthops());
-          }
-        }
-        router.Call("rib", kAddRoutesPacked, std::move(request), answered);
-      }
-    };
-    send();
-    RunUntil(
-        io, [&] { return failed || (next == prefixes_.size() && in_flight == 0); }, 600000);
-    if (failed) return std::nullopt;
+    if (!bench::LoadRoutes(io, router, prefixes_,
+                           bench::LoadOptions{.nexthop = *net::IPAddress::Parse("192.0.2.2"),
+                                              .batch = options_.batch,
+                                              .in_flight = options_.in_flight,
+                                              .unpacked = options_.unpacked})) {
+      return std::nullopt;
+    }
     const auto sent = Clock::now();
     int64_t size = 0;
     for (const std::string& fea : feas) {
-      while ((size = FibSize(io, router, fea)) < target) {
+      while ((size = bench::FibSize(io, router, fea)) < target) {
         if (size < 0 || Clock::now() - t0 > std::chrono::minutes(10)) return std::nullopt;
-        RunFor(io, 2);
+        io.run_for(std::chrono::milliseconds(2));
       }
     }
     const auto t1 = Clock::now();
@@ -270,11 +142,13 @@ class Bench {
     const double seconds = std::chrono::duration<double>(t1 - t0).count();
     run.routes_per_s = static_cast<double>(prefixes_.size()) / seconds;
     run.rib_bytes_per_route =
-        static_cast<double>(RssBytes(p.rib()->pid()) - rib_rss0) / prefixes_.size();
+        static_cast<double>(bench::RssBytes(p.rib()->pid()) - rib_rss0) / prefixes_.size();
     run.fea_bytes_per_route =
-        static_cast<double>(RssBytes(p.fea()->pid()) - fea_rss0) / prefixes_.size();
-    run.rib_cpu_us_per_route = (CpuSeconds(p.rib()->pid()) - rib_cpu0) * 1e6 / prefixes_.size();
-    run.fea_cpu_us_per_route = (CpuSeconds(p.fea()->pid()) - fea_cpu0) * 1e6 / prefixes_.size();
+        static_cast<double>(bench::RssBytes(p.fea()->pid()) - fea_rss0) / prefixes_.size();
+    run.rib_cpu_us_per_route =
+        (bench::CpuSeconds(p.rib()->pid()) - rib_cpu0) * 1e6 / prefixes_.size();
+    run.fea_cpu_us_per_route =
+        (bench::CpuSeconds(p.fea()->pid()) - fea_cpu0) * 1e6 / prefixes_.size();
     std::printf(
         "    all sent to the RIB after %.3f s, all in %s after %.3f s (FIB %lld)\n",
         std::chrono::duration<double>(sent - t0).count(),
@@ -291,33 +165,6 @@ class Bench {
   }
 
  private:
-  template <typename P>
-  static bool RunUntil(boost::asio::io_context& io, P done, int ms) {
-    auto deadline = Clock::now() + std::chrono::milliseconds(ms);
-    while (!done() && Clock::now() < deadline) io.run_one_for(std::chrono::milliseconds(5));
-    return done();
-  }
-  static void RunFor(boost::asio::io_context& io, int ms) {
-    io.run_for(std::chrono::milliseconds(ms));
-  }
-  // "Fib: N routes" from FEA `fea`'s describe_plumbing; -1 on failure.
-  static int64_t FibSize(boost::asio::io_context& io, ipc::XrlRouter& router,
-                         const std::string& fea) {
-    std::optional<absl::StatusOr<profile::v1::DescribePlumbingReply>> reply;
-    router.Call(
-        fea, kDescribe, profile::v1::DescribePlumbingRequest(),
-        [&](absl::StatusOr<profile::v1::DescribePlumbingReply> r) { reply = std::move(r); });
-    if (!RunUntil(
-            io, [&] { return reply.has_value(); }, 10000) ||
-        !reply->ok())
-      return -1;
-    static const std::regex kFib("Fib: ([0-9]+) routes");
-    std::smatch m;
-    const std::string& text = (*reply)->text();
-    if (!std::regex_search(text, m, kFib)) return -1;
-    return std::atoll(m[1].str().c_str());
-  }
-
   const Options& options_;
   const std::vector<net::Prefix>& prefixes_;
 };
@@ -379,7 +226,7 @@ int main(int argc, char** argv) {
   // The processes are found through SLUICE_BUILD_DIR (tests/system/child_process.h).
   setenv("SLUICE_BUILD_DIR", SLUICE_BENCH_BUILD_DIR, /*overwrite=*/0);
   std::string source;
-  std::vector<net::Prefix> prefixes = CapturePrefixes(&source);
+  std::vector<net::Prefix> prefixes = bench::PchPrefixes(&source);
   if (options.prefixes > 0 && options.prefixes < prefixes.size()) prefixes.resize(options.prefixes);
   std::printf(
       "rib_process_bench: %zu prefixes from %s; %s batches of %zu, %zu in flight to the "
