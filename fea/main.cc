@@ -7,7 +7,8 @@
 //              [--interface NAME[=ADDRESS/LENGTH[,ADDRESS/LENGTH]...]]...
 //
 //   --finder     the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)
-//   --instance   the component instance name (default "fea"); the class is "fea"
+//   --instance   the component instance name (default "fea"; with a Finder on TCP, the host's
+//                short name: an FEA on a host of its own is named after it); the class is "fea"
 //   --listen     where to serve (unix:/PATH or tcp:127.0.0.1:PORT); default a Unix socket
 //   --backend    dummy (default): interfaces configured through fea_ifmgr/1.0, FIB in memory;
 //                netlink: the kernel's interfaces, routes installed in a kernel table
@@ -28,11 +29,14 @@
 // § Restarts): the routes stay for the next FEA to adopt. --help lists the options. A bad option
 // exits 2 (the message names it), a backend that cannot start exits 1.
 
+#include <unistd.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -106,6 +110,24 @@ bool ParseInterface(const std::string& text, Flags::InterfaceFlag* out) {
   return true;
 }
 
+// The Finder is reached over TCP: this FEA is on a host of its own, or may be.
+bool FinderOverTcp(const ipc::RouterOptions& router) {
+  std::string finder = router.finder_address;
+  if (finder.empty()) {
+    const char* env = std::getenv("SLUICE_FINDER");
+    if (env != nullptr) finder = env;
+  }
+  return finder.rfind("tcp:", 0) == 0;
+}
+
+// The host name up to its first dot (systemd's %l); empty when there is none.
+std::string ShortHostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  std::string host(name);
+  return host.substr(0, host.find('.'));
+}
+
 // Returns the status to exit with when the program should not go on (--help, --version, a bad
 // command line; base/program_options.h).
 std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
@@ -113,7 +135,9 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   CLI::App& app = options.app();
   app.add_option("--finder", flags->router.finder_address,
                  "the Finder (default $SLUICE_FINDER or unix:$SLUICE_RUNDIR/finder.sock)");
-  app.add_option("--instance", flags->instance, "the component instance name; the class is fea")
+  app.add_option("--instance", flags->instance,
+                 "the component instance name (default fea; with a Finder on tcp:, the host's "
+                 "short name); the class is fea")
       ->check(
           CLI::Validator([](std::string& v) { return v.empty() ? "wants a name" : ""; }, "NAME"));
   base::AddRepeatedOption(app, "--listen", flags->router.listen,
@@ -165,6 +189,11 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
   if (std::optional<int> exit = options.Parse(argc, argv)) return exit;
   if (!flags->interfaces.empty() && flags->backend != "dummy") {
     return options.Fail("--interface configures the dummy backend; netlink follows the kernel");
+  }
+  if (app.count("--instance") == 0 && FinderOverTcp(flags->router)) {
+    std::string host = ShortHostName();
+    if (host.empty()) return options.Fail("the host has no name to use: give --instance");
+    flags->instance = host;
   }
   return std::nullopt;
 }

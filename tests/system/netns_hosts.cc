@@ -12,7 +12,7 @@ namespace sluice::testing {
 using fea::testing::MustRun;
 
 std::vector<std::string> NetnsHost::Nsenter(std::vector<std::string> argv) const {
-  std::vector<std::string> out = {"/usr/bin/nsenter", "-t", pid(), "-n"};
+  std::vector<std::string> out = {"/usr/bin/nsenter", "-t", pid(), "-n", "-u"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }
@@ -31,8 +31,9 @@ void StartHost(NetnsHost& h, const std::string& fea_name, const std::string& add
                const std::string& veth) {
   h.fea_name = fea_name;
   h.address = address;
-  h.holder = ChildProcess::Start({"/usr/bin/unshare", "-n", "/bin/sh", "-c",
-                                  "ip link set lo up && echo up && exec sleep 100000"});
+  h.holder = ChildProcess::Start({"/usr/bin/unshare", "-n", "-u", "/bin/sh", "-c",
+                                  absl::StrCat("ip link set lo up && hostname ", fea_name,
+                                               " && echo up && exec sleep 100000")});
   ASSERT_TRUE(h.holder && h.holder->WaitForOutput("up", 5000));
   MustRun(absl::StrCat("ip link add ", veth, " type veth peer name eth0 netns ", h.pid(),
                        " && ip link set ", veth, " master br0 && ip link set ", veth, " up"));
@@ -42,9 +43,9 @@ void StartHost(NetnsHost& h, const std::string& fea_name, const std::string& add
 }
 
 std::vector<std::string> NetlinkFeaArgv(const NetnsHost& h, const std::string& finder) {
+  // No --instance: an FEA whose Finder is on TCP is named after its host.
   return h.Nsenter({BuildPath("fea/sluice-fea"), "--backend", "netlink", "--table", "100",
-                    "--finder", finder, "--listen", absl::StrCat("tcp:", h.address, ":0"),
-                    "--instance", h.fea_name});
+                    "--finder", finder, "--listen", absl::StrCat("tcp:", h.address, ":0")});
 }
 
 std::string KernelPrefix(absl::string_view word) {

@@ -2,10 +2,10 @@
 // Hosts for system tests of one control plane feeding forwarding engines elsewhere (DESIGN.md §
 // Processes; the multistage router of Bianco et al.): the test process is host A, in a private
 // network namespace of its own (fea::testing::EnterPrivateNetworkNamespace, root), with a bridge
-// br0 at 10.0.0.1/24. Each further host is a namespace held by a process of its own (so that it
-// and its kernel table outlive the FEA in it), joined to br0 by a veth pair (its end eth0 at
-// `address`), with a veth pair d0 (10.9.0.1/24) ─ d1, so that 10.9.0.2 is a nexthop its kernel
-// can install routes through.
+// br0 at 10.0.0.1/24. Each further host is a network and a UTS namespace (its host name the name
+// of its FEA) held by a process of its own (so that it and its kernel table outlive the FEA in
+// it), joined to br0 by a veth pair (its end eth0 at `address`), with a veth pair d0
+// (10.9.0.1/24) ─ d1, so that 10.9.0.2 is a nexthop its kernel can install routes through.
 //
 //   StartBridge();
 //   NetnsHost b;
@@ -29,7 +29,7 @@ struct NetnsHost {
   std::unique_ptr<ChildProcess> holder;
   std::unique_ptr<ChildProcess> fea;
   std::string pid() const { return std::to_string(holder->pid()); }
-  // `argv` run in the host's namespace (nsenter).
+  // `argv` run in the host's namespaces (nsenter).
   std::vector<std::string> Nsenter(std::vector<std::string> argv) const;
   // `command` run by /bin/sh in the host's namespace; its output. A failure fails the test.
   std::string In(const std::string& command) const;
@@ -39,11 +39,12 @@ struct NetnsHost {
 void StartBridge();
 // Removes br0 (the hosts' veth ends go with their namespaces).
 void StopBridge();
-// Starts `h`: its namespace, eth0 at `address`/24 on br0 (A's end named `veth`), d0 and d1.
+// Starts `h`: its namespaces (host name `fea_name`), eth0 at `address`/24 on br0 (A's end named
+// `veth`), d0 and d1.
 void StartHost(NetnsHost& h, const std::string& fea_name, const std::string& address,
                const std::string& veth);
 // The argv of a netlink sluice-fea for `h`: kernel table 100, the Finder at `finder`, serving
-// on tcp:ADDRESS:0, instance `h.fea_name`.
+// on tcp:ADDRESS:0, and no --instance: it registers as its host's name, `h.fea_name`.
 std::vector<std::string> NetlinkFeaArgv(const NetnsHost& h, const std::string& finder);
 // A prefix as `ip route` prints it ("default", "192.0.2.1", "10.0.0.0/24") as
 // net::Prefix::ToString does ("0.0.0.0/0", "192.0.2.1/32", "10.0.0.0/24").
