@@ -6,9 +6,8 @@
 //   FibFanout ─┬─ FeaResolve(fea)   ─ FeaOut(fea)
 //              └─ FeaResolve(fea-2) ─ FeaOut(fea-2)
 //
-// The RIB picks winners and resolves EGP nexthops through IGP routes once, over one view of the
-// interfaces (the first FEA's, rib/service/fea_feeds.h): one control plane, one routing
-// decision. What is on-link differs per forwarding engine, so each FEA's own interfaces
+// The RIB picks winners and resolves EGP nexthops through IGP routes once, over the connected
+// subnets of every FEA (connected_union.h): one router, one routing decision. What is on-link differs per forwarding engine, so each FEA's own interfaces
 // (FeaInterfacesView, from its interface events: fea_view.h) decide which winners it is sent
 // and through which of its interfaces:
 //   - a route with a forwarding nexthop N (RibRoute::forwarding_nexthop) goes on when N is on

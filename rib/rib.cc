@@ -34,9 +34,12 @@ Rib::Rib(boost::asio::io_context& io, FibClient* fib, RibOptions options)
           [this](std::string_view protocol) { PushOrigins(protocol); }),
       v4_(std::make_unique<RibNetwork>(net::Family::kIPv4, &plumber_, NetworkOptions(options_))),
       v6_(std::make_unique<RibNetwork>(net::Family::kIPv6, &plumber_, NetworkOptions(options_))),
+      connected_union_([this](const net::Prefix& prefix, const std::optional<std::string>& ifname) {
+        ApplyConnected(prefix, ifname);
+      }),
       connected_(
           [this](const net::Prefix& prefix, const std::optional<std::string>& ifname) {
-            ApplyConnected(prefix, ifname);
+            connected_union_.SetShared(prefix, ifname);
           },
           [this] { PushConnected(); },
           [this] {

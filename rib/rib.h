@@ -35,6 +35,7 @@
 #include "net/ip_address.h"
 #include "net/prefix.h"
 #include "rib/connected_routes.h"
+#include "rib/connected_union.h"
 #include "rib/fea_view.h"
 #include "rib/fib_client.h"
 #include "rib/interest.h"
@@ -203,8 +204,9 @@ class Rib {
   // The FEA died: nothing is sent to it until it is born again.
   void FeaDied(std::string_view fea = kDefaultFea);
   // Where `fea`'s own interface events go (its FeaView, fea_view.h); nullptr for an FEA the RIB
-  // does not feed. They decide which winners it is sent, and through which of its interfaces
-  // (its FeaResolve stages, fea_resolve_stage.h). When its view changes while it is up, the
+  // does not feed. Its subnets join the connected routes (a nexthop on any of them resolves),
+  // and they decide which winners it is sent, and through which of its interfaces (its
+  // FeaResolve stages, fea_resolve_stage.h). When its view changes while it is up, the
   // whole FIB is re-sent to it (FibClient::BeginFullPush, then as after a birth).
   InterfaceEvents* FeaInterfaceEvents(std::string_view fea);
   // `fea` has reported its interfaces: what it is sent follows them.
@@ -222,7 +224,9 @@ class Rib {
   void WhenSettled(std::function<void()> fn, std::string_view fea = kDefaultFea);
 
   // --- Interfaces --------------------------------------------------------------------------------
-  // Where interface events go (the FEA adapter, or a test, calls these).
+  // Where the shared interface events go (the first FEA's, or a test's). The connected routes
+  // are theirs, joined by the subnets other FEAs report that they lack (ConnectedUnion,
+  // connected_union.h; FeaInterfaceEvents).
   InterfaceEvents* interface_events() { return &connected_; }
   // Starts `source` delivering to interface_events(); Stop() it before destroying the Rib.
   void AttachInterfaceSource(InterfaceSource* source);
@@ -272,6 +276,8 @@ class Rib {
   OriginPolicy origin_policy_;
   std::unique_ptr<RibNetwork> v4_;
   std::unique_ptr<RibNetwork> v6_;
+  // The connected routes: the shared events' and every FEA's subnets (calls into the networks).
+  ConnectedUnion connected_union_;
   ConnectedRoutes connected_;
   // Per FEA fed: its own interfaces (they call into the networks above).
   std::map<std::string, std::unique_ptr<FeaView>, std::less<>> fea_views_;

@@ -31,6 +31,8 @@ absl::Status Rib::RemoveFea(std::string_view fea) {
   v4_->RemoveFeaOut(it->first);
   v6_->RemoveFeaOut(it->first);
   fea_views_.erase(it->first);
+  connected_union_.RemoveFea(it->first);
+  PushConnected();
   feas_.erase(it);
   return absl::OkStatus();
 }
@@ -87,6 +89,8 @@ bool Rib::FeaViewKnown(std::string_view fea) const {
 }
 
 void Rib::FeaViewChanged(const std::string& fea, const FeaInterfacesView& view) {
+  connected_union_.SetFea(fea, view.subnets);
+  PushConnected();
   bool up = false;
   for (RibNetwork* network : {v4_.get(), v6_.get()}) {
     if (FeaResolveStage* resolve = network->fea_resolve(fea)) resolve->SetView(view);

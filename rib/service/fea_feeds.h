@@ -15,10 +15,10 @@
 //                     born again; the others go on
 //
 // One FullPushGate (full_push_gate.h) serves them all: it is about the RIB's restart. Every FEA's
-// interfaces go to its own view in the Rib (Rib::FeaInterfaceEvents); those of one FEA at a time,
-// the first born, are also the RIB's connected routes, through which the RIB resolves nexthops
-// (one control plane, one routing decision); when it dies, another live one's, whose dump then
-// corrects them.
+// interfaces go to its own view in the Rib (Rib::FeaInterfaceEvents), whose subnets join the
+// RIB's connected routes; those of one FEA at a time, the first born, are also the shared
+// interface events (Rib::interface_events(), whose end of dump is the connected routes'
+// end-of-RIB); when it dies, another live one's, whose dump then corrects them.
 //
 // Everything on the router's event loop.
 

@@ -241,6 +241,37 @@ TEST(RibFeas, EachFeaIsSentWhatItsOwnInterfacesReachThroughThem) {
   EXPECT_TRUE(f.violations.empty());
 }
 
+TEST(RibFeas, ANexthopOnASubnetOfAnotherFeaResolvesAndGoesToItAlone) {
+  TwoFeas f;
+  f.Interfaces();
+  Report(f.rib->FeaInterfaceEvents(Rib::kDefaultFea),
+         {{"eth0", "10.0.0.1", 24}, {"eth1", "10.0.1.1", 24}, {"eth0", "2001:db8:1::1", 64}});
+  // Only the second FEA has 10.0.2.0/24: it joins the RIB's connected routes.
+  Report(f.rib->FeaInterfaceEvents(kSecond), {{"vc", "10.0.0.2", 24}, {"ve", "10.0.2.2", 24}});
+  ASSERT_TRUE(
+      f.rib->AddRoutes("ebgp", std::vector<RouteInput>{testing::In("192.168.5.0/24", "10.0.2.9")})
+          .ok());
+  f.rib->FeaBorn();
+  f.rib->FeaBorn(kSecond);
+  f.Run();
+  auto resolved = f.rib->LookupPrefix(testing::P("192.168.5.0/24"));
+  ASSERT_TRUE(resolved.has_value()) << "an EGP nexthop on any FEA's subnet resolves";
+  EXPECT_EQ(resolved->forwarding_ifname().name(), "ve");
+  EXPECT_EQ(Forwarding(f.second), (Lines{"10.0.0.0/24 dev vc", "10.0.2.0/24 dev ve",
+                                         "192.168.5.0/24 via 10.0.2.9 dev ve"}));
+  EXPECT_EQ(Forwarding(f.first),
+            (Lines{"10.0.0.0/24 dev eth0", "10.0.1.0/24 dev eth1", "2001:db8:1::/64 dev eth0"}));
+
+  // The subnet goes: the route no longer resolves, and leaves the second FEA.
+  f.rib->FeaInterfaceEvents(kSecond)->OnInterfaceRemoved("ve");
+  f.Run();
+  EXPECT_FALSE(f.rib->LookupPrefix(testing::P("192.168.5.0/24")).has_value());
+  EXPECT_EQ(Forwarding(f.second), (Lines{"10.0.0.0/24 dev vc"}));
+  EXPECT_EQ(f.first.errors + f.second.errors, 0u);
+  EXPECT_TRUE(f.rib->Idle());
+  EXPECT_TRUE(f.violations.empty());
+}
+
 TEST(RibFeas, AnFeaThatReportsNoInterfacesIsSentEveryWinner) {
   TwoFeas f;
   f.Interfaces();

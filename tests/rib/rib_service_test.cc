@@ -701,7 +701,8 @@ TEST_F(RibServiceTest, EveryFeaIsFedAndOneThatRestartsAloneIsReSentTheFib) {
 }
 
 TEST_F(RibServiceTest, EachFeaIsSentOnlyWhatItsOwnInterfacesReach) {
-  StartFea();  // eth0 192.0.2.1/24: the RIB resolves through it
+  StartFea();  // eth0 192.0.2.1/24
+  // vc 198.51.100.1/24: its subnet joins the RIB's connected routes, and goes to fea-2 alone.
   auto second = std::make_unique<FakeFea>(io_, Options(), "fea-2");
   second->SetInterface("vc", "198.51.100.1");
   ASSERT_TRUE(
@@ -713,8 +714,8 @@ TEST_F(RibServiceTest, EachFeaIsSentOnlyWhatItsOwnInterfacesReach) {
                      "192.0.2.0/24 dev eth0 proto connected"}))
       << ::testing::PrintToString(fea_->Routes());
   ASSERT_TRUE(RunUntil([&] {
-    return second->Routes() ==
-           std::vector<std::string>{"10.1.0.0/16 via 198.51.100.9 proto static"};
+    return second->Routes() == std::vector<std::string>{"10.1.0.0/16 via 198.51.100.9 proto static",
+                                                        "198.51.100.0/24 dev vc proto connected"};
   })) << ::testing::PrintToString(second->Routes());
   auto feas = Call(kListFeas, pb::ListFeasRequest());
   ASSERT_TRUE(feas.ok()) << feas.status();

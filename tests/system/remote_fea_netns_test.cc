@@ -205,7 +205,8 @@ TEST_F(RemoteFeaNetnsTest, BothKernelsGetTheTableAndOneFeasDeathOrStopLeavesTheO
 TEST_F(RemoteFeaNetnsTest, EachKernelGetsTheRoutesWhoseNexthopItReaches) {
   b_.In("ip addr add 10.8.0.1/24 dev d0");
   ASSERT_TRUE(Client("bgp-1", "ebgp", 1000, "20.0.0.0/24"));
-  ASSERT_TRUE(Client("ospf-1", "ospf", 1000, "30.0.0.0/24", "10.8.0.2"));
+  // An EGP protocol: its nexthop resolves through B's subnet, whichever FEA came first.
+  ASSERT_TRUE(Client("bgp-2", "ibgp", 1000, "30.0.0.0/24", "10.8.0.2"));
   const std::set<std::string> both = Slash24s(0x14000000u, 1000);
   const std::set<std::string> all = Union(both, Slash24s(0x1e000000u, 1000));
   ASSERT_TRUE(KernelIs(b_, all)) << last_ << " routes in B\n" << rib_->Output();
