@@ -63,7 +63,9 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::vector<std::string>& env = {}, int ms = 20000);
 
-// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick for port 0).
+// A TCP port on 127.0.0.1 that was free a moment ago, picked at random below the kernel's
+// ephemeral range (32768 and up here), so that no process's outgoing connection takes it before
+// the daemon it is for binds it; the kernel's pick for port 0 when none is found.
 int FreeLoopbackPort();
 
 }  // namespace sluice::testing
