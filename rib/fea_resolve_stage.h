@@ -7,9 +7,10 @@
 //              └─ FeaResolve(fea-2) ─ FeaOut(fea-2)
 //
 // The RIB picks winners and resolves EGP nexthops through IGP routes once, over the connected
-// subnets of every FEA (connected_union.h): one router, one routing decision. What is on-link differs per forwarding engine, so each FEA's own interfaces
-// (FeaInterfacesView, from its interface events: fea_view.h) decide which winners it is sent
-// and through which of its interfaces:
+// subnets of every FEA (connected_union.h): one router, one routing decision. What is on-link
+// differs per forwarding engine, so each FEA's own interfaces (FeaInterfacesView, from its
+// interface events: fea_view.h) decide which winners it is sent and through which of its
+// interfaces:
 //   - a route with a forwarding nexthop N (RibRoute::forwarding_nexthop) goes on when N is on
 //     a connected subnet of an interface of this FEA that is up (the longest such subnet), with
 //     that interface if the route names one (else it still names none, and the FEA finds the

@@ -190,16 +190,15 @@ class Bench {
   const std::vector<net::Prefix>& prefixes_;
 };
 
-// "median (min-max)" of `v`, each printed with `decimals` decimals.
-std::string Median(std::vector<double> v, int decimals) {
-  std::sort(v.begin(), v.end());
-  return absl::StrFormat("%.*f (%.*f-%.*f)", decimals, v[v.size() / 2], decimals, v.front(),
-                         decimals, v.back());
-}
-
 double MedianOf(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// "median (min-max)" of `v`, each printed with `decimals` decimals.
+std::string Median(const std::vector<double>& v, int decimals) {
+  const auto [low, high] = std::ranges::minmax(v);
+  return absl::StrFormat("%.*f (%.*f-%.*f)", decimals, MedianOf(v), decimals, low, decimals, high);
 }
 
 void Report(const Options& options, const std::map<int, std::vector<Run>>& runs, size_t routes) {
