@@ -492,13 +492,18 @@ class Sluice(Device):
 
     def start_observability(self, tmp):
         """A BMP station (obs.BmpSink: reads and counts, nothing more) and the MRT update log
-        into `tmp`, both on before the table flows."""
-        self.sink = obs.BmpSink()
-        ok, out = self.cli("call", "finder://bgp/bgp/1.0/add_bmp_station?address:ipvx=127.0.0.1&"
-                           f"port:u32={self.sink.port}&route_monitoring:list<txt>="
-                           + ",".join(self.ctx.bmp_views))
-        if not ok:
-            raise RuntimeError("add_bmp_station: " + out)
+        into `tmp`, both on before the table flows; only the log with --bmp-route-monitoring
+        none."""
+        if not self.ctx.bmp_views:
+            self.label = self.label.replace(", a BMP station and the MRT update log",
+                                            ", the MRT update log (no BMP station)")
+        else:
+            self.sink = obs.BmpSink()
+            ok, out = self.cli("call", "finder://bgp/bgp/1.0/add_bmp_station?address:ipvx="
+                               f"127.0.0.1&port:u32={self.sink.port}&route_monitoring:list<txt>="
+                               + ",".join(self.ctx.bmp_views))
+            if not ok:
+                raise RuntimeError("add_bmp_station: " + out)
         pattern = urllib.parse.quote(f"{tmp}/updates.%Y%m%d.%H%M", safe="/")
         ok, out = self.cli("call", "finder://bgp/bgp/1.0/set_mrt?updates:msg=(pattern:txt="
                            f"{pattern}&rotate_s:u32=3600)")
@@ -1301,7 +1306,8 @@ def main():
                     "every upstream; the other daemons run without")
     ap.add_argument("--bmp-route-monitoring", default="pre-policy,post-policy,loc-rib",
                     help="the -obs devices' BMP station: the Route Monitoring it selects, a "
-                    "comma-separated subset of pre-policy, post-policy, loc-rib")
+                    "comma-separated subset of pre-policy, post-policy, loc-rib; none: no "
+                    "station, only the update log")
     ap.add_argument("--vrps", default="",
                     help="a stayrtr JSON VRP file for the -rov devices (with --make-vrps: "
                     "written there)")
@@ -1321,8 +1327,10 @@ def main():
     ctx.__dict__.update(vars(args))
     ctx.build = os.path.abspath(args.build)
     views = [v for v in args.bmp_route_monitoring.split(",") if v]
-    if not views or any(v not in BMP_VIEWS for v in views):
-        sys.exit(f"--bmp-route-monitoring: a subset of {', '.join(BMP_VIEWS)}")
+    if views == ["none"]:
+        views = []
+    elif not views or any(v not in BMP_VIEWS for v in views):
+        sys.exit(f"--bmp-route-monitoring: none, or a subset of {', '.join(BMP_VIEWS)}")
     ctx.bmp_views = [BMP_VIEWS[v] for v in views]
 
     def log(msg):
