@@ -41,6 +41,13 @@
 // once every such shard is down to half of it; meanwhile the producer stops feeding (a BGP process
 // stops reading its sessions, and TCP holds the peers back), so the pipeline moves at the shards'
 // speed and memory stays bounded while the main loop goes on with timers and deliveries.
+// The outputs are bounded too: a shard with more than `max_backlog` outputs not yet delivered
+// takes no more input, at the end of an epoch, until the main loop has delivered all but half of
+// them (its input waits meanwhile, and counts towards its backlog). One item can make many
+// outputs (a change for each of many peers), and an epoch's outputs are delivered only once every
+// shard has finished it: a shard ahead of the others, or of a main loop slower than the shards,
+// would otherwise pile up the outputs of its whole input backlog. Query and QueryAll, which make
+// the main loop wait, let such a shard go on.
 //
 // With shards = 1 and `inline_single` (the default), there is no worker thread: the shard lives on
 // the main loop and each epoch is processed when it ends and delivered right after.
@@ -355,6 +362,7 @@ class ShardRunner {
         },
         false);
     HandOver(w);
+    Waiting waiting(*this);
     return future.get();
   }
   // `fn(shard, index)` on every shard, concurrently; waits for all.
@@ -378,6 +386,7 @@ class ShardRunner {
           false);
       HandOver(*workers_[i]);
     }
+    Waiting waiting(*this);
     for (auto& d : done) d.get_future().wait();
     return out;
   }
@@ -489,10 +498,13 @@ class ShardRunner {
     // Shard → main.
     SpscQueue<OutBatch> out;
     std::atomic<bool> out_scheduled{false};
-    OutBatch* open_out = nullptr;   // shard: being filled
-    bool unmarked = false;          // shard: outputs since the last mark
-    uint64_t last_epoch = 0;        // shard: the last epoch processed
-    uint64_t marked_epoch = 0;      // shard: the epoch of the last mark placed
+    std::atomic<uint64_t> emitted_items{0};    // outputs handed over (shard)
+    std::atomic<uint64_t> delivered_items{0};  // outputs delivered (main)
+    std::atomic<bool> out_paused{false};       // shard: stopped taking input for its outputs' sake
+    OutBatch* open_out = nullptr;              // shard: being filled
+    bool unmarked = false;                     // shard: outputs since the last mark
+    uint64_t last_epoch = 0;                   // shard: the last epoch processed
+    uint64_t marked_epoch = 0;                 // shard: the epoch of the last mark placed
     bool mid_epoch = false;         // shard: items of an epoch not ended yet were processed
     bool in_drain = false;          // shard: inside DrainInput
     bool out_flush_posted = false;  // shard
@@ -576,10 +588,8 @@ class ShardRunner {
       DrainInput(w);
       return;
     }
-    if (!w.in_scheduled.exchange(true, std::memory_order_acq_rel)) {
-      Worker* raw = &w;
-      boost::asio::post(*w.io, [this, raw] { DrainInput(*raw); });
-    }
+    // A shard paused for its outputs is woken when they are delivered (Resume), not for input.
+    if (!w.out_paused.load(std::memory_order_seq_cst)) ScheduleDrain(w);
     CheckBacklog(w);
   }
 
@@ -639,7 +649,12 @@ class ShardRunner {
     w.in_scheduled.exchange(false, std::memory_order_acq_rel);
     if (w.in_drain) return;  // inline: a command led back here; the loop below goes on
     w.in_drain = true;
+    bool paused = false;
     while (InBatch* b = w.in.Front()) {
+      if (PauseForOutputs(w)) {
+        paused = true;
+        break;
+      }
       size_t at = 0;
       for (const Mark& m : b->marks) {
         if (m.pos > at) {
@@ -681,12 +696,47 @@ class ShardRunner {
     FinishOut(w);
     // Idle after a burst: the output queue shrinks back to a working size (this thread fills it).
     if (w.in.Front() == nullptr) w.out.Trim(kKeepNodes);
-    if (!inline_ && w.in.Front() != nullptr &&
-        !w.in_scheduled.exchange(true, std::memory_order_acq_rel)) {
-      Worker* raw = &w;
-      boost::asio::post(*w.io, [this, raw] { DrainInput(*raw); });
-    }
+    if (!paused && !inline_ && w.in.Front() != nullptr) ScheduleDrain(w);
   }
+  void ScheduleDrain(Worker& w) {
+    if (w.in_scheduled.exchange(true, std::memory_order_acq_rel)) return;
+    Worker* raw = &w;
+    boost::asio::post(*w.io, [this, raw] { DrainInput(*raw); });
+  }
+
+  // Outputs of `w` handed over and not yet delivered.
+  uint64_t OutBacklog(const Worker& w) const {
+    return w.emitted_items.load(std::memory_order_seq_cst) -
+           w.delivered_items.load(std::memory_order_seq_cst);
+  }
+  // Shard side, before an input batch: true when `w` stops taking input for now (see
+  // Backpressure). Only between epochs, when every output so far is marked and can be delivered
+  // once the other shards catch up. The shard says "paused" and then looks at the backlog and
+  // the waiting queries again; the main loop counts deliveries, or a query counts itself, and
+  // then looks at "paused" (all sequentially consistent), so one of them sees the other.
+  bool PauseForOutputs(Worker& w) {
+    if (inline_ || w.mid_epoch || OutBacklog(w) <= options_.max_backlog) return false;
+    w.out_paused.store(true, std::memory_order_seq_cst);
+    if (OutBacklog(w) > options_.max_backlog && waiting_ == 0) return true;
+    w.out_paused.store(false, std::memory_order_seq_cst);
+    return false;
+  }
+  // Main loop: a paused shard whose outputs are down to half goes on (or any paused shard, when
+  // `always`).
+  void Resume(Worker& w, bool always) {
+    if (!w.out_paused.load(std::memory_order_seq_cst)) return;
+    if (!always && OutBacklog(w) > options_.max_backlog / 2) return;
+    if (w.out_paused.exchange(false, std::memory_order_seq_cst)) ScheduleDrain(w);
+  }
+  // While the main loop waits for shards (Query, QueryAll), none of them pauses.
+  struct Waiting {
+    explicit Waiting(ShardRunner& r) : runner(r) {
+      runner.waiting_.fetch_add(1, std::memory_order_seq_cst);
+      for (auto& w : runner.workers_) runner.Resume(*w, true);
+    }
+    ~Waiting() { runner.waiting_.fetch_sub(1, std::memory_order_seq_cst); }
+    ShardRunner& runner;
+  };
 
   OutBatch& OpenOut(Worker& w) {
     if (w.open_out == nullptr) {
@@ -722,8 +772,10 @@ class ShardRunner {
       MarkOut(w);
     }
     if (w.open_out == nullptr) return;
+    const size_t n = w.open_out->items.size();
     w.open_out = nullptr;
     w.out.Commit();
+    w.emitted_items.fetch_add(n, std::memory_order_seq_cst);
     if (inline_) {
       PullOutputs(w);
       DeliverReady();
@@ -781,6 +833,7 @@ class ShardRunner {
       if (w.mark_pos < b.marks.size()) {
         const OutMark m = b.marks[w.mark_pos++];
         if (m.pos > w.item_pos) {
+          w.delivered_items.fetch_add(m.pos - w.item_pos, std::memory_order_seq_cst);
           cb_.deliver(w.index, std::span<Out>(b.items.data() + w.item_pos, m.pos - w.item_pos));
         }
         w.item_pos = m.pos;
@@ -789,6 +842,7 @@ class ShardRunner {
         return;
       }
       if (b.items.size() > w.item_pos) {
+        w.delivered_items.fetch_add(b.items.size() - w.item_pos, std::memory_order_seq_cst);
         cb_.deliver(w.index,
                     std::span<Out>(b.items.data() + w.item_pos, b.items.size() - w.item_pos));
       }
@@ -836,9 +890,10 @@ class ShardRunner {
       if (cb_.delivered) cb_.delivered();
     }
     delivering_ = false;
-    // A shard that has caught up: its input queue shrinks back to a working size (the main loop
-    // fills it). Memory follows the table, not the largest burst seen.
     for (auto& w : workers_) {
+      Resume(*w, false);
+      // A shard that has caught up: its input queue shrinks back to a working size (the main
+      // loop fills it). Memory follows the table, not the largest burst seen.
       if (w->open_in == nullptr && backlog(w->index) == 0) w->in.Trim(kKeepNodes);
     }
   }
@@ -855,6 +910,7 @@ class ShardRunner {
   boost::asio::steady_timer flush_timer_{main_};
   int full_shards_ = 0;  // shards past max_backlog and not drained yet (main loop)
   bool delivering_ = false;
+  std::atomic<int> waiting_{0};  // Query / QueryAll calls waiting for shards (main loop)
   std::vector<OutBatch> spare_;
   std::shared_ptr<ShardRunner*> alive_;
 };

@@ -38,7 +38,9 @@
 // waits for a shard except runner().Query / QueryAll and Settle (tests, rare control).
 //
 // Backpressure: Hooks::backpressure(true) when a shard has more than ShardOptions::max_backlog
-// items not yet processed (stop feeding), false once every such shard is down to half.
+// items not yet processed (stop feeding), false once every such shard is down to half. A shard
+// with more than that many outputs not yet delivered takes no input until they are down to half
+// (ShardRunner), so its input waits and counts.
 //
 // Threads: everything here on the loop's thread, except the factory and what runs on a shard.
 

@@ -36,7 +36,8 @@
 // routes), and unblocked likewise. Towards the
 // input: the loop never waits for a shard; when a shard has more than
 // PipelineOptions::shard_backlog routes not yet processed, the backpressure callback says so
-// (BgpRouting then stops every session reading), and again when it is down to half.
+// (BgpRouting then stops every session reading), and again when it is down to half. A shard
+// with as many changes for the branches not yet delivered to them takes no routes meanwhile.
 //
 // Reads (`show bgp routes` and candidates, table dumps, BMP snapshots, the RIB-synced check) run
 // on the shards' threads through ShardRunner::QueryAsync; the merged answer comes back to the

@@ -523,7 +523,8 @@ TEST(ShardRunner, OutputsDeliveredEpochByEpoch) {
 }
 
 // Outputs past a batch's size leave in several batches while an epoch is still being processed
-// (an input that makes an output per peer): still whole epochs, in order, nothing lost.
+// (an input that makes an output per peer): still whole epochs, in order, nothing lost — also
+// with shards that keep stopping for their undelivered outputs (a small backlog limit).
 TEST(ShardRunner, ManyOutputsPerInputLeaveInBatchesStillEpochByEpoch) {
   boost::asio::io_context io;
   using Runner = EchoRunner;
@@ -533,6 +534,7 @@ TEST(ShardRunner, ManyOutputsPerInputLeaveInBatchesStillEpochByEpoch) {
   ShardOptions options;
   options.shards = 2;
   options.batch_items = 4;
+  options.max_backlog = 8;
   Runner runner(io, options, cb);
   for (int epoch = 0; epoch < 30; ++epoch) {
     for (int i = 0; i < 10; ++i) runner.Send(i % 2, epoch * 100 + i);
@@ -557,6 +559,46 @@ TEST(ShardRunner, ManyOutputsPerInputLeaveInBatchesStillEpochByEpoch) {
               epoch_ends.end())
         << epoch;
   }
+}
+
+// Outputs bound a shard too: while the main loop delivers nothing, a shard that makes ten outputs
+// per item stops taking input once more than max_backlog of them wait (at an epoch's end, so
+// past the limit by at most one input batch's outputs); a Query still gets its answer, after
+// everything sent before it; once the loop runs, every output arrives, epoch by epoch.
+TEST(ShardRunner, AShardWhoseOutputsWaitTakesNoMoreInputUntilTheyAreDelivered) {
+  boost::asio::io_context io;
+  using Runner = EchoRunner;
+  std::vector<int> got;
+  std::vector<size_t> epoch_ends;
+  Runner::Callbacks cb = EchoCallbacks(10, &got, &epoch_ends);
+  std::atomic<int> processed{0};
+  auto echo = cb.process;
+  cb.process = [echo, &processed](Echo& e, std::span<int> items) {
+    echo(e, items);
+    processed += static_cast<int>(items.size());
+  };
+  ShardOptions options;
+  options.shards = 2;
+  options.batch_items = 4;
+  options.max_backlog = 16;
+  Runner runner(io, options, cb);
+  // 200 items for shard 0, an epoch every 2 (so an epoch never spans two input batches).
+  for (int epoch = 0; epoch < 100; ++epoch) {
+    for (int i = 0; i < 2; ++i) runner.Send(0, epoch * 100 + i);
+    runner.EndEpoch();
+  }
+  runner.Flush();
+  // Unpaused, the shard would be done in microseconds.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const int taken = processed.load();
+  EXPECT_LE(taken * 10, 16 + 4 * 10) << "outputs piled up past the limit";
+  EXPECT_GT(runner.backlog(0), 0u);
+  // A query lets the shard go on: it answers after the 200 items.
+  EXPECT_EQ(runner.Query(0, [&processed](Echo&) { return processed.load(); }), 200);
+  runner.Settle();
+  ASSERT_EQ(got.size(), 2000u);
+  for (size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i - 1], got[i]) << i;
+  EXPECT_EQ(runner.backlog(0), 0u);
 }
 
 // A loop that runs its handlers after every item (as sluice-bgp does after every UPDATE): an idle
