@@ -492,6 +492,15 @@ EchoRunner::Callbacks EchoCallbacks(int copies, std::vector<int>* got,
   return cb;
 }
 
+// Two shards, input and output handed over 4 items at a time, `max_backlog` as given.
+ShardOptions TwoShardsSmallBatches(size_t max_backlog) {
+  ShardOptions options;
+  options.shards = 2;
+  options.batch_items = 4;
+  options.max_backlog = max_backlog;
+  return options;
+}
+
 TEST(ShardRunner, OutputsDeliveredEpochByEpoch) {
   boost::asio::io_context io;
   using Runner = EchoRunner;
@@ -531,11 +540,7 @@ TEST(ShardRunner, ManyOutputsPerInputLeaveInBatchesStillEpochByEpoch) {
   std::vector<int> got;
   std::vector<size_t> epoch_ends;
   Runner::Callbacks cb = EchoCallbacks(10, &got, &epoch_ends);
-  ShardOptions options;
-  options.shards = 2;
-  options.batch_items = 4;
-  options.max_backlog = 8;
-  Runner runner(io, options, cb);
+  Runner runner(io, TwoShardsSmallBatches(8), cb);
   for (int epoch = 0; epoch < 30; ++epoch) {
     for (int i = 0; i < 10; ++i) runner.Send(i % 2, epoch * 100 + i);
     runner.EndEpoch();
@@ -577,11 +582,7 @@ TEST(ShardRunner, AShardWhoseOutputsWaitTakesNoMoreInputUntilTheyAreDelivered) {
     echo(e, items);
     processed += static_cast<int>(items.size());
   };
-  ShardOptions options;
-  options.shards = 2;
-  options.batch_items = 4;
-  options.max_backlog = 16;
-  Runner runner(io, options, cb);
+  Runner runner(io, TwoShardsSmallBatches(16), cb);
   // 200 items for shard 0, an epoch every 2 (so an epoch never spans two input batches).
   for (int epoch = 0; epoch < 100; ++epoch) {
     for (int i = 0; i < 2; ++i) runner.Send(0, epoch * 100 + i);
