@@ -373,14 +373,16 @@ BMP_VIEWS = {"pre-policy": "BMP_PRE_POLICY", "post-policy": "BMP_POST_POLICY",
 
 
 class Sluice(Device):
-    def __init__(self, with_rib, threads, rov_on=False, obs_on=False):
+    def __init__(self, with_rib, threads, rov_on=False, obs_on=False, bmp_station=True):
         self.with_rib, self.threads, self.rov, self.obs = with_rib, threads, rov_on, obs_on
+        obs_label = (", a BMP station and the MRT update log" if bmp_station
+                     else ", the MRT update log (no BMP station)")
         self.name = (("sluice-rib" if with_rib else "sluice") + (f"-t{threads}" if threads else "")
                      + ("-rov" if rov_on else "") + ("-obs" if obs_on else ""))
         self.label = "Sluice BGP" + (" + RIB + FEA" if with_rib else "") + (
             f", threads {threads}" if threads else f", threads {os.cpu_count() or 1} (default)") + (
             ", ROV (sluice-rpki)" if rov_on else "") + (
-            ", a BMP station and the MRT update log" if obs_on else "")
+            obs_label if obs_on else "")
         self.sink = None
 
     def binary(self, ctx, rel):
@@ -494,10 +496,7 @@ class Sluice(Device):
         """A BMP station (obs.BmpSink: reads and counts, nothing more) and the MRT update log
         into `tmp`, both on before the table flows; only the log with --bmp-route-monitoring
         none."""
-        if not self.ctx.bmp_views:
-            self.label = self.label.replace(", a BMP station and the MRT update log",
-                                            ", the MRT update log (no BMP station)")
-        else:
+        if self.ctx.bmp_views:
             self.sink = obs.BmpSink()
             ok, out = self.cli("call", "finder://bgp/bgp/1.0/add_bmp_station?address:ipvx="
                                f"127.0.0.1&port:u32={self.sink.port}&route_monitoring:list<txt>="
@@ -771,7 +770,7 @@ class OpenBgpd(Device):
         return [self.children[0].pid]
 
 
-def make_device(name):
+def make_device(name, ctx):
     if name == "floor":
         return Floor()
     obs_on = name.endswith("-obs")
@@ -782,7 +781,8 @@ def make_device(name):
         return SluiceRtrmgr()
     if base.startswith("sluice"):
         threads = int(base.rsplit("-t", 1)[1]) if "-t" in base else 0
-        return Sluice(base.startswith("sluice-rib"), threads, rov_on, obs_on)
+        return Sluice(base.startswith("sluice-rib"), threads, rov_on, obs_on,
+                      bmp_station=bool(ctx.bmp_views))
     if base == "bird":
         return Bird(rov_on)
     return {"frr": Frr, "gobgp": GoBgp, "openbgpd": OpenBgpd}[base]()
@@ -1347,7 +1347,7 @@ def main():
         if n not in ALL_DEVICES:
             sys.exit(f"unknown device {n} (known: {', '.join(ALL_DEVICES)})")
     names.sort(key=lambda n: n != "floor")  # the floor first: it gives the expected counts
-    devices = [make_device(n) for n in names]
+    devices = [make_device(n, ctx) for n in names]
     if "3" in workloads and not args.quick:
         ctx.ris_ipv4_peers = ris_ipv4_peer_count(ctx)
         log(f"RIS capture: {ctx.ris_ipv4_peers} IPv4 peers")
