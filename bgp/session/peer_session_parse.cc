@@ -1,12 +1,25 @@
 // PeerSession's parse pool (PBTS): the UPDATEs of one read decoded together off the event loop
 // and delivered back on it in order (update_batch.h).
 
+#include <pthread.h>
+
 #include <boost/asio/post.hpp>
 
 #include "bgp/session/peer_session.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp {
+
+namespace {
+// The pool's threads are named on their first job, so that top -H, perf and the benchmarks tell
+// them from the event loop.
+void NameParseThread() {
+  thread_local bool named = false;
+  if (named) return;
+  pthread_setname_np(pthread_self(), "bgp-parse");
+  named = true;
+}
+}  // namespace
 
 void PeerSession::ParseOffLoop(Bytes message) {
   if (!parse_strand_) parse_strand_.emplace(boost::asio::make_strand(parse_pool_->get_executor()));
@@ -46,6 +59,7 @@ void PeerSession::FlushParseBatch() {
                     [this, batch = std::move(parse_batch_), decoder = decoder_,
                      generation = parse_batch_generation_, alive = std::weak_ptr<bool>(alive_),
                      parsing = parsing_, &io = io_, arrival = parse_batch_arrival_] {
+                      NameParseThread();
                       auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoder));
                       parsing->fetch_sub(int(batch.size()), std::memory_order_acq_rel);
                       parsing->notify_all();
