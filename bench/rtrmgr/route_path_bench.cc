@@ -334,11 +334,12 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
       const bool ok = Sample(
           client, points,
           [&] {
-            probe = Spawn(nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect,
-                                   "--local-address", ProbeAddress(i), "--local-as",
-                                   absl::StrCat(4200000100u + i), "--synthetic", "1", "--seed",
-                                   absl::StrCat(1000 + i), "--linger", "--quiet", "--json"}),
-                          rundir + "/probe.out", rundir + "/probe.log");
+            probe = Spawn(
+                nexthop({bin + "/bgp/replay/sluice-replay", "--connect", connect, "--local-address",
+                         ProbeAddress(i), "--local-as", absl::StrCat(4200000100u + i),
+                         "--prepend-own-as", "--synthetic", "1", "--seed", absl::StrCat(1000 + i),
+                         "--linger", "--quiet", "--json"}),
+                rundir + "/probe.out", rundir + "/probe.log");
           },
           rundir + "/probe.out", "table_sent", &fresh_half, raw);
       ++(ok ? fresh_half.done : fresh_half.missed);
