@@ -115,17 +115,19 @@ def descendants(roots):
     return out
 
 
+def stat_of(path):
+    """(name, CPU seconds: user + system) from a /proc stat file; None when it is gone."""
+    try:
+        with open(path) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    return stat[stat.find("(") + 1:stat.rfind(")")], (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
 def cpu_seconds(pids):
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / CLK_TCK
+    return sum(s[1] for s in (stat_of(f"/proc/{pid}/stat") for pid in pids) if s)
 
 
 def rss_bytes(pids):
@@ -162,19 +164,19 @@ def process_usage(pids):
     same name."""
     out = {}
     for pid in pids:
+        stat = stat_of(f"/proc/{pid}/stat")
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
             with open(f"/proc/{pid}/status") as f:
                 status = f.read()
         except OSError:
             continue
-        name = stat[stat.find("(") + 1:stat.rfind(")")]
-        fields = stat[stat.rfind(")") + 2:].split()
+        if stat is None:
+            continue
+        name, cpu = stat
         hwm = [int(line.split()[1]) * 1024 for line in status.splitlines()
                if line.startswith("VmHWM:")]
         usage = out.setdefault(name, {"cpu": 0.0, "peak_rss": 0})
-        usage["cpu"] += (int(fields[11]) + int(fields[12])) / CLK_TCK
+        usage["cpu"] += cpu
         usage["peak_rss"] += hwm[0] if hwm else 0
     return out
 
@@ -184,23 +186,18 @@ def thread_usage(pids):
     summed over threads of the same name (a pool's unnamed threads carry the process's name)."""
     out = {}
     for pid in pids:
+        process = stat_of(f"/proc/{pid}/stat")
         try:
             tids = os.listdir(f"/proc/{pid}/task")
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
         except OSError:
             continue
-        process = stat[stat.find("(") + 1:stat.rfind(")")]
+        if process is None:
+            continue
         for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            name = stat[stat.find("(") + 1:stat.rfind(")")]
-            fields = stat[stat.rfind(")") + 2:].split()
-            key = (process, name)
-            out[key] = out.get(key, 0.0) + (int(fields[11]) + int(fields[12])) / CLK_TCK
+            thread = stat_of(f"/proc/{pid}/task/{tid}/stat")
+            if thread is not None:
+                key = (process[0], thread[0])
+                out[key] = out.get(key, 0.0) + thread[1]
     return out
 
 
