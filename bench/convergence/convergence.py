@@ -165,12 +165,12 @@ def process_usage(pids):
     out = {}
     for pid in pids:
         stat = stat_of(f"/proc/{pid}/stat")
+        if stat is None:
+            continue
         try:
             with open(f"/proc/{pid}/status") as f:
                 status = f.read()
         except OSError:
-            continue
-        if stat is None:
             continue
         name, cpu = stat
         hwm = [int(line.split()[1]) * 1024 for line in status.splitlines()
@@ -187,11 +187,11 @@ def thread_usage(pids):
     out = {}
     for pid in pids:
         process = stat_of(f"/proc/{pid}/stat")
+        if process is None:
+            continue
         try:
             tids = os.listdir(f"/proc/{pid}/task")
         except OSError:
-            continue
-        if process is None:
             continue
         for tid in tids:
             thread = stat_of(f"/proc/{pid}/task/{tid}/stat")
@@ -939,10 +939,11 @@ def measure(device, workload, ctx, expect, log):
         sampler = Sampler(roots)
         sampler.start()
         time.sleep(0.3)
-        idle_rss = rss_bytes(descendants(roots))
-        cpu0 = cpu_seconds(descendants(roots))
-        usage0 = process_usage(descendants(roots))
-        threads0 = thread_usage(descendants(roots))
+        before = descendants(roots)
+        idle_rss = rss_bytes(before)
+        cpu0 = cpu_seconds(before)
+        usage0 = process_usage(before)
+        threads0 = thread_usage(before)
         feed_begin = time.monotonic()
         for i, (routes, addr, asn, sessions) in enumerate(specs):
             argv = [replay_bin(ctx), "--connect", targets[i], "--local-address", addr,
@@ -1012,9 +1013,10 @@ def measure(device, workload, ctx, expect, log):
                 fib = kernel.converged(counter, quiet_target, ctx, time.monotonic(), check_alive)
             except RuntimeError as e:
                 raise RuntimeError(f"{e}\n{device.logs()}")
-        cpu1 = cpu_seconds(descendants(roots))
-        usage1 = process_usage(descendants(roots))
-        threads1 = thread_usage(descendants(roots))
+        after = descendants(roots)
+        cpu1 = cpu_seconds(after)
+        usage1 = process_usage(after)
+        threads1 = thread_usage(after)
         result = {"seconds": max(end, fib[0] if fib else end) - start, "cpu": cpu1 - cpu0,
                   "held": held,
                   "processes": usage_text(usage0, usage1) if len(usage1) > 1 else "",
