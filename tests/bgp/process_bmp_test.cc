@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "absl/strings/str_format.h"
@@ -216,6 +220,27 @@ const std::map<net::Prefix, uint32_t> kPostPolicy = {{P("198.51.100.0/24"), 200}
                                                      {P("198.51.7.0/24"), 200},
                                                      {P("203.0.113.0/24"), 0},
                                                      {P("192.0.2.0/24"), 0}};
+
+// How many of this process's threads are called `name` (/proc/self/task/*/comm).
+int ThreadsNamed(const std::string& name) {
+  int n = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string got;
+    std::getline(comm, got);
+    n += got == name;
+  }
+  return n;
+}
+
+// top -H, perf and the benchmarks tell the stations' thread from the event loop by its name,
+// which it takes when it starts.
+TEST_P(ProcessBmpTest, TheStationsThreadIsNamed) {
+  for (int i = 0; i < 500 && ThreadsNamed("bgp-bmp") == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(ThreadsNamed("bgp-bmp"), 1);
+}
 
 TEST_P(ProcessBmpTest, PostPolicyRoutesCarryTheImportPolicysResult) {
   TestStation station;
