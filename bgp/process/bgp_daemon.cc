@@ -69,6 +69,10 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   bmp_options.sys_name = options_.instance;
   bmp_ = std::make_unique<BmpControl>(io, bgp_.get(), bmp_options);
   mrt_ = std::make_unique<MrtOutputs>(io, bgp_.get());
+  if (rib_) {
+    rib_resync_ = std::make_unique<RibResync>(io, [this] { SyncWithRib(); });
+    rib_->set_on_lost_call([this] { rib_resync_->OnLostCall(); });
+  }
   // A new restart time: the RIB keeps our routes that long.
   bgp_->set_on_restart_time([this](uint16_t restart_time) {
     if (rib_ && !shut_down_) rib_->RegisterProtocols(restart_time);
@@ -91,19 +95,17 @@ absl::Status BgpDaemon::Start() {
       [this](std::function<void(std::string)> reply) { bgp_->DescribeAsync(std::move(reply)); },
       ipc::UnknownPointText::kWithKnownPoints));
   RETURN_IF_ERROR(ipc::ServeStageStats(*router_, [this] { return bgp_->routing().QueueDepths(); }));
-  // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route.
+  // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route; the
+  // same after a call the RIB missed while up (rib_resync.h).
   if (rib_) {
     router_->WatchClass(options_.rib, [this](const ipc::TargetEvent& e) {
       if (shut_down_) return;
       if (e.kind == ipc::TargetEvent::kBirth) {
         SLUICE_LOG(kInfo) << "RIB " << e.instance_name << " is up: registering and sending routes";
-        rib_->RegisterProtocols(bgp_->restart_time(), [this](uint32_t stale_routes) {
-          if (!shut_down_) restart_->OnRibRegistered(stale_routes);
-        });
-        bgp_->OnRibBorn();
-        redist_->OnRibBorn();
+        rib_resync_->OnBirth();
       } else {
         SLUICE_LOG(kWarning) << "RIB " << e.instance_name << " died";
+        rib_resync_->OnDeath();
       }
     });
   }
@@ -112,9 +114,20 @@ absl::Status BgpDaemon::Start() {
   return router_->Start();
 }
 
+void BgpDaemon::SyncWithRib() {
+  if (shut_down_) return;
+  rib_->NewSession();
+  rib_->RegisterProtocols(bgp_->restart_time(), [this](uint32_t stale_routes) {
+    if (!shut_down_) restart_->OnRibRegistered(stale_routes);
+  });
+  bgp_->OnRibBorn();
+  redist_->OnRibBorn();
+}
+
 void BgpDaemon::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  if (rib_resync_) rib_resync_->Stop();
   router_->SetStatus(common::v1::SHUTDOWN, "shutting down");
   if (rib_) rib_->DeregisterProtocols();  // the RIB withdraws our routes now
   bgp_->Shutdown();
@@ -123,6 +136,7 @@ void BgpDaemon::Shutdown() {
 void BgpDaemon::ExitForRestart() {
   if (shut_down_) return;
   shut_down_ = true;
+  if (rib_resync_) rib_resync_->Stop();
   router_->SetStatus(common::v1::SHUTDOWN, "exiting for a restart");
   if (rib_) rib_->Detach();
   bgp_->CloseForRestart();

@@ -10,7 +10,8 @@
 //   rib_client/1.0/redist_routes ──► BgpRedist ──► BgpProcess::Originate / WithdrawOriginated
 //   BgpProcess ──NexthopInterestClient / RibRouteClient──► RibIpcClient ──► rib/1.0 calls
 //   Finder birth of the RIB class ──► RibIpcClient::RegisterProtocols + BgpProcess::OnRibBorn
-//                                     + BgpRedist::OnRibBorn (subscribe again)
+//   (or a call lost while it is up,     + BgpRedist::OnRibBorn (subscribe again)
+//    after a backoff: rib_resync.h)
 //   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
 //   Finder birth of sluice-rpki ──► RpkiIpcClient: subscribe; rpki_client/1.0/vrp_changes ──►
 //                                     the OriginValidator the pipelines' OriginValidation
@@ -44,6 +45,7 @@
 #include "bgp/process/policy_service.h"
 #include "bgp/process/restart_coordinator.h"
 #include "bgp/process/rib_ipc_client.h"
+#include "bgp/process/rib_resync.h"
 #include "bgp/process/rpki_ipc_client.h"
 #include "bgp/stages/damping_control.h"
 #include "ipc/xrl_router.h"
@@ -93,6 +95,9 @@ class BgpDaemon {
   MrtOutputs& mrt() { return *mrt_; }
 
  private:
+  // Registers our protocols at the RIB, asks for the nexthops again and re-sends every route.
+  void SyncWithRib();
+
   BgpDaemonOptions options_;
   // Destroyed in reverse: the core first (it may still send to the RIB), the router last.
   std::unique_ptr<ipc::XrlRouter> router_;
@@ -104,6 +109,7 @@ class BgpDaemon {
   std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
   std::unique_ptr<BgpPolicyBackend> policy_;
   std::unique_ptr<RestartCoordinator> restart_;  // uses bgp_ and rib_
+  std::unique_ptr<RibResync> rib_resync_;        // with a RIB: when to re-synchronise it
   std::unique_ptr<VrpListener> vrp_listener_;    // VRP changes → bgp_'s re-validation
   std::unique_ptr<RpkiIpcClient> rpki_;
   std::unique_ptr<BmpControl> bmp_;  // taps bgp_'s sessions: destroyed before it

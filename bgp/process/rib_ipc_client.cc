@@ -100,18 +100,25 @@ RibIpcClient::RibIpcClient(boost::asio::io_context& io, ipc::XrlRouter* router,
 
 RibIpcClient::~RibIpcClient() { *alive_ = false; }
 
+void RibIpcClient::Failed(uint64_t session, const absl::Status& status) {
+  ++counters_.failed_calls;
+  const bool lost = status.code() == absl::StatusCode::kUnavailable ||
+                    status.code() == absl::StatusCode::kDeadlineExceeded;
+  if (lost && session == session_ && !deregistered_ && on_lost_call_) on_lost_call_();
+}
+
 void RibIpcClient::RegisterInterest(const net::IPAddress& nexthop, Answer answer) {
   ++counters_.interest_calls;
   rib_v1::RegisterInterestRequest request;
   request.set_client(client_name_);
   ipc::ToProto(nexthop, request.mutable_address());
   router_->Call(rib_target_, kRegisterInterest, std::move(request),
-                [this, alive = std::weak_ptr<bool>(alive_), nexthop,
+                [this, alive = std::weak_ptr<bool>(alive_), nexthop, session = session_,
                  answer = std::move(answer)](absl::StatusOr<rib_v1::RegisterInterestReply> reply) {
                   auto live = alive.lock();
                   if (!live || !*live) return;
                   if (!reply.ok()) {
-                    ++counters_.failed_calls;
+                    Failed(session, reply.status());
                     return answer(reply.status());
                   }
                   NexthopInfo info;
@@ -150,10 +157,11 @@ void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> ba
   auto state = std::make_shared<BatchState>();
   state->done = std::move(done);
   state->pending = 1;  // held until every call is made
-  auto answer = [this, alive = std::weak_ptr<bool>(alive_), state](absl::Status s) {
+  auto answer = [this, alive = std::weak_ptr<bool>(alive_), state,
+                 session = session_](absl::Status s) {
     auto live = alive.lock();
     if (!live || !*live) return;
-    if (!s.ok()) ++counters_.failed_calls;
+    if (!s.ok()) Failed(session, s);
     state->Answer(std::move(s));
   };
   size_t i = 0;
@@ -207,15 +215,16 @@ void RibIpcClient::RegisterProtocols(uint32_t restart_time_s,
     request.set_restart_time(restart_time_s);
     router_->Call(
         rib_target_, kRegisterProtocol, std::move(request),
-        [protocol = std::string(ProtocolName(ibgp)), pending,
+        [this, protocol = std::string(ProtocolName(ibgp)), pending, session = session_,
          alive = std::weak_ptr<bool>(alive_)](absl::StatusOr<rib_v1::RegisterProtocolReply> r) {
+          auto live = alive.lock();
           if (!r.ok()) {
             SLUICE_LOG(kWarning) << "RIB: register_protocol " << protocol << ": "
                                  << r.status().ToString();
+            if (live && *live) Failed(session, r.status());
           } else {
             pending->stale += r->stale_routes();
           }
-          auto live = alive.lock();
           if (--pending->answers == 0 && live && *live && pending->registered) {
             pending->registered(pending->stale);
           }
@@ -228,16 +237,19 @@ void RibIpcClient::EndOfRib() {
   for (const bool ibgp : {false, true}) {
     rib_v1::EndOfRibRequest request;
     request.set_protocol(ProtocolName(ibgp));
-    router_->Call(
-        rib_target_, kEndOfRib, std::move(request),
-        [protocol = std::string(ProtocolName(ibgp))](absl::StatusOr<rib_v1::EndOfRibReply> r) {
-          if (!r.ok()) {
-            SLUICE_LOG(kWarning) << "RIB: end_of_rib " << protocol << ": " << r.status().ToString();
-          } else if (r->swept() > 0) {
-            SLUICE_LOG(kInfo) << "RIB: end_of_rib " << protocol << ": " << r->swept()
-                              << " stale routes withdrawn";
-          }
-        });
+    router_->Call(rib_target_, kEndOfRib, std::move(request),
+                  [this, protocol = std::string(ProtocolName(ibgp)), session = session_,
+                   alive = std::weak_ptr<bool>(alive_)](absl::StatusOr<rib_v1::EndOfRibReply> r) {
+                    auto live = alive.lock();
+                    if (!r.ok()) {
+                      SLUICE_LOG(kWarning)
+                          << "RIB: end_of_rib " << protocol << ": " << r.status().ToString();
+                      if (live && *live) Failed(session, r.status());
+                    } else if (r->swept() > 0) {
+                      SLUICE_LOG(kInfo) << "RIB: end_of_rib " << protocol << ": " << r->swept()
+                                        << " stale routes withdrawn";
+                    }
+                  });
   }
 }
 

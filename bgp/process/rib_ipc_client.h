@@ -25,6 +25,11 @@
 //   DeregisterProtocols()   → rib/1.0/deregister_protocol for both: a deliberate stop; the RIB
 //                             withdraws our routes at once. Route calls after it are dropped.
 //
+// A registration, route, interest or End-of-RIB call that does not reach the RIB (UNAVAILABLE or
+// DEADLINE_EXCEEDED: the connection failed or timed out) is lost: set_on_lost_call's callback
+// runs (the owner re-synchronises, rib_resync.h, unless the RIB died). Calls made before the
+// last NewSession() do not count: the re-synchronisation that began with it repairs them.
+//
 // The RIB's callbacks (rib_client/1.0/route_info_invalid) are served by the adapter
 // (bgp_service.h), which hands them to NexthopCache::OnInvalid.
 //
@@ -77,16 +82,28 @@ class RibIpcClient : public NexthopInterestClient, public RibRouteClient {
   // `family`, delivered to our instance's rib_client/1.0/redist_routes (BgpRedist). Errors are
   // logged (the RIB's birth makes the subscriptions again).
   void RedistSubscribe(net::Family family, const std::string& protocol, bool subscribe);
+  // Runs on the loop for each call of the current session lost on its way to the RIB.
+  void set_on_lost_call(std::function<void()> on_lost_call) {
+    on_lost_call_ = std::move(on_lost_call);
+  }
+  // A re-synchronisation begins (registration, then every route): losses of earlier calls are
+  // no longer reported.
+  void NewSession() { ++session_; }
   const std::string& rib_target() const { return rib_target_; }
   const Counters& counters() const { return counters_; }
 
  private:
+  // Counts a failed call of session `session` and reports it when it was lost.
+  void Failed(uint64_t session, const absl::Status& status);
+
   boost::asio::io_context& io_;
   ipc::XrlRouter* router_;
   std::string rib_target_;
   std::string client_name_;
   Counters counters_;
   bool deregistered_ = false;
+  uint64_t session_ = 0;  // NewSession calls so far
+  std::function<void()> on_lost_call_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

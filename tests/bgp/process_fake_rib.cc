@@ -40,12 +40,14 @@ absl::Status FakeRib::Start() {
                            [this](const rib_v1::RegisterProtocolRequest& q)
                                -> absl::StatusOr<rib_v1::RegisterProtocolReply> {
                              std::lock_guard lock(mu_);
+                             if (FailLocked()) return absl::UnavailableError("lost by the test");
                              protocols_.insert(q.protocol());
                              return rib_v1::RegisterProtocolReply();
                            }));
   RETURN_IF_ERROR(r.Handle(
       kAddRoutes, [this](const rib_v1::RoutesRequest& q) -> absl::StatusOr<rib_v1::RoutesReply> {
         std::lock_guard lock(mu_);
+        if (FailLocked()) return absl::UnavailableError("lost by the test");
         ++add_calls_;
         auto& table = tables_[q.protocol()];
         for (int i = 0; i < q.routes_size(); ++i) {
@@ -65,6 +67,7 @@ absl::Status FakeRib::Start() {
       kAddRoutesPacked,
       [this](const rib_v1::AddRoutesPackedRequest& q) -> absl::StatusOr<rib_v1::RoutesReply> {
         std::lock_guard lock(mu_);
+        if (FailLocked()) return absl::UnavailableError("lost by the test");
         ++add_calls_;
         const net::Family family = q.ipv6() ? net::Family::kIPv6 : net::Family::kIPv4;
         const int words = ipc::AddressWords(family);
@@ -88,6 +91,7 @@ absl::Status FakeRib::Start() {
       r.Handle(kDeleteRoutes,
                [this](const rib_v1::DeleteRoutesRequest& q) -> absl::StatusOr<rib_v1::RoutesReply> {
                  std::lock_guard lock(mu_);
+                 if (FailLocked()) return absl::UnavailableError("lost by the test");
                  ++delete_calls_;
                  auto& table = tables_[q.protocol()];
                  rib_v1::RoutesReply reply;
@@ -188,6 +192,17 @@ uint64_t FakeRib::interest_calls() const {
 std::vector<net::IPAddress> FakeRib::interests() const {
   std::lock_guard lock(mu_);
   return interests_;
+}
+
+void FakeRib::FailNextCalls(int n) {
+  std::lock_guard lock(mu_);
+  fail_next_ = n;
+}
+
+bool FakeRib::FailLocked() {
+  if (fail_next_ == 0) return false;
+  --fail_next_;
+  return true;
 }
 
 void FakeRib::SetResolvable(const net::IPAddress& address, bool resolvable, uint32_t metric) {

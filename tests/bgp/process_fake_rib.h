@@ -48,18 +48,26 @@ class FakeRib {
   uint64_t interest_calls() const;
   std::vector<net::IPAddress> interests() const;  // addresses asked about, in order
 
+  // The next `n` calls of register_protocol, add_routes(_packed) and delete_routes answer
+  // UNAVAILABLE and change nothing, as calls lost on the way to a live RIB.
+  void FailNextCalls(int n);
+
   // --- Nexthop answers -----------------------------------------------------------------------
   void SetResolvable(const net::IPAddress& address, bool resolvable, uint32_t metric = 1);
   // Calls route_info_invalid(address/32 or /128) on `client` (on the router's loop).
   void Invalidate(const std::string& client, const net::IPAddress& address);
 
  private:
+  // Called with mu_ held: whether this call is one FailNextCalls asked to fail.
+  bool FailLocked();
+
   mutable std::mutex mu_;
   std::map<std::string, std::map<net::Prefix, Route>> tables_;
   std::set<std::string> protocols_;
   std::map<net::IPAddress, std::pair<bool, uint32_t>> answers_;
   std::vector<net::IPAddress> interests_;
   uint64_t add_calls_ = 0, delete_calls_ = 0, interest_calls_ = 0;
+  int fail_next_ = 0;
   std::unique_ptr<ipc::XrlRouter> router_;
 };
 

@@ -62,8 +62,10 @@ class ProcessServiceTest : public ::testing::Test {
 
   void SetIdentity() { ASSERT_TRUE(h_.SetIdentity(kOurAs, net::IPv4Address(0x0aff0001)).ok()); }
 
-  void StartRib() {
+  // A RIB whose first `lost_calls` calls are lost (FakeRib::FailNextCalls).
+  void StartRib(int lost_calls = 0) {
     rib_ = std::make_unique<FakeRib>(io_, Options());
+    rib_->FailNextCalls(lost_calls);
     ASSERT_TRUE(rib_->Start().ok());
     ASSERT_TRUE(Run([&] { return rib_->router().registered(); }));
   }
@@ -339,6 +341,21 @@ TEST_F(ProcessServiceTest, PeerRoutesReachTheRibWhichIsRefedWhenBornAgain) {
   ipc::ToProto(Addr("127.0.0.2"), pr.mutable_address());
   ASSERT_TRUE(Call(kDisablePeer, pr).ok());
   ASSERT_TRUE(Run([&] { return rib_->size("ebgp") == 0; }, 20));
+}
+
+// Calls lost on the way to a RIB that stays up (its connection failed, say while a restarted RIB's
+// listener came up) leave it without our registration or routes, and no birth comes to repair
+// that: sluice-bgp registers and sends every route again, after a backoff.
+TEST_F(ProcessServiceTest, CallsLostOnTheWayToALiveRibAreMadeAgain) {
+  SetIdentity();
+  StartRib(/*lost_calls=*/2);  // both register_protocol calls of its birth
+  ASSERT_TRUE(Run([&] { return rib_->protocols().size() == 2; }, 20))
+      << "registered: " << rib_->protocols().size();
+  rib_->FailNextCalls(1);  // the first batch of routes
+  StartPeer(300);
+  ASSERT_TRUE(Run([&] { return rib_->size("ebgp") == 300; }, 30))
+      << "RIB has " << rib_->size("ebgp");
+  EXPECT_GE(h_.daemon().rib()->counters().failed_calls, 3u);
 }
 
 TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
