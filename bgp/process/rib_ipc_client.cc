@@ -29,6 +29,12 @@ using ipc::methods::rib::kRegisterProtocol;
 
 const char* ProtocolName(bool ibgp) { return ibgp ? "ibgp" : "ebgp"; }
 
+// A call that did not reach the RIB: the connection failed or timed out.
+bool IsLost(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable ||
+         status.code() == absl::StatusCode::kDeadlineExceeded;
+}
+
 // Whether adds batch[begin, end) fit add_routes_packed, whose columns hold one family: every
 // prefix and nexthop is of `family`.
 bool Packable(net::Family family, const std::vector<RibRouteChange>& batch, size_t begin,
@@ -102,9 +108,7 @@ RibIpcClient::~RibIpcClient() { *alive_ = false; }
 
 void RibIpcClient::Failed(uint64_t session, const absl::Status& status) {
   ++counters_.failed_calls;
-  const bool lost = status.code() == absl::StatusCode::kUnavailable ||
-                    status.code() == absl::StatusCode::kDeadlineExceeded;
-  if (lost && session == session_ && !deregistered_ && on_lost_call_) on_lost_call_();
+  if (IsLost(status) && session == session_ && !deregistered_ && on_lost_call_) on_lost_call_();
 }
 
 void RibIpcClient::RegisterInterest(const net::IPAddress& nexthop, Answer answer) {
@@ -204,6 +208,7 @@ void RibIpcClient::RegisterProtocols(uint32_t restart_time_s,
   struct Pending {
     int answers = 2;
     uint32_t stale = 0;
+    bool lost = false;
     std::function<void(uint32_t)> registered;
   };
   auto pending = std::make_shared<Pending>();
@@ -221,11 +226,12 @@ void RibIpcClient::RegisterProtocols(uint32_t restart_time_s,
           if (!r.ok()) {
             SLUICE_LOG(kWarning) << "RIB: register_protocol " << protocol << ": "
                                  << r.status().ToString();
+            pending->lost = pending->lost || IsLost(r.status());
             if (live && *live) Failed(session, r.status());
           } else {
             pending->stale += r->stale_routes();
           }
-          if (--pending->answers == 0 && live && *live && pending->registered) {
+          if (--pending->answers == 0 && live && *live && pending->registered && !pending->lost) {
             pending->registered(pending->stale);
           }
         });

@@ -70,7 +70,7 @@ class RibIpcClient : public NexthopInterestClient, public RibRouteClient {
   void SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) override;
 
   // `registered(stale_routes)` runs once both answered (stale routes of both protocols; an error
-  // counts as 0).
+  // counts as 0), unless one was lost (the re-synchronisation registers again).
   void RegisterProtocols(uint32_t restart_time_s,
                          std::function<void(uint32_t stale_routes)> registered = nullptr);
   void EndOfRib();
