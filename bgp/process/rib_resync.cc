@@ -1,6 +1,5 @@
 #include "bgp/process/rib_resync.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "base/log.h"
@@ -33,15 +32,12 @@ void RibResync::OnDeath() {
 
 void RibResync::OnLostCall() {
   if (stopped_ || !alive_ || pending_) return;
-  const Clock::time_point now = Clock::now();
-  const bool calm = backoff_s_ == 0 || now - last_loss_ > kCalm;
-  backoff_s_ = calm ? kFirstBackoffS : std::min(backoff_s_ * 2, kMaxBackoffS);
-  last_loss_ = now;
+  const double wait_s = backoff_.Next();
   pending_ = true;
   SLUICE_LOG(kWarning) << "RIB: a call did not reach it while it is up; registering and sending "
                           "every route again in "
-                       << backoff_s_ << " s";
-  timer_.expires_after(std::chrono::milliseconds(int64_t(backoff_s_ * 1000)));
+                       << wait_s << " s";
+  timer_.expires_after(Backoff::Duration(wait_s));
   timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || !pending_) return;
     pending_ = false;

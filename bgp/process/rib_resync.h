@@ -15,6 +15,7 @@
 #include <chrono>
 #include <functional>
 
+#include "base/backoff.h"
 #include "bgp/session/asio.h"
 
 namespace sluice::bgp::process {
@@ -34,14 +35,9 @@ class RibResync {
   void Stop();
 
   bool pending() const { return pending_; }
-  double backoff_s() const { return backoff_s_; }
+  double backoff_s() const { return backoff_.last_s(); }
 
  private:
-  using Clock = std::chrono::steady_clock;
-  static constexpr double kFirstBackoffS = 1;
-  static constexpr double kMaxBackoffS = 30;
-  static constexpr std::chrono::seconds kCalm{60};  // losses further apart start at 1 s again
-
   void Sync();
 
   boost::asio::steady_timer timer_;
@@ -49,8 +45,7 @@ class RibResync {
   bool alive_ = false;    // a RIB was born and has not died since
   bool pending_ = false;  // the timer runs
   bool stopped_ = false;
-  double backoff_s_ = 0;  // of the last scheduled re-synchronisation
-  Clock::time_point last_loss_{};
+  Backoff backoff_{1, 30, std::chrono::seconds(60)};
 };
 
 }  // namespace sluice::bgp::process
