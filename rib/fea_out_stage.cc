@@ -47,6 +47,7 @@ FeaOutStage::FeaOutStage(std::string name, net::Family family, FibClient* client
       options_(options),
       queued_point_(profiler->Point("rib_queued_to_fea")),
       sent_point_(profiler->Point("rib_sent_to_fea")),
+      catch_up_timer_(io),
       resync_(io, this->name() + " resync", [this] { return ResyncSlice(); }),
       alive_(std::make_shared<bool>(true)) {
   if (options_.batch_size == 0) options_.batch_size = 1;
@@ -62,6 +63,7 @@ std::string FeaOutStage::Status() const {
   if (resyncing_) s += " resyncing";
   if (lagging_) s += " lagging";
   if (stats_.lagged > 0) absl::StrAppend(&s, " lagged=", stats_.lagged);
+  if (stats_.lost > 0) absl::StrAppend(&s, " lost=", stats_.lost);
   absl::StrAppend(&s, " peak_queued=", stats_.peak_queued);
   return s;
 }
@@ -137,15 +139,35 @@ void FeaOutStage::StopWalk() {
   resync_.Cancel();
 }
 
+void FeaOutStage::LoseBatch(uint64_t sequence, const absl::Status& status) {
+  ++stats_.lost;
+  if (lagging_ && catch_up_delay_s_ > 0) return;  // the repair of an earlier loss covers it
+  catch_up_delay_s_ = lost_backoff_.Next();
+  SLUICE_LOG(kWarning) << name() << ": FIB batch " << sequence << " did not reach the FEA ("
+                       << status.ToString() << "); re-sending the whole FIB " << catch_up_delay_s_
+                       << " s after it has answered the " << in_flight_ << " batches in flight";
+  lagging_ = true;
+  DropQueue();
+  StopWalk();
+}
+
 void FeaOutStage::MaybeCaughtUp() {
   if (!lagging_ || in_flight_ > 0) return;
-  // Posted again by a later call, it finds a new generation (FeaBorn) and returns.
-  boost::asio::post(io_, [this, weak = std::weak_ptr<bool>(alive_), generation = generation_] {
+  // Run again by a later call, it finds a new generation (FeaBorn) and returns.
+  auto catch_up = [this, weak = std::weak_ptr<bool>(alive_), generation = generation_] {
     if (!weak.lock() || generation != generation_ || !lagging_) return;
     SLUICE_LOG(kInfo) << name() << ": the FEA has caught up; re-sending the whole FIB";
     if (options_.on_caught_up) return options_.on_caught_up();
     if (client_ != nullptr) client_->BeginFullPush();
     FeaBorn();
+  };
+  if (catch_up_delay_s_ == 0) {
+    boost::asio::post(io_, std::move(catch_up));
+    return;
+  }
+  catch_up_timer_.expires_after(Backoff::Duration(catch_up_delay_s_));
+  catch_up_timer_.async_wait([catch_up](const boost::system::error_code& ec) {
+    if (!ec) catch_up();
   });
 }
 
@@ -217,6 +239,10 @@ void FeaOutStage::Completed(uint64_t generation, uint64_t sequence, size_t chang
   in_flight_changes_ -= std::min(changes, in_flight_changes_);
   if (status.ok()) {
     ++stats_.batches_ok;
+  } else if (status.code() == absl::StatusCode::kUnavailable ||
+             status.code() == absl::StatusCode::kDeadlineExceeded) {
+    ++stats_.batches_failed;
+    LoseBatch(sequence, status);
   } else {
     ++stats_.batches_failed;
     SLUICE_LOG(kWarning) << name() << ": FIB batch " << sequence
@@ -234,6 +260,8 @@ void FeaOutStage::FeaBorn() {
   ++generation_;
   fea_up_ = true;
   lagging_ = false;
+  catch_up_delay_s_ = 0;
+  catch_up_timer_.cancel();
   DropQueue();
   in_flight_ = 0;
   in_flight_changes_ = 0;
@@ -252,6 +280,8 @@ void FeaOutStage::FeaDied() {
   ++generation_;
   fea_up_ = false;
   lagging_ = false;
+  catch_up_delay_s_ = 0;
+  catch_up_timer_.cancel();
   DropQueue();
   in_flight_ = 0;
   in_flight_changes_ = 0;

@@ -5,8 +5,11 @@
 // Each add, replace and delete from upstream becomes one FibChange (with the winner's resolved
 // nexthop). Changes are queued into batches of up to `batch_size`; a batch is sent when full or
 // at the end of an upstream batch (push), with up to `max_in_flight` batches outstanding —
-// pipelined, in order. A failed batch is counted and logged (the FEA names the route it
-// refused); the stream goes on.
+// pipelined, in order. A refused batch is counted and logged (the FEA names the route it
+// refused); the stream goes on. A lost batch (UNAVAILABLE or DEADLINE_EXCEEDED: it may not have
+// reached an FEA that is still up) is repaired as a lagging FEA's backlog is (below), the full
+// push waiting 1 s after the FEA has answered what was in flight, doubling up to 30 s while
+// losses follow one another.
 //
 // FEA lifetime: until the FEA is known to be up (FeaBorn), nothing is queued. FeaBorn() — the
 // first time and whenever the FEA was born again — forgets everything queued or in flight and
@@ -31,6 +34,7 @@
 // Profiling points (stage/profile.h): "rib_queued_to_fea" when a change is queued,
 // "rib_sent_to_fea" when its batch is handed to the FibClient; text "<op> <prefix>".
 
+#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -39,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "base/backoff.h"
 #include "rib/fib_client.h"
 #include "rib/rib_stage.h"
 #include "rib/route_source.h"
@@ -96,6 +101,7 @@ class FeaOutStage : public RibLinearStage {
     uint64_t batches_failed = 0;
     uint64_t resyncs = 0;
     uint64_t lagged = 0;     // times the backlog passed max_backlog
+    uint64_t lost = 0;       // batches lost on the way to the FEA (also in batches_failed)
     size_t peak_queued = 0;  // the most changes queued at once
   };
   const Stats& stats() const { return stats_; }
@@ -114,6 +120,8 @@ class FeaOutStage : public RibLinearStage {
   void SendReady();
   // Past max_backlog: drops the queue and stops queueing until the FEA has caught up.
   void FallBehind();
+  // A batch was lost: like FallBehind, the full push after a backoff.
+  void LoseBatch(uint64_t sequence, const absl::Status& status);
   // A lagging FEA that has answered every batch sent has caught up: on_caught_up, posted.
   void MaybeCaughtUp();
   void DropQueue();  // forgets what is queued and not sent
@@ -146,6 +154,9 @@ class FeaOutStage : public RibLinearStage {
   size_t in_flight_changes_ = 0;
 
   bool lagging_ = false;
+  double catch_up_delay_s_ = 0;  // after a lost batch: the wait before the full push
+  boost::asio::steady_timer catch_up_timer_;
+  Backoff lost_backoff_{1, 30, std::chrono::seconds(60)};
   bool resyncing_ = false;
   bool resync_paused_ = false;
   std::optional<net::Prefix> resync_cursor_;

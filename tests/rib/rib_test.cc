@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "stage/route_arrival.h"
 #include "tests/rib/rib_fixture.h"
 #include "tests/rib/rib_test_util.h"
@@ -315,13 +317,18 @@ TEST(Rib, TheFibClientHearsWhenTheReSendHasHandedOverItsLastBatch) {
   EXPECT_EQ(f.fib.fib.size(), 44u);
 }
 
-TEST(Rib, ALaggingFeaBoundsTheQueueAndGetsAFullPushOnceItHasCaughtUp) {
-  RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2, .max_backlog = 50});
-  ASSERT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 40)).ok());
+// 40 static routes sent to a newly born FEA; the FeaOut stage of their family.
+FeaOutStage* FibOf40Routes(RibFixture& f) {
+  EXPECT_TRUE(f.rib->AddRoutes("static", Slash24s(0, 40)).ok());
   f.rib->FeaBorn();
   f.Run();
+  return f.rib->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea);
+}
+
+TEST(Rib, ALaggingFeaBoundsTheQueueAndGetsAFullPushOnceItHasCaughtUp) {
+  RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2, .max_backlog = 50});
+  FeaOutStage* out = FibOf40Routes(f);
   ASSERT_EQ(f.fib.fib.size(), 40u);
-  FeaOutStage* out = f.rib->network(net::Family::kIPv4).fea_out(Rib::kDefaultFea);
 
   // The FEA stops answering. 40 deletes and 100 new routes: 20 changes go out in 2 batches,
   // and the queue passes 50 with the 71st change.
@@ -357,6 +364,33 @@ TEST(Rib, ALaggingFeaBoundsTheQueueAndGetsAFullPushOnceItHasCaughtUp) {
   ASSERT_TRUE(f.rib->DeleteRoutes("static", PrefixesOf(Slash24s(300, 5))).ok());
   f.Run();
   EXPECT_EQ(f.fib.fib.size(), 100u);
+}
+
+// A batch lost on the way to an FEA that is still up (the connection failed or timed out) may
+// not have been applied: the RIB re-sends the whole FIB once the FEA has answered what was in
+// flight, after a backoff, and the FEA removes what was not re-sent.
+TEST(Rib, ALostBatchIsRepairedByAFullPushAfterABackoff) {
+  RibFixture f(FeaOutOptions{.batch_size = 10, .max_in_flight = 2});
+  FeaOutStage* out = FibOf40Routes(f);
+  ASSERT_EQ(f.fib.fib.size(), 40u);
+
+  // 20 deletions go out in 2 batches; the first is lost, the second applied.
+  f.fib.hold = true;
+  ASSERT_TRUE(f.rib->DeleteRoutes("static", PrefixesOf(Slash24s(0, 20))).ok());
+  f.Run();
+  ASSERT_EQ(f.fib.held.size(), 2u);
+  f.fib.Lose();
+  f.fib.Release();
+  f.fib.hold = false;
+  const auto lost_at = std::chrono::steady_clock::now();
+  f.Run();  // runs the backoff's timer out
+  EXPECT_GE(std::chrono::steady_clock::now() - lost_at, std::chrono::milliseconds(900));
+  EXPECT_EQ(out->stats().lost, 1u);
+  EXPECT_EQ(f.fib.full_pushes_begun, 1u);
+  EXPECT_FALSE(out->lagging());
+  EXPECT_EQ(f.fib.fib.size(), 20u) << "the lost deletions are swept by the full push";
+  EXPECT_FALSE(f.fib.fib.contains(P("10.0.0.0/24")));
+  f.ExpectConsistent();
 }
 
 TEST(Rib, WithoutABoundTheQueueFollowsTheChanges) {

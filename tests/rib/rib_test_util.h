@@ -118,6 +118,19 @@ class FakeFib : public FibClient {
     boost::asio::post(io_, [done = std::move(h.done), status] { done(status); });
     RunMarkers();
   }
+  // Answers the oldest held batch UNAVAILABLE without applying it: a batch lost on its way to
+  // the FEA (which then sees the next one after the one before).
+  void Lose() {
+    RunMarkers();
+    if (held.empty()) return;
+    Held h = std::move(held.front());
+    held.pop_front();
+    next_sequence[h.batch.family] = h.batch.sequence;
+    boost::asio::post(io_, [done = std::move(h.done)] {
+      done(absl::UnavailableError("the connection timed out"));
+    });
+    RunMarkers();
+  }
   void Apply(const FibBatch& batch) {
     auto& seq = next_sequence[batch.family];
     if (batch.sequence != seq + 1) {
