@@ -163,7 +163,8 @@ void RibClients::OwnerGone(const std::string& protocol, const Owner& owner) {
 absl::StatusOr<size_t> RibClients::RegisterProtocol(std::string_view protocol,
                                                     const ipc::Caller& caller,
                                                     std::string_view target,
-                                                    std::chrono::seconds restart_time) {
+                                                    std::chrono::seconds restart_time,
+                                                    bool resync) {
   RETURN_IF_ERROR(ValidateProtocolName(protocol));
   if (protocol == kConnectedProtocol) {
     return absl::InvalidArgumentError("protocol \"connected\" belongs to the RIB");
@@ -198,6 +199,12 @@ absl::StatusOr<size_t> RibClients::RegisterProtocol(std::string_view protocol,
       OwnerGone(std::string(protocol), it->second);
     }
     it->second = owner;
+  }
+  if (resync) {
+    RETURN_IF_ERROR(rib_.ProtocolStale(protocol, ResyncStaleTime(restart_time)));
+    SLUICE_LOG(kInfo) << "protocol " << protocol << ": " << caller.instance_name
+                      << " sends its routes again; " << rib_.StaleRoutes(protocol)
+                      << " routes stale until its end-of-RIB";
   }
   return rib_.StaleRoutes(protocol);
 }

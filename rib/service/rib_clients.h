@@ -18,6 +18,7 @@
 // (Rib::ProtocolStale): its routes stay until the next owner's end-of-RIB or the restart time
 // (DESIGN.md § Restarts). So does a protocol another instance of the owner's class takes over.
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -44,11 +45,19 @@ class RibClients {
   // `target`, when given, must name the caller itself. Errors: InvalidArgument (bad protocol
   // name, "connected"); PermissionDenied (a person calls, `target` names someone else, or
   // a live component of another class owns the protocol).
-  // `restart_time`: how long its routes stay, stale, when the caller dies. Returns the routes a
-  // previous owner left stale (the caller is restarting and should re-send, then EndOfRib).
+  // `restart_time`: how long its routes stay, stale, when the caller dies. `resync`: the caller
+  // re-sends every route of the protocol (a call of its was lost): the routes held now are stale
+  // until its EndOfRib, or for ResyncStaleTime(restart_time). Returns the routes left stale (by
+  // a previous owner, or by `resync`): the caller should re-send, then EndOfRib.
   absl::StatusOr<size_t> RegisterProtocol(std::string_view protocol, const ipc::Caller& caller,
                                           std::string_view target = "",
-                                          std::chrono::seconds restart_time = {});
+                                          std::chrono::seconds restart_time = {},
+                                          bool resync = false);
+  // How long a resync's stale routes wait for the owner's EndOfRib: its restart time, and at
+  // least 120 s (a re-send of a full table must not be cut short).
+  static std::chrono::seconds ResyncStaleTime(std::chrono::seconds restart_time) {
+    return std::max(restart_time, std::chrono::seconds(120));
+  }
   // The owner stops for good: `protocol`'s routes are withdrawn now. Errors: as CheckWriter,
   // and NotFound when the protocol has no owner.
   absl::Status DeregisterProtocol(std::string_view protocol, const ipc::Caller& caller);

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 
+#include "ipc/methods/rib.h"
 #include "ipc/proto/fea_fib.pb.h"
 #include "ipc/proto/fea_ifmgr.pb.h"
 #include "ipc/proto/fea_ifmgr_client.pb.h"
@@ -576,6 +577,40 @@ TEST_F(RibServiceTest, TheDeathOfAProtocolOwnerWithdrawsItsRoutesUntilItReturns)
   EXPECT_TRUE(FibIs({"10.0.0.0/8 via 192.0.2.2 proto static",
                      "172.16.0.0/12 via 192.0.2.8 dev eth0 proto ebgp",
                      "192.0.2.0/24 dev eth0 proto connected"}));
+}
+
+// An owner that lost a call on the way (a deletion, say) registers again with `resync` and sends
+// every route again: what it held stays in the FIB meanwhile, and its end-of-RIB withdraws what
+// it did not send again. Registering again without `resync` leaves its routes as they are.
+TEST_F(RibServiceTest, AResyncKeepsTheRoutesUntilEndOfRibThenWithdrawsThoseNotSentAgain) {
+  StartFea();
+  auto owner = StaticOwner();
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.3")}, owner.get()).ok());
+  const std::vector<std::string> both = {"10.0.0.0/8 via 192.0.2.2 proto static",
+                                         "10.1.0.0/16 via 192.0.2.3 proto static",
+                                         "192.0.2.0/24 dev eth0 proto connected"};
+  ASSERT_TRUE(FibIs(both)) << ::testing::PrintToString(fea_->Routes());
+  pb::RegisterProtocolRequest reg;
+  reg.set_protocol("static");
+  auto again = Call(kRegisterProtocol, reg, owner.get());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->stale_routes(), 0u);
+
+  // The delete of 10.1.0.0/16 was lost; the owner re-synchronises.
+  reg.set_resync(true);
+  auto resync = Call(kRegisterProtocol, reg, owner.get());
+  ASSERT_TRUE(resync.ok()) << resync.status();
+  EXPECT_EQ(resync->stale_routes(), 2u);
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
+  EXPECT_TRUE(FibIs(both)) << ::testing::PrintToString(fea_->Routes());
+  pb::EndOfRibRequest eor;
+  eor.set_protocol("static");
+  auto swept = Call(ipc::methods::rib::kEndOfRib, eor, owner.get());
+  ASSERT_TRUE(swept.ok()) << swept.status();
+  EXPECT_EQ(swept->swept(), 1u);
+  EXPECT_TRUE(
+      FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "192.0.2.0/24 dev eth0 proto connected"}))
+      << ::testing::PrintToString(fea_->Routes());
 }
 
 TEST_F(RibServiceTest, ProtocolOwnershipFollowsTheCallersIdentityNotTheRequest) {
