@@ -70,12 +70,13 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   bmp_ = std::make_unique<BmpControl>(io, bgp_.get(), bmp_options);
   mrt_ = std::make_unique<MrtOutputs>(io, bgp_.get());
   if (rib_) {
-    rib_resync_ = std::make_unique<RibResync>(io, [this] { SyncWithRib(); });
+    rib_resync_ =
+        std::make_unique<ipc::Resync>(io, "RIB", [this](bool lost) { SyncWithRib(lost); });
     rib_->set_on_lost_call([this] { rib_resync_->OnLostCall(); });
   }
   // A new restart time: the RIB keeps our routes that long.
   bgp_->set_on_restart_time([this](uint16_t restart_time) {
-    if (rib_ && !shut_down_) rib_->RegisterProtocols(restart_time);
+    if (rib_ && !shut_down_) rib_->RegisterProtocols(restart_time, /*resync=*/false);
   });
 }
 
@@ -96,7 +97,7 @@ absl::Status BgpDaemon::Start() {
       ipc::UnknownPointText::kWithKnownPoints));
   RETURN_IF_ERROR(ipc::ServeStageStats(*router_, [this] { return bgp_->routing().QueueDepths(); }));
   // Finder birth of a RIB -> register our protocols, re-ask nexthops, re-send every route; the
-  // same after a call the RIB missed while up (rib_resync.h).
+  // same after a call the RIB missed while up (ipc/resync.h).
   if (rib_) {
     router_->WatchClass(options_.rib, [this](const ipc::TargetEvent& e) {
       if (shut_down_) return;
@@ -114,10 +115,10 @@ absl::Status BgpDaemon::Start() {
   return router_->Start();
 }
 
-void BgpDaemon::SyncWithRib() {
+void BgpDaemon::SyncWithRib(bool after_lost_call) {
   if (shut_down_) return;
   rib_->NewSession();
-  rib_->RegisterProtocols(bgp_->restart_time(), [this](uint32_t stale_routes) {
+  rib_->RegisterProtocols(bgp_->restart_time(), after_lost_call, [this](uint32_t stale_routes) {
     if (!shut_down_) restart_->OnRibRegistered(stale_routes);
   });
   bgp_->OnRibBorn();

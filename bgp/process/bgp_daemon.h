@@ -11,7 +11,7 @@
 //   BgpProcess ──NexthopInterestClient / RibRouteClient──► RibIpcClient ──► rib/1.0 calls
 //   Finder birth of the RIB class ──► RibIpcClient::RegisterProtocols + BgpProcess::OnRibBorn
 //   (or a call lost while it is up,     + BgpRedist::OnRibBorn (subscribe again)
-//    after a backoff: rib_resync.h)
+//    after a backoff: ipc/resync.h)
 //   bgp/1.0 damping methods (damping_service.h) ──► DampingControl ──plumbs──► DampingStages
 //   Finder birth of sluice-rpki ──► RpkiIpcClient: subscribe; rpki_client/1.0/vrp_changes ──►
 //                                     the OriginValidator the pipelines' OriginValidation
@@ -45,9 +45,9 @@
 #include "bgp/process/policy_service.h"
 #include "bgp/process/restart_coordinator.h"
 #include "bgp/process/rib_ipc_client.h"
-#include "bgp/process/rib_resync.h"
 #include "bgp/process/rpki_ipc_client.h"
 #include "bgp/stages/damping_control.h"
+#include "ipc/resync.h"
 #include "ipc/xrl_router.h"
 #include "stage/profile.h"
 
@@ -96,7 +96,8 @@ class BgpDaemon {
 
  private:
   // Registers our protocols at the RIB, asks for the nexthops again and re-sends every route.
-  void SyncWithRib();
+  // Registers and sends every route: at a RIB's birth, or after a lost call (ipc/resync.h).
+  void SyncWithRib(bool after_lost_call);
 
   BgpDaemonOptions options_;
   // Destroyed in reverse: the core first (it may still send to the RIB), the router last.
@@ -109,7 +110,7 @@ class BgpDaemon {
   std::unique_ptr<BgpRedist> redist_;        // uses bgp_ and rib_
   std::unique_ptr<BgpPolicyBackend> policy_;
   std::unique_ptr<RestartCoordinator> restart_;  // uses bgp_ and rib_
-  std::unique_ptr<RibResync> rib_resync_;        // with a RIB: when to re-synchronise it
+  std::unique_ptr<ipc::Resync> rib_resync_;      // with a RIB: when to re-synchronise it
   std::unique_ptr<VrpListener> vrp_listener_;    // VRP changes → bgp_'s re-validation
   std::unique_ptr<RpkiIpcClient> rpki_;
   std::unique_ptr<BmpControl> bmp_;  // taps bgp_'s sessions: destroyed before it

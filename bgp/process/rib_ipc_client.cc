@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "ipc/methods/rib.h"
+#include "ipc/resync.h"
 #include "ipc/types_convert.h"
 #include "stage/route_arrival.h"
 
@@ -28,12 +29,6 @@ using ipc::methods::rib::kRegisterInterest;
 using ipc::methods::rib::kRegisterProtocol;
 
 const char* ProtocolName(bool ibgp) { return ibgp ? "ibgp" : "ebgp"; }
-
-// A call that did not reach the RIB: the connection failed or timed out.
-bool IsLost(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kUnavailable ||
-         status.code() == absl::StatusCode::kDeadlineExceeded;
-}
 
 // Whether adds batch[begin, end) fit add_routes_packed, whose columns hold one family: every
 // prefix and nexthop is of `family`.
@@ -108,7 +103,8 @@ RibIpcClient::~RibIpcClient() { *alive_ = false; }
 
 void RibIpcClient::Failed(uint64_t session, const absl::Status& status) {
   ++counters_.failed_calls;
-  if (IsLost(status) && session == session_ && !deregistered_ && on_lost_call_) on_lost_call_();
+  if (ipc::IsLostCall(status) && session == session_ && !deregistered_ && on_lost_call_)
+    on_lost_call_();
 }
 
 void RibIpcClient::RegisterInterest(const net::IPAddress& nexthop, Answer answer) {
@@ -202,7 +198,7 @@ void RibIpcClient::SendRoutes(net::Family family, std::vector<RibRouteChange> ba
   state->Answer(absl::OkStatus());  // calls' callbacks never run inside Call()
 }
 
-void RibIpcClient::RegisterProtocols(uint32_t restart_time_s,
+void RibIpcClient::RegisterProtocols(uint32_t restart_time_s, bool resync,
                                      std::function<void(uint32_t)> registered) {
   deregistered_ = false;
   struct Pending {
@@ -218,6 +214,7 @@ void RibIpcClient::RegisterProtocols(uint32_t restart_time_s,
     request.set_protocol(ProtocolName(ibgp));
     request.set_target(client_name_);
     request.set_restart_time(restart_time_s);
+    request.set_resync(resync);
     router_->Call(
         rib_target_, kRegisterProtocol, std::move(request),
         [this, protocol = std::string(ProtocolName(ibgp)), pending, session = session_,
@@ -226,7 +223,7 @@ void RibIpcClient::RegisterProtocols(uint32_t restart_time_s,
           if (!r.ok()) {
             SLUICE_LOG(kWarning) << "RIB: register_protocol " << protocol << ": "
                                  << r.status().ToString();
-            pending->lost = pending->lost || IsLost(r.status());
+            pending->lost = pending->lost || ipc::IsLostCall(r.status());
             if (live && *live) Failed(session, r.status());
           } else {
             pending->stale += r->stale_routes();

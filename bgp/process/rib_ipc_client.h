@@ -27,7 +27,7 @@
 //
 // A registration, route, interest or End-of-RIB call that does not reach the RIB (UNAVAILABLE or
 // DEADLINE_EXCEEDED: the connection failed or timed out) is lost: set_on_lost_call's callback
-// runs (the owner re-synchronises, rib_resync.h, unless the RIB died). Calls made before the
+// runs (the owner re-synchronises, ipc/resync.h, unless the RIB died). Calls made before the
 // last NewSession() do not count: the re-synchronisation that began with it repairs them.
 //
 // The RIB's callbacks (rib_client/1.0/route_info_invalid) are served by the adapter
@@ -70,8 +70,10 @@ class RibIpcClient : public NexthopInterestClient, public RibRouteClient {
   void SendRoutes(net::Family family, std::vector<RibRouteChange> batch, Done done) override;
 
   // `registered(stale_routes)` runs once both answered (stale routes of both protocols; an error
-  // counts as 0), unless one was lost (the re-synchronisation registers again).
-  void RegisterProtocols(uint32_t restart_time_s,
+  // counts as 0), unless one was lost (the re-synchronisation registers again). `resync`: every
+  // route follows again because a call was lost; the RIB holds what it has of ours as stale
+  // until our EndOfRib (rib/1.0 register_protocol's `resync`).
+  void RegisterProtocols(uint32_t restart_time_s, bool resync,
                          std::function<void(uint32_t stale_routes)> registered = nullptr);
   void EndOfRib();
   void DeregisterProtocols();

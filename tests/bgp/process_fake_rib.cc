@@ -18,6 +18,7 @@ using ::sluice::ipc::methods::rib::kAddRoutes;
 using ::sluice::ipc::methods::rib::kAddRoutesPacked;
 using ::sluice::ipc::methods::rib::kDeleteRoutes;
 using ::sluice::ipc::methods::rib::kDeregisterInterest;
+using ::sluice::ipc::methods::rib::kEndOfRib;
 using ::sluice::ipc::methods::rib::kRegisterInterest;
 using ::sluice::ipc::methods::rib::kRegisterProtocol;
 using ::sluice::ipc::methods::rib_client::kRouteInfoInvalid;
@@ -42,8 +43,28 @@ absl::Status FakeRib::Start() {
                              std::lock_guard lock(mu_);
                              if (FailLocked()) return absl::UnavailableError("lost by the test");
                              protocols_.insert(q.protocol());
-                             return rib_v1::RegisterProtocolReply();
+                             rib_v1::RegisterProtocolReply reply;
+                             if (q.resync()) {
+                               std::set<net::Prefix>& stale = stale_[q.protocol()];
+                               for (const auto& [p, route] : tables_[q.protocol()]) {
+                                 stale.insert(p);
+                               }
+                               reply.set_stale_routes(static_cast<uint32_t>(stale.size()));
+                             }
+                             return reply;
                            }));
+  RETURN_IF_ERROR(r.Handle(
+      kEndOfRib, [this](const rib_v1::EndOfRibRequest& q) -> absl::StatusOr<rib_v1::EndOfRibReply> {
+        std::lock_guard lock(mu_);
+        ++end_of_ribs_;
+        rib_v1::EndOfRibReply reply;
+        auto& table = tables_[q.protocol()];
+        for (const net::Prefix& p : stale_[q.protocol()]) {
+          reply.set_swept(reply.swept() + static_cast<uint32_t>(table.erase(p)));
+        }
+        stale_.erase(q.protocol());
+        return reply;
+      }));
   RETURN_IF_ERROR(r.Handle(
       kAddRoutes, [this](const rib_v1::RoutesRequest& q) -> absl::StatusOr<rib_v1::RoutesReply> {
         std::lock_guard lock(mu_);
@@ -58,6 +79,7 @@ absl::Status FakeRib::Start() {
             return absl::InvalidArgumentError(absl::StrCat("route ", i, " is malformed"));
           }
           table[*p] = Route{*nh, e.metric()};
+          stale_[q.protocol()].erase(*p);
         }
         rib_v1::RoutesReply reply;
         reply.set_applied(uint32_t(q.routes_size()));
@@ -82,6 +104,7 @@ absl::Status FakeRib::Start() {
                               static_cast<int>(q.lengths(i)));
           table[p] =
               Route{ipc::AddressFromWords(family, q.nexthops().data() + i * words), q.metrics(i)};
+          stale_[q.protocol()].erase(p);
         }
         rib_v1::RoutesReply reply;
         reply.set_applied(static_cast<uint32_t>(n));
@@ -188,6 +211,10 @@ uint64_t FakeRib::delete_calls() const {
 uint64_t FakeRib::interest_calls() const {
   std::lock_guard lock(mu_);
   return interest_calls_;
+}
+uint64_t FakeRib::end_of_ribs() const {
+  std::lock_guard lock(mu_);
+  return end_of_ribs_;
 }
 std::vector<net::IPAddress> FakeRib::interests() const {
   std::lock_guard lock(mu_);

@@ -1,9 +1,11 @@
 #pragma once
 // FakeRib: a stand-in for the RIB process in tests of sluice-bgp — an XrlRouter of class "rib"
 // serving the rib/1.0 methods BGP calls (register_protocol, add_routes, delete_routes,
-// register_interest, deregister_interest, list_routes for counting), holding each protocol's
-// routes in a map. Nexthops resolve (metric 1, valid subnet = the address alone) unless marked
-// unresolvable. Invalidate() calls the client back with rib_client/1.0/route_info_invalid.
+// register_interest, deregister_interest, end_of_rib, list_routes for counting), holding each
+// protocol's routes in a map. A register_protocol with `resync` marks the protocol's routes stale
+// until they are added again; end_of_rib removes those still stale, as the RIB does. Nexthops
+// resolve (metric 1, valid subnet = the address alone) unless marked unresolvable. Invalidate()
+// calls the client back with rib_client/1.0/route_info_invalid.
 //
 // The handlers run on the router's loop; the accessors lock, so a test may read the tables from
 // another thread (FakeRibThread runs one on its own thread).
@@ -46,6 +48,7 @@ class FakeRib {
   uint64_t add_calls() const;
   uint64_t delete_calls() const;
   uint64_t interest_calls() const;
+  uint64_t end_of_ribs() const;                   // end_of_rib calls answered
   std::vector<net::IPAddress> interests() const;  // addresses asked about, in order
 
   // The next `n` calls of register_protocol, add_routes(_packed) and delete_routes answer
@@ -64,9 +67,10 @@ class FakeRib {
   mutable std::mutex mu_;
   std::map<std::string, std::map<net::Prefix, Route>> tables_;
   std::set<std::string> protocols_;
+  std::map<std::string, std::set<net::Prefix>> stale_;  // by a resync, until added again
   std::map<net::IPAddress, std::pair<bool, uint32_t>> answers_;
   std::vector<net::IPAddress> interests_;
-  uint64_t add_calls_ = 0, delete_calls_ = 0, interest_calls_ = 0;
+  uint64_t add_calls_ = 0, delete_calls_ = 0, interest_calls_ = 0, end_of_ribs_ = 0;
   int fail_next_ = 0;
   std::unique_ptr<ipc::XrlRouter> router_;
 };

@@ -358,6 +358,26 @@ TEST_F(ProcessServiceTest, CallsLostOnTheWayToALiveRibAreMadeAgain) {
   EXPECT_GE(h_.daemon().rib()->counters().failed_calls, 3u);
 }
 
+// A withdrawal lost on its way to a live RIB: the re-synchronisation asks the RIB to hold our
+// routes as stale, sends every route again and says end-of-RIB, which sweeps the withdrawn ones.
+TEST_F(ProcessServiceTest, AWithdrawalLostOnTheWayIsSweptByTheResync) {
+  SetIdentity();
+  StartRib();
+  StartPeer(300);
+  ASSERT_TRUE(Run([&] { return rib_->size("ebgp") == 300; }, 20))
+      << "RIB has " << rib_->size("ebgp");
+  const uint64_t end_of_ribs = rib_->end_of_ribs();
+  rib_->FailNextCalls(1);  // the batch of withdrawals below
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(peer_->WithdrawOriginated(P(absl::StrCat("10.0.", i, ".0/24"))).ok());
+  }
+  EXPECT_TRUE(
+      Run([&] { return rib_->size("ebgp") == 290 && rib_->end_of_ribs() > end_of_ribs; }, 30))
+      << "RIB has " << rib_->size("ebgp") << ", end-of-RIBs " << rib_->end_of_ribs();
+  EXPECT_EQ(rib_->routes("ebgp").count(P("10.0.3.0/24")), 0u);
+  EXPECT_GE(h_.daemon().rib()->counters().failed_calls, 1u);
+}
+
 TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
   SetIdentity();
   StartRib();

@@ -1,18 +1,24 @@
-// RibResync (bgp/process/rib_resync.h): when sluice-bgp re-synchronises the RIB — at each birth,
-// after a lost call while the RIB is up (1 s, then doubling), never while it is dead.
+// Resync (ipc/resync.h): when a component re-synchronises a process it feeds — at each birth,
+// after a lost call while it is up (1 s, then doubling), never while it is dead; which calls
+// count as lost.
+#include "ipc/resync.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <vector>
 
-#include "bgp/process/rib_resync.h"
-
-namespace sluice::bgp::process {
+namespace sluice::ipc {
 namespace {
 
-TEST(RibResyncTest, BirthsAndLostCallsWhileUpResynchroniseDeathsDoNot) {
+TEST(ResyncTest, BirthsAndLostCallsWhileUpResynchroniseDeathsDoNot) {
   boost::asio::io_context io;
   int syncs = 0;
-  RibResync resync(io, [&] { ++syncs; });
+  std::vector<bool> after_loss;  // each sync's argument
+  Resync resync(io, "RIB", [&](bool lost) {
+    ++syncs;
+    after_loss.push_back(lost);
+  });
 
   resync.OnLostCall();  // no RIB yet: its birth will synchronise
   EXPECT_FALSE(resync.pending());
@@ -41,10 +47,20 @@ TEST(RibResyncTest, BirthsAndLostCallsWhileUpResynchroniseDeathsDoNot) {
 
   resync.OnBirth();
   EXPECT_EQ(syncs, 3);
+  // Only the one that followed lost calls asks the RIB to sweep what is not sent again.
+  EXPECT_EQ(after_loss, (std::vector<bool>{false, true, false}));
   resync.Stop();
   resync.OnLostCall();
   EXPECT_FALSE(resync.pending());
 }
 
+TEST(ResyncTest, OnlyCallsThatMayNotHaveReachedTheCalleeAreLost) {
+  EXPECT_TRUE(IsLostCall(absl::UnavailableError("connection refused")));
+  EXPECT_TRUE(IsLostCall(absl::DeadlineExceededError("no answer")));
+  EXPECT_FALSE(IsLostCall(absl::InvalidArgumentError("bad route")));
+  EXPECT_FALSE(IsLostCall(absl::PermissionDeniedError("not yours")));
+  EXPECT_FALSE(IsLostCall(absl::OkStatus()));
+}
+
 }  // namespace
-}  // namespace sluice::bgp::process
+}  // namespace sluice::ipc
