@@ -1,6 +1,7 @@
 // sluice-static: static routes as a process of their own (XORP's static_routes), a
 // client of the RIB's public interface (rib/1.0) only. Flags, a config file and signals here;
-// StaticRoutes (static_routes.h) decides, XrlRibClient / ServeStatic (static_xrl.h) talk.
+// StaticDaemon (static_daemon.h) wires StaticRoutes (static_routes.h), which decides, and
+// XrlRibClient / ServeStatic (static_xrl.h), which talk.
 //
 //   sluice-static [--finder ENDPOINT] [--instance NAME] [--rib TARGET]
 //                 [--route "NETWORK [via NH] [dev IF] [metric N] [tag N] [track]"]... [--config
@@ -10,7 +11,8 @@
 //   static_routes/1.0 (router manager, `sluice call`) ─┐
 //   --route / --config                           ├► StaticRoutes ─► XrlRibClient ─► rib/1.0
 //   rib_client/1.0/route_info_invalid ───────────┘
-//   Finder birth of the RIB class → register_protocol("static"), StaticRoutes::RibBorn
+//   Finder birth of the RIB class, or a call lost while it is up → register_protocol("static"),
+//   StaticRoutes::RibBorn, end_of_rib
 //
 // Prints "ready INSTANCE" once registered with the Finder and "rib up INSTANCE" when a RIB is
 // found. After sending a RIB our routes we say end-of-RIB (with --wait-for-sync only once the
@@ -39,8 +41,7 @@
 #include "ipc/process_security.h"
 #include "ipc/run_loop.h"
 #include "ipc/xrl_router.h"
-#include "static_routes/static_routes.h"
-#include "static_routes/static_xrl.h"
+#include "static_routes/static_daemon.h"
 
 namespace sluice::static_routes {
 namespace {
@@ -120,44 +121,21 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* flags) {
 int Run(const Flags& flags) {
   boost::asio::io_context io;
   ipc::XrlRouter router(io, "static_routes", flags.instance, flags.router);
-  // StaticRoutes → rib/1.0 (routes and nexthop interest).
-  XrlRibClient rib(&router, flags.rib, std::chrono::seconds(flags.restart_time));
-  StaticRoutes routes(&rib, &rib);
-  // End-of-RIB once a RIB has our routes and (with --wait-for-sync) the configuration is whole.
-  bool end_of_rib_due = false;
-  bool synced = !flags.wait_for_sync;
-  auto maybe_end_of_rib = [&] {
-    if (!end_of_rib_due || !synced) return;
-    end_of_rib_due = false;
-    rib.EndOfRib();
+  StaticDaemonOptions options;
+  options.rib = flags.rib;
+  options.restart_time = std::chrono::seconds(flags.restart_time);
+  options.wait_for_sync = flags.wait_for_sync;
+  options.on_rib_up = [](const std::string& instance) {
+    std::cout << "rib up " << instance << std::endl;
   };
-  // static_routes/1.0 and rib_client/1.0 → StaticRoutes.
-  if (absl::Status s = ServeStatic(router, routes,
-                                   [&] {
-                                     synced = true;
-                                     maybe_end_of_rib();
-                                   });
-      !s.ok()) {
+  StaticDaemon daemon(io, &router, std::move(options));
+  if (absl::Status s = daemon.Start(); !s.ok()) {
     std::cerr << "sluice-static: " << s.message() << "\n";
     return 1;
   }
   for (const StaticRoute& r : flags.routes) {
-    if (absl::Status s = routes.Add(r); !s.ok()) return Bad(std::string(s.message()));
+    if (absl::Status s = daemon.routes().Add(r); !s.ok()) return Bad(std::string(s.message()));
   }
-  // Finder birth of a RIB → register "static" as ours, ask nexthops again, send every route.
-  router.WatchClass(flags.rib, [&](const ipc::TargetEvent& e) {
-    if (e.kind == ipc::TargetEvent::kBirth) {
-      SLUICE_LOG(kInfo) << "RIB " << e.instance_name << " is up: sending " << routes.List().size()
-                        << " static routes";
-      rib.RegisterProtocol();
-      routes.RibBorn();
-      end_of_rib_due = true;
-      maybe_end_of_rib();
-      std::cout << "rib up " << e.instance_name << std::endl;
-    } else {
-      SLUICE_LOG(kWarning) << "RIB " << e.instance_name << " died";
-    }
-  });
 
   // A deliberate stop withdraws our routes (deregister_protocol, at most 2 s); an exit for a
   // restart leaves them to the RIB's restart time.
@@ -169,8 +147,11 @@ int Run(const Flags& flags) {
     router.SetStatus(common::v1::SHUTDOWN, why);
     SLUICE_LOG(kInfo) << why << ": shutting down"
                       << (deliberate ? "; the RIB withdraws our routes" : "");
-    if (!deliberate) return io.stop();
-    rib.DeregisterProtocol([&io] { io.stop(); });
+    if (!deliberate) {
+      daemon.Stop();
+      return io.stop();
+    }
+    daemon.Deregister([&io] { io.stop(); });
     stop_timer.expires_after(std::chrono::seconds(2));
     stop_timer.async_wait([&io](const boost::system::error_code& error) {
       if (!error) io.stop();

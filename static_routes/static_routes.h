@@ -97,7 +97,8 @@ class StaticRoutes {
   std::vector<RouteView> List() const;
   size_t installed_count() const;
 
-  // The RIB (re)started: every tracked nexthop is asked again and every installed route sent.
+  // The RIB (re)started, or missed a call: every tracked nexthop is asked again and every
+  // installed route sent.
   void RibBorn();
   // rib_client/1.0/route_info_invalid: answers in `valid_subnet` no longer hold; ask again.
   void RouteInfoInvalid(const net::Prefix& valid_subnet);

@@ -13,6 +13,7 @@
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/proto/static_routes.pb.h"
+#include "ipc/resync.h"
 #include "ipc/types_convert.h"
 
 namespace sluice::static_routes {
@@ -51,18 +52,36 @@ XrlRibClient::XrlRibClient(ipc::XrlRouter* router, std::string rib_target,
 
 XrlRibClient::~XrlRibClient() { *alive_ = false; }
 
-void XrlRibClient::RegisterProtocol() {
+void XrlRibClient::Failed(uint64_t session, const absl::Status& status) {
+  ++failed_calls_;
+  if (ipc::IsLostCall(status) && session == session_ && on_lost_call_) on_lost_call_();
+}
+
+template <typename Reply>
+std::function<void(absl::StatusOr<Reply>)> XrlRibClient::OnFailure(std::string what) {
+  return [this, alive = std::weak_ptr<bool>(alive_), session = session_,
+          what = std::move(what)](absl::StatusOr<Reply> reply) {
+    auto live = alive.lock();
+    if (!live || !*live || reply.ok()) return;
+    SLUICE_LOG(kWarning) << "RIB: " << what << ": " << reply.status().message();
+    Failed(session, reply.status());
+  };
+}
+
+void XrlRibClient::RegisterProtocol(bool resync) {
   rib_v1::RegisterProtocolRequest r;
   r.set_protocol(kProtocol);
   r.set_target(router_->instance_name());
   r.set_restart_time(static_cast<uint32_t>(restart_time_.count()));
+  r.set_resync(resync);
   router_->Call(rib_target_, kRegisterProtocol, std::move(r),
-                [](absl::StatusOr<rib_v1::RegisterProtocolReply> reply) {
-                  if (!reply.ok()) {
-                    SLUICE_LOG(kWarning) << "RIB: register_protocol: " << reply.status().message();
-                  } else if (reply->stale_routes() > 0) {
-                    SLUICE_LOG(kInfo) << "RIB keeps " << reply->stale_routes()
-                                      << " static routes of our predecessor until end-of-RIB";
+                [failed = OnFailure<rib_v1::RegisterProtocolReply>("register_protocol"),
+                 resync](absl::StatusOr<rib_v1::RegisterProtocolReply> reply) {
+                  if (!reply.ok()) return failed(std::move(reply));
+                  if (reply->stale_routes() > 0) {
+                    SLUICE_LOG(kInfo)
+                        << "RIB keeps " << reply->stale_routes() << " static routes "
+                        << (resync ? "of ours" : "of our predecessor") << " until end-of-RIB";
                   }
                 });
 }
@@ -79,9 +98,10 @@ void XrlRibClient::MaybeEndOfRib() {
   r.set_protocol(kProtocol);
   // On the ordered stream, after every add sent so far.
   router_->Call(rib_target_, kEndOfRib, std::move(r),
-                [](absl::StatusOr<rib_v1::EndOfRibReply> reply) {
+                [failed = OnFailure<rib_v1::EndOfRibReply>("end_of_rib")](
+                    absl::StatusOr<rib_v1::EndOfRibReply> reply) {
                   if (!reply.ok()) {
-                    SLUICE_LOG(kWarning) << "RIB: end_of_rib: " << reply.status().message();
+                    failed(std::move(reply));
                   } else if (reply->swept() > 0) {
                     SLUICE_LOG(kInfo) << "RIB withdraws " << reply->swept()
                                       << " static routes no longer configured";
@@ -103,13 +123,7 @@ void XrlRibClient::DeregisterProtocol(std::function<void()> done) {
 }
 
 void XrlRibClient::Add(const StaticRoute& route) {
-  auto done = [this, alive = std::weak_ptr<bool>(alive_),
-               what = route.ToString()](absl::StatusOr<rib_v1::RouteReply> reply) {
-    auto live = alive.lock();
-    if (!live || !*live || reply.ok()) return;
-    ++failed_calls_;
-    SLUICE_LOG(kWarning) << "RIB: add " << what << ": " << reply.status().message();
-  };
+  auto done = OnFailure<rib_v1::RouteReply>("add " + route.ToString());
   if (route.network.is_v4()) {
     rib_v1::AddRoute4Request r;
     r.set_protocol(kProtocol);
@@ -132,7 +146,11 @@ void XrlRibClient::Add(const StaticRoute& route) {
 }
 
 void XrlRibClient::Delete(const net::Prefix& network) {
-  auto done = [](absl::StatusOr<rib_v1::RouteReply>) {};  // absent already: nothing to do
+  // Absent already (NotFound): nothing to do; lost: the re-synchronisation sweeps it.
+  auto failed = OnFailure<rib_v1::RouteReply>("delete " + network.ToString());
+  auto done = [failed](absl::StatusOr<rib_v1::RouteReply> reply) {
+    if (reply.status().code() != absl::StatusCode::kNotFound) failed(std::move(reply));
+  };
   if (network.is_v4()) {
     rib_v1::DeleteRoute4Request r;
     r.set_protocol(kProtocol);

@@ -8,7 +8,12 @@
 //                                 instance, which the RIB calls back on rib_client/1.0)
 //                 RegisterProtocol() → rib/1.0 register_protocol("static", our instance, restart
 //                                 time): when the Finder reports our death the RIB keeps our
-//                                 routes, stale, for the restart time (0: drops them)
+//                                 routes, stale, for the restart time (0: drops them); with
+//                                 `resync` (after a lost call) it holds them stale until our
+//                                 end-of-RIB
+//                 lost calls     → set_on_lost_call's callback: a call of the current session
+//                                 that may not have reached the RIB (ipc::IsLostCall) while it
+//                                 is up; the owner re-synchronises (ipc/resync.h)
 //                 EndOfRib()     → rib/1.0 end_of_rib("static") once every nexthop question
 //                                 asked so far is answered (tracked routes are in): the RIB
 //                                 withdraws the stale routes we did not send again
@@ -43,22 +48,36 @@ class XrlRibClient : public RibSink, public NexthopTracker {
   void Delete(const net::Prefix& network) override;
   void Register(const net::IPAddress& nexthop, Answer answer) override;
   void Deregister(const net::Prefix& valid_subnet) override;
-  void RegisterProtocol();
+  // A re-synchronisation begins (registration, then every route): losses of earlier calls are
+  // no longer reported.
+  void NewSession() { ++session_; }
+  void RegisterProtocol(bool resync = false);
   // Sends end_of_rib once the nexthop questions in flight are answered.
   void EndOfRib();
   // Calls `done` when the RIB has answered (or failed).
   void DeregisterProtocol(std::function<void()> done);
 
   uint64_t failed_calls() const { return failed_calls_; }
+  // Runs on the loop for each call of the current session lost on its way to the RIB.
+  void set_on_lost_call(std::function<void()> on_lost_call) {
+    on_lost_call_ = std::move(on_lost_call);
+  }
 
  private:
   ipc::XrlRouter* router_;
   std::string rib_target_;
   std::chrono::seconds restart_time_;
   uint64_t failed_calls_ = 0;
+  uint64_t session_ = 0;
+  std::function<void()> on_lost_call_;
   size_t asking_ = 0;  // register_interest calls not answered yet
   bool end_of_rib_pending_ = false;
   void MaybeEndOfRib();
+  // A call of `session` failed: counted, and reported when lost in the current session.
+  void Failed(uint64_t session, const absl::Status& status);
+  // The callback of a call whose only answer that matters is a failure, logged as `what`.
+  template <typename Reply>
+  std::function<void(absl::StatusOr<Reply>)> OnFailure(std::string what);
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
