@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   rib.AttachInterfaceSource(&interfaces);
   // Rib interest and redistribution notifications -> clients' rib_client/1.0; client deaths ->
   // Rib::ProtocolDied for the protocols they own.
-  rib::RibClients clients(router, rib);
+  rib::RibClients clients(io, router, rib);
   // rib/1.0 -> Rib and RibClients.
   rib::RibService service(router, rib, clients);
   // Nexthop questions wait for the IGP routes a restarted RIB is re-fed (full_push_gate.h).

@@ -1,13 +1,17 @@
 #include "rib/service/rib_clients.h"
 
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/backoff.h"
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "ipc/methods/rib_client.h"
 #include "ipc/proto/rib_client.pb.h"
+#include "ipc/resync.h"
 #include "ipc/types_convert.h"
 #include "rib/service/rib_convert.h"
 
@@ -34,7 +38,8 @@ const char* FamilyText(net::Family family) {
 // One component the RIB calls back: its interest registrations and redistribution streams.
 class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
  public:
-  Client(RibClients* clients, std::string name) : clients_(clients), name_(std::move(name)) {}
+  Client(RibClients* clients, std::string name)
+      : clients_(clients), name_(std::move(name)), interest_repair_(clients->io_) {}
 
   const std::string& name() const { return name_; }
   ipc::WatchId watch = 0;
@@ -42,7 +47,7 @@ class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
   void OnInterestInvalidated(const net::Prefix& valid_subnet) override {
     cpb::RouteInfoInvalidRequest request;
     ipc::ToProto(valid_subnet, request.mutable_valid_subnet());
-    Send(kRouteInfoInvalid, std::move(request));
+    Send(kRouteInfoInvalid, std::move(request), [this] { InterestLost(); });
   }
   void OnInterestChanged(const InterestAnswer& answer) override {
     // rib_client/1.0 has no "changed": drop the registration and have the client ask again.
@@ -66,26 +71,55 @@ class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
   }
 
  private:
+  // `on_lost` runs when the call may not have reached the component, which is still known.
   template <typename Request, typename Reply>
-  void Send(const ipc::Method<Request, Reply>& method, Request request) {
+  void Send(const ipc::Method<Request, Reply>& method, Request request,
+            std::function<void()> on_lost = nullptr) {
     clients_->router_.Call(name_, method, std::move(request),
-                           [clients = clients_, name = name_,
-                            weak = std::weak_ptr<bool>(alive_)](absl::StatusOr<Reply> reply) {
+                           [clients = clients_, name = name_, weak = std::weak_ptr<bool>(alive_),
+                            on_lost = std::move(on_lost)](absl::StatusOr<Reply> reply) {
                              if (reply.ok() || !weak.lock()) return;
                              SLUICE_LOG(kWarning)
                                  << "rib_client call to " << name << ": " << reply.status();
                              if (reply.status().code() == absl::StatusCode::kNotFound) {
                                clients->Gone(name, "is unknown to the Finder");
+                             } else if (on_lost && ipc::IsLostCall(reply.status())) {
+                               on_lost();
                              }
                            });
   }
 
+  // A route_info_invalid may not have reached the component, which is still up: the answers it
+  // keeps may no longer hold. After a backoff (1 s, doubling up to 30 s while losses follow one
+  // another) every registration of it is dropped and it is told that 0.0.0.0/0 and ::/0 are
+  // invalid, so that it asks again about every nexthop.
+  void InterestLost() {
+    if (interest_repair_pending_) return;
+    interest_repair_pending_ = true;
+    const double wait_s = interest_backoff_.Next();
+    SLUICE_LOG(kWarning) << "rib_client " << name_ << ": an invalidation did not reach it; "
+                         << "invalidating every answer in " << wait_s << " s";
+    interest_repair_.expires_after(Backoff::Duration(wait_s));
+    interest_repair_.async_wait(
+        [this, weak = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
+          if (ec || !weak.lock()) return;
+          interest_repair_pending_ = false;
+          clients_->rib_.DeregisterAllInterest(this);
+          OnInterestInvalidated(*net::Prefix::Parse("0.0.0.0/0"));
+          OnInterestInvalidated(*net::Prefix::Parse("::/0"));
+        });
+  }
+
   RibClients* clients_;
   std::string name_;
+  boost::asio::steady_timer interest_repair_;
+  bool interest_repair_pending_ = false;
+  Backoff interest_backoff_{1, 30, std::chrono::seconds(60)};
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
-RibClients::RibClients(ipc::XrlRouter& router, Rib& rib) : router_(router), rib_(rib) {}
+RibClients::RibClients(boost::asio::io_context& io, ipc::XrlRouter& router, Rib& rib)
+    : io_(io), router_(router), rib_(rib) {}
 
 RibClients::~RibClients() {
   for (auto& [name, client] : clients_) {

@@ -11,6 +11,10 @@
 //   OnRedistChanges / DumpDone     -> redist_routes(family, protocol, changes, dump_done)
 // Calls to one component are ordered (one XRL stream per target).
 //
+// A route_info_invalid lost on its way to a component that is still up (ipc::IsLostCall) is
+// repaired after a backoff: every registration of the component is dropped and it is told that
+// everything (0.0.0.0/0, ::/0) is invalid, so that it asks again about every nexthop.
+//
 // When a component dies (Finder death event), or a call finds it unknown to the Finder
 // (NOT_FOUND), its interest registrations and redistribution subscriptions are dropped and the
 // protocols it owns die (Rib::ProtocolDied: their routes leave in the background); it registers
@@ -19,6 +23,7 @@
 // (DESIGN.md § Restarts). So does a protocol another instance of the owner's class takes over.
 
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -35,7 +40,8 @@ namespace sluice::rib {
 
 class RibClients {
  public:
-  RibClients(ipc::XrlRouter& router, Rib& rib);
+  // `io`: the router's and the RIB's loop (the repair timers).
+  RibClients(boost::asio::io_context& io, ipc::XrlRouter& router, Rib& rib);
   ~RibClients();
   RibClients(const RibClients&) = delete;
   RibClients& operator=(const RibClients&) = delete;
@@ -90,6 +96,7 @@ class RibClients {
   // The component is gone: drop everything it had; its protocols die.
   void Gone(const std::string& name, const char* why);
 
+  boost::asio::io_context& io_;
   ipc::XrlRouter& router_;
   Rib& rib_;
   std::map<std::string, std::unique_ptr<Client>, std::less<>> clients_;

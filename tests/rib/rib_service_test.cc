@@ -236,6 +236,10 @@ class RibServiceTest : public ::testing::Test {
                     ->Handle(kRouteInfoInvalid,
                              [this](const cpb::RouteInfoInvalidRequest& r)
                                  -> absl::StatusOr<cpb::RouteInfoInvalidReply> {
+                               if (lose_invalidations_ > 0) {
+                                 --lose_invalidations_;
+                                 return absl::UnavailableError("lost by the test");
+                               }
                                client_calls_.push_back("invalid " + Text(r.valid_subnet()));
                                return cpb::RouteInfoInvalidReply();
                              })
@@ -285,7 +289,7 @@ class RibServiceTest : public ::testing::Test {
     rib_ = std::make_unique<Rib>(io_, nullptr, options);
     interfaces_ = std::make_unique<XrlInterfaceSource>(*rib_router_);
     rib_->AttachInterfaceSource(interfaces_.get());
-    clients_ = std::make_unique<RibClients>(*rib_router_, *rib_);
+    clients_ = std::make_unique<RibClients>(io_, *rib_router_, *rib_);
     service_ = std::make_unique<RibService>(*rib_router_, *rib_, *clients_);
     ASSERT_TRUE(service_->Register().ok());
     ASSERT_TRUE(interfaces_->Register().ok());
@@ -367,6 +371,7 @@ class RibServiceTest : public ::testing::Test {
   std::unique_ptr<FakeFea> fea_;
   std::unique_ptr<ipc::XrlRouter> client_;
   std::vector<std::string> client_calls_;
+  int lose_invalidations_ = 0;  // the next route_info_invalid calls answer UNAVAILABLE
 };
 
 TEST_F(RibServiceTest, WinnersReachTheFeaWithConnectedRoutesFromItsInterfaces) {
@@ -672,6 +677,26 @@ TEST_F(RibServiceTest, InterestRegistrationsAreInvalidatedThroughTheClient) {
   ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.4")}).ok());
   ASSERT_TRUE(RunUntil([&] { return !client_calls_.empty(); }));
   EXPECT_THAT(client_calls_, ElementsAre("invalid 10.1.0.0/16"));
+}
+
+// An invalidation lost on its way to a client that is still up: about 1 s later the RIB drops
+// the client's registrations and tells it that everything is invalid, so it asks again.
+TEST_F(RibServiceTest, AnInvalidationLostOnTheWayIsRepairedByInvalidatingEverything) {
+  StartFea();
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  pb::RegisterInterestRequest reg;
+  reg.set_client("bgp");
+  ipc::ToProto(*net::IPAddress::Parse("10.1.2.3"), reg.mutable_address());
+  ASSERT_TRUE(Call(kRegisterInterest, reg).ok());
+  lose_invalidations_ = 1;
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.3")}).ok());
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 2; }))
+      << ::testing::PrintToString(client_calls_);
+  EXPECT_THAT(client_calls_, ElementsAre("invalid 0.0.0.0/0", "invalid ::/0"));
+  EXPECT_EQ(lose_invalidations_, 0);
+  auto answer = Call(kRegisterInterest, reg);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(Text(answer->covering_network()), "10.1.0.0/16");
 }
 
 TEST_F(RibServiceTest, RedistributionStreamsAProtocolsWinners) {
