@@ -6,11 +6,6 @@
 
 namespace sluice::ipc {
 
-bool IsLostCall(const absl::Status& status) {
-  return status.code() == absl::StatusCode::kUnavailable ||
-         status.code() == absl::StatusCode::kDeadlineExceeded;
-}
-
 Resync::Resync(boost::asio::io_context& io, std::string peer, std::function<void(bool)> sync)
     : timer_(io), peer_(std::move(peer)), sync_(std::move(sync)) {}
 

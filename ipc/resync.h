@@ -4,7 +4,7 @@
 // again (the owner's `sync`).
 //
 //   - At each birth of the fed process (the Finder's kBirth of its class): at once.
-//   - After a call that did not reach it while it is up (IsLostCall: the connection failed or
+//   - After a call that did not reach it while it is up (base/lost_call.h: the connection failed or
 //     timed out, e.g. while a restarted process's listener came up, or it was stopped): it may
 //     have missed a registration or a change (a deletion among them), and no birth will come to
 //     repair that. Then after a backoff: 1 s, doubling up to 30 s while such losses follow one
@@ -23,12 +23,9 @@
 
 #include "absl/status/status.h"
 #include "base/backoff.h"
+#include "base/lost_call.h"
 
 namespace sluice::ipc {
-
-// A call that may not have reached a callee that is still up: UNAVAILABLE (the connection
-// failed) or DEADLINE_EXCEEDED (no answer in time). Any other error is the callee's answer.
-bool IsLostCall(const absl::Status& status);
 
 class Resync {
  public:

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/lost_call.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::rib {
@@ -239,8 +240,7 @@ void FeaOutStage::Completed(uint64_t generation, uint64_t sequence, size_t chang
   in_flight_changes_ -= std::min(changes, in_flight_changes_);
   if (status.ok()) {
     ++stats_.batches_ok;
-  } else if (status.code() == absl::StatusCode::kUnavailable ||
-             status.code() == absl::StatusCode::kDeadlineExceeded) {
+  } else if (IsLostCall(status)) {
     ++stats_.batches_failed;
     LoseBatch(sequence, status);
   } else {

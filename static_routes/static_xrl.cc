@@ -5,6 +5,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/lost_call.h"
 #include "base/status_macros.h"
 #include "ipc/method.h"
 #include "ipc/methods/rib.h"
@@ -13,7 +14,6 @@
 #include "ipc/proto/rib.pb.h"
 #include "ipc/proto/rib_client.pb.h"
 #include "ipc/proto/static_routes.pb.h"
-#include "ipc/resync.h"
 #include "ipc/types_convert.h"
 
 namespace sluice::static_routes {
@@ -54,7 +54,7 @@ XrlRibClient::~XrlRibClient() { *alive_ = false; }
 
 void XrlRibClient::Failed(uint64_t session, const absl::Status& status) {
   ++failed_calls_;
-  if (ipc::IsLostCall(status) && session == session_ && on_lost_call_) on_lost_call_();
+  if (IsLostCall(status) && session == session_ && on_lost_call_) on_lost_call_();
 }
 
 template <typename Reply>

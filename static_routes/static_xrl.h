@@ -12,7 +12,8 @@
 //                                 `resync` (after a lost call) it holds them stale until our
 //                                 end-of-RIB
 //                 lost calls     → set_on_lost_call's callback: a call of the current session
-//                                 that may not have reached the RIB (ipc::IsLostCall) while it
+//                                 that may not have reached the RIB (IsLostCall,
+//                                 base/lost_call.h) while it
 //                                 is up; the owner re-synchronises (ipc/resync.h)
 //                 EndOfRib()     → rib/1.0 end_of_rib("static") once every nexthop question
 //                                 asked so far is answered (tracked routes are in): the RIB

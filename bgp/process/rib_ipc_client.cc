@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "base/lost_call.h"
 #include "ipc/methods/rib.h"
-#include "ipc/resync.h"
 #include "ipc/types_convert.h"
 #include "stage/route_arrival.h"
 
@@ -103,8 +103,7 @@ RibIpcClient::~RibIpcClient() { *alive_ = false; }
 
 void RibIpcClient::Failed(uint64_t session, const absl::Status& status) {
   ++counters_.failed_calls;
-  if (ipc::IsLostCall(status) && session == session_ && !deregistered_ && on_lost_call_)
-    on_lost_call_();
+  if (IsLostCall(status) && session == session_ && !deregistered_ && on_lost_call_) on_lost_call_();
 }
 
 void RibIpcClient::RegisterInterest(const net::IPAddress& nexthop, Answer answer) {
@@ -223,7 +222,7 @@ void RibIpcClient::RegisterProtocols(uint32_t restart_time_s, bool resync,
           if (!r.ok()) {
             SLUICE_LOG(kWarning) << "RIB: register_protocol " << protocol << ": "
                                  << r.status().ToString();
-            pending->lost = pending->lost || ipc::IsLostCall(r.status());
+            pending->lost = pending->lost || IsLostCall(r.status());
             if (live && *live) Failed(session, r.status());
           } else {
             pending->stale += r->stale_routes();

@@ -8,10 +8,10 @@
 #include "absl/strings/str_join.h"
 #include "base/backoff.h"
 #include "base/log.h"
+#include "base/lost_call.h"
 #include "base/status_macros.h"
 #include "ipc/methods/rib_client.h"
 #include "ipc/proto/rib_client.pb.h"
-#include "ipc/resync.h"
 #include "ipc/types_convert.h"
 #include "rib/service/rib_convert.h"
 
@@ -83,7 +83,7 @@ class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
                                  << "rib_client call to " << name << ": " << reply.status();
                              if (reply.status().code() == absl::StatusCode::kNotFound) {
                                clients->Gone(name, "is unknown to the Finder");
-                             } else if (on_lost && ipc::IsLostCall(reply.status())) {
+                             } else if (on_lost && IsLostCall(reply.status())) {
                                on_lost();
                              }
                            });

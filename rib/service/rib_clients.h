@@ -11,7 +11,7 @@
 //   OnRedistChanges / DumpDone     -> redist_routes(family, protocol, changes, dump_done)
 // Calls to one component are ordered (one XRL stream per target).
 //
-// A route_info_invalid lost on its way to a component that is still up (ipc::IsLostCall) is
+// A route_info_invalid lost on its way to a component that is still up (base/lost_call.h) is
 // repaired after a backoff: every registration of the component is dropped and it is told that
 // everything (0.0.0.0/0, ::/0) is invalid, so that it asks again about every nexthop.
 //

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <vector>
 
+#include "base/lost_call.h"
+
 namespace sluice::ipc {
 namespace {
 
