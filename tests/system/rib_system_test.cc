@@ -270,11 +270,16 @@ TEST_F(RibSystemTest, EveryFeaGetsTheTableAndOneStoppedOrKilledHoldsUpNoOther) {
   EXPECT_FALSE(std::regex_search(plumbing.out, std::regex("ipv4/fea-out/fea .* lagging")))
       << plumbing.out;
   // What an operator sees (no router manager here: the FEA table alone): 20,003 routes with
-  // the connected ones; fea-2's backlog is what it was sent before it stopped.
+  // the connected ones; fea-2's backlog is what it was sent before it stopped. On a loaded
+  // machine fea itself may fall past the bound during the burst; each lag costs it one full
+  // push, and nothing else does.
   CommandResult processes = p_.Sluice({"show", "processes"});
   ASSERT_EQ(processes.exit_code, 0) << processes.err;
-  EXPECT_TRUE(std::regex_search(processes.out, std::regex("\\nfea +up +20003 +0 +1 +0 +known\\n")))
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(processes.out, row,
+                                std::regex("\\nfea +up +20003 +0 +([0-9]+) +([0-9]+) +known\\n")))
       << processes.out;
+  EXPECT_EQ(std::stoul(row[1]), 1 + std::stoul(row[2])) << processes.out;
   EXPECT_TRUE(std::regex_search(processes.out,
                                 std::regex("\\nfea-2 +lagging +- +[0-9]+ +1 +[12] +known\\n")))
       << processes.out;
@@ -301,10 +306,13 @@ TEST_F(RibSystemTest, EveryFeaGetsTheTableAndOneStoppedOrKilledHoldsUpNoOther) {
   ASSERT_TRUE(FibIs(third, 60000, "fea")) << last_fib_.size() << " routes";
   ASSERT_TRUE(p_.StartOtherFea("fea-2", FeaArgs()));
   ASSERT_TRUE(FibIs(third, 60000, "fea-2")) << last_fib_.size() << " routes";
+  processes = p_.Sluice({"show", "processes"});
+  ASSERT_TRUE(std::regex_search(processes.out, row,
+                                std::regex("\\nfea +up +21003 +0 +([0-9]+) +([0-9]+) +known\\n")))
+      << processes.out;
+  EXPECT_EQ(std::stoul(row[1]), 1 + std::stoul(row[2])) << "fea was re-sent for fea-2\n"
+                                                        << processes.out;
   plumbing = p_.Sluice({"show", "plumbing", "rib"});
-  EXPECT_THAT(plumbing.out, HasSubstr("FEA fea: ")) << plumbing.out;
-  EXPECT_TRUE(std::regex_search(plumbing.out, std::regex("FEA fea: [^\\n]* 1 full pushes")))
-      << plumbing.out;
   EXPECT_TRUE(std::regex_search(plumbing.out, std::regex("FEA fea-2: [^\\n]* 3 full pushes")))
       << plumbing.out;
 }
