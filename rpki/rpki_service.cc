@@ -8,7 +8,7 @@ namespace sluice::rpki {
 RpkiService::RpkiService(boost::asio::io_context& io, ipc::XrlRouter* router, uint64_t epoch,
                          std::chrono::seconds expire)
     : router_(router),
-      publisher_(router, &store_, epoch),
+      publisher_(io, router, &store_, epoch),
       caches_(io, &store_, [this] { OnChange(); }),
       expire_timer_(io),
       expire_(expire) {}

@@ -84,7 +84,7 @@ absl::Status RpkiIpcClient::Start() {
 }
 
 absl::StatusOr<rpki::VrpDelta> RpkiIpcClient::Plan(const client_v1::VrpChangesRequest& r) {
-  rpki::VrpBatch batch{r.epoch(), r.full(), r.dump_done(), {}, {}};
+  rpki::VrpBatch batch{r.epoch(), r.full(), r.dump_done(), {}, {}, r.dump_start()};
   absl::StatusOr<std::vector<rpki::Vrp>> announced = FromProto(r.announced(), "announced");
   if (!announced.ok()) return announced.status();
   absl::StatusOr<std::vector<rpki::Vrp>> withdrawn = FromProto(r.withdrawn(), "withdrawn");

@@ -12,7 +12,7 @@ absl::StatusOr<VrpDelta> VrpFeed::Plan(const VrpBatch& batch) {
     return absl::FailedPreconditionError(
         absl::StrCat("changes of epoch ", batch.epoch, " after a dump of epoch ", *epoch_));
   }
-  if (batch.full && (!dumping_ || batch.epoch != epoch_)) {
+  if (batch.full && (!dumping_ || batch.epoch != epoch_ || batch.dump_start)) {
     dumping_ = true;  // a dump starts: what it does not carry goes at its end
     carried_.clear();
   }

@@ -28,6 +28,9 @@ struct VrpBatch {
   bool dump_done = false;
   std::vector<Vrp> announced;
   std::vector<Vrp> withdrawn;
+  // The first batch of a dump: one sent again after a batch may have been lost starts afresh,
+  // so what an unfinished earlier dump carried is swept unless this one carries it too.
+  bool dump_start = false;
 };
 
 class VrpFeed {

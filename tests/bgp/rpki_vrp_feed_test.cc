@@ -64,6 +64,22 @@ TEST_F(VrpFeedTest, ANewProcessesDumpKeepsEverythingUntilDoneThenSweeps) {
   EXPECT_EQ(feed_.epoch(), 9u);
 }
 
+// sluice-rpki sends the whole set again when a batch may have been lost (the same epoch). What
+// the unfinished dump carried, and this one does not, goes at its end.
+TEST_F(VrpFeedTest, ADumpSentAgainStartsAfresh) {
+  ASSERT_TRUE(Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
+  VrpBatch first = Dump(7, {V("11.0.0.0/8", 8, 2)}, false);
+  first.dump_start = true;
+  ASSERT_TRUE(Apply(first).ok());  // its other batches are lost
+  VrpBatch again = Dump(7, {V("10.0.0.0/8", 8, 1)}, true);
+  again.dump_start = true;
+  auto changed = Apply(again);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_THAT(*changed, ElementsAre(V("11.0.0.0/8", 8, 2)));
+  EXPECT_EQ(table_.size(), 1u);
+  EXPECT_EQ(table_.Validate(*net::Prefix::Parse("11.0.0.0/8"), 2), RpkiState::kNotFound);
+}
+
 TEST_F(VrpFeedTest, AnEmptyDumpSweepsEverything) {
   ASSERT_TRUE(Apply(Dump(7, {V("10.0.0.0/8", 8, 1)}, true)).ok());
   auto changed = Apply(Dump(8, {}, true));

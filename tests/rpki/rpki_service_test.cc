@@ -67,6 +67,10 @@ class RpkiServiceTest : public ::testing::Test {
         bgp_->Handle(
                 kVrpChanges,
                 [this](const cpb::VrpChangesRequest& r) -> absl::StatusOr<cpb::VrpChangesReply> {
+                  if (lose_ > 0) {
+                    --lose_;
+                    return absl::UnavailableError("connection reset");
+                  }
                   batches_.push_back(r);
                   return cpb::VrpChangesReply();
                 })
@@ -138,15 +142,24 @@ class RpkiServiceTest : public ::testing::Test {
     return Call(kAddCache, r).status();
   }
   pb::GetStatusReply Status() { return Call(kGetStatus, pb::GetStatusRequest()).value(); }
-  // What the subscriber holds after applying every batch so far.
+  // What the subscriber holds after applying every batch so far (once the last dump is done).
   std::set<std::string> Held() {
     std::set<std::string> held;
     for (const auto& b : batches_) {
-      if (b.full() && &b == &batches_.front()) held.clear();
+      if (b.full() && (b.dump_start() || &b == &batches_.front())) held.clear();
       for (const auto& v : b.withdrawn()) held.erase(Text(v));
       for (const auto& v : b.announced()) held.insert(Text(v));
     }
     return held;
+  }
+  // `cache` serves 192.0.2.0/24-24 AS64496 and 2001:db8::/32-48 AS64497; the subscriber has
+  // their dump.
+  void SubscribeWithTwoVrps(testing::FakeCache& cache) {
+    cache.Set({V("192.0.2.0/24", 24, 64496), V("2001:db8::/32", 48, 64497)});
+    ASSERT_TRUE(AddCache(cache, 1).ok());
+    ASSERT_TRUE(RunUntil([&] { return store_->size() == 2; }));
+    ASSERT_TRUE(Call(kSubscribe, pb::SubscribeRequest()).ok());
+    ASSERT_TRUE(RunUntil([&] { return DumpDone(); }));
   }
   bool DumpDone() {
     for (const auto& b : batches_) {
@@ -163,16 +176,13 @@ class RpkiServiceTest : public ::testing::Test {
   VrpStore* store_ = nullptr;
   std::unique_ptr<ipc::XrlRouter> bgp_;
   std::vector<cpb::VrpChangesRequest> batches_;
+  int lose_ = 0;  // the subscriber fails this many of the next calls, as if they were lost
   std::set<std::string> rpki_live_;  // the rpki instances the Finder announces to bgp_
 };
 
 TEST_F(RpkiServiceTest, ASubscriberGetsTheWholeSetThenOnlyWhatChanged) {
   testing::FakeCache cache(io_);
-  cache.Set({V("192.0.2.0/24", 24, 64496), V("2001:db8::/32", 48, 64497)});
-  ASSERT_TRUE(AddCache(cache, 1).ok());
-  ASSERT_TRUE(RunUntil([&] { return store_->size() == 2; }));
-  ASSERT_TRUE(Call(kSubscribe, pb::SubscribeRequest()).ok());
-  ASSERT_TRUE(RunUntil([&] { return DumpDone(); }));
+  SubscribeWithTwoVrps(cache);
   EXPECT_TRUE(batches_.front().full());
   EXPECT_EQ(batches_.front().epoch(), 7u);
   EXPECT_EQ(Held(), (std::set<std::string>{"192.0.2.0/24-24 AS64496", "2001:db8::/32-48 AS64497"}));
@@ -195,6 +205,34 @@ TEST_F(RpkiServiceTest, ASubscriberGetsTheWholeSetThenOnlyWhatChanged) {
   EXPECT_EQ(s.vrps_ipv4(), 1u);
   EXPECT_EQ(s.vrps_ipv6(), 1u);
   EXPECT_EQ(s.subscribers(), 1u);
+}
+
+// A batch of changes lost on its way to a subscriber that stays up: sluice-rpki sends it the
+// whole set again after a backoff, then changes as before.
+TEST_F(RpkiServiceTest, ABatchLostOnTheWayIsRepairedByTheWholeSetAgain) {
+  testing::FakeCache cache(io_);
+  SubscribeWithTwoVrps(cache);
+  const size_t first_dump = batches_.size();
+
+  lose_ = 1;  // the withdrawal of 192.0.2.0/24-24; its announcement of -25 arrives
+  cache.Set({V("192.0.2.0/24", 25, 64496), V("2001:db8::/32", 48, 64497)});
+  const std::set<std::string> want = {"192.0.2.0/24-25 AS64496", "2001:db8::/32-48 AS64497"};
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(RunUntil([&] { return Held() == want; }, 10000)) << ::testing::PrintToString(Held());
+  const double repaired_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  int dumps = 0;
+  for (size_t i = first_dump; i < batches_.size(); ++i) dumps += batches_[i].dump_start();
+  EXPECT_EQ(dumps, 1) << "repaired after " << repaired_s << " s";
+  EXPECT_TRUE(batches_.back().dump_done());
+  EXPECT_EQ(Status().subscribers(), 1u);
+
+  // Still a subscriber: the next change comes as a change.
+  cache.Set({V("192.0.2.0/24", 25, 64496)});
+  ASSERT_TRUE(RunUntil([&] { return Held() == std::set<std::string>{"192.0.2.0/24-25 AS64496"}; }))
+      << ::testing::PrintToString(Held());
+  EXPECT_FALSE(batches_.back().full());
+  EXPECT_EQ(service_->publisher().redumps(), 1u);
 }
 
 TEST_F(RpkiServiceTest, VrpsStayWhenTheCacheGoes) {
