@@ -43,7 +43,7 @@ FeaIfmgrService::~FeaIfmgrService() {
 std::string FeaIfmgrService::Describe() const {
   return absl::StrCat("fea_ifmgr/1.0: ", std::string(ifmgr_.backend_name()), " backend, ",
                       ifmgr_.tree().size(), " interfaces, ", subscribers_.size(), " subscribers, ",
-                      events_sent_, " events sent");
+                      events_sent_, " events sent, ", redumps(), " dumps sent again");
 }
 
 absl::StatusOr<DummyIfMgr*> FeaIfmgrService::Dummy() const {
@@ -70,26 +70,61 @@ void FeaIfmgrService::Flush() {
   if (pending_.events_size() == 0) return;
   cpb::InterfaceEventsRequest request;
   request.Swap(&pending_);
-  std::vector<std::string> targets;
-  for (const auto& [target, watch] : subscribers_) targets.push_back(target);
+  std::vector<std::string> targets;  // waiting for a dump: it carries these events
+  for (const auto& [target, subscriber] : subscribers_) {
+    if (!subscriber->redump.pending()) targets.push_back(target);
+  }
   for (const std::string& target : targets) Send(target, request);
 }
 
 void FeaIfmgrService::Send(const std::string& target, cpb::InterfaceEventsRequest request) {
+  auto it = subscribers_.find(target);
+  if (it == subscribers_.end()) return;  // dropped by a failure answered at once
   events_sent_ += request.events_size();
   router_.Call(target, kInterfaceEvents, std::move(request),
-               [this, target, weak = std::weak_ptr<bool>(alive_)](
+               [this, target, dump = it->second->redump.dump(), weak = std::weak_ptr<bool>(alive_)](
                    absl::StatusOr<cpb::InterfaceEventsReply> reply) {
-                 if (reply.ok() || !weak.lock()) return;
-                 SLUICE_LOG(kWarning) << "interface_events to " << target << ": " << reply.status();
-                 if (reply.status().code() == absl::StatusCode::kNotFound) Drop(target);
+                 if (!reply.ok() && weak.lock()) Failed(target, dump, reply.status());
                });
+}
+
+void FeaIfmgrService::Failed(const std::string& target, uint64_t dump, const absl::Status& status) {
+  auto it = subscribers_.find(target);
+  if (it == subscribers_.end()) return;
+  if (it->second->redump.Failed(dump, status) == ipc::Redump::Outcome::kForget) Drop(target);
+}
+
+void FeaIfmgrService::SendDump(const std::string& target) {
+  auto it = subscribers_.find(target);
+  if (it == subscribers_.end()) return;
+  it->second->redump.Sending();
+  cpb::InterfaceEventsRequest dump;
+  dump.add_events()->set_kind(cpb::InterfaceEvent::SYNC_START);
+  for (const Interface* i : ifmgr_.tree().interfaces()) {
+    cpb::InterfaceEvent* e = dump.add_events();
+    e->set_kind(cpb::InterfaceEvent::INTERFACE_ADDED);
+    InterfaceToProto(*i, /*with_addresses=*/false, e->mutable_interface());
+    for (const InterfaceAddress& a : i->addresses) {
+      cpb::InterfaceEvent* ae = dump.add_events();
+      ae->set_kind(cpb::InterfaceEvent::ADDRESS_ADDED);
+      InterfaceToProto(*i, /*with_addresses=*/false, ae->mutable_interface());
+      AddressToProto(a, ae->mutable_address());
+    }
+  }
+  dump.add_events()->set_kind(cpb::InterfaceEvent::SYNC_DONE);
+  Send(target, std::move(dump));
+}
+
+uint64_t FeaIfmgrService::redumps() const {
+  uint64_t n = 0;
+  for (const auto& [target, subscriber] : subscribers_) n += subscriber->redump.redumps();
+  return n;
 }
 
 bool FeaIfmgrService::Drop(const std::string& target) {
   auto it = subscribers_.find(target);
   if (it == subscribers_.end()) return false;
-  router_.Unwatch(it->second);
+  router_.Unwatch(it->second->watch);
   subscribers_.erase(it);
   return true;
 }
@@ -187,28 +222,16 @@ absl::Status FeaIfmgrService::Register() {
         // in its dump.
         Flush();
         if (!subscribers_.contains(target)) {
-          subscribers_[target] =
+          const ipc::WatchId watch =
               router_.WatchInstance(target, [this, target](const ipc::TargetEvent& e) {
                 if (e.kind == ipc::TargetEvent::kBirth) return;
                 SLUICE_LOG(kInfo) << "interface subscriber " << target << " died";
                 Drop(target);
               });
+          subscribers_[target] = std::make_unique<ipc::DumpSubscriber>(
+              io_, watch, "interface_events to " + target, [this, target] { SendDump(target); });
         }
-        cpb::InterfaceEventsRequest dump;
-        dump.add_events()->set_kind(cpb::InterfaceEvent::SYNC_START);
-        for (const Interface* i : ifmgr_.tree().interfaces()) {
-          cpb::InterfaceEvent* e = dump.add_events();
-          e->set_kind(cpb::InterfaceEvent::INTERFACE_ADDED);
-          InterfaceToProto(*i, /*with_addresses=*/false, e->mutable_interface());
-          for (const InterfaceAddress& a : i->addresses) {
-            cpb::InterfaceEvent* ae = dump.add_events();
-            ae->set_kind(cpb::InterfaceEvent::ADDRESS_ADDED);
-            InterfaceToProto(*i, /*with_addresses=*/false, ae->mutable_interface());
-            AddressToProto(a, ae->mutable_address());
-          }
-        }
-        dump.add_events()->set_kind(cpb::InterfaceEvent::SYNC_DONE);
-        Send(target, std::move(dump));
+        SendDump(target);
         return pb::SubscribeReply();
       }));
   return router_.Handle(kUnsubscribe,

@@ -10,8 +10,12 @@
 // interface and its addresses, SYNC_DONE), then every change; the changes of one event-loop turn
 // go in one call. Calls to one subscriber are ordered (one XRL stream per target). A subscriber
 // that dies (Finder death event) or is unknown to the Finder is dropped; subscribing again
-// starts with a new full dump.
+// starts with a new full dump. A call that fails otherwise (lost on the way, or refused) to a
+// subscriber that stays up leaves its copy unknown: it gets a new full dump after a backoff, and
+// no changes meanwhile (ipc/redump.h).
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,11 +24,8 @@
 #include "fea/dummy_ifmgr.h"
 #include "fea/ifmgr.h"
 #include "ipc/proto/fea_ifmgr_client.pb.h"
+#include "ipc/redump.h"
 #include "ipc/xrl_router.h"
-
-namespace boost::asio {
-class io_context;
-}
 
 namespace sluice::fea {
 
@@ -42,12 +43,18 @@ class FeaIfmgrService {
 
   std::string Describe() const;
   size_t subscriber_count() const { return subscribers_.size(); }
+  // Full dumps sent again after a failed call, to the current subscribers.
+  uint64_t redumps() const;
 
  private:
   absl::StatusOr<DummyIfMgr*> Dummy() const;
   void OnEvent(const InterfaceEvent& event);
   void Flush();
+  // The whole tree: SYNC_START, each interface and its addresses, SYNC_DONE.
+  void SendDump(const std::string& target);
   void Send(const std::string& target, fea_ifmgr_client::v1::InterfaceEventsRequest request);
+  // A call to `target`, sent after its dump number `dump`, failed with `status`.
+  void Failed(const std::string& target, uint64_t dump, const absl::Status& status);
   bool Drop(const std::string& target);
 
   boost::asio::io_context& io_;
@@ -55,7 +62,7 @@ class FeaIfmgrService {
   IfMgr& ifmgr_;
   DummyIfMgr* dummy_;
   WatcherId watcher_ = 0;
-  absl::btree_map<std::string, ipc::WatchId> subscribers_;
+  absl::btree_map<std::string, std::unique_ptr<ipc::DumpSubscriber>> subscribers_;
   fea_ifmgr_client::v1::InterfaceEventsRequest pending_;  // events of this loop turn
   bool flush_posted_ = false;
   uint64_t events_sent_ = 0;

@@ -176,6 +176,10 @@ class FeaServiceTest : public ::testing::Test {
                     ->Handle(kInterfaceEvents,
                              [this](const cpb::InterfaceEventsRequest& r)
                                  -> absl::StatusOr<cpb::InterfaceEventsReply> {
+                               if (lose_interface_events_ > 0) {
+                                 --lose_interface_events_;
+                                 return absl::UnavailableError("connection reset");
+                               }
                                for (const cpb::InterfaceEvent& e : r.events()) {
                                  std::string text = cpb::InterfaceEvent::Kind_Name(e.kind());
                                  if (!e.interface().name().empty()) {
@@ -193,6 +197,15 @@ class FeaServiceTest : public ::testing::Test {
                     .ok());
     ASSERT_TRUE(client_->Start().ok());
     ASSERT_TRUE(RunUntil([&] { return client_->registered(); }));
+  }
+
+  // The client subscribes to the interfaces and has their dump.
+  void SubscribeToInterfaces() {
+    ipb::SubscribeRequest subscribe;
+    subscribe.set_target("tester");
+    ASSERT_TRUE(Call(kSubscribe, subscribe).ok());
+    ASSERT_TRUE(RunUntil(
+        [&] { return !interface_events_.empty() && interface_events_.back() == "SYNC_DONE"; }));
   }
 
   template <typename P>
@@ -248,6 +261,7 @@ class FeaServiceTest : public ::testing::Test {
   std::unique_ptr<ipc::XrlRouter> client_;
   std::vector<std::string> fib_changes_;
   std::vector<std::string> interface_events_;
+  int lose_interface_events_ = 0;  // the client fails this many calls, as if they were lost
 };
 
 TEST_F(FeaServiceTest, TransactionsAddCommitLookupAndList) {
@@ -538,11 +552,7 @@ TEST_F(FeaServiceTest, ChangeSubscribersHearOfEachCommit) {
 TEST_F(FeaServiceTest, InterfaceSubscribersGetTheTreeThenEachChange) {
   StartFea();
   StartClient();
-  ipb::SubscribeRequest subscribe;
-  subscribe.set_target("tester");
-  ASSERT_TRUE(Call(kSubscribe, subscribe).ok());
-  ASSERT_TRUE(RunUntil(
-      [&] { return !interface_events_.empty() && interface_events_.back() == "SYNC_DONE"; }));
+  SubscribeToInterfaces();
   EXPECT_THAT(interface_events_,
               ElementsAre("SYNC_START", "INTERFACE_ADDED lo enabled",
                           "ADDRESS_ADDED lo enabled 127.0.0.1/8",
@@ -572,6 +582,37 @@ TEST_F(FeaServiceTest, InterfaceSubscribersGetTheTreeThenEachChange) {
   ASSERT_EQ(listed->interfaces_size(), 3);
   EXPECT_EQ(listed->interfaces(2).name(), "eth1");
   EXPECT_EQ(listed->interfaces(2).addresses_size(), 1);
+}
+
+// An event lost on its way to a subscriber that stays up: after a backoff the subscriber gets the
+// whole tree again, then the changes as before.
+TEST_F(FeaServiceTest, AnInterfaceEventLostOnTheWayIsRepairedByAFullDump) {
+  StartFea();
+  StartClient();
+  SubscribeToInterfaces();
+  interface_events_.clear();
+
+  lose_interface_events_ = 1;
+  ipb::SetEnabledRequest down;
+  down.set_ifname("eth0");
+  down.set_enabled(false);
+  ASSERT_TRUE(Call(kSetEnabled, down).ok());
+  ASSERT_TRUE(RunUntil(
+      [&] { return !interface_events_.empty() && interface_events_.back() == "SYNC_DONE"; }, 10000))
+      << ::testing::PrintToString(interface_events_);
+  EXPECT_THAT(interface_events_,
+              ElementsAre("SYNC_START", "INTERFACE_ADDED lo enabled",
+                          "ADDRESS_ADDED lo enabled 127.0.0.1/8",
+                          "ADDRESS_ADDED lo enabled ::1/128", "INTERFACE_ADDED eth0 disabled",
+                          "ADDRESS_ADDED eth0 disabled 192.0.2.1/24", "SYNC_DONE"));
+  EXPECT_EQ(ifmgr_service_->redumps(), 1u);
+
+  interface_events_.clear();
+  down.set_enabled(true);
+  ASSERT_TRUE(Call(kSetEnabled, down).ok());
+  ASSERT_TRUE(RunUntil([&] { return !interface_events_.empty(); }));
+  EXPECT_THAT(interface_events_, ElementsAre("INTERFACE_ADDED eth0 enabled"));
+  EXPECT_EQ(ifmgr_service_->subscriber_count(), 1u);
 }
 
 TEST_F(FeaServiceTest, ConfigurationCallsNeedTheDummyBackend) {
