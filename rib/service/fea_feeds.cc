@@ -17,6 +17,7 @@ FeaFeeds::FeaFeeds(boost::asio::io_context& io, ipc::XrlRouter& router, Rib& rib
       on_change_(std::move(on_change)) {}
 
 FeaFeeds::~FeaFeeds() {
+  *alive_ = false;
   interfaces_.SetPerFea(nullptr, nullptr);
   for (const auto& [fea, client] : clients_) rib_.RemoveFea(fea).IgnoreError();
 }
@@ -73,8 +74,33 @@ void FeaFeeds::Born(const std::string& fea) {
     interfaces_from_ = fea;
     interfaces_.SetShared(fea);
   }
-  interfaces_.Subscribe(fea);
+  SubscribeInterfaces(fea);
   FeedWhenInterfacesKnown(fea);
+}
+
+void FeaFeeds::SubscribeInterfaces(const std::string& fea) {
+  std::unique_ptr<InterfaceSubscribe>& state = subscribes_[fea];
+  if (state == nullptr) state = std::make_unique<InterfaceSubscribe>(io_);
+  state->retry.cancel();
+  const uint64_t id = state->id = ++subscribe_ids_;
+  interfaces_.Subscribe(
+      fea, [this, fea, id, alive = std::weak_ptr<bool>(alive_)](const absl::Status& status) {
+        if (!status.ok() && !alive.expired()) SubscribeFailed(fea, id);
+      });
+}
+
+void FeaFeeds::SubscribeFailed(const std::string& fea, uint64_t id) {
+  auto it = subscribes_.find(fea);
+  if (it == subscribes_.end() || it->second->id != id) return;  // dead, or replaced
+  InterfaceSubscribe& state = *it->second;
+  const double wait_s = state.backoff.Next();
+  SLUICE_LOG(kInfo) << "subscribing to " << fea << "'s interfaces again in " << wait_s << " s";
+  state.retry.expires_after(Backoff::Duration(wait_s));
+  state.retry.async_wait([this, fea, id](const boost::system::error_code& error) {
+    if (error) return;  // cancelled: a new subscribe, a death, or this is going away
+    auto it = subscribes_.find(fea);
+    if (it != subscribes_.end() && it->second->id == id) SubscribeInterfaces(fea);
+  });
 }
 
 void FeaFeeds::FeedWhenInterfacesKnown(const std::string& fea) {
@@ -98,6 +124,7 @@ void FeaFeeds::OnInterfacesSynced(const std::string& fea) {
 void FeaFeeds::Died(const std::string& fea) {
   SLUICE_LOG(kInfo) << "FEA " << fea << " died";
   awaiting_.erase(fea);
+  subscribes_.erase(fea);
   clients_[fea]->FeaDied();
   rib_.FeaDied(fea);
   if (fea != interfaces_from_) return;
@@ -105,7 +132,7 @@ void FeaFeeds::Died(const std::string& fea) {
   if (live_.empty()) return;
   interfaces_from_ = *live_.begin();
   interfaces_.SetShared(interfaces_from_);
-  interfaces_.Subscribe(interfaces_from_);
+  SubscribeInterfaces(interfaces_from_);
 }
 
 }  // namespace sluice::rib

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "base/backoff.h"
 #include "ipc/xrl_router.h"
 #include "rib/rib.h"
 #include "rib/service/full_push_gate.h"
@@ -75,6 +76,11 @@ class FeaFeeds {
   void OnInterfacesSynced(const std::string& fea);
   void Died(const std::string& fea);
   XrlFibClient* Ensure(const std::string& fea);
+  // Subscribes to `fea`'s interfaces. A subscribe that fails (an FEA registers before it
+  // serves; a call lost on the way) is made again while `fea` lives: after 0.2 s, doubling up
+  // to 5 s. The FEA answers each subscribe with a whole dump, so one too many does no harm.
+  void SubscribeInterfaces(const std::string& fea);
+  void SubscribeFailed(const std::string& fea, uint64_t id);
 
   boost::asio::io_context& io_;
   ipc::XrlRouter& router_;
@@ -88,6 +94,16 @@ class FeaFeeds {
   std::string interfaces_from_;
   // FEAs born whose FIB waits for their interfaces, each with its timer.
   std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> awaiting_;
+  // The live FEAs' interface subscribes; a death ends its FEA's retries.
+  struct InterfaceSubscribe {
+    explicit InterfaceSubscribe(boost::asio::io_context& io) : retry(io) {}
+    uint64_t id = 0;  // of the subscribe that counts: a later one replaces it
+    Backoff backoff{0.2, 5, std::chrono::seconds(60)};
+    boost::asio::steady_timer retry;
+  };
+  std::map<std::string, std::unique_ptr<InterfaceSubscribe>> subscribes_;
+  uint64_t subscribe_ids_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace sluice::rib

@@ -79,16 +79,19 @@ absl::Status XrlInterfaceSource::Register() {
       });
 }
 
-void XrlInterfaceSource::Subscribe(const std::string& instance) {
+void XrlInterfaceSource::Subscribe(const std::string& instance,
+                                   std::function<void(const absl::Status&)> done) {
   fea_ifmgr::v1::SubscribeRequest request;
   request.set_target(router_.instance_name());
-  router_.Call(instance, kSubscribe, std::move(request),
-               [instance](absl::StatusOr<fea_ifmgr::v1::SubscribeReply> reply) {
-                 if (!reply.ok()) {
-                   SLUICE_LOG(kWarning)
-                       << "subscribing to " << instance << "'s interfaces: " << reply.status();
-                 }
-               });
+  router_.Call(
+      instance, kSubscribe, std::move(request),
+      [instance, done = std::move(done)](absl::StatusOr<fea_ifmgr::v1::SubscribeReply> reply) {
+        if (!reply.ok()) {
+          SLUICE_LOG(kWarning) << "subscribing to " << instance
+                               << "'s interfaces: " << reply.status();
+        }
+        if (done) done(reply.status());
+      });
 }
 
 }  // namespace sluice::rib

@@ -42,8 +42,9 @@ class XrlInterfaceSource : public InterfaceSource {
                  std::function<void(const std::string&)> on_synced);
   // The FEA whose events also go to Start()'s InterfaceEvents.
   void SetShared(const std::string& instance) { shared_ = instance; }
-  // Subscribes to the FEA `instance`'s interface events.
-  void Subscribe(const std::string& instance);
+  // Subscribes to the FEA `instance`'s interface events; `done` (if set) gets the answer.
+  void Subscribe(const std::string& instance,
+                 std::function<void(const absl::Status&)> done = nullptr);
 
   uint64_t events_received() const { return events_received_; }
 

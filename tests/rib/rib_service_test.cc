@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
@@ -163,6 +164,10 @@ class FakeFea {
             ->Handle(kSubscribe,
                      [this](const ipb::SubscribeRequest& r) -> absl::StatusOr<ipb::SubscribeReply> {
                        calls.push_back("subscribe " + r.target());
+                       if (refuse_subscribes > 0) {
+                         --refuse_subscribes;
+                         return absl::UnavailableError("not serving yet");
+                       }
                        router->Call(r.target(), kInterfaceEvents, dump,
                                     [](absl::StatusOr<icpb::InterfaceEventsReply>) {});
                        return ipb::SubscribeReply();
@@ -217,6 +222,7 @@ class FakeFea {
   std::set<std::string> stale;
   std::vector<std::string> calls;
   icpb::InterfaceEventsRequest dump;
+  int refuse_subscribes = 0;  // fails this many subscribes, as an FEA not serving yet
 };
 
 class RibServiceTest : public ::testing::Test {
@@ -425,6 +431,17 @@ TEST_F(RibServiceTest, WinnersReachTheFeaWithConnectedRoutesFromItsInterfaces) {
   EXPECT_TRUE(listed->routes(1).resolved());
   EXPECT_EQ(listed->routes(1).resolved_ifname(), "eth0");
   EXPECT_EQ(listed->routes(2).protocol(), "connected");
+}
+
+// An FEA that refuses the first subscribes to its interfaces (it registered before it serves,
+// or the call was lost): the RIB subscribes again while it lives, and gets its connected routes.
+TEST_F(RibServiceTest, AFailedInterfaceSubscribeIsMadeAgain) {
+  fea_ = std::make_unique<FakeFea>(io_, Options());
+  fea_->refuse_subscribes = 2;
+  EXPECT_TRUE(FibIs({"192.0.2.0/24 dev eth0 proto connected"}))
+      << ::testing::PrintToString(fea_->calls);
+  EXPECT_EQ(std::count(fea_->calls.begin(), fea_->calls.end(), "subscribe rib"), 3)
+      << ::testing::PrintToString(fea_->calls);
 }
 
 TEST_F(RibServiceTest, PackedBatchesAddRoutesOfEitherFamily) {
