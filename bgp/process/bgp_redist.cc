@@ -96,10 +96,15 @@ std::set<net::Prefix> BgpRedist::Originated(const std::string& protocol) const {
 }
 
 void BgpRedist::OnChanges(net::Family family, const std::string& protocol,
-                          std::span<const RedistRoute> changes, bool dump_done) {
+                          std::span<const RedistRoute> changes, bool dump_done, bool dump_start) {
   auto it = banks_.find(protocol);
   if (it == banks_.end()) return;
   Bank& bank = it->second;
+  if (dump_start) {
+    for (const auto& [p, r] : bank.routes) {
+      if (p.family() == family) bank.stale.insert(p);
+    }
+  }
   for (const RedistRoute& c : changes) {
     bank.stale.erase(c.network);
     if (c.deleted) {

@@ -71,9 +71,12 @@ class BgpRedist {
   // Prefixes this bank has originated into BGP now.
   std::set<net::Prefix> Originated(const std::string& protocol) const;
 
-  // rib_client/1.0/redist_routes. Changes for a protocol without a bank are ignored.
+  // rib_client/1.0/redist_routes. Changes for a protocol without a bank are ignored. At
+  // `dump_start` (a dump begins: after a subscribe, or sent again after a call that failed) the
+  // bank's routes of `family` become stale; at `dump_done` those the dump did not carry are
+  // withdrawn.
   void OnChanges(net::Family family, const std::string& protocol,
-                 std::span<const RedistRoute> changes, bool dump_done);
+                 std::span<const RedistRoute> changes, bool dump_done, bool dump_start = false);
   // A RIB was born (again): subscribe again; what its dump does not re-send is withdrawn.
   void OnRibBorn();
 

@@ -434,7 +434,7 @@ absl::Status ServeRibClient(ipc::XrlRouter& router, BgpProcess& bgp, BgpRedist* 
           route.tags.assign(c.route().tags().begin(), c.route().tags().end());
           changes.push_back(std::move(route));
         }
-        redist->OnChanges(family, r.protocol(), changes, r.dump_done());
+        redist->OnChanges(family, r.protocol(), changes, r.dump_done(), r.dump_start());
         return rib_client_v1::RedistRoutesReply();
       }));
   return absl::OkStatus();

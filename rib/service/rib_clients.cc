@@ -1,17 +1,17 @@
 #include "rib/service/rib_clients.h"
 
-#include <boost/asio/steady_timer.hpp>
 #include <functional>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "base/backoff.h"
 #include "base/log.h"
-#include "base/lost_call.h"
 #include "base/status_macros.h"
 #include "ipc/methods/rib_client.h"
 #include "ipc/proto/rib_client.pb.h"
+#include "ipc/redump.h"
 #include "ipc/types_convert.h"
 #include "rib/service/rib_convert.h"
 
@@ -39,7 +39,11 @@ const char* FamilyText(net::Family family) {
 class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
  public:
   Client(RibClients* clients, std::string name)
-      : clients_(clients), name_(std::move(name)), interest_repair_(clients->io_) {}
+      : clients_(clients),
+        name_(std::move(name)),
+        interest_repair_(clients->io_, "route_info_invalid to " + name_,
+                         [this] { InvalidateEverything(); }),
+        redist_repair_(clients->io_, "redist_routes to " + name_, [this] { DumpAgain(); }) {}
 
   const std::string& name() const { return name_; }
   ipc::WatchId watch = 0;
@@ -47,7 +51,10 @@ class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
   void OnInterestInvalidated(const net::Prefix& valid_subnet) override {
     cpb::RouteInfoInvalidRequest request;
     ipc::ToProto(valid_subnet, request.mutable_valid_subnet());
-    Send(kRouteInfoInvalid, std::move(request), [this] { InterestLost(); });
+    Send(kRouteInfoInvalid, std::move(request),
+         [this, dump = interest_repair_.dump()](const absl::Status& status) {
+           (void)interest_repair_.Failed(dump, status);
+         });
   }
   void OnInterestChanged(const InterestAnswer& answer) override {
     // rib_client/1.0 has no "changed": drop the registration and have the client ask again.
@@ -56,65 +63,98 @@ class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
   }
   void OnRedistChanges(net::Family family, Symbol protocol,
                        std::span<const RedistChange> changes) override {
-    cpb::RedistRoutesRequest request;
-    request.set_family(FamilyText(family));
-    request.set_protocol(protocol.name());
+    cpb::RedistRoutesRequest request = RedistRequest(family, protocol);
     for (const RedistChange& c : changes) RedistChangeToProto(c, request.add_changes());
-    Send(kRedistRoutes, std::move(request));
+    SendRedist(std::move(request));
   }
   void OnRedistDumpDone(net::Family family, Symbol protocol) override {
-    cpb::RedistRoutesRequest request;
-    request.set_family(FamilyText(family));
-    request.set_protocol(protocol.name());
+    cpb::RedistRoutesRequest request = RedistRequest(family, protocol);
     request.set_dump_done(true);
-    Send(kRedistRoutes, std::move(request));
+    SendRedist(std::move(request));
+  }
+
+  // A redist subscription of this component starts (its dump follows).
+  absl::Status RedistSubscribe(net::Family family, std::string_view protocol) {
+    RETURN_IF_ERROR(clients_->rib_.RedistSubscribe(this, family, protocol));
+    redist_.emplace(family, std::string(protocol));
+    dump_starting_.emplace(family, std::string(protocol));
+    return absl::OkStatus();
+  }
+  absl::Status RedistUnsubscribe(net::Family family, std::string_view protocol) {
+    redist_.erase({family, std::string(protocol)});
+    dump_starting_.erase({family, std::string(protocol)});
+    return clients_->rib_.RedistUnsubscribe(this, family, protocol);
   }
 
  private:
-  // `on_lost` runs when the call may not have reached the component, which is still known.
+  using Stream = std::pair<net::Family, std::string>;  // a redist subscription
+
+  // `on_failed` runs when the call failed otherwise than finding the component unknown to the
+  // Finder (which forgets it).
   template <typename Request, typename Reply>
   void Send(const ipc::Method<Request, Reply>& method, Request request,
-            std::function<void()> on_lost = nullptr) {
+            std::function<void(const absl::Status&)> on_failed) {
     clients_->router_.Call(name_, method, std::move(request),
                            [clients = clients_, name = name_, weak = std::weak_ptr<bool>(alive_),
-                            on_lost = std::move(on_lost)](absl::StatusOr<Reply> reply) {
+                            on_failed = std::move(on_failed)](absl::StatusOr<Reply> reply) {
                              if (reply.ok() || !weak.lock()) return;
-                             SLUICE_LOG(kWarning)
-                                 << "rib_client call to " << name << ": " << reply.status();
                              if (reply.status().code() == absl::StatusCode::kNotFound) {
+                               SLUICE_LOG(kWarning)
+                                   << "rib_client call to " << name << ": " << reply.status();
                                clients->Gone(name, "is unknown to the Finder");
-                             } else if (on_lost && IsLostCall(reply.status())) {
-                               on_lost();
+                             } else {
+                               on_failed(reply.status());
                              }
                            });
   }
 
-  // A route_info_invalid may not have reached the component, which is still up: the answers it
-  // keeps may no longer hold. After a backoff (1 s, doubling up to 30 s while losses follow one
-  // another) every registration of it is dropped and it is told that 0.0.0.0/0 and ::/0 are
+  // The first batch of each dump says so: the component then holds what it had of that stream
+  // as stale until dump_done.
+  cpb::RedistRoutesRequest RedistRequest(net::Family family, Symbol protocol) {
+    cpb::RedistRoutesRequest request;
+    request.set_family(FamilyText(family));
+    request.set_protocol(protocol.name());
+    request.set_dump_start(dump_starting_.erase({family, protocol.name()}) > 0);
+    return request;
+  }
+  void SendRedist(cpb::RedistRoutesRequest request) {
+    Send(kRedistRoutes, std::move(request),
+         [this, dump = redist_repair_.dump()](const absl::Status& status) {
+           if (redist_repair_.Failed(dump, status) != ipc::Redump::Outcome::kForget) return;
+           clients_->rib_.RedistUnsubscribeAll(this);
+           redist_.clear();
+           dump_starting_.clear();
+         });
+  }
+
+  // A route_info_invalid that failed (ipc/redump.h): the answers the component keeps may no
+  // longer hold. Every registration of it is dropped and it is told that 0.0.0.0/0 and ::/0 are
   // invalid, so that it asks again about every nexthop.
-  void InterestLost() {
-    if (interest_repair_pending_) return;
-    interest_repair_pending_ = true;
-    const double wait_s = interest_backoff_.Next();
-    SLUICE_LOG(kWarning) << "rib_client " << name_ << ": an invalidation did not reach it; "
-                         << "invalidating every answer in " << wait_s << " s";
-    interest_repair_.expires_after(Backoff::Duration(wait_s));
-    interest_repair_.async_wait(
-        [this, weak = std::weak_ptr<bool>(alive_)](const boost::system::error_code& ec) {
-          if (ec || !weak.lock()) return;
-          interest_repair_pending_ = false;
-          clients_->rib_.DeregisterAllInterest(this);
-          OnInterestInvalidated(*net::Prefix::Parse("0.0.0.0/0"));
-          OnInterestInvalidated(*net::Prefix::Parse("::/0"));
-        });
+  void InvalidateEverything() {
+    interest_repair_.Sending();
+    clients_->rib_.DeregisterAllInterest(this);
+    OnInterestInvalidated(*net::Prefix::Parse("0.0.0.0/0"));
+    OnInterestInvalidated(*net::Prefix::Parse("::/0"));
+  }
+  // A redist_routes that failed: the component's copy of its streams is unknown. Each stream
+  // starts again with a dump (dump_start ... dump_done), which withdraws what it does not carry.
+  void DumpAgain() {
+    redist_repair_.Sending();
+    for (const auto& [family, protocol] : redist_) {
+      (void)clients_->rib_.RedistUnsubscribe(this, family, protocol);
+      if (absl::Status s = clients_->rib_.RedistSubscribe(this, family, protocol); !s.ok()) {
+        SLUICE_LOG(kWarning) << "redist to " << name_ << ": " << s;
+      }
+      dump_starting_.emplace(family, protocol);
+    }
   }
 
   RibClients* clients_;
   std::string name_;
-  boost::asio::steady_timer interest_repair_;
-  bool interest_repair_pending_ = false;
-  Backoff interest_backoff_{1, 30, std::chrono::seconds(60)};
+  ipc::Redump interest_repair_;
+  ipc::Redump redist_repair_;
+  std::set<Stream> redist_;         // its subscriptions
+  std::set<Stream> dump_starting_;  // streams whose next batch starts a dump
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
@@ -291,7 +331,7 @@ absl::Status RibClients::RedistSubscribe(std::string_view target, std::string_vi
   if (target.empty()) return absl::InvalidArgumentError("redist_subscribe: no target");
   ASSIGN_OR_RETURN(net::Family f, ParseFamily(family));
   if (!protocol.empty()) RETURN_IF_ERROR(ValidateProtocolName(protocol));
-  return rib_.RedistSubscribe(Ensure(target), f, protocol);
+  return Ensure(target)->RedistSubscribe(f, protocol);
 }
 
 absl::Status RibClients::RedistUnsubscribe(std::string_view target, std::string_view family,
@@ -301,7 +341,7 @@ absl::Status RibClients::RedistUnsubscribe(std::string_view target, std::string_
   if (c == nullptr) {
     return absl::NotFoundError(absl::StrCat(std::string(target), " is not subscribed"));
   }
-  return rib_.RedistUnsubscribe(c, f, protocol);
+  return c->RedistUnsubscribe(f, protocol);
 }
 
 }  // namespace sluice::rib

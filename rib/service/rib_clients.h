@@ -8,12 +8,15 @@
 //   OnInterestInvalidated(subnet)  -> route_info_invalid(subnet)
 //   OnInterestChanged(answer)      -> the registration is dropped and route_info_invalid(subnet)
 //                                     is sent: the client registers again for the new answer
-//   OnRedistChanges / DumpDone     -> redist_routes(family, protocol, changes, dump_done)
+//   OnRedistChanges / DumpDone     -> redist_routes(family, protocol, changes, dump_start,
+//                                     dump_done)
 // Calls to one component are ordered (one XRL stream per target).
 //
-// A route_info_invalid lost on its way to a component that is still up (base/lost_call.h) is
-// repaired after a backoff: every registration of the component is dropped and it is told that
-// everything (0.0.0.0/0, ::/0) is invalid, so that it asks again about every nexthop.
+// A call that fails on its way to a component that stays up (lost, or refused) is repaired after
+// a backoff (ipc/redump.h): for a route_info_invalid, every registration of the component is
+// dropped and it is told that everything (0.0.0.0/0, ::/0) is invalid, so that it asks again
+// about every nexthop; for a redist_routes, each of its streams starts again with a dump whose
+// first batch has dump_start, so that it withdraws at dump_done what the dump did not carry.
 //
 // When a component dies (Finder death event), or a call finds it unknown to the Finder
 // (NOT_FOUND), its interest registrations and redistribution subscriptions are dropped and the

@@ -259,6 +259,16 @@ TEST_F(ProcessPolicyTest, RedistributedStaticRoutesCarryTheCommunityOfTheirTag) 
     return r.size() == 1 &&
            r.begin()->second.attrs->communities == std::vector<uint32_t>{(65001u << 16) | 6};
   }));
+  // The RIB sends the stream again from a dump (a redist_routes call to us failed): what the
+  // dump does not carry is withdrawn at its end, not before.
+  std::vector<RedistRoute> again = {route("198.18.6.0/24", {6})};
+  redist_->OnChanges(net::Family::kIPv4, "static", again, false, /*dump_start=*/true);
+  ASSERT_TRUE(Run([&] { return Prefixes(*b_).size() == 2; }));
+  redist_->OnChanges(net::Family::kIPv4, "static", {}, /*dump_done=*/true);
+  ASSERT_TRUE(Run([&] { return Prefixes(*b_) == std::set<net::Prefix>{P("198.18.6.0/24")}; }))
+      << Prefixes(*b_).size();
+  EXPECT_EQ(redist_->Originated("static"), std::set<net::Prefix>{P("198.18.6.0/24")});
+
   // Reset: unsubscribed, the routes withdrawn.
   ASSERT_TRUE(policy_a_->Reset("redist:static").ok());
   EXPECT_FALSE((subscriptions_[{net::Family::kIPv4, "static"}]));

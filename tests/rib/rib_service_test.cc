@@ -255,6 +255,13 @@ class RibServiceTest : public ::testing::Test {
             ->Handle(kRedistRoutes,
                      [this](const cpb::RedistRoutesRequest& r)
                          -> absl::StatusOr<cpb::RedistRoutesReply> {
+                       if (lose_redist_ > 0) {
+                         --lose_redist_;
+                         return absl::UnavailableError("lost by the test");
+                       }
+                       if (r.dump_start()) {
+                         client_calls_.push_back("dump_start " + r.family() + " " + r.protocol());
+                       }
                        for (const cpb::RedistChange& c : r.changes()) {
                          client_calls_.push_back("redist " + r.family() + " " + r.protocol() + " " +
                                                  cpb::RedistChange::Op_Name(c.op()) + " " +
@@ -357,6 +364,14 @@ class RibServiceTest : public ::testing::Test {
     EXPECT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
     return owner;
   }
+  // The client (bgp) subscribes to the IPv4 routes of protocol static.
+  static pb::RedistSubscribeRequest StaticToBgp() {
+    pb::RedistSubscribeRequest sub;
+    sub.set_target("bgp");
+    sub.set_family("ipv4");
+    sub.set_protocol("static");
+    return sub;
+  }
   bool FibIs(const std::vector<std::string>& expected) {
     return RunUntil([&] { return fea_ && fea_->Routes() == expected && rib_->Idle(); });
   }
@@ -378,6 +393,7 @@ class RibServiceTest : public ::testing::Test {
   std::unique_ptr<ipc::XrlRouter> client_;
   std::vector<std::string> client_calls_;
   int lose_invalidations_ = 0;  // the next route_info_invalid calls answer UNAVAILABLE
+  int lose_redist_ = 0;         // and the next redist_routes calls
 };
 
 TEST_F(RibServiceTest, WinnersReachTheFeaWithConnectedRoutesFromItsInterfaces) {
@@ -719,20 +735,45 @@ TEST_F(RibServiceTest, AnInvalidationLostOnTheWayIsRepairedByInvalidatingEveryth
 TEST_F(RibServiceTest, RedistributionStreamsAProtocolsWinners) {
   StartFea();
   ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
-  pb::RedistSubscribeRequest sub;
-  sub.set_target("bgp");
-  sub.set_family("ipv4");
-  sub.set_protocol("static");
+  pb::RedistSubscribeRequest sub = StaticToBgp();
   ASSERT_TRUE(Call(kRedistSubscribe, sub).ok());
-  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 2; }));
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 3; }));
   ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.2")}).ok());
   ASSERT_TRUE(AddRoutes("ebgp", {Entry("172.16.0.0/12", "192.0.2.2")}).ok());  // not static
-  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 3; }));
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 4; }));
   EXPECT_THAT(client_calls_,
-              ElementsAre("redist ipv4 static ADD 10.0.0.0/8", "dump_done ipv4 static",
-                          "redist ipv4 static ADD 10.1.0.0/16"));
+              ElementsAre("dump_start ipv4 static", "redist ipv4 static ADD 10.0.0.0/8",
+                          "dump_done ipv4 static", "redist ipv4 static ADD 10.1.0.0/16"));
   sub.set_family("ipv5");
   EXPECT_EQ(Call(kRedistSubscribe, sub).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A redist_routes lost on its way to a subscriber that stays up (here the deletion of a route):
+// after a backoff the RIB sends the stream again from a dump, whose end withdraws the route.
+TEST_F(RibServiceTest, ARedistributionBatchLostOnTheWayIsRepairedByADumpAgain) {
+  StartFea();
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}).ok());
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.2")}).ok());
+  ASSERT_TRUE(Call(kRedistSubscribe, StaticToBgp()).ok());
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 4; }));
+  client_calls_.clear();
+
+  lose_redist_ = 1;
+  pb::DeleteRoute4Request del;
+  del.set_protocol("static");
+  ipc::ToProto(P("10.0.0.0/8"), del.mutable_network());
+  ASSERT_TRUE(Call(kDeleteRoute4, del).ok());
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 3; }))
+      << ::testing::PrintToString(client_calls_);
+  EXPECT_THAT(client_calls_,
+              ElementsAre("dump_start ipv4 static", "redist ipv4 static ADD 10.1.0.0/16",
+                          "dump_done ipv4 static"));
+  EXPECT_EQ(lose_redist_, 0);
+
+  // The stream goes on as before.
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.2.0.0/16", "192.0.2.2")}).ok());
+  ASSERT_TRUE(RunUntil([&] { return client_calls_.size() == 4; }));
+  EXPECT_EQ(client_calls_.back(), "redist ipv4 static ADD 10.2.0.0/16");
 }
 
 // Every FEA the Finder announces is fed the FIB through its own stream; one that dies and comes
