@@ -277,14 +277,17 @@ void RibIpcClient::RedistSubscribe(net::Family family, const std::string& protoc
   request.set_target(client_name_);
   request.set_family(family == net::Family::kIPv6 ? "ipv6" : "ipv4");
   request.set_protocol(protocol);
-  auto log = [protocol, subscribe](absl::StatusOr<rib_v1::RedistSubscribeReply> r) {
-    if (!r.ok()) {
-      SLUICE_LOG(kWarning) << "RIB: redist_" << (subscribe ? "subscribe " : "unsubscribe ")
-                           << protocol << ": " << r.status().ToString();
-    }
+  // A lost subscribe is repaired by the re-synchronisation, which subscribes again; a lost
+  // unsubscribe leaves a stream whose changes BgpRedist ignores.
+  auto done = [this, alive = std::weak_ptr<bool>(alive_), protocol, subscribe,
+               session = session_](absl::StatusOr<rib_v1::RedistSubscribeReply> r) {
+    if (r.ok() || alive.expired()) return;
+    SLUICE_LOG(kWarning) << "RIB: redist_" << (subscribe ? "subscribe " : "unsubscribe ")
+                         << protocol << ": " << r.status().ToString();
+    if (subscribe) Failed(session, r.status());
   };
   router_->Call(rib_target_, subscribe ? kRedistSubscribe : kRedistUnsubscribe, std::move(request),
-                std::move(log));
+                std::move(done));
 }
 
 }  // namespace sluice::bgp::process

@@ -25,10 +25,11 @@
 //   DeregisterProtocols()   → rib/1.0/deregister_protocol for both: a deliberate stop; the RIB
 //                             withdraws our routes at once. Route calls after it are dropped.
 //
-// A registration, route, interest or End-of-RIB call that does not reach the RIB (UNAVAILABLE or
-// DEADLINE_EXCEEDED: the connection failed or timed out) is lost: set_on_lost_call's callback
-// runs (the owner re-synchronises, ipc/resync.h, unless the RIB died). Calls made before the
-// last NewSession() do not count: the re-synchronisation that began with it repairs them.
+// A registration, route, interest, redist_subscribe or End-of-RIB call that does not reach the
+// RIB (UNAVAILABLE or DEADLINE_EXCEEDED: the connection failed or timed out) is lost:
+// set_on_lost_call's callback runs (the owner re-synchronises, ipc/resync.h, unless the RIB
+// died). Calls made before the last NewSession() do not count: the re-synchronisation that began
+// with it repairs them.
 //
 // The RIB's callbacks (rib_client/1.0/route_info_invalid) are served by the adapter
 // (bgp_service.h), which hands them to NexthopCache::OnInvalid.

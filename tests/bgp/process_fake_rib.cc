@@ -19,6 +19,7 @@ using ::sluice::ipc::methods::rib::kAddRoutesPacked;
 using ::sluice::ipc::methods::rib::kDeleteRoutes;
 using ::sluice::ipc::methods::rib::kDeregisterInterest;
 using ::sluice::ipc::methods::rib::kEndOfRib;
+using ::sluice::ipc::methods::rib::kRedistSubscribe;
 using ::sluice::ipc::methods::rib::kRegisterInterest;
 using ::sluice::ipc::methods::rib::kRegisterProtocol;
 using ::sluice::ipc::methods::rib_client::kRouteInfoInvalid;
@@ -52,6 +53,14 @@ absl::Status FakeRib::Start() {
                                reply.set_stale_routes(static_cast<uint32_t>(stale.size()));
                              }
                              return reply;
+                           }));
+  RETURN_IF_ERROR(r.Handle(kRedistSubscribe,
+                           [this](const rib_v1::RedistSubscribeRequest& q)
+                               -> absl::StatusOr<rib_v1::RedistSubscribeReply> {
+                             std::lock_guard lock(mu_);
+                             if (FailLocked()) return absl::UnavailableError("lost by the test");
+                             redist_.insert(q.family() + " " + q.protocol());
+                             return rib_v1::RedistSubscribeReply();
                            }));
   RETURN_IF_ERROR(r.Handle(
       kEndOfRib, [this](const rib_v1::EndOfRibRequest& q) -> absl::StatusOr<rib_v1::EndOfRibReply> {
@@ -224,6 +233,11 @@ std::vector<net::IPAddress> FakeRib::interests() const {
 void FakeRib::FailNextCalls(int n) {
   std::lock_guard lock(mu_);
   fail_next_ = n;
+}
+
+std::set<std::string> FakeRib::redist_subscriptions() const {
+  std::lock_guard lock(mu_);
+  return redist_;
 }
 
 bool FakeRib::FailLocked() {

@@ -1,9 +1,10 @@
 #pragma once
 // FakeRib: a stand-in for the RIB process in tests of sluice-bgp — an XrlRouter of class "rib"
 // serving the rib/1.0 methods BGP calls (register_protocol, add_routes, delete_routes,
-// register_interest, deregister_interest, end_of_rib, list_routes for counting), holding each
-// protocol's routes in a map. A register_protocol with `resync` marks the protocol's routes stale
-// until they are added again; end_of_rib removes those still stale, as the RIB does. Nexthops
+// register_interest, deregister_interest, end_of_rib, redist_subscribe, list_routes for
+// counting), holding each protocol's routes in a map. A register_protocol with `resync` marks the
+// protocol's routes stale until they are added again; end_of_rib removes those still stale, as
+// the RIB does. Nexthops
 // resolve (metric 1, valid subnet = the address alone) unless marked unresolvable. Invalidate()
 // calls the client back with rib_client/1.0/route_info_invalid.
 //
@@ -50,8 +51,11 @@ class FakeRib {
   uint64_t interest_calls() const;
   uint64_t end_of_ribs() const;                   // end_of_rib calls answered
   std::vector<net::IPAddress> interests() const;  // addresses asked about, in order
+  // "FAMILY PROTOCOL" of each redist_subscribe (the stream itself is not sent).
+  std::set<std::string> redist_subscriptions() const;
 
-  // The next `n` calls of register_protocol, add_routes(_packed) and delete_routes answer
+  // The next `n` calls of register_protocol, add_routes(_packed), delete_routes and
+  // redist_subscribe answer
   // UNAVAILABLE and change nothing, as calls lost on the way to a live RIB.
   void FailNextCalls(int n);
 
@@ -70,6 +74,7 @@ class FakeRib {
   std::map<std::string, std::set<net::Prefix>> stale_;  // by a resync, until added again
   std::map<net::IPAddress, std::pair<bool, uint32_t>> answers_;
   std::vector<net::IPAddress> interests_;
+  std::set<std::string> redist_;
   uint64_t add_calls_ = 0, delete_calls_ = 0, interest_calls_ = 0, end_of_ribs_ = 0;
   int fail_next_ = 0;
   std::unique_ptr<ipc::XrlRouter> router_;

@@ -7,11 +7,14 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bgp/process/bgp_daemon.h"
+#include "bgp/process/bgp_redist.h"
 #include "ipc/methods/bgp.h"
 #include "ipc/methods/profile.h"
 #include "ipc/profile_service.h"
 #include "ipc/types_convert.h"
+#include "policy/filter.h"
 #include "tests/bgp/process_fake_rib.h"
 #include "tests/bgp/process_harness.h"
 #include "tests/bgp/session_test_util.h"
@@ -376,6 +379,17 @@ TEST_F(ProcessServiceTest, AWithdrawalLostOnTheWayIsSweptByTheResync) {
       << "RIB has " << rib_->size("ebgp") << ", end-of-RIBs " << rib_->end_of_ribs();
   EXPECT_EQ(rib_->routes("ebgp").count(P("10.0.3.0/24")), 0u);
   EXPECT_GE(h_.daemon().rib()->counters().failed_calls, 1u);
+}
+
+// A redist_subscribe lost on its way to a live RIB: the re-synchronisation subscribes again.
+TEST_F(ProcessServiceTest, ARedistSubscribeLostOnTheWayIsMadeAgain) {
+  SetIdentity();
+  StartRib();
+  ASSERT_TRUE(Run([&] { return rib_->protocols().size() == 2; }, 20));
+  rib_->FailNextCalls(1);  // the IPv4 subscribe
+  h_.daemon().redist()->Configure("static", policy::Filter::Default(policy::Verdict::kAccept));
+  EXPECT_TRUE(Run([&] { return rib_->redist_subscriptions().size() == 2; }, 20))
+      << absl::StrJoin(rib_->redist_subscriptions(), ", ");
 }
 
 TEST_F(ProcessServiceTest, ProfilingPointsAndPlumbing) {
