@@ -136,6 +136,7 @@ absl::Status ServeRpki(ipc::XrlRouter& router, CacheSet& caches, VrpStore& store
         reply.set_vrps_ipv4(store.size_v4());
         reply.set_vrps_ipv6(store.size_v6());
         reply.set_subscribers(publisher.subscribers());
+        reply.set_subscriber_redumps(publisher.redumps());
         return reply;
       }));
   RETURN_IF_ERROR(router.Handle(

@@ -73,13 +73,15 @@ int ShowRpki(Context& c, bool json) {
     *c.out << Print(Json{
                   {"caches", caches},
                   {"vrps", {{"ipv4", s->vrps_ipv4()}, {"ipv6", s->vrps_ipv6()}, {"total", total}}},
-                  {"subscribers", s->subscribers()}})
+                  {"subscribers", s->subscribers()},
+                  {"subscriber_redumps", s->subscriber_redumps()}})
            << "\n";
     return kOk;
   }
   PrintCaches(*s, *c.out);
   *c.out << "VRPs: " << total << " (IPv4 " << s->vrps_ipv4() << ", IPv6 " << s->vrps_ipv6() << ")\n"
-         << "subscribers: " << s->subscribers() << "\n";
+         << "subscribers: " << s->subscribers() << " (whole set sent again "
+         << s->subscriber_redumps() << " times after a failed call)\n";
   return kOk;
 }
 

@@ -232,7 +232,7 @@ TEST_F(RpkiServiceTest, ABatchLostOnTheWayIsRepairedByTheWholeSetAgain) {
   ASSERT_TRUE(RunUntil([&] { return Held() == std::set<std::string>{"192.0.2.0/24-25 AS64496"}; }))
       << ::testing::PrintToString(Held());
   EXPECT_FALSE(batches_.back().full());
-  EXPECT_EQ(service_->publisher().redumps(), 1u);
+  EXPECT_EQ(Status().subscriber_redumps(), 1u);
 }
 
 TEST_F(RpkiServiceTest, VrpsStayWhenTheCacheGoes) {
