@@ -109,6 +109,29 @@ void Fanout::replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
   Change(&old_route, &new_route);
 }
 
+static_assert(
+    sizeof(BgpRoute) == 56,
+    "Fanout::QueuedRoute carries every BgpRoute field but the prefix: add new ones there");
+
+Fanout::QueuedRoute Fanout::Queued(const BgpRoute* route) {
+  if (route == nullptr) return {};
+  return QueuedRoute{route->attrs, route->source, route->path_id, route->igp_metric, route->flags,
+                     route->rpki,  true};
+}
+
+std::optional<BgpRoute> Fanout::Unqueued(const net::Prefix& prefix, const QueuedRoute& route) {
+  if (!route.present) return std::nullopt;
+  BgpRoute r;
+  r.net = prefix;
+  r.attrs = route.attrs;
+  r.source = route.source;
+  r.path_id = route.path_id;
+  r.igp_metric = route.igp_metric;
+  r.flags = route.flags;
+  r.rpki = route.rpki;
+  return r;
+}
+
 void Fanout::Change(const BgpRoute* old_route, const BgpRoute* new_route) {
   const uint64_t old_tail = tail();
   // Readers that will not get this change now need it queued.
@@ -126,18 +149,15 @@ void Fanout::Change(const BgpRoute* old_route, const BgpRoute* new_route) {
     // Merge into the prefix's last entry when no lagging reader has read it.
     if (it != index_.end() && max_lagging <= it->second.last) {
       Entry& last = at(it->second.last);
-      if (new_route != nullptr) {
-        last.new_route = *new_route;
-      } else {
-        last.new_route.reset();
-      }
+      last.new_route = Queued(new_route);
       last.nop = last.old_route == last.new_route;
       last.arrival_ns = stage::OldestArrival(last.arrival_ns, stage::CurrentArrival());
       ++merged_;
     } else {
       Entry e;
-      if (old_route != nullptr) e.old_route = *old_route;
-      if (new_route != nullptr) e.new_route = *new_route;
+      e.prefix = prefix;
+      e.old_route = Queued(old_route);
+      e.new_route = Queued(new_route);
       e.arrival_ns = stage::CurrentArrival();
       entries_.push_back(std::move(e));
       if (it == index_.end()) {
@@ -187,7 +207,7 @@ std::optional<BgpRoute> Fanout::LookupFor(const FanoutReader* reader,
     auto it = index_.find(prefix);
     if (it != index_.end()) {
       for (uint64_t s = it->second.first; s != kNone; s = at(s).next_same) {
-        if (s >= reader->position_ && !at(s).nop) return at(s).old_route;
+        if (s >= reader->position_ && !at(s).nop) return Unqueued(prefix, at(s).old_route);
       }
     }
   }
@@ -220,7 +240,8 @@ bool Fanout::DrainSlice() {
       const Entry& e = at(seq);
       if (!e.nop) {
         // Copies: a delivery may merge new changes into queued entries.
-        std::optional<BgpRoute> o = e.old_route, n = e.new_route;
+        std::optional<BgpRoute> o = Unqueued(e.prefix, e.old_route);
+        std::optional<BgpRoute> n = Unqueued(e.prefix, e.new_route);
         stage::ArrivalScope arrival(e.arrival_ns);
         r->Deliver(o, n);
         if (i >= readers_.size() || readers_[i] != r) break;  // the reader went away
@@ -244,7 +265,7 @@ void Fanout::Trim() {
   for (const FanoutReader* r : readers_) head = std::min(head, r->position_);
   while (base_ < head) {
     Entry& e = entries_.front();
-    auto it = index_.find(e.prefix());
+    auto it = index_.find(e.prefix);
     if (it != index_.end()) {
       if (e.next_same == kNone) {
         index_.erase(it);
@@ -258,7 +279,7 @@ void Fanout::Trim() {
   // After a long lag, give the memory back (a hash map never shrinks by itself).
   if (entries_.empty() && index_.capacity() > 4096) {
     absl::flat_hash_map<net::Prefix, Chain>().swap(index_);
-    std::deque<Entry>().swap(entries_);
+    EntryQueue().swap(entries_);
   }
   published_.store(entries_.size(), std::memory_order_relaxed);
 }

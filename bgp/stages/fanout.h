@@ -25,8 +25,9 @@
 // that catches up delivers it under that arrival, so route latency counts the time queued here.
 
 #include <atomic>
+#include <boost/container/deque.hpp>
+#include <boost/container/options.hpp>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -116,22 +117,42 @@ class Fanout : public BgpStage {
  private:
   friend class FanoutReader;
   static constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-  struct Entry {
-    std::optional<BgpRoute> old_route;
-    std::optional<BgpRoute> new_route;
-    uint64_t next_same = kNone;  // the next queued change of the same prefix
-    bool nop = false;            // merged back to where it started: nothing to deliver
-    int64_t arrival_ns = 0;      // the oldest arrival merged in (stage/route_arrival.h)
-    const net::Prefix& prefix() const { return old_route ? old_route->net : new_route->net; }
+  // One side of a queued change: a BgpRoute without its prefix, which the entry holds once (a
+  // lagging reader can leave the whole table queued; 112 octets an entry instead of 152).
+  struct QueuedRoute {
+    AttrRef attrs;
+    const PeerSource* source = nullptr;
+    uint32_t path_id = 0;
+    uint32_t igp_metric = 0;
+    uint8_t flags = 0;
+    std::optional<rpki::RpkiState> rpki;
+    bool present = false;  // false: no route on this side (an add's old, a delete's new)
+
+    friend bool operator==(const QueuedRoute&, const QueuedRoute&) = default;
   };
+  struct Entry {
+    net::Prefix prefix;
+    QueuedRoute old_route;
+    QueuedRoute new_route;
+    uint64_t next_same = kNone;  // the next queued change of the same prefix
+    int64_t arrival_ns = 0;      // the oldest arrival merged in (stage/route_arrival.h)
+    bool nop = false;            // merged back to where it started: nothing to deliver
+  };
+  static_assert(sizeof(Entry) == 112);
   struct Chain {
     uint64_t first;
     uint64_t last;
   };
+  // Blocks of 64 KiB: a lagging reader can leave the whole table queued, and std::deque's
+  // 512-octet blocks would make that one allocation per three changes.
+  using EntryQueue = boost::container::deque<
+      Entry, void, boost::container::deque_options<boost::container::block_bytes<64 * 1024>>::type>;
 
   uint64_t tail() const { return base_ + entries_.size(); }
   Entry& at(uint64_t seq) { return entries_[seq - base_]; }
   const Entry& at(uint64_t seq) const { return entries_[seq - base_]; }
+  static QueuedRoute Queued(const BgpRoute* route);
+  static std::optional<BgpRoute> Unqueued(const net::Prefix& prefix, const QueuedRoute& route);
   void Change(const BgpRoute* old_route, const BgpRoute* new_route);
   std::optional<BgpRoute> LookupFor(const FanoutReader* reader, const net::Prefix& prefix) const;
   void ReaderUnblocked(FanoutReader* reader);
@@ -142,7 +163,7 @@ class Fanout : public BgpStage {
   boost::asio::io_context& io_;
   BgpStage* upstream_ = nullptr;
   std::vector<FanoutReader*> readers_;
-  std::deque<Entry> entries_;
+  EntryQueue entries_;
   uint64_t base_ = 0;  // sequence number of entries_.front()
   absl::flat_hash_map<net::Prefix, Chain> index_;
   uint64_t merged_ = 0;
