@@ -232,6 +232,9 @@ void Connection::SendUrgent(std::vector<uint8_t> message) {
 
 void Connection::SendBulk(std::vector<uint8_t> messages) {
   if (closing_ || messages.empty()) return;
+  // The owner bounds backlog() (octets); the queue should hold no more memory than that. An
+  // encoder that grows its buffer by doubling hands over up to twice what it filled.
+  if (messages.capacity() - messages.size() > messages.size() / 8) messages.shrink_to_fit();
   backlog_ += messages.size();
   bulk_.push_back(std::move(messages));
   Pump();

@@ -104,8 +104,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection& operator=(const Connection&) = delete;
 
   void SendUrgent(std::vector<uint8_t> message);
-  void SendBulk(std::vector<uint8_t> messages);  // whole messages, back to back
-  size_t backlog() const { return backlog_; }    // octets of SendBulk not yet written
+  // Whole messages, back to back. The queue keeps their octets, not the vector's spare capacity.
+  void SendBulk(std::vector<uint8_t> messages);
+  size_t backlog() const { return backlog_; }  // octets of SendBulk not yet written
   // Stops (true) or resumes (false) handing messages to the owner and reading the socket.
   void PauseReading(bool paused);
   bool reading_paused() const { return paused_; }
