@@ -49,8 +49,10 @@ struct Flags {
   // table slower than it arrives leaves most of the table in the fanout queue, which costs more
   // memory per prefix than the session's send buffer (bench/bgp/README.md).
   size_t send_buffer_kb = 8192;
-  // All peers' queues together: with many peers each gets less (SendBudget).
-  size_t send_budget_mb = 16;
+  // All peers' queues together: with many peers each gets less (SendBudget). A change waiting
+  // in the fanout queue costs 100-170 octets once, however many peers wait for it; encoded, about
+  // 15 octets per peer. Past a few peers the shared queue holds the surplus more cheaply.
+  size_t send_budget_mb = 8;
   int threads = RouterConfig::DefaultThreads();
 };
 
