@@ -178,6 +178,9 @@ void FeaOutStage::CloseBatch() {
   batch.family = family_;
   batch.sequence = next_sequence_++;
   batch.changes.swap(building_);
+  // A batch closed early (at a push) keeps only what it holds: max_backlog bounds the changes
+  // queued, and a mostly unused reservation per batch would multiply their memory.
+  if (batch.changes.capacity() > 2 * batch.changes.size()) batch.changes.shrink_to_fit();
   batch.arrival_ns = std::exchange(building_arrival_, 0);
   ready_.push_back(std::move(batch));
   // The next batch fills up as this one did: grow once, not log2(batch_size) times per batch.
