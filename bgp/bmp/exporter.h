@@ -119,7 +119,7 @@ class BmpExporter : public MessageTap {
                   absl::StatusOr<std::vector<BgpRoute>> routes);
   // The routes of the sync's current table, encoded for the station; false when the table's peer
   // went down since.
-  bool EncodeSyncPage(const Sync& sync, const std::vector<RouteChange>& changes,
+  bool EncodeSyncPage(const Sync& sync, const RouteChanges& changes,
                       std::vector<uint8_t>* out) const;
   void PostSyncStep(std::shared_ptr<Sync> sync);
   // The parameters our encoder re-encodes the peer's routes with: its session's, with its

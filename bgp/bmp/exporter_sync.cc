@@ -113,22 +113,21 @@ void BmpExporter::OnSyncPage(std::shared_ptr<Sync> sync, size_t max,
     sync->after.reset();
     return PostSyncStep(std::move(sync));
   }
-  std::vector<RouteChange> changes;
-  changes.reserve(routes->size());
-  for (BgpRoute& r : *routes) changes.push_back(RouteChange{std::move(r), false});
+  RouteChanges changes;
+  for (const BgpRoute& r : *routes) changes.Add(r, false);
   std::vector<uint8_t> out;
   const bool sent = EncodeSyncPage(*sync, changes, &out);
-  if (!sent || changes.size() < max) {
+  if (!sent || routes->size() < max) {
     ++sync->table;
     sync->after.reset();
   } else {
-    sync->after = changes.back().route.net;
+    sync->after = routes->back().net;
   }
   if (!out.empty() && !sync->station->AppendSync(sync->generation, out)) return;  // gone
   PostSyncStep(std::move(sync));
 }
 
-bool BmpExporter::EncodeSyncPage(const Sync& sync, const std::vector<RouteChange>& changes,
+bool BmpExporter::EncodeSyncPage(const Sync& sync, const RouteChanges& changes,
                                  std::vector<uint8_t>* out) const {
   const SyncTable& t = sync.tables[sync.table];
   if (t.view == RibView::kLocRib) {

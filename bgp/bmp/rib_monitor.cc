@@ -84,43 +84,13 @@ SessionParams LocRibParams() {
 
 namespace {
 
-// A batch cut into runs: consecutive changes that are all withdrawals, or all announcements with
-// one attribute set (what one UPDATE in brings), in the changes' order.
-struct BatchRuns {
-  struct Run {
-    AttrRef attrs;  // null: withdrawals
-    size_t end;     // the run's NLRI end here in `nlri` (and start where the previous one ends)
-    friend bool operator==(const Run&, const Run&) = default;
-  };
-  std::vector<Nlri> nlri;
-  std::vector<Run> runs;
-
-  void Clear() {
-    nlri.clear();
-    runs.clear();
-  }
-  friend bool operator==(const BatchRuns&, const BatchRuns&) = default;
-};
-
-void SplitRuns(std::span<const RouteChange> changes, BatchRuns* out) {
-  out->Clear();
-  for (const RouteChange& c : changes) {
-    const bool withdrawn = c.withdrawn || !c.route.attrs;
-    const PathAttributes* attrs = withdrawn ? nullptr : c.route.attrs.get();
-    if (out->runs.empty() || out->runs.back().attrs.get() != attrs) {
-      out->runs.push_back({withdrawn ? AttrRef() : c.route.attrs, out->nlri.size()});
-    }
-    out->nlri.push_back(Nlri{c.route.net, c.route.path_id});
-    out->runs.back().end = out->nlri.size();
-  }
-}
-
-// Appends the UPDATEs of `batch`, one run after the other. The encoder appends nothing when it
+// Appends the UPDATEs of `changes`, one run after the other. The encoder appends nothing when it
 // refuses a run.
-void EncodeRuns(const BatchRuns& batch, const UpdateEncoder& encoder, std::vector<uint8_t>* out) {
+void EncodeRuns(const RouteChanges& changes, const UpdateEncoder& encoder,
+                std::vector<uint8_t>* out) {
   size_t begin = 0;
-  for (const BatchRuns::Run& run : batch.runs) {
-    std::span<const Nlri> nlri(batch.nlri.data() + begin, run.end - begin);
+  for (const RouteChanges::Run& run : changes.runs) {
+    std::span<const Nlri> nlri(changes.nlri.data() + begin, run.end - begin);
     (void)(run.attrs ? encoder.Announce(*run.attrs, nlri, out) : encoder.Withdraw(nlri, out));
     begin = run.end;
   }
@@ -132,18 +102,18 @@ void FrameUpdates(std::span<const uint8_t> updates, PeerHeader header, std::vect
     AppendRouteMonitoring(header, m, out);
 }
 
-// The UPDATEs this thread encoded last for a pipeline batch, kept until the pipeline's push is
-// done: a route that wins reaches the Loc-RIB's stage in the same push as the post-policy stage
-// of the peer it came from, and when every change of the batch did, with an encoder that makes
-// the same octets, its UPDATEs are the ones already made. The runs hold their attribute sets, so
-// a set compared by address is the one encoded.
+// The UPDATEs this thread encoded last for a pipeline batch, kept until the stages' hand-over is
+// done: a route that wins reaches the Loc-RIB's stage in the same hand-over as the post-policy
+// stage of the peer it came from, and when every change of the batch did, with an encoder that
+// makes the same octets, its UPDATEs are the ones already made. The copy holds the attribute
+// sets, so a set compared by address is the one encoded.
 struct LastBatch {
-  BatchRuns runs;
+  RouteChanges changes;
   std::optional<UpdateEncoder> encoder;
   std::vector<uint8_t> updates;
 
   void Clear() {
-    runs.Clear();
+    changes.Clear();
     encoder.reset();
     updates.clear();
   }
@@ -151,33 +121,25 @@ struct LastBatch {
 thread_local LastBatch last_batch;
 
 // The UPDATEs of `changes` as `encoder` makes them: last_batch's when they are the same.
-std::span<const uint8_t> EncodeBatch(std::span<const RouteChange> changes,
-                                     const UpdateEncoder& encoder) {
-  thread_local BatchRuns runs;  // reused: one call per batch
-  SplitRuns(changes, &runs);
+std::span<const uint8_t> EncodeBatch(const RouteChanges& changes, const UpdateEncoder& encoder) {
   LastBatch& last = last_batch;
-  if (!last.encoder || !last.encoder->EncodesLike(encoder) || last.runs != runs) {
-    std::swap(last.runs, runs);
+  if (!last.encoder || !last.encoder->EncodesLike(encoder) || !(last.changes == changes)) {
+    last.changes = changes;
     last.encoder = encoder;
     last.updates.clear();
-    EncodeRuns(last.runs, encoder, &last.updates);
+    EncodeRuns(changes, encoder, &last.updates);
   }
-  runs.Clear();  // holds attribute sets: only last_batch keeps them, until OnPushDone
   return last.updates;
 }
 
 }  // namespace
 
-void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncoder& encoder,
+void AppendRouteChanges(const RouteChanges& changes, const UpdateEncoder& encoder,
                         PeerHeader header, std::vector<uint8_t>* out) {
   if (changes.empty()) return;
-  // Reused by every call on this thread (the exporter's snapshot calls once per page).
-  thread_local BatchRuns runs;
-  thread_local std::vector<uint8_t> updates;
-  SplitRuns(changes, &runs);
+  thread_local std::vector<uint8_t> updates;  // reused by every call on this thread
   updates.clear();
-  EncodeRuns(runs, encoder, &updates);
-  runs.Clear();  // holds attribute sets: not past the call
+  EncodeRuns(changes, encoder, &updates);
   FrameUpdates(updates, header, out);
 }
 
@@ -214,7 +176,7 @@ bool RibMonitor::Wants(MonitoredRib rib) const {
   return stations_->Wants(rib == MonitoredRib::kLocRib ? kMonitorLocRib : kMonitorPostPolicy);
 }
 
-void RibMonitor::OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> changes) {
+void RibMonitor::OnRouteChanges(MonitoredRib rib, const RouteChanges& changes) {
   if (changes.empty() || !Wants(rib)) return;
   thread_local std::vector<uint8_t> out;  // reused: one call per batch
   out.clear();
@@ -223,7 +185,7 @@ void RibMonitor::OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> c
     if (!out.empty()) stations_->Broadcast(kMonitorLocRib, out);
     return;
   }
-  const PeerSource* source = changes.front().route.source;
+  const PeerSource* source = changes.source;
   if (source == nullptr) return;
   std::shared_ptr<const PeerEncoding> peer = Peer(source->address);
   if (peer == nullptr) return;  // not Established (any more)

@@ -66,10 +66,9 @@ SessionParams LocRibParams();
 void StampNow(PeerHeader* header);
 
 // Appends Route Monitoring messages with `header` (stamped now) for `changes`, in their order:
-// one UPDATE (or more) per run of consecutive withdrawals or of consecutive announcements with
-// one attribute set, as `encoder` makes them. Changes the encoder refuses (a route without a
-// nexthop for its family) are left out.
-void AppendRouteChanges(std::span<const RouteChange> changes, const UpdateEncoder& encoder,
+// one UPDATE (or more) per run, as `encoder` makes them. Runs the encoder refuses (routes without
+// a nexthop for their family) are left out.
+void AppendRouteChanges(const RouteChanges& changes, const UpdateEncoder& encoder,
                         PeerHeader header, std::vector<uint8_t>* out);
 
 class RibMonitor : public RouteMonitor {
@@ -86,10 +85,10 @@ class RibMonitor : public RouteMonitor {
   void PeerDown(const net::IPAddress& address);
 
   bool Wants(MonitoredRib rib) const override;
-  // Batches of the Loc-RIB that repeat the post-policy batch of the same push (every route of
-  // it won), on the same thread and with an encoder that makes the same octets, reuse its
-  // UPDATEs; each thread keeps them until OnPushDone.
-  void OnRouteChanges(MonitoredRib rib, std::span<const RouteChange> changes) override;
+  // Batches of the Loc-RIB that repeat the post-policy batch handed over just before (every
+  // route of it won), on the same thread and with an encoder that makes the same octets, reuse
+  // its UPDATEs; each thread keeps them until OnPushDone.
+  void OnRouteChanges(MonitoredRib rib, const RouteChanges& changes) override;
   void OnPushDone() override;
 
  private:

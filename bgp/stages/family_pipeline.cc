@@ -38,8 +38,8 @@ FamilyPipeline::FamilyPipeline(net::Family family, const RouterSettings& router,
   tail = decision_;
   if (services_.route_monitor != nullptr) {
     Append(&tail,
-           plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", ""), services_.route_monitor,
-                                             MonitoredRib::kLocRib),
+           plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", ""), plumber_->io(),
+                                             services_.route_monitor, MonitoredRib::kLocRib),
            &ignored, "decision");
   }
   Append(&tail, fanout_, &ignored, "decision");
@@ -183,7 +183,7 @@ void FamilyPipeline::AddPeer(const PeerSettings& settings) {
   if (services_.route_monitor != nullptr) {
     b.stages.push_back(Append(
         &tail,
-        plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", settings.name),
+        plumber_->Make<RouteMonitorStage>(Name("RouteMonitor", settings.name), plumber_->io(),
                                           services_.route_monitor, MonitoredRib::kAdjRibInPost),
         &b.stages, settings.name));
   }

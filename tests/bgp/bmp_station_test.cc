@@ -183,10 +183,11 @@ TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
     return r;
   };
   ASSERT_TRUE(monitor.Wants(MonitoredRib::kLocRib));
-  std::vector<RouteChange> batch = {{route("198.51.100.0/24"), false},
-                                    {route("203.0.113.0/24"), false},
-                                    {route("192.0.2.0/24"), false},
-                                    {route("192.0.2.0/24"), true}};
+  RouteChanges batch;
+  batch.Add(route("198.51.100.0/24"), false);
+  batch.Add(route("203.0.113.0/24"), false);
+  batch.Add(route("192.0.2.0/24"), false);
+  batch.Add(route("192.0.2.0/24"), true);
   monitor.OnRouteChanges(MonitoredRib::kLocRib, batch);
   monitor.OnPushDone();  // as the stage does: the monitor keeps nothing past it
   std::vector<std::vector<uint8_t>> updates;
@@ -245,7 +246,8 @@ TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
   r.net = *net::Prefix::Parse("198.51.100.0/24");
   r.attrs = store.Intern(attrs);
   r.source = sources.Intern(src);
-  std::vector<RouteChange> batch = {{r, false}};
+  RouteChanges batch;
+  batch.Add(r, false);
   monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);  // not up: nothing sent
   PeerHeader h;
   h.address = src.address;
@@ -309,7 +311,8 @@ TEST_F(StationTest, ALocRibBatchRepeatingAPostPolicyBatchIsEncodedForTheLocRib) 
   r.net = *net::Prefix::Parse("198.51.100.0/24");
   r.attrs = store.Intern(attrs);
   r.source = sources.Intern(src);
-  std::vector<RouteChange> batch = {{r, false}};
+  RouteChanges batch;
+  batch.Add(r, false);
   PeerHeader h;
   h.address = src.address;
   for (bool four_octet : {false, true}) {
