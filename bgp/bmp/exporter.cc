@@ -29,6 +29,16 @@ DownReason BmpReason(TapDownReason r) {
   return DownReason::kRemoteNoData;
 }
 
+PeerHeader UnstampedHeaderOf(const TapPeer& peer) {
+  PeerHeader h;
+  h.type = PeerType::kGlobal;
+  h.flags = peer.four_octet_as ? 0 : kFlagA;
+  h.address = peer.remote_address;
+  h.as = peer.remote_as;
+  h.bgp_id = peer.remote_bgp_id.value();
+  return h;
+}
+
 }  // namespace
 
 BmpExporter::BmpExporter(asio::io_context& loop, RouteSource* routes, ExporterOptions options)
@@ -45,6 +55,7 @@ BmpExporter::BmpExporter(asio::io_context& loop, RouteSource* routes, ExporterOp
 }
 
 BmpExporter::~BmpExporter() {
+  FlushPrePolicy();
   // The Loc-RIB monitor outlives us (its slot keeps it): a shard still inside a call must not
   // reach the stations, whose thread stops here.
   set_->Clear();
@@ -99,6 +110,7 @@ absl::Status BmpExporter::RemoveStation(const net::IPAddress& address, uint16_t 
   }
   std::vector<uint8_t> term;
   AppendTermination(TerminationReason::kPermanentlyClosed, &term);
+  FlushPrePolicy();
   set_->Remove(it->second);
   it->second->Finish(std::move(term), 1.0);
   stations_.erase(it);
@@ -112,13 +124,15 @@ std::vector<std::pair<StationConfig, StationStats>> BmpExporter::Stations() cons
 }
 
 PeerHeader BmpExporter::HeaderOf(const TapPeer& peer) const {
-  PeerHeader h;
-  h.type = PeerType::kGlobal;
-  h.flags = peer.four_octet_as ? 0 : kFlagA;
-  h.address = peer.remote_address;
-  h.as = peer.remote_as;
-  h.bgp_id = peer.remote_bgp_id.value();
+  PeerHeader h = UnstampedHeaderOf(peer);
   StampNow(&h);
+  return h;
+}
+
+PeerHeader BmpExporter::PrePolicyHeaderOf(const TapPeer& peer) const {
+  PeerHeader h = UnstampedHeaderOf(peer);
+  h.seconds = pre_policy_stamp_.seconds;
+  h.microseconds = pre_policy_stamp_.microseconds;
   return h;
 }
 
@@ -128,7 +142,10 @@ SessionParams BmpExporter::MonitoredParams(const PeerRecord& r) {
   return p;
 }
 
-void BmpExporter::Broadcast(std::span<const uint8_t> message) { set_->Broadcast(message); }
+void BmpExporter::Broadcast(std::span<const uint8_t> message) {
+  FlushPrePolicy();  // what came before goes before
+  set_->Broadcast(message);
+}
 
 void BmpExporter::AppendPeerUpOf(const PeerRecord& r, std::vector<uint8_t>* out) const {
   AppendPeerUp(HeaderOf(r.peer), r.peer.local_address, r.peer.local_port, r.peer.remote_port,
@@ -141,10 +158,26 @@ void BmpExporter::OnMessageReceived(const TapPeer& peer, std::span<const uint8_t
     return;
   }
   if (!peers_.contains(peer.remote_address)) return;  // only while Established
-  // One buffer for every message (the loop is the only caller): no allocation per UPDATE.
-  scratch_.clear();
-  AppendRouteMonitoring(HeaderOf(peer), message, &scratch_);
-  set_->Broadcast(kMonitorPrePolicy, scratch_);
+  if (pre_policy_.empty()) {
+    StampNow(&pre_policy_stamp_);  // the messages of one read were received together
+    if (!pre_policy_flush_posted_) {
+      pre_policy_flush_posted_ = true;
+      std::weak_ptr<int> alive = alive_;
+      asio::post(loop_, [this, alive] {
+        if (alive.expired()) return;
+        pre_policy_flush_posted_ = false;
+        FlushPrePolicy();
+      });
+    }
+  }
+  AppendRouteMonitoring(PrePolicyHeaderOf(peer), message, &pre_policy_);
+  if (pre_policy_.size() >= Station::kWriteNowBytes) FlushPrePolicy();
+}
+
+void BmpExporter::FlushPrePolicy() {
+  if (pre_policy_.empty()) return;
+  set_->Broadcast(kMonitorPrePolicy, pre_policy_);
+  pre_policy_.clear();
 }
 
 void BmpExporter::OnPeerUp(const TapPeer& peer, const EstablishedInfo& info,

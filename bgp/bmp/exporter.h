@@ -20,13 +20,15 @@
 // route_monitoring: pre-policy, post-policy, Loc-RIB); every other message goes to all.
 //
 // Each message is encoded once on the event loop and copied into every station's bounded buffer
-// (station.h); the stations write on the exporter's own I/O thread, so a slow or dead station
-// never slows routing — past its buffer it is dropped and later re-synchronised: Initiation,
-// Peer Up of every Established peer, then each peer's Adj-RIB-In (pre-policy, post-policy, as
-// selected) re-encoded as UPDATEs with our own encoder (bgp/wire), then the Loc-RIB, read through
-// RouteSource a page at a time (one page per event loop turn, and only while less than half the
-// station's buffer waits to be written). Live messages arriving during the snapshot are held
-// (counted against the buffer, not in that pacing) and sent after it.
+// (station.h) — pre-policy messages gathered over a turn of the loop, so one copy and one lock
+// for the UPDATEs of one read, stamped with the time of that read; the stations write on the
+// exporter's own I/O thread, so a slow or dead station never slows routing — past its buffer it is
+// dropped and later re-synchronised: Initiation, Peer Up of every Established peer, then each
+// peer's Adj-RIB-In (pre-policy, post-policy, as selected) re-encoded as UPDATEs with our own
+// encoder (bgp/wire), then the Loc-RIB, read through RouteSource a page at a time (one page per
+// event loop turn, and only while less than half the station's buffer waits to be written). Live
+// messages arriving during the snapshot are held (counted against the buffer, not in that pacing)
+// and sent after it.
 
 #include <cstdint>
 #include <functional>
@@ -107,6 +109,10 @@ class BmpExporter : public MessageTap {
   struct Sync;
 
   PeerHeader HeaderOf(const TapPeer& peer) const;
+  // The same, stamped with the time the current pre-policy batch began.
+  PeerHeader PrePolicyHeaderOf(const TapPeer& peer) const;
+  // Copies the pre-policy messages gathered so far into the stations' buffers.
+  void FlushPrePolicy();
   void AppendPeerUpOf(const PeerRecord& r, std::vector<uint8_t>* out) const;
   // Copies `message` into every station's buffer.
   void Broadcast(std::span<const uint8_t> message);
@@ -139,7 +145,11 @@ class BmpExporter : public MessageTap {
   std::shared_ptr<StationSet> set_ = std::make_shared<StationSet>();  // the same, any thread
   std::shared_ptr<RibMonitor> rib_monitor_ = std::make_shared<RibMonitor>(set_);
   std::map<net::IPAddress, PeerRecord> peers_;  // Established sessions, by remote address
-  std::vector<uint8_t> scratch_;                // event loop: the pre-policy message being encoded
+  // Event loop: pre-policy messages not yet copied to the stations. They go at the end of the
+  // loop's turn (a posted handler), past Station::kWriteNowBytes, or before any other message.
+  std::vector<uint8_t> pre_policy_;
+  PeerHeader pre_policy_stamp_;  // when the first of them was received
+  bool pre_policy_flush_posted_ = false;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 

@@ -1,6 +1,7 @@
 // A BMP station's connection (bgp/bmp/station.h) against a local acceptor: a snapshot goes
 // before the live messages that arrived during it; a station that stops reading is dropped
 // once its buffer is full, and is connected again (a new generation, to be re-synchronised).
+// The monitor and the exporter feeding it keep the order of what they send.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "bgp/bmp/exporter.h"
 #include "bgp/bmp/rib_monitor.h"
 #include "bgp/bmp/station.h"
 #include "bgp/wire/attribute_store.h"
@@ -333,6 +335,77 @@ TEST_F(StationTest, ALocRibBatchRepeatingAPostPolicyBatchIsEncodedForTheLocRib) 
     EXPECT_EQ(got[1], loc) << "Loc-RIB, four_octet_as " << four_octet;
     EXPECT_EQ(post == loc, four_octet);
   }
+}
+
+// A RouteSource without routes: a re-synchronisation sends Peer Ups and nothing else.
+class NoRoutes : public RouteSource {
+ public:
+  void ReadRoutesAsync(const RouteQuery&,
+                       std::function<void(absl::StatusOr<std::vector<BgpRoute>>)> done) override {
+    done(std::vector<BgpRoute>{});
+  }
+  uint64_t AdjRibInRoutes(const net::IPAddress&) override { return 0; }
+  std::pair<uint32_t, uint32_t> LocalIdentity() override { return {65000, 0x0a000001}; }
+};
+
+// The type (RFC 7854 §4.1) of each BMP message read until one of type `last`.
+std::vector<int> ReadTypesUntil(tcp::socket& peer, int last) {
+  std::vector<int> types;
+  while (types.empty() || types.back() != last) {
+    uint8_t head[6];
+    asio::read(peer, asio::buffer(head));
+    uint32_t length = (uint32_t{head[1]} << 24) | (head[2] << 16) | (head[3] << 8) | head[4];
+    std::vector<uint8_t> rest(length - 6);
+    asio::read(peer, asio::buffer(rest));
+    types.push_back(head[5]);
+  }
+  return types;
+}
+
+// The exporter gathers the pre-policy messages of a turn of its loop (one read of a session)
+// and copies them to the stations together; a message that follows them — here the session's
+// Peer Down, in the same turn — still reaches the station after them.
+TEST_F(StationTest, PrePolicyMessagesGatheredOverATurnGoBeforeAPeerDownOfTheSameTurn) {
+  asio::io_context loop;
+  NoRoutes routes;
+  ExporterOptions options;
+  options.stats_interval_s = 0;
+  BmpExporter exporter(loop, &routes, options);
+  StationConfig c;
+  c.address = *net::IPAddress::Parse("127.0.0.1");
+  c.port = acceptor_.local_endpoint().port();
+  ASSERT_TRUE(exporter.AddStation(c).ok());
+  tcp::socket station(accept_io_);
+  acceptor_.accept(station);
+  bool synced = false;
+  for (int i = 0; i < 1000 && !synced; ++i) {  // the loop has work only once it connected
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    loop.restart();
+    loop.poll();
+    synced = exporter.Stations().front().second.synced;
+  }
+  ASSERT_TRUE(synced);
+
+  TapPeer tp;
+  tp.remote_address = *net::IPAddress::Parse("192.0.2.9");
+  tp.local_address = *net::IPAddress::Parse("192.0.2.1");
+  tp.remote_as = 65009;
+  tp.remote_bgp_id = *net::IPv4Address::Parse("192.0.2.9");
+  std::vector<uint8_t> update(23, 0);  // an empty UPDATE: header, no routes, no attributes
+  std::fill(update.begin(), update.begin() + 16, 0xff);
+  update[17] = 23;  // length
+  update[18] = 2;   // type
+  asio::post(loop, [&] {
+    exporter.OnPeerUp(tp, EstablishedInfo(), {}, {});
+    exporter.OnMessageReceived(tp, update);
+    exporter.OnMessageReceived(tp, update);
+    exporter.OnPeerDown(tp, TapDownReason::kRemoteNoNotification, {});
+  });
+  loop.restart();
+  loop.poll();  // the handler, then the pre-policy flush it posted
+  std::vector<int> types = ReadTypesUntil(station, /*Peer Down*/ 2);
+  auto up = std::find(types.rbegin(), types.rend(), /*Peer Up*/ 3).base() - 1;
+  EXPECT_EQ(std::vector<int>(up, types.end()), (std::vector<int>{3, 0, 0, 2}));
 }
 
 }  // namespace
