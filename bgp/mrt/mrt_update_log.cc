@@ -73,14 +73,6 @@ void MrtUpdateLog::OnMessageReceived(const TapPeer& peer, std::span<const uint8_
   item.local_as = item.as4 || peer.local_as <= 0xffff ? peer.local_as : kAsTrans;
   item.peer_address = peer.remote_address;
   item.local_address = peer.local_address;
-  {
-    // Checked before copying: a full queue costs the loop nothing more than this.
-    std::lock_guard lock(mu_);
-    if (queued_octets_ + message.size() > options_.queue_limit) {
-      ++stats_.dropped;
-      return;
-    }
-  }
   Enqueue(std::move(item), message);
 }
 
