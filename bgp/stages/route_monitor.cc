@@ -75,11 +75,11 @@ void RouteMonitorStage::Collect(const BgpRoute& route, bool withdrawn) {
 }
 
 void RouteMonitorStage::Schedule() {
+  // A pending stage's loop has its hand-over posted: every hand-over that runs empties the list.
+  if (pending_) return;
   Pending& p = ThisThread();
-  if (!pending_) {
-    p.stages.push_back(this);
-    pending_ = true;
-  }
+  p.stages.push_back(this);
+  pending_ = true;
   if (std::find(p.posted.begin(), p.posted.end(), &io_) != p.posted.end()) return;
   p.posted.push_back(&io_);
   boost::asio::post(io_, HandOver(&io_));
