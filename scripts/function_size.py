@@ -10,8 +10,9 @@ each translation unit whole, many minutes for the tree. Its verdict for a unit d
 unit's command, the files it includes and clang-tidy's own version and options, so each verdict
 is kept under a digest of those (the includes as the build's last ninja run recorded them; the
 checkout's path left out, so that a clone elsewhere reuses them) in $SLUICE_TIDY_CACHE (default
-~/.cache/sluice/function-size) and reused while none of them changes. Units the build has not
-compiled yet are always checked.
+~/.cache/sluice/function-size) and reused while none of them changes; one no run has used for
+KEEP_DAYS is dropped. Units the build has not compiled yet are always checked, and a cache that
+cannot be read or written is only not used.
 """
 
 import concurrent.futures
@@ -22,9 +23,11 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 
 LIMIT = 150
 CHECKS = "-*,readability-function-size"
+KEEP_DAYS = 30  # a verdict no run used for this long is dropped
 ROOT = "<root>"  # the checkout's path, in keys and kept verdicts
 CONFIG = ("{CheckOptions: [{key: readability-function-size.LineThreshold, value: %d}]}" % LIMIT)
 
@@ -109,8 +112,9 @@ def run_tidy(build, source, header_filter):
 
 
 def verdicts(root, build, units, header_filter, cache_dir):
-    """Every unit's clang-tidy output, from the cache or a fresh run. Returns (outputs, failures):
-    failures are (source, output) of the runs clang-tidy could not finish."""
+    """Every unit's clang-tidy output, from the cache or a fresh run. Returns (outputs, failures,
+    how many were reused): failures are (source, output) of the runs clang-tidy could not
+    finish, which are not kept."""
     deps = ninja_deps(build, {object_of(entry) for _, entry in units})
     digests = Digests()
     version = subprocess.run(["clang-tidy", "--version"], capture_output=True, text=True).stdout
@@ -120,9 +124,9 @@ def verdicts(root, build, units, header_filter, cache_dir):
         obj = object_of(entry)
         key = unit_key(entry, deps.get(obj) if obj else None, digests, fixed, root)
         path = os.path.join(cache_dir, key) if key else None
-        if path and os.path.exists(path):
-            with open(path, encoding="utf-8", errors="replace") as f:
-                outputs.append(f.read().replace(ROOT, root))
+        verdict = kept(path) if path else None
+        if verdict is not None:
+            outputs.append(verdict.replace(ROOT, root))
         else:
             todo.append((source, path))
     failures = []
@@ -133,11 +137,45 @@ def verdicts(root, build, units, header_filter, cache_dir):
             if rc != 0:
                 failures.append((source, out))
             elif path:
-                os.makedirs(cache_dir, exist_ok=True)
-                with open(path + ".tmp", "w", encoding="utf-8") as f:
-                    f.write(out.replace(root, ROOT))
-                os.replace(path + ".tmp", path)
+                keep(path, out.replace(root, ROOT))
+    prune(cache_dir)
     return outputs, failures, len(units) - len(todo)
+
+
+def kept(path):
+    """The verdict kept at `path`, marked used (kept another KEEP_DAYS); None when there is none."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            verdict = f.read()
+        os.utime(path)
+        return verdict
+    except OSError:
+        return None
+
+
+def keep(path, verdict):
+    """Writes a verdict to the cache; a cache that cannot be written is only not used."""
+    tmp = f"{path}.{os.getpid()}.tmp"  # runs at once write apart, then replace
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(verdict)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def prune(cache_dir):
+    """Drops the verdicts no run has used for KEEP_DAYS."""
+    if not os.path.isdir(cache_dir):
+        return
+    cutoff = time.time() - KEEP_DAYS * 86400
+    for e in os.scandir(cache_dir):
+        try:
+            if e.stat().st_mtime < cutoff:
+                os.remove(e.path)
+        except OSError:
+            pass  # another run took it first
 
 
 def functions_over(outputs, root):
