@@ -98,8 +98,9 @@ def unit_key(entry, inputs, digests, fixed, root):
     h = hashlib.sha256()
     h.update(json.dumps([fixed, entry["directory"], entry.get("command"),
                          entry.get("arguments")]).replace(root, ROOT).encode())
-    for path in sorted(inputs):
-        h.update(f"{path.replace(root, ROOT)}\0{digests.of(path)}\0".encode())
+    # Sorted as written into the key: the order of absolute paths would depend on the checkout's.
+    for written, path in sorted((p.replace(root, ROOT), p) for p in inputs):
+        h.update(f"{written}\0{digests.of(path)}\0".encode())
     return h.hexdigest()
 
 
