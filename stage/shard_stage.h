@@ -98,14 +98,18 @@ class ShardStage {
       Send(In::Op::kAdd, new_route);
     }
     void push(Stage<Route>*) override { owner_->runner_->EndEpoch(); }
+    // add_route of a route its caller has no further use for: moved to the shard, not copied
+    // (a copy of a route that holds references is paid in atomic operations).
+    void add_route(Route&& route) { Send(In::Op::kAdd, std::move(route)); }
 
    private:
-    void Send(typename In::Op op, const Route& route) {
+    template <typename R>
+    void Send(typename In::Op op, R&& route) {
       Runner& r = *owner_->runner_;
       In& in = r.Add(r.ShardFor(route.prefix()));
       in.op = op;
       in.port = port_;
-      in.route = route;
+      in.route = std::forward<R>(route);
       in.arrival_ns = CurrentArrival();
     }
     ShardStage* owner_;

@@ -86,7 +86,10 @@ std::optional<BgpRoute> ExportRoute(const BgpRoute& route, const ExportConfig& c
   if (config.ibgp && src.ibgp && !src.local && !src.rr_client && !config.rr_client) {
     return std::nullopt;
   }
-  AttrRef attrs = route.attrs;
+  // The set step 6 starts from: the route's, or the one the policy wrote (held in `written_set`).
+  // A pointer, not a copy: each reference taken or dropped is an atomic operation.
+  const AttrRef* attrs = &route.attrs;
+  AttrRef written_set;
   uint32_t written = 0;
   if (config.filter == nullptr) {
     if (!config.ibgp && config.ebgp_requires_policy) return std::nullopt;
@@ -99,23 +102,23 @@ std::optional<BgpRoute> ExportRoute(const BgpRoute& route, const ExportConfig& c
     rw.Reset(route, context);
     if (!config.filter->Run(rw).accepted()) return std::nullopt;
     if (rw.modified()) {
-      attrs = store->Intern(rw.attributes());
+      written_set = store->Intern(rw.attributes());
+      attrs = &written_set;
       written = rw.written();
     }
   }
-  BgpRoute out = route;
-  ExportMemo::Slot* slot = memo != nullptr ? &memo->Find(attrs, route.source, written) : nullptr;
-  if (slot != nullptr && slot->in == attrs && slot->source == route.source &&
+  ExportMemo::Slot* slot = memo != nullptr ? &memo->Find(*attrs, route.source, written) : nullptr;
+  if (slot != nullptr && slot->in == *attrs && slot->source == route.source &&
       slot->written == written) {
     ++memo->hits;
-    out.attrs = slot->out;
-    return out;
+    return route.WithAttributes(slot->out);
   }
-  PathAttributes transformed = Transform(*attrs, route, config, written);
-  out.attrs = transformed == *attrs ? attrs : store->Intern(std::move(transformed));
+  PathAttributes transformed = Transform(**attrs, route, config, written);
+  BgpRoute out =
+      route.WithAttributes(transformed == **attrs ? *attrs : store->Intern(std::move(transformed)));
   if (slot != nullptr) {
     ++memo->misses;
-    *slot = ExportMemo::Slot{attrs, route.source, written, out.attrs};
+    *slot = ExportMemo::Slot{*attrs, route.source, written, out.attrs};
   }
   return out;
 }

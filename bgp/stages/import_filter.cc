@@ -69,48 +69,56 @@ void ImportFilter::Visit(const net::Prefix& prefix) {
   if (upstream_ == nullptr) return;
   std::optional<BgpRoute> r = upstream_->lookup_route(prefix);
   if (!r) return;
-  Emit(Apply(*r, *active_), Apply(*r, *pending_));
+  BgpRoute old_changed, new_changed;
+  Emit(Pass(*r, *active_, &old_changed), Pass(*r, *pending_, &new_changed));
 }
 
 std::optional<BgpRoute> ImportFilter::Apply(const BgpRoute& route,
                                             const ImportConfig& config) const {
-  if (!route.attrs || route.source == nullptr) return std::nullopt;
+  BgpRoute changed;
+  const BgpRoute* out = Pass(route, config, &changed);
+  if (out == nullptr) return std::nullopt;
+  return *out;
+}
+
+const BgpRoute* ImportFilter::Pass(const BgpRoute& route, const ImportConfig& config,
+                                   BgpRoute* changed) const {
+  if (!route.attrs || route.source == nullptr) return nullptr;
   const PathAttributes& a = *route.attrs;
   const PeerSource& src = *route.source;
   if (!src.local) {
     if (a.as_path && a.as_path->Contains(config.local_as)) {
       ++counters_.loop_dropped;
-      return std::nullopt;
+      return nullptr;
     }
     if (src.ibgp) {
       if (a.originator_id && *a.originator_id == config.router_id) {
         ++counters_.loop_dropped;
-        return std::nullopt;
+        return nullptr;
       }
       if (std::find(a.cluster_list.begin(), a.cluster_list.end(), config.cluster_id) !=
           a.cluster_list.end()) {
         ++counters_.loop_dropped;
-        return std::nullopt;
+        return nullptr;
       }
     }
   }
   if (config.filter == nullptr) {
     if (!src.ibgp && !src.local && config.ebgp_requires_policy) {
       ++counters_.policy_dropped;
-      return std::nullopt;
+      return nullptr;
     }
-    return route;
+    return &route;
   }
   rw_.Reset(route, config.context);
   policy::Result result = config.filter->Run(rw_);
   if (!result.accepted()) {
     ++counters_.policy_dropped;
-    return std::nullopt;
+    return nullptr;
   }
-  if (!rw_.modified()) return route;
-  BgpRoute out = route;
-  out.attrs = Interned(rw_.attributes());
-  return out;
+  if (!rw_.modified()) return &route;
+  *changed = route.WithAttributes(Interned(rw_.attributes()));
+  return changed;
 }
 
 AttrRef ImportFilter::Interned(const PathAttributes& attrs) const {
@@ -122,29 +130,32 @@ AttrRef ImportFilter::Interned(const PathAttributes& attrs) const {
   return ref;
 }
 
-void ImportFilter::Emit(const std::optional<BgpRoute>& o, const std::optional<BgpRoute>& n) {
-  if (o && n) {
+void ImportFilter::Emit(const BgpRoute* o, const BgpRoute* n) {
+  if (o != nullptr && n != nullptr) {
     if (!(*o == *n) && downstream_ != nullptr) downstream_->replace_route(*o, *n, this);
-  } else if (o) {
+  } else if (o != nullptr) {
     --counters_.accepted;
     if (downstream_ != nullptr) downstream_->delete_route(*o, this);
-  } else if (n) {
+  } else if (n != nullptr) {
     ++counters_.accepted;
     if (downstream_ != nullptr) downstream_->add_route(*n, this);
   }
 }
 
 void ImportFilter::add_route(const BgpRoute& route, BgpStage*) {
-  Emit(std::nullopt, Apply(route, ConfigFor(route.net)));
+  BgpRoute changed;
+  Emit(nullptr, Pass(route, ConfigFor(route.net), &changed));
 }
 
 void ImportFilter::delete_route(const BgpRoute& route, BgpStage*) {
-  Emit(Apply(route, ConfigFor(route.net)), std::nullopt);
+  BgpRoute changed;
+  Emit(Pass(route, ConfigFor(route.net), &changed), nullptr);
 }
 
 void ImportFilter::replace_route(const BgpRoute& old_route, const BgpRoute& new_route, BgpStage*) {
   const ImportConfig& c = ConfigFor(new_route.net);
-  Emit(Apply(old_route, c), Apply(new_route, c));
+  BgpRoute old_changed, new_changed;
+  Emit(Pass(old_route, c, &old_changed), Pass(new_route, c, &new_changed));
 }
 
 void ImportFilter::push(BgpStage*) {

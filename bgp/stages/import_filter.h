@@ -76,10 +76,13 @@ class ImportFilter : public BgpLinearStage {
   std::optional<BgpRoute> Apply(const BgpRoute& route, const ImportConfig& config) const;
 
  private:
+  // Apply without a copy when nothing changes: `&route` when the route passes as it is,
+  // `changed` (filled) when the policy changed its attributes, null when it is dropped.
+  const BgpRoute* Pass(const BgpRoute& route, const ImportConfig& config, BgpRoute* changed) const;
   const ImportConfig& ConfigFor(const net::Prefix& prefix) const {
     return pending_ != nullptr && walk_.Covers(prefix) ? *pending_ : *active_;
   }
-  void Emit(const std::optional<BgpRoute>& o, const std::optional<BgpRoute>& n);
+  void Emit(const BgpRoute* o, const BgpRoute* n);
   void CheckSlot();
   void Visit(const net::Prefix& prefix);
   void WalkDone();

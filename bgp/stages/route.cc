@@ -25,6 +25,18 @@ size_t PeerSourceRegistry::size() const {
   return sources_.size();
 }
 
+BgpRoute BgpRoute::WithAttributes(AttrRef attrs_out) const {
+  BgpRoute out;
+  out.net = net;
+  out.attrs = std::move(attrs_out);
+  out.source = source;
+  out.path_id = path_id;
+  out.igp_metric = igp_metric;
+  out.flags = flags;
+  out.rpki = rpki;
+  return out;
+}
+
 std::string BgpRoute::ToString() const {
   std::string s = net.ToString();
   absl::StrAppend(&s, " from ", source != nullptr ? source->name : std::string("?"));

@@ -79,6 +79,10 @@ struct BgpRoute {
     if (!attrs) return std::nullopt;
     return attrs->NextHopFor(net.family());
   }
+  // This route with `attrs` as its attribute set: one reference taken (copying the route and
+  // then assigning would take and drop one more, each an atomic operation on a counter that other
+  // threads touch too).
+  BgpRoute WithAttributes(AttrRef attrs) const;
   // "10.0.0.0/8 from P1 [origin IGP as_path 1 2 next_hop 192.0.2.1] igp 10 resolved"
   std::string ToString() const;
 

@@ -202,7 +202,7 @@ class ShardedRouting::Input : public RouteInput {
     route.net = prefix;
     route.attrs = attrs;
     route.path_id = path_id;
-    port_->add_route(route, nullptr);
+    port_->add_route(std::move(route));
     return true;
   }
   bool Withdraw(const net::Prefix& prefix) override {
