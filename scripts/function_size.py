@@ -116,13 +116,13 @@ def verdicts(root, build, units, header_filter, cache_dir):
     """Every unit's clang-tidy output, from the cache or a fresh run. Returns (outputs, failures,
     how many were reused): failures are (source, output) of the runs clang-tidy could not
     finish, which are not kept."""
-    deps = ninja_deps(build, {object_of(entry) for _, entry in units})
+    objects = [object_of(entry) for _, entry in units]
+    deps = ninja_deps(build, {obj for obj in objects if obj})
     digests = Digests()
     version = subprocess.run(["clang-tidy", "--version"], capture_output=True, text=True).stdout
     fixed = [version, CHECKS, CONFIG, header_filter.replace(re.escape(root), ROOT)]
     outputs, todo = [], []
-    for source, entry in units:
-        obj = object_of(entry)
+    for (source, entry), obj in zip(units, objects):
         key = unit_key(entry, deps.get(obj) if obj else None, digests, fixed, root)
         path = os.path.join(cache_dir, key) if key else None
         verdict = kept(path) if path else None
