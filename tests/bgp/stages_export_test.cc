@@ -140,6 +140,29 @@ TEST_F(ExportTest, PolicyRunsBeforeTheRulesAndKeepsWhatItWrote) {
   EXPECT_EQ(Export(other, c), "not sent");
 }
 
+// Only the attribute set changes on the way out: the rest of the route (path id, IGP metric,
+// flags, origin validation state) is the route's, whether the memo knows the set or not.
+TEST_F(ExportTest, KeepsEverythingButTheAttributes) {
+  const PeerSource ebgp = testing::Source(1, "e", "192.0.2.7", 65001, false);
+  BgpRoute r = From(ebgp, Attr().Path({65001}).NextHop("192.0.2.7"));
+  r.path_id = 7;
+  r.igp_metric = 30;
+  r.flags = BgpRoute::kResolved | BgpRoute::kUnresolvable;
+  r.rpki = rpki::RpkiState::kInvalid;
+  BgpVarRW rw;
+  ExportMemo memo;
+  for (int pass = 0; pass < 2; ++pass) {  // a miss, then a hit
+    std::optional<BgpRoute> out = ExportRoute(r, To(10, false), &store_, rw, &memo);
+    ASSERT_TRUE(out);
+    EXPECT_NE(out->attrs, r.attrs);
+    BgpRoute expected = r;
+    expected.attrs = out->attrs;
+    EXPECT_EQ(*out, expected) << out->ToString();
+  }
+  EXPECT_EQ(memo.hits, 1u);
+  EXPECT_EQ(r.WithAttributes(r.attrs), r);
+}
+
 TEST_F(ExportTest, StageMovesToANewPolicyInTheBackground) {
   RouteTableSet tables;
   PeerIn::Options resolved;
