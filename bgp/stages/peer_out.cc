@@ -1,8 +1,11 @@
 #include "bgp/stages/peer_out.h"
 
 #include <algorithm>
+#include <bit>
 #include <type_traits>
+#include <utility>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "bgp/wire/attribute_encoder.h"
@@ -65,15 +68,33 @@ std::string PeerOut::Status() const {
 }
 
 PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, const AttrRef& from) {
-  // A batch as big as the last one gets its index at once, not by doubling (the hash map frees
-  // its table when cleared past 127 slots).
-  if (ops_.empty()) op_index_.reserve(std::min(last_batch_, kKeepOps));
-  auto [it, added] = op_index_.try_emplace(prefix, static_cast<uint32_t>(ops_.size()));
-  if (added) {
-    // Otherwise the batch knows what the peer has already.
-    ops_.push_back(Op{prefix, from, AttrRef(), false});
+  return ops_.emplace_back(Op{prefix, from, AttrRef(), false});
+}
+
+void PeerOut::Collapse() {
+  if (ops_.size() < 2) return;
+  // An open-addressing table of indexes into ops_, built for this batch at twice its size: a
+  // change finds its prefix's first change (always earlier) or takes an empty slot.
+  constexpr uint32_t kEmpty = ~uint32_t{0};
+  const size_t mask = std::bit_ceil(2 * ops_.size()) - 1;
+  first_of_.assign(mask + 1, kEmpty);
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    Op& op = ops_[i];
+    for (size_t slot = absl::HashOf(op.prefix) & mask;; slot = (slot + 1) & mask) {
+      if (first_of_[slot] == kEmpty) {
+        first_of_[slot] = static_cast<uint32_t>(i);
+        break;
+      }
+      Op& first = ops_[first_of_[slot]];
+      if (first.prefix != op.prefix) continue;
+      first.to = std::exchange(op.to, AttrRef());
+      first.force = first.force || op.force;
+      op.from.reset();  // sends nothing
+      op.force = false;
+      break;
+    }
   }
-  return ops_[it->second];
+  if (first_of_.capacity() > 2 * kKeepOps) std::vector<uint32_t>().swap(first_of_);
 }
 
 void PeerOut::Readvertise(const BgpRoute& route) {
@@ -96,6 +117,7 @@ void PeerOut::replace_route(const BgpRoute& old_route, const BgpRoute& new_route
 
 void PeerOut::Flush() {
   if (ops_.empty()) return;
+  Collapse();
   withdraw_.clear();
   group_attrs_.clear();
   group_start_.clear();
@@ -124,13 +146,8 @@ void PeerOut::Flush() {
     announce_group_.push_back(it->second);
     announce_.push_back(Nlri{op.prefix, 0, family_.safi});
   }
-  last_batch_ = ops_.size();
   ops_.clear();
-  op_index_.clear();
-  if (ops_.capacity() > kKeepOps) {  // a burst's batch is not kept for the next one
-    std::vector<Op>().swap(ops_);
-    op_index_ = {};
-  }
+  if (ops_.capacity() > kKeepOps) std::vector<Op>().swap(ops_);  // a burst's is not kept
   if (withdraw_.empty() && group_attrs_.empty()) return;
   // Counting sort: group_start_ holds each group's size, then where it begins; each group keeps
   // its prefixes in batch order.

@@ -10,10 +10,12 @@
 // batch being encoded.
 //
 // Batching: changes are collected until push() (the end of the batch upstream: one UPDATE in,
-// one dump slice, one fanout drain slice). Several changes of one prefix in a batch collapse to
-// the last; a change that leaves the peer's state as it was (an add after a delete of the same
-// attributes, a replace between routes that export to the same attributes) sends nothing. Then
-// the prefixes to announce are grouped by attribute set and each group packed into as few
+// one dump slice, one fanout drain slice), appended as they come. Several changes of one prefix
+// in a batch collapse to the last, found at push through a table built for the batch (an index
+// kept between batches would cost each change a probe of a table gone cold since this peer's
+// last batch); a change that leaves the peer's state as it was (an add after a delete of the
+// same attributes, a replace between routes that export to the same attributes) sends nothing.
+// Then the prefixes to announce are grouped by attribute set and each group packed into as few
 // UPDATEs as the maximum message size allows (UpdateEncoder::Pack), withdrawals first, in the
 // order the prefixes first changed.
 //
@@ -89,7 +91,7 @@ class PeerOut : public BranchTail {
 
   const Counters& counters() const { return counters_; }
   bool blocked() const { return blocked_; }
-  // Prefix changes in the batch not yet encoded (the session's octet backlog is not counted).
+  // Changes in the batch not yet encoded (the session's octet backlog is not counted).
   std::optional<uint64_t> queue_depth() const override { return ops_.size(); }
 
  private:
@@ -101,6 +103,9 @@ class PeerOut : public BranchTail {
     bool force = false;
   };
   Op& Pending(const net::Prefix& prefix, const AttrRef& from);
+  // Merges the changes of each prefix into its first: what the peer had before the first, what
+  // it should have after the last, re-announced if any of them was. The others send nothing.
+  void Collapse();
   void Flush();
   void Send(std::vector<uint8_t> messages, int count);
   void ReleaseScratch();
@@ -120,10 +125,10 @@ class PeerOut : public BranchTail {
   bool gated_ = false;    // the restart gate is closed
   EndOfRibGate::Observer gate_observer_;
   std::vector<std::function<void()>> when_writable_;
-  // The batch: ops in the order prefixes first changed.
+  // The batch: ops in the order they came (after Collapse, a prefix's first holds its changes).
   std::vector<Op> ops_;
-  absl::flat_hash_map<net::Prefix, uint32_t> op_index_;
-  size_t last_batch_ = 0;  // changes the last batch held: the next one's index starts that big
+  // Collapse's scratch: a hash table of each prefix's first change (indexes into ops_).
+  std::vector<uint32_t> first_of_;
   // Encoding scratch, reused. A batch's announcements are grouped by attribute set in flat
   // arrays (a counting sort by group), not a vector per group: a burst of thousands of sets
   // costs no allocation per set.

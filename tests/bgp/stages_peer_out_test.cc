@@ -89,6 +89,37 @@ TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
   EXPECT_GOLDEN(session_->Log(), "tests/bgp/golden/peer_out.updates");
 }
 
+TEST_F(PeerOutTest, SeveralChangesOfAPrefixInOneBatchSendItsLastState) {
+  in_->Announce(N(1), a_);
+  in_->Announce(N(2), a_);
+  in_->Push();
+  const size_t updates = session_->updates, announced = session_->announced;
+  // One batch, each prefix's changes interleaved with the others': N(1) a -> b -> a -> b, N(2)
+  // withdrawn and announced again with b, N(4) new.
+  in_->Announce(N(1), b_);
+  in_->Announce(N(4), b_);
+  in_->Withdraw(N(2));
+  in_->Announce(N(1), a_);
+  in_->Announce(N(2), b_);
+  in_->Announce(N(1), b_);
+  in_->Push();
+  // The peer hears each prefix once, in its last state: one UPDATE, no withdrawal.
+  EXPECT_EQ(session_->updates, updates + 1);
+  EXPECT_EQ(session_->announced, announced + 3);
+  EXPECT_EQ(session_->withdrawn, 0u);
+  ASSERT_EQ(session_->held.size(), 3u);
+  for (uint32_t i : {1, 2, 4}) EXPECT_EQ(session_->held[N(i)], b_) << N(i).ToString();
+  EXPECT_EQ(out_->counters().advertised, 3u);
+  // Back where it started, within one batch: nothing to send.
+  in_->Announce(N(4), a_);
+  in_->Withdraw(N(1));
+  in_->Announce(N(4), b_);
+  in_->Announce(N(1), b_);
+  in_->Push();
+  EXPECT_EQ(session_->updates, updates + 1);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+}
+
 TEST_F(PeerOutTest, ABatchKeepsNoReferenceOnceSent) {
   // Memory follows the table: once a batch is sent, PeerOut holds no attribute set, whether the
   // batch announced it or announced and withdrew it at once.
