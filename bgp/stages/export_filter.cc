@@ -4,11 +4,13 @@ namespace sluice::bgp {
 
 ExportFilter::ExportFilter(std::string name, boost::asio::io_context& io,
                            const PrefixSource* loc_rib, FlowControl* reader, AttributeStore* store,
-                           ExportConfig config, policy::FilterSlot* slot)
+                           ExportConfig config, policy::FilterSlot* slot,
+                           std::shared_ptr<ExportMemoPool> memos)
     : BgpLinearStage(name),
       reader_(reader),
       store_(store),
       slot_(slot),
+      memos_(std::move(memos)),
       walk_(io, name + " re-filter", loc_rib,
             PrefixWalk::Hooks{
                 .visit = [this](const net::Prefix& p) { Visit(p); },
@@ -21,8 +23,14 @@ ExportFilter::ExportFilter(std::string name, boost::asio::io_context& io,
                 .done = [this] { WalkDone(); },
             }) {
   if (slot != nullptr) config.filter = slot_.seen();
-  active_ = std::make_unique<Context>();
-  active_->config = std::move(config);
+  active_ = MakeContext(std::move(config));
+}
+
+std::unique_ptr<ExportFilter::Context> ExportFilter::MakeContext(ExportConfig config) const {
+  auto c = std::make_unique<Context>();
+  c->memo = memos_ != nullptr ? memos_->For(config) : std::make_shared<ExportMemo>();
+  c->config = std::move(config);
+  return c;
 }
 
 std::string ExportFilter::Status() const {
@@ -38,8 +46,7 @@ void ExportFilter::SetConfig(ExportConfig config) {
     queued_ = std::make_unique<ExportConfig>(std::move(config));
     return;
   }
-  pending_ = std::make_unique<Context>();
-  pending_->config = std::move(config);
+  pending_ = MakeContext(std::move(config));
   walk_.Start();
 }
 
@@ -57,8 +64,7 @@ void ExportFilter::CheckSlot() {
 void ExportFilter::WalkDone() {
   active_ = std::move(pending_);
   if (queued_) {
-    pending_ = std::make_unique<Context>();
-    pending_->config = std::move(*queued_);
+    pending_ = MakeContext(std::move(*queued_));
     queued_.reset();
     walk_.Start();
   } else {

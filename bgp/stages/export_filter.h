@@ -25,10 +25,12 @@ class ExportFilter : public BgpLinearStage {
  public:
   // `loc_rib`: the prefixes of the family (for re-filter walks); `reader`: the branch's flow
   // control. `slot`, when not null, is watched for a new export policy; it overrides
-  // config.filter.
+  // config.filter. `memos`, when not null, gives the memo of each configuration, shared with
+  // the other peers of the family on this thread that have the same transform (export_rules.h);
+  // null: a memo of its own per configuration.
   ExportFilter(std::string name, boost::asio::io_context& io, const PrefixSource* loc_rib,
                FlowControl* reader, AttributeStore* store, ExportConfig config,
-               policy::FilterSlot* slot = nullptr);
+               policy::FilterSlot* slot = nullptr, std::shared_ptr<ExportMemoPool> memos = nullptr);
 
   std::string_view kind() const override { return "ExportFilter"; }
   std::string Status() const override;
@@ -36,7 +38,7 @@ class ExportFilter : public BgpLinearStage {
   void SetConfig(ExportConfig config);
   const ExportConfig& config() const { return active_->config; }
   bool refiltering() const { return walk_.running(); }
-  const ExportMemo& memo() const { return active_->memo; }
+  const ExportMemo& memo() const { return *active_->memo; }
 
   void add_route(const BgpRoute& route, BgpStage* caller) override;
   void delete_route(const BgpRoute& route, BgpStage* caller) override;
@@ -48,13 +50,14 @@ class ExportFilter : public BgpLinearStage {
  private:
   struct Context {
     ExportConfig config;
-    mutable ExportMemo memo;
+    std::shared_ptr<ExportMemo> memo;
   };
+  std::unique_ptr<Context> MakeContext(ExportConfig config) const;
   const Context& ContextFor(const net::Prefix& prefix) const {
     return pending_ != nullptr && walk_.Covers(prefix) ? *pending_ : *active_;
   }
   std::optional<BgpRoute> Export(const BgpRoute& route, const Context& c) const {
-    return ExportRoute(route, c.config, store_, rw_, &c.memo);
+    return ExportRoute(route, c.config, store_, rw_, c.memo.get());
   }
   void Emit(const std::optional<BgpRoute>& o, const std::optional<BgpRoute>& n);
   void CheckSlot();
@@ -64,6 +67,7 @@ class ExportFilter : public BgpLinearStage {
   FlowControl* reader_;
   AttributeStore* store_;
   policy::FilterWatch slot_;
+  std::shared_ptr<ExportMemoPool> memos_;
   std::unique_ptr<Context> active_;
   std::unique_ptr<Context> pending_;
   std::unique_ptr<ExportConfig> queued_;

@@ -66,6 +66,24 @@ ExportMemo::Slot& ExportMemo::Find(const AttrRef& in, const PeerSource* source, 
   return slots_[h & (slots_.size() - 1)];
 }
 
+bool SameTransform(const ExportConfig& a, const ExportConfig& b) {
+  return a.ibgp == b.ibgp && a.local_as == b.local_as && a.cluster_id == b.cluster_id &&
+         a.default_local_pref == b.default_local_pref && a.next_hop_self == b.next_hop_self &&
+         a.self_v4 == b.self_v4 && a.self_v6 == b.self_v6 && a.shared_subnet == b.shared_subnet &&
+         (!a.shared_subnet || a.peer_address == b.peer_address);
+}
+
+std::shared_ptr<ExportMemo> ExportMemoPool::For(const ExportConfig& config) {
+  std::erase_if(memos_, [](const Entry& e) { return e.memo.expired(); });
+  for (const Entry& e : memos_) {
+    if (SameTransform(e.config, config)) return e.memo.lock();
+  }
+  auto memo = std::make_shared<ExportMemo>();
+  memos_.push_back(Entry{config, memo});
+  memos_.back().config.filter = nullptr;  // not a transform's; not kept alive by it
+  return memo;
+}
+
 void ExportMemo::Clear() {
   for (Slot& s : slots_) s = Slot{};
 }

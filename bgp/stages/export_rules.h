@@ -17,13 +17,15 @@
 //      CLUSTER_LIST removed; MULTI_EXIT_DISC removed when learnt from another AS (§5.1.4); the
 //      nexthop set to our address, except a third-party nexthop (§5.1.3): kept when it and the
 //      peer are both in the shared subnet. A nexthop or MED the policy wrote is kept.
-// Step 6 depends only on the attributes, the source and what the policy wrote, so ExportMemo
-// caches its result per attribute set.
+// For one peer, step 6 depends only on the attributes, the source and what the policy wrote, so
+// ExportMemo caches its result per attribute set; peers whose configurations agree on what step
+// 6 reads (SameTransform) share one memo (ExportMemoPool).
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "bgp/stages/bgp_var_rw.h"
 #include "bgp/stages/route.h"
@@ -49,7 +51,8 @@ struct ExportConfig {
 };
 
 // A cache of step 6 per (attribute set, source, policy writes): 1,024 direct-mapped slots. It
-// holds references to the sets it caches. Not thread-safe (one per ExportFilter configuration).
+// holds references to the sets it caches. Not thread-safe; one per transform (ExportMemoPool)
+// and family.
 class ExportMemo {
  public:
   struct Slot {
@@ -64,6 +67,29 @@ class ExportMemo {
 
  private:
   std::array<Slot, 1024> slots_;
+};
+
+// Whether step 6 makes the same set of the same input for peers of `a` and of `b`: their
+// configurations agree on everything it reads (the peer's kind, our AS, cluster id, default
+// LOCAL_PREF, next-hop-self, our nexthops, the shared subnet and, with one, the peer's address).
+// The peer's id and export policy do not matter: the memo's key holds what the policy wrote.
+bool SameTransform(const ExportConfig& a, const ExportConfig& b);
+
+// The memos of the ExportFilters of one family on one thread, one per transform
+// (SameTransform): the peers a change fans out to then find its exported set in one slot, warm
+// from the first of them, instead of each in a memo of its own. Not thread-safe, like the memos.
+class ExportMemoPool {
+ public:
+  // The memo of the peers whose step 6 is `config`'s; made when none of them holds one.
+  std::shared_ptr<ExportMemo> For(const ExportConfig& config);
+  size_t size() const { return memos_.size(); }  // transforms with a memo held (for tests)
+
+ private:
+  struct Entry {
+    ExportConfig config;
+    std::weak_ptr<ExportMemo> memo;
+  };
+  std::vector<Entry> memos_;
 };
 
 // The route as advertised to the peer of `config`, or nullopt when it is not advertised.

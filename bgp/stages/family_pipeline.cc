@@ -241,7 +241,7 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
       Append(&tail,
              plumber_->Make<ExportFilter>(
                  Name("ExportFilter", name), plumber_->io(), &loc_rib_, o.reader, services_.store,
-                 MakeExportConfig(b.settings, info), b.settings.export_policy),
+                 MakeExportConfig(b.settings, info), b.settings.export_policy, export_memos_),
              &ignored, name);
   if (services_.tails != nullptr) {
     o.tail = Append(&tail,

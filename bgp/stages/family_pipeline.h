@@ -252,6 +252,8 @@ class FamilyPipeline : public FamilyRouting {
   int rib_generation_ = 0;
   bool rib_dump_done_ = false;  // the current RIB branch's Dump finished
   std::map<uint32_t, Branch> branches_;
+  // The export memos of the branches, one per transform (export_rules.h).
+  std::shared_ptr<ExportMemoPool> export_memos_ = std::make_shared<ExportMemoPool>();
   // Table sets of removed branches, kept until their stages are destroyed.
   std::vector<std::unique_ptr<RouteTableSet>> retired_tables_;
   std::shared_ptr<FamilyPipeline*> self_;

@@ -163,6 +163,44 @@ TEST_F(ExportTest, KeepsEverythingButTheAttributes) {
   EXPECT_EQ(r.WithAttributes(r.attrs), r);
 }
 
+// Peers whose configurations make the same set of a route share a memo (the first peer's
+// miss is the others' hit); a peer that would get another set (its own nexthop, iBGP) has its
+// own, and gets its own set.
+TEST_F(ExportTest, PeersWithTheSameTransformShareAMemo) {
+  const PeerSource ebgp = testing::Source(1, "e", "192.0.2.7", 65001, false);
+  const BgpRoute r = From(ebgp, Attr().Path({65001}).NextHop("192.0.2.7"));
+  ExportMemoPool pool;
+  ExportConfig a = To(10, false);
+  ExportConfig b = To(11, false);
+  b.peer_address = A("192.0.2.11");
+  b.filter = Policy("policy-statement out { term t { then { accept; } } }");
+  ExportConfig own_nexthop = To(12, false);
+  own_nexthop.self_v4 = A("192.0.2.2");
+  const ExportConfig internal = To(13, true);
+  std::shared_ptr<ExportMemo> memo_a = pool.For(a), memo_b = pool.For(b);
+  std::shared_ptr<ExportMemo> memo_own = pool.For(own_nexthop), memo_int = pool.For(internal);
+  EXPECT_EQ(memo_a, memo_b);
+  EXPECT_NE(memo_a, memo_own);
+  EXPECT_NE(memo_a, memo_int);
+  EXPECT_EQ(pool.size(), 3u);
+
+  BgpVarRW rw;
+  std::optional<BgpRoute> to_a = ExportRoute(r, a, &store_, rw, memo_a.get());
+  std::optional<BgpRoute> to_b = ExportRoute(r, b, &store_, rw, memo_b.get());
+  std::optional<BgpRoute> to_own = ExportRoute(r, own_nexthop, &store_, rw, memo_own.get());
+  ASSERT_TRUE(to_a && to_b && to_own);
+  EXPECT_EQ(memo_a->misses, 1u);
+  EXPECT_EQ(memo_a->hits, 1u);
+  EXPECT_EQ(to_b->attrs, to_a->attrs);
+  EXPECT_EQ(to_a->attrs->next_hop, A4("192.0.2.1"));
+  EXPECT_EQ(to_own->attrs->next_hop, A4("192.0.2.2"));
+  // A memo no branch holds any more is forgotten.
+  memo_own.reset();
+  memo_int.reset();
+  EXPECT_NE(pool.For(internal), nullptr);
+  EXPECT_EQ(pool.size(), 2u);
+}
+
 TEST_F(ExportTest, StageMovesToANewPolicyInTheBackground) {
   RouteTableSet tables;
   PeerIn::Options resolved;
