@@ -38,7 +38,6 @@ class ExportFilter : public BgpLinearStage {
   void SetConfig(ExportConfig config);
   const ExportConfig& config() const { return active_->config; }
   bool refiltering() const { return walk_.running(); }
-  const ExportMemo& memo() const { return *active_->memo; }
 
   void add_route(const BgpRoute& route, BgpStage* caller) override;
   void delete_route(const BgpRoute& route, BgpStage* caller) override;

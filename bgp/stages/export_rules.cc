@@ -84,10 +84,6 @@ std::shared_ptr<ExportMemo> ExportMemoPool::For(const ExportConfig& config) {
   return memo;
 }
 
-void ExportMemo::Clear() {
-  for (Slot& s : slots_) s = Slot{};
-}
-
 std::optional<BgpRoute> ExportRoute(const BgpRoute& route, const ExportConfig& config,
                                     AttributeStore* store, BgpVarRW& rw, ExportMemo* memo) {
   if (!route.attrs || route.source == nullptr) return std::nullopt;

@@ -62,7 +62,6 @@ class ExportMemo {
     AttrRef out;
   };
   Slot& Find(const AttrRef& in, const PeerSource* source, uint32_t written);
-  void Clear();
   uint64_t hits = 0, misses = 0;
 
  private:
