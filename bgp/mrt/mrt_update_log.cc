@@ -84,17 +84,46 @@ void MrtUpdateLog::Enqueue(Item item, std::span<const uint8_t> message) {
       ++stats_.dropped;
       return;
     }
+    const bool was_empty = queue_.empty();
     queued_octets_ += octets;
-    item.offset = queue_.bytes.size();
+    Chunk& chunk = ChunkForLocked(message.size());
+    item.offset = chunk.bytes.size();
     item.length = message.size();
-    queue_.bytes.insert(queue_.bytes.end(), message.begin(), message.end());
-    const bool was_empty = queue_.items.empty();
-    queue_.items.push_back(std::move(item));
+    chunk.bytes.insert(chunk.bytes.end(), message.begin(), message.end());
+    chunk.items.push_back(std::move(item));
     // The writer waits for the first record, then for kGatherOctets or kGather.
     const bool crossed = queued_octets_ >= kGatherOctets && queued_octets_ - octets < kGatherOctets;
     if (!was_empty && !crossed) return;
   }
   wake_.notify_one();
+}
+
+MrtUpdateLog::Chunk& MrtUpdateLog::ChunkForLocked(size_t octets) {
+  if (!queue_.empty()) {
+    Chunk& last = *queue_.back();
+    if (last.items.size() < kChunkItems && last.bytes.size() + octets <= last.bytes.capacity()) {
+      return last;
+    }
+  }
+  if (!spare_.empty()) {
+    queue_.push_back(std::move(spare_.back()));
+    spare_.pop_back();
+  } else {
+    queue_.push_back(std::make_unique<Chunk>());
+    queue_.back()->items.reserve(kChunkItems);
+    queue_.back()->bytes.reserve(kChunkOctets);
+  }
+  return *queue_.back();
+}
+
+void MrtUpdateLog::RecycleLocked(Chunks& chunks) {
+  for (std::unique_ptr<Chunk>& chunk : chunks) {
+    if (spare_.size() >= kSpareChunks) break;
+    chunk->items.clear();
+    chunk->bytes.clear();
+    spare_.push_back(std::move(chunk));
+  }
+  chunks.clear();
 }
 
 void MrtUpdateLog::Flush() {
@@ -110,7 +139,7 @@ UpdateLogStats MrtUpdateLog::stats() const {
 }
 
 void MrtUpdateLog::Run() {
-  Queue batch;
+  Chunks batch;
   for (;;) {
     bool stop = false;
     uint64_t flush = 0;
@@ -119,34 +148,30 @@ void MrtUpdateLog::Run() {
       const absl::Time period_end =
           period_ == absl::InfinitePast() ? absl::Now() : period_ + options_.rotate;
       auto asked = [&] { return stop_ || flush_asked_ > flush_done_ || absl::Now() >= period_end; };
-      wake_.wait_until(lock, ToChrono(period_end),
-                       [&] { return asked() || !queue_.items.empty(); });
+      wake_.wait_until(lock, ToChrono(period_end), [&] { return asked() || !queue_.empty(); });
       // The first record of a burst woke us: let the burst gather (a wake-up per message would
       // cost the loop a futex call and us a context switch each).
       wake_.wait_for(lock, kGather, [&] { return asked() || queued_octets_ >= kGatherOctets; });
-      std::swap(batch, queue_);  // the emptied buffers go back with their capacity
+      batch.swap(queue_);
       queued_octets_ = 0;
       stop = stop_;
       flush = flush_asked_;
     }
-    for (const Item& item : batch.items) {
-      Write(item, std::span<const uint8_t>(batch.bytes).subspan(item.offset, item.length));
+    for (const std::unique_ptr<Chunk>& chunk : batch) {
+      for (const Item& item : chunk->items) {
+        Write(item, std::span<const uint8_t>(chunk->bytes).subspan(item.offset, item.length));
+      }
     }
-    batch.items.clear();
-    batch.bytes.clear();
-    // A burst's buffer is not kept: at most 8 MiB stays allocated between bursts.
-    if (batch.bytes.capacity() > (size_t{8} << 20)) batch.bytes.shrink_to_fit();
     // The current period's file, even when nothing arrives in it.
     EnsureFile(PeriodStart(absl::Now(), options_.rotate));
     if (writer_ && flush != 0) {
       absl::Status s = writer_->Flush();
-      if (!s.ok()) {
-        std::lock_guard lock(mu_);
-        stats_.error = std::string(s.message());
-      }
+      if (!s.ok()) tally_.error = std::string(s.message());
     }
     {
       std::lock_guard lock(mu_);
+      RecycleLocked(batch);
+      MergeTallyLocked();
       // Drops are reported at most every 10 s, with how many since the last report.
       if (stats_.dropped > dropped_reported_ && absl::Now() >= next_drop_report_) {
         next_drop_report_ = absl::Now() + absl::Seconds(10);
@@ -204,8 +229,7 @@ void MrtUpdateLog::CloseFile() {
 void MrtUpdateLog::Write(const Item& item, std::span<const uint8_t> message) {
   EnsureFile(PeriodStart(item.time, options_.rotate));
   if (!writer_) {
-    std::lock_guard lock(mu_);
-    ++stats_.dropped;
+    ++tally_.dropped;
     return;
   }
   const int64_t us = absl::ToUnixMicros(item.time);
@@ -231,13 +255,20 @@ void MrtUpdateLog::Write(const Item& item, std::span<const uint8_t> message) {
     m.message = message;
     s = writer_->WriteBgp4mpMessage(seconds, micros, true, m);
   }
-  std::lock_guard lock(mu_);
   if (!s.ok()) {
-    ++stats_.dropped;
-    stats_.error = std::string(s.message());
+    ++tally_.dropped;
+    tally_.error = std::string(s.message());
     return;
   }
-  ++(item.state_change ? stats_.state_changes : stats_.messages);
+  ++(item.state_change ? tally_.state_changes : tally_.messages);
+}
+
+void MrtUpdateLog::MergeTallyLocked() {
+  stats_.messages += tally_.messages;
+  stats_.state_changes += tally_.state_changes;
+  stats_.dropped += tally_.dropped;
+  if (!tally_.error.empty()) stats_.error = std::move(tally_.error);
+  tally_ = Tally();
 }
 
 }  // namespace sluice::bgp::mrt

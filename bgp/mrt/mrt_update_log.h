@@ -82,34 +82,54 @@ class MrtUpdateLog : public MessageTap {
     net::IPAddress peer_address, local_address;
     size_t offset = 0, length = 0;  // the message's octets in the queue's `bytes`
   };
-  // Records and their messages' octets, one buffer for all (no allocation per message).
-  struct Queue {
+  // Records and their messages' octets (no allocation per message). The queue is a list of
+  // chunks, so that it grows without moving what it holds, and written chunks are kept for
+  // reuse (at most kSpareChunks), their memory already in place: when the writer falls behind
+  // the loop, the loop's cost per message stays a copy.
+  struct Chunk {
     std::vector<Item> items;
     std::vector<uint8_t> bytes;
   };
+  using Chunks = std::vector<std::unique_ptr<Chunk>>;
+  static constexpr size_t kChunkItems = 2048;
+  static constexpr size_t kChunkOctets = size_t{256} << 10;  // above a BGP message's 65,535
+  static constexpr size_t kSpareChunks = 4;
   // The writer takes a burst when it holds kGatherOctets or kGather after its first record.
   static constexpr size_t kGatherOctets = size_t{1} << 20;
   static constexpr std::chrono::milliseconds kGather{10};
 
   explicit MrtUpdateLog(UpdateLogOptions options);
   void Enqueue(Item item, std::span<const uint8_t> message);
+  // Called with mu_ held: the chunk that takes a message of `octets` next.
+  Chunk& ChunkForLocked(size_t octets);
+  // Called with mu_ held: empties the written `chunks`, keeping some for reuse.
+  void RecycleLocked(Chunks& chunks);
   void Run();
   // Writer thread: the file for the period starting at `period` is open (or its opening failed).
   // Periods only move forward: a record queued before a rotation goes in the newer file.
   void EnsureFile(absl::Time period);
   void CloseFile();
+  // Writes one record, counting it in tally_.
   void Write(const Item& item, std::span<const uint8_t> message);
+  // Called with mu_ held: adds tally_ to stats_ (once per burst, not a lock per record).
+  void MergeTallyLocked();
 
   const UpdateLogOptions options_;
   // Shared with the writer thread under mu_.
   mutable std::mutex mu_;
   std::condition_variable wake_, flushed_;
-  Queue queue_;
+  Chunks queue_;
+  Chunks spare_;
   size_t queued_octets_ = 0;
   bool stop_ = false;
   uint64_t flush_asked_ = 0, flush_done_ = 0;
   UpdateLogStats stats_;
   // Writer thread only.
+  struct Tally {
+    uint64_t messages = 0, state_changes = 0, dropped = 0;
+    std::string error;
+  };
+  Tally tally_;  // what this burst wrote and lost, for stats_
   std::unique_ptr<MrtWriter> writer_;
   std::string writer_name_;                   // the open file's name
   absl::Time period_ = absl::InfinitePast();  // of the open file (or of the failed attempt)

@@ -4,6 +4,7 @@
 // a new file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bgp/mrt/mrt_path.h"
@@ -204,6 +206,37 @@ TEST(MrtUpdateLogTest, FullQueueDropsAndCounts) {
   uint64_t records = 0;
   while ((*reader)->Next(&r)) ++records;
   EXPECT_EQ(records, s.messages);
+}
+
+// More records than one of the queue's chunks holds, queued faster than the writer takes them:
+// every one is written, in the order received, each with its own message.
+TEST(MrtUpdateLogTest, ALongBurstIsWrittenWholeAndInOrder) {
+  TempDir dir;
+  auto log = MrtUpdateLog::Start({dir / "updates", absl::Minutes(15)});
+  ASSERT_TRUE(log.ok());
+  constexpr int kSent = 10000;
+  std::vector<std::vector<uint8_t>> sent;
+  for (int i = 0; i < kSent; ++i) {
+    const std::string prefix = absl::StrCat("10.", i / 256, ".", i % 256, ".0/24");
+    sent.push_back(Update(true, {64496, uint32_t(64497 + i % 7)}, {prefix.c_str()}));
+    (*log)->OnMessageReceived(Peer(true), sent.back());
+  }
+  (*log)->Flush();
+  EXPECT_EQ((*log)->stats().messages, uint64_t(kSent));
+  EXPECT_EQ((*log)->stats().dropped, 0u);
+  log->reset();
+  auto reader = MrtReader::Open(dir / "updates");
+  ASSERT_TRUE(reader.ok());
+  MrtRecord r;
+  int i = 0;
+  for (; (*reader)->Next(&r); ++i) {
+    ASSERT_LT(i, kSent);
+    const std::vector<uint8_t>& m = sent[size_t(i)];
+    ASSERT_GE(r.body.size(), m.size());
+    ASSERT_TRUE(std::equal(m.begin(), m.end(), r.body.end() - ptrdiff_t(m.size())))
+        << "record " << i << " is not the message received " << i << "th";
+  }
+  EXPECT_EQ(i, kSent);
 }
 
 TEST(MrtUpdateLogTest, UnwritableDirectorySaysWhy) {
