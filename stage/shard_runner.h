@@ -443,8 +443,9 @@ class ShardRunner {
  private:
   static constexpr uint32_t kNoCommand = ~uint32_t{0};
   static constexpr size_t kKeepNodes = 8;  // hand-over queue nodes kept per direction and shard
-  // Items a fresh batch has room for before it grows: most of a full batch without doubling from
-  // one, and little memory in the many small batches of a trickle (items may be large).
+  // Items a fresh output batch has room for before it grows: most of a full batch without
+  // doubling from one, and little memory in the many small batches of a trickle (a shard's
+  // outputs are larger than its inputs, and their batches' buffers travel to the main loop).
   static constexpr size_t kFreshBatchItems = 256;
   struct Mark {
     uint32_t pos;      // before items[pos]
@@ -523,9 +524,10 @@ class ShardRunner {
     if (w.open_in == nullptr) {
       w.open_in = &w.in.Prepare();
       w.open_in->clear();
-      if (w.open_in->items.capacity() == 0) {
-        w.open_in->items.reserve(std::min(options_.batch_items, kFreshBatchItems));
-      }
+      // A fresh node gets a whole batch's room at once: the loop fills input batches to
+      // batch_items in a burst, and growing one by doubling would copy its routes and touch
+      // new memory twice more.
+      if (w.open_in->items.capacity() == 0) w.open_in->items.reserve(options_.batch_items);
       if (post_flush && !inline_ && !flush_posted_) ScheduleFlush();
     }
     return *w.open_in;
