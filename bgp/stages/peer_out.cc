@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
@@ -13,8 +14,8 @@
 namespace sluice::bgp {
 
 namespace {
-constexpr size_t kKeepOps = 16384;     // changes a batch may hold and keep its buffers for the next
-constexpr size_t kKeepScratch = 1024;  // entries the encoding scratch keeps for the next batch
+constexpr size_t kKeepOps = 16384;  // changes a batch may hold and keep its buffers for the next
+constexpr size_t kKeepScratch = 16384;  // entries the encoding scratch keeps for the next batch
 // A big batch goes to the session in pieces of about this many octets (whole UPDATEs): buffers
 // of this size are recycled by the allocator, where one of a whole burst's size would be mapped,
 // faulted in page by page and unmapped each time.
@@ -115,71 +116,125 @@ void PeerOut::replace_route(const BgpRoute& old_route, const BgpRoute& new_route
   Pending(new_route.net, old_route.attrs).to = new_route.attrs;
 }
 
+// The encoding scratch of Flush: a batch's announcements grouped by attribute set in flat
+// arrays (a counting sort by group), not a vector per group, so that a burst of thousands of sets
+// costs no allocation per set. Flush uses it only within the call, so the PeerOuts of a thread
+// share one: it keeps a burst's buffers for the next batch of any peer (memory touched once, not
+// faulted in again for every batch) without each peer keeping its own.
+struct PeerOut::Scratch {
+  std::vector<Nlri> withdraw;
+  std::vector<AttrRef> group_attrs;      // group g's set
+  std::vector<uint32_t> group_start;     // where group g's prefixes begin in grouped
+  std::vector<uint32_t> announce_group;  // the group of each announcement, in batch order
+  std::vector<Nlri> announce;            // the announcements, in batch order
+  std::vector<Nlri> grouped;             // the announcements, group by group
+  // Each interned set's group: equal sets are one entry of the store (AttributeStore).
+  absl::flat_hash_map<const PathAttributes*, uint32_t> group_index;
+
+  void Clear() {
+    withdraw.clear();
+    group_attrs.clear();
+    group_start.clear();
+    announce_group.clear();
+    announce.clear();
+    grouped.clear();
+    group_index.clear();
+  }
+  // What a batch larger than kKeepScratch entries grew is not kept: memory follows the table,
+  // not the largest batch seen.
+  void Trim() {
+    auto trim = [](auto& v) {
+      if (v.capacity() > kKeepScratch) std::decay_t<decltype(v)>().swap(v);
+    };
+    trim(withdraw);
+    trim(group_attrs);
+    trim(group_start);
+    trim(announce_group);
+    trim(announce);
+    trim(grouped);
+    if (group_index.capacity() > kKeepScratch) group_index = {};
+  }
+};
+
+thread_local std::unique_ptr<PeerOut::Scratch> PeerOut::spare_scratch_;
+
+std::unique_ptr<PeerOut::Scratch> PeerOut::TakeScratch() {
+  std::unique_ptr<Scratch> s = std::move(spare_scratch_);
+  if (!s) s = std::make_unique<Scratch>();
+  return s;
+}
+
+void PeerOut::ReturnScratch(std::unique_ptr<Scratch> scratch) {
+  scratch->Clear();
+  scratch->Trim();
+  spare_scratch_ = std::move(scratch);
+}
+
 void PeerOut::Flush() {
   if (ops_.empty()) return;
   Collapse();
-  withdraw_.clear();
-  group_attrs_.clear();
-  group_start_.clear();
-  announce_group_.clear();
-  announce_.clear();
-  group_index_.clear();
-  announce_group_.reserve(ops_.size());
-  announce_.reserve(ops_.size());
+  std::unique_ptr<Scratch> scratch = TakeScratch();
+  Scratch& s = *scratch;
+  s.announce_group.reserve(ops_.size());
+  s.announce.reserve(ops_.size());
   for (Op& op : ops_) {
     // Unchanged: nothing to send — unless re-announced (a refresh), and only what the peer has:
     // an add, a refresh and a delete in one batch leave nothing to withdraw.
     if (op.from == op.to && (!op.force || !op.to)) continue;
     if (!op.to) {
-      withdraw_.push_back(Nlri{op.prefix, 0, family_.safi});
+      s.withdraw.push_back(Nlri{op.prefix, 0, family_.safi});
       --counters_.advertised;
       continue;
     }
     if (!op.from) ++counters_.advertised;
     auto [it, added] =
-        group_index_.try_emplace(op.to.get(), static_cast<uint32_t>(group_attrs_.size()));
+        s.group_index.try_emplace(op.to.get(), static_cast<uint32_t>(s.group_attrs.size()));
     if (added) {
-      group_attrs_.push_back(std::move(op.to));  // the key's pointer stays valid
-      group_start_.push_back(0);
+      s.group_attrs.push_back(std::move(op.to));  // the key's pointer stays valid
+      s.group_start.push_back(0);
     }
-    ++group_start_[it->second];
-    announce_group_.push_back(it->second);
-    announce_.push_back(Nlri{op.prefix, 0, family_.safi});
+    ++s.group_start[it->second];
+    s.announce_group.push_back(it->second);
+    s.announce.push_back(Nlri{op.prefix, 0, family_.safi});
   }
   ops_.clear();
   if (ops_.capacity() > kKeepOps) std::vector<Op>().swap(ops_);  // a burst's is not kept
-  if (withdraw_.empty() && group_attrs_.empty()) return;
-  // Counting sort: group_start_ holds each group's size, then where it begins; each group keeps
+  if (!s.withdraw.empty() || !s.group_attrs.empty()) Encode(s);
+  ReturnScratch(std::move(scratch));
+}
+
+void PeerOut::Encode(Scratch& s) {
+  // Counting sort: group_start holds each group's size, then where it begins; each group keeps
   // its prefixes in batch order.
   uint32_t at = 0;
-  for (uint32_t& start : group_start_) {
+  for (uint32_t& start : s.group_start) {
     const uint32_t size = start;
     start = at;
     at += size;
   }
-  grouped_.resize(announce_.size());
-  for (size_t i = 0; i < announce_.size(); ++i) {
-    grouped_[group_start_[announce_group_[i]]++] = announce_[i];
+  s.grouped.resize(s.announce.size());
+  for (size_t i = 0; i < s.announce.size(); ++i) {
+    s.grouped[s.group_start[s.announce_group[i]]++] = s.announce[i];
   }
-  // group_start_[g] is now where group g ends.
+  // group_start[g] is now where group g ends.
   std::vector<uint8_t> out;
   int messages = 0;
-  counters_.withdrawn += withdraw_.size();
-  std::span<const Nlri> withdraw = withdraw_;
+  counters_.withdrawn += s.withdraw.size();
+  std::span<const Nlri> withdraw = s.withdraw;
   // The sets were made on other threads (the shard stage): loading them a group or two ahead
   // keeps the encoder from waiting on each of their cache lines in turn.
-  auto prefetch = [this](size_t g, bool deep) {
-    if (g < group_attrs_.size()) PrefetchForEncoding(*group_attrs_[g], deep);
+  auto prefetch = [&s](size_t g, bool deep) {
+    if (g < s.group_attrs.size()) PrefetchForEncoding(*s.group_attrs[g], deep);
   };
   prefetch(0, false);
   prefetch(1, false);
   prefetch(0, true);
-  for (size_t g = 0; g < group_attrs_.size(); ++g) {
+  for (size_t g = 0; g < s.group_attrs.size(); ++g) {
     prefetch(g + 2, false);
     prefetch(g + 1, true);
-    AttrRef& attrs = group_attrs_[g];
-    const uint32_t begin = g == 0 ? 0 : group_start_[g - 1];
-    const std::span<const Nlri> nlri(grouped_.data() + begin, group_start_[g] - begin);
+    AttrRef& attrs = s.group_attrs[g];
+    const uint32_t begin = g == 0 ? 0 : s.group_start[g - 1];
+    const std::span<const Nlri> nlri(s.grouped.data() + begin, s.group_start[g] - begin);
     absl::StatusOr<int> n = encoder_.Pack(attrs.get(), nlri, withdraw, &out);
     if (!n.ok()) {
       ++counters_.encode_errors;
@@ -203,22 +258,6 @@ void PeerOut::Flush() {
     if (n.ok()) messages += *n;
   }
   Send(std::move(out), messages);
-  ReleaseScratch();
-}
-
-// The encoding scratch of a burst (thousands of groups and prefixes) is not kept for the next
-// batch: memory follows the table, not the largest batch seen.
-void PeerOut::ReleaseScratch() {
-  auto trim = [](auto& v) {
-    if (v.capacity() > kKeepScratch) std::decay_t<decltype(v)>().swap(v);
-  };
-  trim(withdraw_);
-  trim(group_attrs_);
-  trim(group_start_);
-  trim(announce_group_);
-  trim(announce_);
-  trim(grouped_);
-  if (group_index_.capacity() > kKeepScratch) group_index_ = {};
 }
 
 void PeerOut::Send(std::vector<uint8_t> messages, int count) {

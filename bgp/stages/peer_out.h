@@ -32,7 +32,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/branch_tail.h"
@@ -107,8 +106,15 @@ class PeerOut : public BranchTail {
   // it should have after the last, re-announced if any of them was. The others send nothing.
   void Collapse();
   void Flush();
+  // Flush's encoding scratch (peer_out.cc), one per thread, lent to one Flush at a time: a Flush
+  // reached from inside another (through its session's callbacks) gets a fresh one.
+  struct Scratch;
+  static thread_local std::unique_ptr<Scratch> spare_scratch_;
+  static std::unique_ptr<Scratch> TakeScratch();
+  static void ReturnScratch(std::unique_ptr<Scratch> scratch);
+  // Flush's second half: the batch's changes, grouped in `scratch`, encoded and sent.
+  void Encode(Scratch& scratch);
   void Send(std::vector<uint8_t> messages, int count);
-  void ReleaseScratch();
   void CheckBacklog();
   // Blocks the reader while the backlog is high or the restart gate is closed.
   void ApplyBlocked();
@@ -129,17 +135,6 @@ class PeerOut : public BranchTail {
   std::vector<Op> ops_;
   // Collapse's scratch: a hash table of each prefix's first change (indexes into ops_).
   std::vector<uint32_t> first_of_;
-  // Encoding scratch, reused. A batch's announcements are grouped by attribute set in flat
-  // arrays (a counting sort by group), not a vector per group: a burst of thousands of sets
-  // costs no allocation per set.
-  std::vector<Nlri> withdraw_;
-  std::vector<AttrRef> group_attrs_;      // group g's set
-  std::vector<uint32_t> group_start_;     // where group g's prefixes begin in grouped_
-  std::vector<uint32_t> announce_group_;  // the group of each announcement, in batch order
-  std::vector<Nlri> announce_;            // the announcements, in batch order
-  std::vector<Nlri> grouped_;             // the announcements, group by group
-  // Each interned set's group: equal sets are one entry of the store (AttributeStore).
-  absl::flat_hash_map<const PathAttributes*, uint32_t> group_index_;
   PrefixWalk refresh_;
 };
 

@@ -4,6 +4,10 @@
 // decoded again (golden log of UPDATEs).
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "bgp/stages/peer_in.h"
 #include "bgp/stages/peer_out.h"
 #include "bgp/stages/send_budget.h"
@@ -55,6 +59,54 @@ class PeerOutTest : public testing::StagesTest {
   PeerOut* out_ = nullptr;
   AttrRef a_, b_;
 };
+
+// A session whose send runs more of the loop's work inline: here, another peer's batch.
+class ReentrantSession : public testing::FakeSession {
+ public:
+  using FakeSession::FakeSession;
+  bool SendMessages(std::vector<uint8_t> messages) override {
+    const bool ok = FakeSession::SendMessages(std::move(messages));
+    if (during_send) std::exchange(during_send, nullptr)();
+    return ok;
+  }
+  std::function<void()> during_send;
+};
+
+// The PeerOuts of a thread share Flush's scratch; a Flush that starts inside another one's send
+// gets its own, and each peer gets exactly its own batch.
+TEST_F(PeerOutTest, AFlushInsideAnotherPeersSendKeepsEachBatchApart) {
+  SessionParams params;
+  ReentrantSession first_session(&store_, params), second_session(&store_, params);
+  PeerOut::Options options;
+  options.high_water = 100000;
+  PeerIn::Options resolved;
+  resolved.mark_resolved = true;
+  PeerIn* first_in = plumber_.Make<PeerIn>("PeerIn1", &plumber_, &tables_, resolved);
+  PeerIn* second_in = plumber_.Make<PeerIn>("PeerIn2", &plumber_, &tables_, resolved);
+  PeerOut* first = plumber_.Make<PeerOut>("PeerOut1", io_, &first_session, params, kIPv4Unicast,
+                                          &flow_, &tables_, options);
+  PeerOut* second = plumber_.Make<PeerOut>("PeerOut2", io_, &second_session, params, kIPv4Unicast,
+                                           &flow_, &tables_, options);
+  stage::Plumber::Plumb<BgpRoute>(first_in, first);
+  stage::Plumber::Plumb<BgpRoute>(second_in, second);
+  first_in->SessionUp(sources_.Intern(testing::Source(2, "Q", "10.0.0.2", 65002, false)));
+  second_in->SessionUp(sources_.Intern(testing::Source(3, "R", "10.0.0.3", 65003, false)));
+  // The first peer's batch is big enough to be sent in several pieces; the second's arrives
+  // during the first piece's send.
+  for (uint32_t i = 0; i < 20000; ++i) first_in->Announce(N(i), i % 2 ? a_ : b_);
+  for (uint32_t i = 30000; i < 30100; ++i) second_in->Announce(N(i), a_);
+  first_session.during_send = [&] { second_in->Push(); };
+  first_in->Push();
+  EXPECT_EQ(first_session.held.size(), 20000u);
+  EXPECT_EQ(second_session.held.size(), 100u);
+  for (uint32_t i = 0; i < 20000; i += 997) {
+    ASSERT_TRUE(first_session.held.contains(N(i))) << i;
+    EXPECT_EQ(first_session.held.at(N(i)), i % 2 ? a_ : b_) << i;
+  }
+  EXPECT_TRUE(second_session.held.contains(N(30000)));
+  EXPECT_FALSE(second_session.held.contains(N(0)));
+  EXPECT_FALSE(first_session.held.contains(N(30000)));
+}
 
 TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
   // 2,000 /24s with one attribute set: 4 octets each, two 4,096-octet UPDATEs.
