@@ -1240,12 +1240,7 @@ def prepare_rov(ctx, args, log):
 
 
 def rov_markdown(results, devices, ctx):
-    """The ROV overhead (workload 1) and the re-validation phase's table."""
-    def median_of(name, key):
-        r = results.get(("1", name))
-        ok = [x[key] for x in r if isinstance(x, dict)] if isinstance(r, list) else []
-        return statistics.median(ok) if ok else None
-
+    """The VRPs and the re-validation phase's table (what ROV costs: overhead_markdown)."""
     lines = ["### RPKI route origin validation (workload 1)", ""]
     if getattr(ctx, "vrp_count", None):
         lines += [f"VRPs: {ctx.vrp_count:,} (IPv4, `{os.path.basename(ctx.vrps)}`), served by "
@@ -1253,12 +1248,6 @@ def rov_markdown(results, devices, ctx):
                   f"by the script: {ctx.rov_states['valid']:,} valid, "
                   f"{ctx.rov_states['invalid']:,} invalid, {ctx.rov_states['not-found']:,} "
                   f"not-found; an ROV device should hold about {ctx.rov_expect:,} prefixes.", ""]
-    for d in devices:
-        if d.rov:
-            plain, with_rov = median_of(d.name[:-4], "seconds"), median_of(d.name, "seconds")
-            if plain and with_rov:
-                lines.append(f"- {d.label}: {with_rov:.2f} s against {plain:.2f} s without ROV "
-                             f"({(with_rov / plain - 1) * 100:+.0f}%).")
     lines.append("")
     if getattr(ctx, "flips", None):
         lines += [f"Re-validation: {ctx.changed_vrps:,} VRPs get a new origin AS (file rewritten "
@@ -1288,6 +1277,90 @@ def rov_markdown(results, devices, ctx):
                 + f" | {len(ok)}{f' (capture lost {missed} frames)' if missed else ''} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def unavailable(d, w, ctx, args):
+    """Why device `d` cannot run workload `w` here, or None."""
+    ok, why = d.available(ctx)
+    if ok and isinstance(d, Floor) and w == "3" and not args.quick:
+        ok, why = False, "the monitor takes one session; the capture has one per peer"
+    if ok and isinstance(d, Floor) and w == "6":
+        ok, why = False, "no device between the upstreams and the monitor to time"
+    if ok and w == "5":
+        ok, why = d.kernel_available(ctx)
+        if ok and not isinstance(d, Floor):
+            ok, why = kernel.available()
+    return None if ok else why
+
+
+def run_order(devices, runs, interleave):
+    """(run index, device) in the order to run them: each device's runs together, or with
+    `interleave` round by round (every device once per round), so that a machine whose speed
+    drifts weighs on every device alike and runs of one round can be compared pairwise. The
+    floor, first in `devices`, runs first either way: it gives the expected counts."""
+    if interleave:
+        return [(i, d) for i in range(runs) for d in devices]
+    return [(i, d) for d in devices for i in range(runs)]
+
+
+def run_once(d, w, i, ctx, expect_of, log):
+    """One measured run of device `d` on workload `w`: its result, or the error's first line."""
+    try:
+        # Workload 6's table is workload 1's: so is the expected count.
+        r = measure(d, w, ctx, expect_of.get(w, expect_of.get("1") if w == "6" else None), log)
+    except RuntimeError as e:
+        log(f"workload {w} {d.name} run {i + 1}: FAILED {e}")
+        return str(e).splitlines()[0]
+    log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, cpu {r['cpu']:.2f} s, "
+        f"peak {r['peak_rss'] / 1e6:.0f} MB (PSS {r['peak_pss'] / 1e6:.0f} MB), held {r['held']}")
+    if r.get("processes"):
+        log(f"    per process (CPU, peak RSS): {r['processes']}")
+    if r.get("threads"):
+        log(f"    per thread (CPU): {r['threads']}")
+    if "reval" in r:
+        log(f"    re-validation: {r['reval']}")
+    return r
+
+
+# Devices that are another device plus one feature: what the feature costs is their difference.
+FEATURE_SUFFIXES = {"-obs": "a BMP station and the MRT update log", "-rov": "RPKI ROV"}
+
+
+def overhead_markdown(results, workloads, devices, interleaved):
+    """What each feature device (FEATURE_SUFFIXES) costs against the same device without it, in
+    time and CPU: with interleaved runs the median (min-max) of the per-round ratios, else the
+    ratio of the medians."""
+    names = {d.name for d in devices}
+    rows = []
+    for w in workloads:
+        for d in devices:
+            suffix = next((x for x in FEATURE_SUFFIXES if d.name.endswith(x)), None)
+            base = d.name[:-len(suffix)] if suffix else None
+            a, b = results.get((w, base)), results.get((w, d.name))
+            if base not in names or not isinstance(a, list) or not isinstance(b, list):
+                continue
+            cells = []
+            for key in ("seconds", "cpu"):
+                if interleaved:
+                    ratios = [y[key] / x[key] for x, y in zip(a, b)
+                              if isinstance(x, dict) and isinstance(y, dict) and x[key] > 0]
+                else:
+                    xs = [x[key] for x in a if isinstance(x, dict)]
+                    ys = [y[key] for y in b if isinstance(y, dict)]
+                    ratios = [statistics.median(ys) / statistics.median(xs)] if xs and ys else []
+                cells.append(fmt_range(ratios, lambda v: f"{(v - 1) * 100:+.1f}%")
+                             if ratios else "–")
+            rounds = sum(isinstance(x, dict) and isinstance(y, dict) for x, y in zip(a, b))
+            rows.append(f"| {w} | {d.name} | {base} | {FEATURE_SUFFIXES[suffix]} | {cells[0]} | "
+                        f"{cells[1]} | {rounds if interleaved else 'not interleaved'} |")
+    if not rows:
+        return ""
+    how = ("the median (min–max) of the per-round ratios" if interleaved else
+           "the ratio of the medians (runs not interleaved: --interleave pairs them by round)")
+    return "\n".join(["", "### What a feature costs", "",
+                      f"Each device against the same device without the feature: {how}.", "",
+                      "| workload | device | against | feature | time | CPU | rounds |",
+                      "|---|---|---|---|---|---|---|"] + rows + [""])
 
 
 def fib_markdown(results, devices):
@@ -1328,6 +1401,9 @@ def main():
                     help="comma-separated, from 1 2 3 4 5 6 (5 needs root: network namespaces; "
                     "6 too: a capture on lo)")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--interleave", action="store_true",
+                    help="run the devices round by round (each once per round) instead of each "
+                    "device's runs together; feature costs are then per-round ratios")
     ap.add_argument("--quick", action="store_true",
                     help="a small synthetic table instead of the captures (smoke test)")
     ap.add_argument("--quick-prefixes", type=int, default=20000)
@@ -1407,7 +1483,8 @@ def main():
         load = open("/proc/loadavg").read().split()[:3]
         mean_load = (f"; load average (1 min) sampled during the runs: median "
                      f"{statistics.median(loads):.1f}, max {max(loads):.1f}" if loads else "")
-        header = (f"Run {started:%Y-%m-%d %H:%M} UTC, {args.runs} run(s) each, "
+        header = (f"Run {started:%Y-%m-%d %H:%M} UTC, {args.runs} run(s) each"
+                  + (" (interleaved: round by round), " if args.interleave else ", ")
                   + (f"--quick ({args.quick_prefixes} synthetic prefixes)" if args.quick
                      else "real captures")
                   + (f"; Sluice import policy {args.sluice_import_policy}"
@@ -1417,6 +1494,7 @@ def main():
                   + f"; load average at the {'end' if final else 'last write'}: {' '.join(load)}"
                   + mean_load + f"; {os.cpu_count()} CPUs.\n")
         md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
+        md += overhead_markdown(results, workloads, devices, args.interleave)
         if "1" in workloads and any(d.rov for d in devices):
             md += rov_markdown(results, devices, ctx)
         if "5" in workloads:
@@ -1431,42 +1509,18 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         for w in workloads:
+            active = []
             for d in devices:
-                ok, why = d.available(ctx)
-                if ok and isinstance(d, Floor) and w == "3" and not args.quick:
-                    ok, why = False, "the monitor takes one session; the capture has one per peer"
-                if ok and isinstance(d, Floor) and w == "6":
-                    ok, why = False, "no device between the upstreams and the monitor to time"
-                if ok and w == "5":
-                    ok, why = d.kernel_available(ctx)
-                    if ok and not isinstance(d, Floor):
-                        ok, why = kernel.available()
-                if not ok:
+                why = unavailable(d, w, ctx, args)
+                if why:
                     results[(w, d.name)] = why
                     log(f"workload {w} {d.name}: n/a ({why})")
-                    continue
-                runs = []
-                for i in range(args.runs):
-                    loads.append(float(open("/proc/loadavg").read().split()[0]))
-                    try:
-                        # Workload 6's table is workload 1's: so is the expected count.
-                        r = measure(d, w, ctx, expect_of.get(w, expect_of.get("1") if w == "6"
-                                                             else None), log)
-                        runs.append(r)
-                        log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, "
-                            f"cpu {r['cpu']:.2f} s, peak {r['peak_rss'] / 1e6:.0f} MB "
-                            f"(PSS {r['peak_pss'] / 1e6:.0f} MB), "
-                            f"held {r['held']}")
-                        if r.get("processes"):
-                            log(f"    per process (CPU, peak RSS): {r['processes']}")
-                        if r.get("threads"):
-                            log(f"    per thread (CPU): {r['threads']}")
-                        if "reval" in r:
-                            log(f"    re-validation: {r['reval']}")
-                    except RuntimeError as e:
-                        runs.append(str(e).splitlines()[0])
-                        log(f"workload {w} {d.name} run {i + 1}: FAILED {e}")
-                    results[(w, d.name)] = runs
+                else:
+                    active.append(d)
+            for i, d in run_order(active, args.runs, args.interleave):
+                loads.append(float(open("/proc/loadavg").read().split()[0]))
+                runs = results.setdefault((w, d.name), [])
+                runs.append(run_once(d, w, i, ctx, expect_of, log))
                 if isinstance(d, Floor):
                     held = [x["table_held"] if "table_held" in x else x["held"]
                             for x in runs if isinstance(x, dict)]
