@@ -4,6 +4,8 @@
 //                           an Adj-RIB-In-like vector of (prefix, AttrRef), with a fresh store:
 //                           the cost of loading a full table. Counters: updates/s, prefixes/s.
 //   BM_DecodePchWarmStore   the same with every attribute set already interned (steady state).
+//   BM_EncodePch            encode every UPDATE's announcements again (UpdateEncoder::Pack), as
+//                           PeerOut and the BMP monitor do: the cost of sending a full table.
 //   BM_PchTableMemory       the final table of the capture (577,706 prefixes announced, 3 of them
 //                           withdrawn later): bytes per route for prefix + attribute reference,
 //                           and in total with the shared attribute sets.
@@ -23,6 +25,7 @@
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
 #include "bgp/wire/update_decoder.h"
+#include "bgp/wire/update_encoder.h"
 
 namespace sluice::bgp {
 namespace {
@@ -181,6 +184,40 @@ void BM_PchTableMemory(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PchTableMemory)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// Encoding the capture back: each UPDATE's announcements re-packed by the encoder the pipeline's
+// PeerOut and the BMP monitor use (attributes, then NLRI, into one growing buffer, cleared per
+// pass): what sending a full table costs, without the stages.
+void BM_EncodePch(benchmark::State& state) {
+  const Capture& c = Pch();
+  if (!c.error.empty()) return state.SkipWithError(c.error.c_str());
+  AttributeStore store;
+  UpdateDecoder decoder(PchParams(), &store);
+  std::vector<std::pair<AttrRef, std::vector<Nlri>>> updates;
+  size_t prefixes = 0;
+  UpdateMessage u;
+  for (const auto& [off, len] : c.messages) {
+    decoder.Decode(Bytes(c.bytes.data() + off, len), &u);
+    if (u.announced.empty()) continue;
+    updates.emplace_back(u.attributes, u.announced);
+    prefixes += u.announced.size();
+  }
+  u.Clear();
+  const UpdateEncoder encoder(PchParams(), /*readvertise=*/false);
+  std::vector<uint8_t> out;
+  for (auto _ : state) {
+    out.clear();
+    for (const auto& [attrs, nlri] : updates) {
+      if (!encoder.Pack(attrs.get(), nlri, {}, &out).ok()) {
+        return state.SkipWithError("an UPDATE of the capture did not encode");
+      }
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["octets"] = double(out.size());
+  SetRates(state, updates.size(), prefixes);
+}
+BENCHMARK(BM_EncodePch)->Unit(benchmark::kMillisecond);
 
 PathAttributes SampleAttrs(uint32_t i) {
   PathAttributes a;

@@ -14,15 +14,15 @@ uint8_t OptTransFlags(const PathAttributes& a, AttrType type) {
 }  // namespace
 
 void AppendAttributeHeader(uint8_t flags, uint8_t type, size_t value_size, ByteWriter& out) {
-  if (value_size > 255) {
-    out.U8(flags | kFlagExtendedLength);
-    out.U8(type);
-    out.U16(uint16_t(value_size));
-  } else {
-    out.U8(flags & ~kFlagExtendedLength);
-    out.U8(type);
-    out.U8(uint8_t(value_size));
+  // One append per header: it comes before every attribute we encode.
+  uint8_t header[4] = {uint8_t(flags & ~kFlagExtendedLength), type, uint8_t(value_size), 0};
+  if (value_size <= 255) {
+    out.Append(header, 3);
+    return;
   }
+  header[0] = flags | kFlagExtendedLength;
+  StoreU16(header + 2, uint16_t(value_size));
+  out.Append(header, 4);
 }
 
 void AppendAttribute(uint8_t flags, uint8_t type, Bytes value, ByteWriter& out) {

@@ -1,5 +1,7 @@
 #include "bgp/wire/notification.h"
 
+#include <cstring>
+
 #include "absl/strings/str_format.h"
 
 namespace sluice::bgp {
@@ -116,9 +118,12 @@ std::string Notification::ToString() const {
 }
 
 void AppendHeader(MessageType type, size_t body_size, ByteWriter& out) {
-  for (int i = 0; i < kMarkerSize; ++i) out.U8(0xff);
-  out.U16(uint16_t(kHeaderSize + body_size));
-  out.U8(uint8_t(type));
+  // One append of the whole header: every UPDATE we encode starts here.
+  uint8_t header[kHeaderSize];
+  std::memset(header, 0xff, kMarkerSize);
+  StoreU16(header + kMarkerSize, uint16_t(kHeaderSize + body_size));
+  header[kMarkerSize + 2] = uint8_t(type);
+  out.Append(header, kHeaderSize);
 }
 
 void AppendNotification(const Notification& n, std::vector<uint8_t>* out) {
