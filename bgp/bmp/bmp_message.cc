@@ -1,5 +1,7 @@
 #include "bgp/bmp/bmp_message.h"
 
+#include <algorithm>
+
 #include "bgp/wire/byte_io.h"
 
 namespace sluice::bgp::bmp {
@@ -45,21 +47,31 @@ void AppendStringTlv(uint16_t type, const std::string& s, std::vector<uint8_t>* 
 
 }  // namespace
 
-void AppendPerPeerHeader(const PeerHeader& peer, std::vector<uint8_t>* out) {
-  ByteWriter w(out);
+EncodedPeerHeader EncodePerPeerHeader(const PeerHeader& peer) {
+  EncodedPeerHeader b{};
   uint8_t flags = peer.flags;
   if (peer.type == PeerType::kGlobal) {
     flags = uint8_t((flags & ~kFlagV) | (peer.address.is_v6() ? kFlagV : 0));
   }
-  w.U8(static_cast<uint8_t>(peer.type));
-  w.U8(flags);
-  w.U32(uint32_t(peer.distinguisher >> 32));
-  w.U32(uint32_t(peer.distinguisher));
-  AppendAddress16(peer.address, out);
-  w.U32(peer.as);
-  w.U32(peer.bgp_id);
-  w.U32(peer.seconds);
-  w.U32(peer.microseconds);
+  b[0] = static_cast<uint8_t>(peer.type);
+  b[1] = flags;
+  StoreU32(&b[2], uint32_t(peer.distinguisher >> 32));
+  StoreU32(&b[6], uint32_t(peer.distinguisher));
+  if (peer.address.is_v6()) {
+    peer.address.v6().ToBytes(&b[10]);
+  } else {
+    StoreU32(&b[22], peer.address.v4().value());
+  }
+  StoreU32(&b[26], peer.as);
+  StoreU32(&b[30], peer.bgp_id);
+  StoreU32(&b[34], peer.seconds);
+  StoreU32(&b[38], peer.microseconds);
+  return b;
+}
+
+void AppendPerPeerHeader(const PeerHeader& peer, std::vector<uint8_t>* out) {
+  EncodedPeerHeader b = EncodePerPeerHeader(peer);
+  out->insert(out->end(), b.begin(), b.end());
 }
 
 void AppendInitiation(const std::string& sys_name, const std::string& sys_descr,
@@ -116,10 +128,19 @@ void AppendPeerDown(const PeerHeader& peer, DownReason reason, std::span<const u
 
 void AppendRouteMonitoring(const PeerHeader& peer, std::span<const uint8_t> update,
                            std::vector<uint8_t>* out) {
-  size_t start = BeginMessage(MessageType::kRouteMonitoring, out);
-  AppendPerPeerHeader(peer, out);
-  ByteWriter(out).Append(update);
-  EndMessage(start, out);
+  AppendRouteMonitoring(EncodePerPeerHeader(peer), update, out);
+}
+
+void AppendRouteMonitoring(const EncodedPeerHeader& peer, std::span<const uint8_t> update,
+                           std::vector<uint8_t>* out) {
+  // Two appends per message: the headers, then the UPDATE.
+  std::array<uint8_t, kCommonHeaderSize + kPerPeerHeaderSize> headers;
+  headers[0] = kVersion;
+  StoreU32(&headers[1], uint32_t(headers.size() + update.size()));
+  headers[5] = static_cast<uint8_t>(MessageType::kRouteMonitoring);
+  std::copy(peer.begin(), peer.end(), headers.begin() + kCommonHeaderSize);
+  out->insert(out->end(), headers.begin(), headers.end());
+  out->insert(out->end(), update.begin(), update.end());
 }
 
 void AppendStatisticsReport(const PeerHeader& peer, std::span<const Statistic> stats,

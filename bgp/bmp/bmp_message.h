@@ -10,6 +10,7 @@
 // Sizes: a message longer than 2^32-1 octets cannot be built; BGP PDUs are at most 65535 octets
 // (RFC 8654), so none is.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -83,6 +84,10 @@ struct Statistic {
 
 // The per-peer header alone (42 octets), for tests and for the messages below.
 void AppendPerPeerHeader(const PeerHeader& peer, std::vector<uint8_t>* out);
+// The same octets, encoded once for the messages that share them (a batch of one peer's UPDATEs
+// stamped with one time).
+using EncodedPeerHeader = std::array<uint8_t, kPerPeerHeaderSize>;
+EncodedPeerHeader EncodePerPeerHeader(const PeerHeader& peer);
 
 // Initiation (§4.3): sysDescr (TLV 1) and sysName (TLV 2) information TLVs.
 void AppendInitiation(const std::string& sys_name, const std::string& sys_descr,
@@ -102,6 +107,8 @@ void AppendPeerDown(const PeerHeader& peer, DownReason reason, std::span<const u
                     uint16_t fsm_event, std::vector<uint8_t>* out);
 // Route Monitoring (§4.6): one whole BGP UPDATE PDU.
 void AppendRouteMonitoring(const PeerHeader& peer, std::span<const uint8_t> update,
+                           std::vector<uint8_t>* out);
+void AppendRouteMonitoring(const EncodedPeerHeader& peer, std::span<const uint8_t> update,
                            std::vector<uint8_t>* out);
 // Statistics Report (§4.8): gauges (8-octet values).
 void AppendStatisticsReport(const PeerHeader& peer, std::span<const Statistic> stats,

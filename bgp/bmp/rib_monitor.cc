@@ -98,8 +98,9 @@ void EncodeRuns(const RouteChanges& changes, const UpdateEncoder& encoder,
 
 void FrameUpdates(std::span<const uint8_t> updates, PeerHeader header, std::vector<uint8_t>* out) {
   StampNow(&header);
+  const EncodedPeerHeader encoded = EncodePerPeerHeader(header);  // one per batch
   for (std::span<const uint8_t> m : SplitBgpMessages(updates))
-    AppendRouteMonitoring(header, m, out);
+    AppendRouteMonitoring(encoded, m, out);
 }
 
 // The UPDATEs this thread encoded last for a pipeline batch, kept until the stages' hand-over is

@@ -92,6 +92,21 @@ TEST(BmpMessageTest, RouteMonitoringCarriesTheUpdate) {
   EXPECT_EQ(out, Cat({V{3, 0, 0, 0, uint8_t(len), 0}, PerPeer4(0, 0), update}));
 }
 
+// The per-peer header encoded once serves a batch: each message after the one before it.
+TEST(BmpMessageTest, RouteMonitoringOfABatchSharesOneEncodedPeerHeader) {
+  V update(23, 0);
+  for (int i = 0; i < 16; ++i) update[i] = 0xff;
+  update[17] = 23;
+  update[18] = 2;
+  const EncodedPeerHeader encoded = EncodePerPeerHeader(Peer4());
+  EXPECT_EQ(V(encoded.begin(), encoded.end()), PerPeer4(0, 0));
+  V out{9, 9};  // what the buffer already holds stays
+  AppendRouteMonitoring(encoded, update, &out);
+  AppendRouteMonitoring(encoded, update, &out);
+  const V one = Cat({V{3, 0, 0, 0, 6 + 42 + 23, 0}, PerPeer4(0, 0), update});
+  EXPECT_EQ(out, Cat({V{9, 9}, one, one}));
+}
+
 TEST(BmpMessageTest, PeerUp) {
   V sent{1, 2, 3}, received{4, 5};  // stand-ins for the OPENs
   V out;
