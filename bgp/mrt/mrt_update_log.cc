@@ -189,8 +189,9 @@ void MrtUpdateLog::Run() {
 }
 
 void MrtUpdateLog::EnsureFile(absl::Time period) {
+  if (period <= period_ && writer_) return;  // every record but a period's first: no clock read
   const absl::Time now = absl::Now();
-  if (period <= period_ && (writer_ || now < next_attempt_)) return;
+  if (period <= period_ && now < next_attempt_) return;
   period = std::max(period, period_);
   absl::StatusOr<std::string> name = FormatMrtPath(options_.pattern, period);
   if (writer_ && name.ok() && *name == writer_name_) {

@@ -14,6 +14,8 @@
 namespace sluice::bgp::mrt {
 namespace {
 
+constexpr unsigned kFileBufferBytes = 128 << 10;  // zlib's buffer (twice this when compressing)
+
 void WriteAddress(const net::IPAddress& a, ByteWriter& w) {
   uint8_t b[16];
   if (a.is_v4()) {
@@ -71,6 +73,8 @@ absl::StatusOr<std::unique_ptr<MrtWriter>> MrtWriter::Open(const std::string& pa
     return absl::InternalError(absl::StrFormat(
         "cannot create %s: %s", path, errno != 0 ? std::strerror(errno) : "out of memory"));
   }
+  // zlib's default 8 KiB would make a system call per 8 KiB of a log or a dump.
+  gzbuffer(f, kFileBufferBytes);
   std::unique_ptr<MrtWriter> w(new MrtWriter());
   w->gz_ = f;
   w->path_ = path;
@@ -123,8 +127,8 @@ absl::Status MrtWriter::Emit(uint32_t timestamp, uint16_t type, uint16_t subtype
 }
 
 absl::Status MrtWriter::WritePeerIndexTable(uint32_t timestamp, const PeerIndexTable& table) {
-  std::vector<uint8_t> body;
-  ByteWriter w(&body);
+  body_.clear();
+  ByteWriter w(&body_);
   w.U32(table.collector_id.value());
   w.U16(uint16_t(table.view_name.size()));
   w.Append(reinterpret_cast<const uint8_t*>(table.view_name.data()), table.view_name.size());
@@ -136,17 +140,16 @@ absl::Status MrtWriter::WritePeerIndexTable(uint32_t timestamp, const PeerIndexT
     w.U32(p.as);
   }
   return Emit(timestamp, uint16_t(MrtType::kTableDumpV2),
-              uint16_t(TableDumpV2Subtype::kPeerIndexTable), body);
+              uint16_t(TableDumpV2Subtype::kPeerIndexTable), body_);
 }
 
 absl::Status MrtWriter::WriteRib(uint32_t timestamp, uint32_t sequence, const net::Prefix& prefix,
                                  Safi safi, std::span<const RibEntry> entries, bool add_path) {
-  std::vector<uint8_t> body;
-  ByteWriter w(&body);
+  body_.clear();
+  ByteWriter w(&body_);
   w.U32(sequence);
   EncodeNlri(Nlri{prefix, 0, safi}, false, w);
   w.U16(uint16_t(entries.size()));
-  std::vector<uint8_t> attrs;
   for (const RibEntry& e : entries) {
     if (!e.attributes) {
       return absl::InvalidArgumentError(
@@ -155,21 +158,21 @@ absl::Status MrtWriter::WriteRib(uint32_t timestamp, uint32_t sequence, const ne
     w.U16(e.peer_index);
     w.U32(e.originated_time);
     if (add_path) w.U32(e.path_id);
-    attrs.clear();
-    EncodeRibAttributes(*e.attributes, &attrs);
-    w.U16(uint16_t(attrs.size()));
-    w.Append(attrs);
+    attributes_.clear();
+    EncodeRibAttributes(*e.attributes, &attributes_);
+    w.U16(uint16_t(attributes_.size()));
+    w.Append(attributes_);
   }
   uint16_t subtype = prefix.is_v4() ? 2 : 4;
   if (safi == Safi::kMulticast) subtype += 1;
   if (add_path) subtype += 6;
-  return Emit(timestamp, uint16_t(MrtType::kTableDumpV2), subtype, body);
+  return Emit(timestamp, uint16_t(MrtType::kTableDumpV2), subtype, body_);
 }
 
 absl::Status MrtWriter::WriteBgp4mpMessage(uint32_t timestamp, uint32_t microseconds,
                                            bool extended_time, const Bgp4mpMessage& m) {
-  std::vector<uint8_t> body;
-  ByteWriter w(&body);
+  body_.clear();
+  ByteWriter w(&body_);
   WriteBgp4mpHeader(m.peer_as, m.local_as, m.interface_index, m.peer_address, m.local_address,
                     m.as4, w);
   w.Append(m.message);
@@ -183,20 +186,20 @@ absl::Status MrtWriter::WriteBgp4mpMessage(uint32_t timestamp, uint32_t microsec
                   : (m.as4 ? Bgp4mpSubtype::kMessageAs4 : Bgp4mpSubtype::kMessage);
   }
   return Emit(timestamp, uint16_t(extended_time ? MrtType::kBgp4mpEt : MrtType::kBgp4mp),
-              uint16_t(sub), body, extended_time, microseconds);
+              uint16_t(sub), body_, extended_time, microseconds);
 }
 
 absl::Status MrtWriter::WriteBgp4mpStateChange(uint32_t timestamp, uint32_t microseconds,
                                                bool extended_time, bool as4,
                                                const Bgp4mpStateChange& c) {
-  std::vector<uint8_t> body;
-  ByteWriter w(&body);
+  body_.clear();
+  ByteWriter w(&body_);
   WriteBgp4mpHeader(c.peer_as, c.local_as, c.interface_index, c.peer_address, c.local_address, as4,
                     w);
   w.U16(c.old_state);
   w.U16(c.new_state);
   return Emit(timestamp, uint16_t(extended_time ? MrtType::kBgp4mpEt : MrtType::kBgp4mp),
-              uint16_t(as4 ? Bgp4mpSubtype::kStateChangeAs4 : Bgp4mpSubtype::kStateChange), body,
+              uint16_t(as4 ? Bgp4mpSubtype::kStateChangeAs4 : Bgp4mpSubtype::kStateChange), body_,
               extended_time, microseconds);
 }
 

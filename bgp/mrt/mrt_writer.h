@@ -60,7 +60,9 @@ class MrtWriter {
   void* gz_ = nullptr;  // gzFile
   std::vector<uint8_t>* memory_ = nullptr;
   std::string path_;
-  std::vector<uint8_t> record_;
+  // Reused by every record (no allocation per record): the record, its body, a RIB entry's
+  // attributes.
+  std::vector<uint8_t> record_, body_, attributes_;
 };
 
 // RFC 6396 §4.3.4 attribute block of a RIB entry for `attrs` (for tests and for the writer).
