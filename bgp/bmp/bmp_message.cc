@@ -8,13 +8,18 @@ namespace sluice::bgp::bmp {
 
 namespace {
 
+// RFC 7854 §4.1: version, message length (headers included), type.
+void StoreCommonHeader(MessageType type, uint32_t length, uint8_t* at) {
+  at[0] = kVersion;
+  StoreU32(at + 1, length);
+  at[5] = static_cast<uint8_t>(type);
+}
+
 // Writes the common header with a length placeholder; returns where the message starts.
 size_t BeginMessage(MessageType type, std::vector<uint8_t>* out) {
   size_t start = out->size();
-  ByteWriter w(out);
-  w.U8(kVersion);
-  w.U32(0);
-  w.U8(static_cast<uint8_t>(type));
+  out->resize(start + kCommonHeaderSize);
+  StoreCommonHeader(type, 0, out->data() + start);
   return start;
 }
 
@@ -135,9 +140,8 @@ void AppendRouteMonitoring(const EncodedPeerHeader& peer, std::span<const uint8_
                            std::vector<uint8_t>* out) {
   // Two appends per message: the headers, then the UPDATE.
   std::array<uint8_t, kCommonHeaderSize + kPerPeerHeaderSize> headers;
-  headers[0] = kVersion;
-  StoreU32(&headers[1], uint32_t(headers.size() + update.size()));
-  headers[5] = static_cast<uint8_t>(MessageType::kRouteMonitoring);
+  StoreCommonHeader(MessageType::kRouteMonitoring, uint32_t(headers.size() + update.size()),
+                    headers.data());
   std::copy(peer.begin(), peer.end(), headers.begin() + kCommonHeaderSize);
   out->insert(out->end(), headers.begin(), headers.end());
   out->insert(out->end(), update.begin(), update.end());
