@@ -14,8 +14,6 @@
 namespace sluice::bgp::mrt {
 namespace {
 
-constexpr unsigned kFileBufferBytes = 128 << 10;  // zlib's buffer (twice this when compressing)
-
 void WriteAddress(const net::IPAddress& a, ByteWriter& w) {
   uint8_t b[16];
   if (a.is_v4()) {
@@ -65,7 +63,8 @@ void EncodeRibAttributes(const PathAttributes& attrs, std::vector<uint8_t>* out)
   EncodeAttributes(attrs, options, 16, 255, w);
 }
 
-absl::StatusOr<std::unique_ptr<MrtWriter>> MrtWriter::Open(const std::string& path, bool append) {
+absl::StatusOr<std::unique_ptr<MrtWriter>> MrtWriter::Open(const std::string& path, bool append,
+                                                           unsigned buffer_bytes) {
   const bool gzip = absl::EndsWith(path, ".gz");
   errno = 0;
   gzFile f = gzopen(path.c_str(), append ? (gzip ? "ab6" : "abT") : (gzip ? "wb6" : "wbT"));
@@ -73,8 +72,7 @@ absl::StatusOr<std::unique_ptr<MrtWriter>> MrtWriter::Open(const std::string& pa
     return absl::InternalError(absl::StrFormat(
         "cannot create %s: %s", path, errno != 0 ? std::strerror(errno) : "out of memory"));
   }
-  // zlib's default 8 KiB would make a system call per 8 KiB of a log or a dump.
-  gzbuffer(f, kFileBufferBytes);
+  gzbuffer(f, buffer_bytes);
   std::unique_ptr<MrtWriter> w(new MrtWriter());
   w->gz_ = f;
   w->path_ = path;

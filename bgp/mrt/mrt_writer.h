@@ -26,11 +26,15 @@ namespace sluice::bgp::mrt {
 
 class MrtWriter {
  public:
+  // zlib's own buffer size: what a log that must reach its file soon keeps.
+  static constexpr unsigned kDefaultBufferBytes = 8 << 10;
   // Creates (or with `append`, appends to: a gzip file gets another gzip member, which readers
-  // take as one stream) the file at `path`. Errors: Internal naming the path and the system's
-  // reason (strerror) when it cannot be opened.
-  static absl::StatusOr<std::unique_ptr<MrtWriter>> Open(const std::string& path,
-                                                         bool append = false);
+  // take as one stream) the file at `path`. Records are written to the file `buffer_bytes` at a
+  // time (twice that before compression), on Flush and on Close: a dump written at once and
+  // closed takes a large buffer, for fewer system calls. Errors: Internal naming the path and
+  // the system's reason (strerror) when it cannot be opened.
+  static absl::StatusOr<std::unique_ptr<MrtWriter>> Open(
+      const std::string& path, bool append = false, unsigned buffer_bytes = kDefaultBufferBytes);
   // Appends the records to `out` (uncompressed) instead of a file.
   explicit MrtWriter(std::vector<uint8_t>* out);
   ~MrtWriter();
