@@ -141,14 +141,15 @@ UpdateLogStats MrtUpdateLog::stats() const {
 void MrtUpdateLog::Run() {
   Chunks batch;
   for (;;) {
-    bool stop = false;
+    bool stop = false, flush_wanted = false;
     uint64_t flush = 0;
     {
       std::unique_lock lock(mu_);
       const absl::Time period_end =
           period_ == absl::InfinitePast() ? absl::Now() : period_ + options_.rotate;
-      auto asked = [&] { return stop_ || flush_asked_ > flush_done_ || absl::Now() >= period_end; };
-      wake_.wait_until(lock, ToChrono(period_end), [&] { return asked() || !queue_.empty(); });
+      const absl::Time deadline = std::min(period_end, flush_due_);
+      auto asked = [&] { return stop_ || flush_asked_ > flush_done_ || absl::Now() >= deadline; };
+      wake_.wait_until(lock, ToChrono(deadline), [&] { return asked() || !queue_.empty(); });
       // The first record of a burst woke us: let the burst gather (a wake-up per message would
       // cost the loop a futex call and us a context switch each).
       wake_.wait_for(lock, kGather, [&] { return asked() || queued_octets_ >= kGatherOctets; });
@@ -156,6 +157,7 @@ void MrtUpdateLog::Run() {
       queued_octets_ = 0;
       stop = stop_;
       flush = flush_asked_;
+      flush_wanted = flush_asked_ > flush_done_;
     }
     for (const std::unique_ptr<Chunk>& chunk : batch) {
       for (const Item& item : chunk->items) {
@@ -164,10 +166,7 @@ void MrtUpdateLog::Run() {
     }
     // The current period's file, even when nothing arrives in it.
     EnsureFile(PeriodStart(absl::Now(), options_.rotate));
-    if (writer_ && flush != 0) {
-      absl::Status s = writer_->Flush();
-      if (!s.ok()) tally_.error = std::string(s.message());
-    }
+    MaybeFlush(flush_wanted);
     {
       std::lock_guard lock(mu_);
       RecycleLocked(batch);
@@ -202,7 +201,7 @@ void MrtUpdateLog::EnsureFile(absl::Time period) {
   period_ = period;
   next_attempt_ = now + absl::Seconds(1);
   absl::StatusOr<std::unique_ptr<MrtWriter>> w =
-      name.ok() ? MrtWriter::Open(*name, /*append=*/true)
+      name.ok() ? MrtWriter::Open(*name, /*append=*/true, kFileBufferBytes)
                 : absl::StatusOr<std::unique_ptr<MrtWriter>>(name.status());
   if (w.ok()) writer_name_ = *name;
   std::lock_guard lock(mu_);
@@ -218,8 +217,17 @@ void MrtUpdateLog::EnsureFile(absl::Time period) {
   ++stats_.files;
 }
 
+void MrtUpdateLog::MaybeFlush(bool asked) {
+  if (!writer_ || flush_due_ == absl::InfiniteFuture()) return;  // nothing buffered
+  if (!asked && absl::Now() < flush_due_) return;
+  flush_due_ = absl::InfiniteFuture();
+  absl::Status s = writer_->Flush();
+  if (!s.ok()) tally_.error = std::string(s.message());
+}
+
 void MrtUpdateLog::CloseFile() {
   if (!writer_) return;
+  flush_due_ = absl::InfiniteFuture();  // closing flushes
   absl::Status s = writer_->Close();
   writer_.reset();
   std::lock_guard lock(mu_);
@@ -262,6 +270,7 @@ void MrtUpdateLog::Write(const Item& item, std::span<const uint8_t> message) {
     return;
   }
   ++(item.state_change ? tally_.state_changes : tally_.messages);
+  if (flush_due_ == absl::InfiniteFuture()) flush_due_ = absl::Now() + kFlushDelay;
 }
 
 void MrtUpdateLog::MergeTallyLocked() {

@@ -18,7 +18,9 @@
 // the period's file held, and a pattern that names the same file for two periods keeps one
 // growing file. A name ending in ".gz" is gzip-compressed (a member per opening). A file that
 // cannot be opened (a missing directory, no permission) drops the period's records, counted, with
-// the reason in stats().error; opening is tried again at most once a second.
+// the reason in stats().error; opening is tried again at most once a second. A record reaches its
+// file (the kernel's page cache: no fsync) at most about kFlushDelay after it was written to the
+// file's buffer, however quiet the sessions are afterwards.
 
 #include <chrono>
 #include <condition_variable>
@@ -97,6 +99,10 @@ class MrtUpdateLog : public MessageTap {
   // The writer takes a burst when it holds kGatherOctets or kGather after its first record.
   static constexpr size_t kGatherOctets = size_t{1} << 20;
   static constexpr std::chrono::milliseconds kGather{10};
+  // The file's buffer (larger than zlib's 8 KiB: fewer writes) is flushed this long after the
+  // first record it took since the last flush.
+  static constexpr unsigned kFileBufferBytes = 128 << 10;
+  static constexpr absl::Duration kFlushDelay = absl::Seconds(1);
 
   explicit MrtUpdateLog(UpdateLogOptions options);
   void Enqueue(Item item, std::span<const uint8_t> message);
@@ -109,6 +115,8 @@ class MrtUpdateLog : public MessageTap {
   // Periods only move forward: a record queued before a rotation goes in the newer file.
   void EnsureFile(absl::Time period);
   void CloseFile();
+  // Flushes the file's buffer when asked (`asked`) or when its records have waited kFlushDelay.
+  void MaybeFlush(bool asked);
   // Writes one record, counting it in tally_.
   void Write(const Item& item, std::span<const uint8_t> message);
   // Called with mu_ held: adds tally_ to stats_ (once per burst, not a lock per record).
@@ -131,8 +139,9 @@ class MrtUpdateLog : public MessageTap {
   };
   Tally tally_;  // what this burst wrote and lost, for stats_
   std::unique_ptr<MrtWriter> writer_;
-  std::string writer_name_;                   // the open file's name
-  absl::Time period_ = absl::InfinitePast();  // of the open file (or of the failed attempt)
+  std::string writer_name_;                        // the open file's name
+  absl::Time period_ = absl::InfinitePast();       // of the open file (or of the failed attempt)
+  absl::Time flush_due_ = absl::InfiniteFuture();  // when the buffered records must be flushed
   absl::Time next_attempt_ = absl::InfinitePast();
   uint64_t dropped_reported_ = 0;
   absl::Time next_drop_report_ = absl::InfinitePast();

@@ -26,7 +26,7 @@ namespace sluice::bgp::mrt {
 
 class MrtWriter {
  public:
-  // zlib's own buffer size: what a log that must reach its file soon keeps.
+  // zlib's own buffer size.
   static constexpr unsigned kDefaultBufferBytes = 8 << 10;
   // Creates (or with `append`, appends to: a gzip file gets another gzip member, which readers
   // take as one stream) the file at `path`. Records are written to the file `buffer_bytes` at a

@@ -239,6 +239,35 @@ TEST(MrtUpdateLogTest, ALongBurstIsWrittenWholeAndInOrder) {
   EXPECT_EQ(i, kSent);
 }
 
+// Records in `file` that a reader gets now (the writer may still have it open).
+int RecordsIn(const std::string& file) {
+  auto reader = MrtReader::Open(file);
+  if (!reader.ok()) return 0;
+  MrtRecord r;
+  int n = 0;
+  while ((*reader)->Next(&r)) ++n;
+  return n;
+}
+
+// A router that goes quiet after a few UPDATEs: they reach the file without a Flush, a rotation
+// or the log's end (plain and gzip files).
+TEST(MrtUpdateLogTest, AQuietLogsRecordsReachTheFile) {
+  for (const char* name : {"updates", "updates.gz"}) {
+    SCOPED_TRACE(name);
+    TempDir dir;
+    auto log = MrtUpdateLog::Start({dir / name, absl::Minutes(15)});
+    ASSERT_TRUE(log.ok());
+    (*log)->OnStateChange(Peer(true), FsmState::kOpenConfirm, FsmState::kEstablished);
+    (*log)->OnMessageReceived(Peer(true), Update(true, {64496}, {"198.51.100.0/24"}));
+    const absl::Time start = absl::Now();
+    int records = 0;
+    while ((records = RecordsIn(dir / name)) < 2 && absl::Now() - start < absl::Seconds(10)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(records, 2) << "after " << absl::Now() - start;
+  }
+}
+
 TEST(MrtUpdateLogTest, UnwritableDirectorySaysWhy) {
   auto log = MrtUpdateLog::Start({"/nonexistent-mrt-dir/updates.%H%M", absl::Minutes(15)});
   ASSERT_TRUE(log.ok());
