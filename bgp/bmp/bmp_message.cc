@@ -27,14 +27,20 @@ void EndMessage(size_t start, std::vector<uint8_t>* out) {
   StoreU32(out->data() + start + 1, uint32_t(out->size() - start));
 }
 
-void AppendAddress16(const net::IPAddress& a, std::vector<uint8_t>* out) {
-  uint8_t b[16] = {};
+// RFC 7854 §4.2: 16 octets, an IPv4 address in the last 4 (the first 12 zero).
+void StoreAddress16(const net::IPAddress& a, uint8_t* at) {
+  std::fill(at, at + 16, uint8_t{0});
   if (a.is_v6()) {
-    a.v6().ToBytes(b);
+    a.v6().ToBytes(at);
   } else {
-    StoreU32(b + 12, a.v4().value());
+    StoreU32(at + 12, a.v4().value());
   }
-  out->insert(out->end(), b, b + 16);
+}
+
+void AppendAddress16(const net::IPAddress& a, std::vector<uint8_t>* out) {
+  const size_t at = out->size();
+  out->resize(at + 16);
+  StoreAddress16(a, out->data() + at);
 }
 
 void AppendTlv(uint16_t type, std::span<const uint8_t> value, std::vector<uint8_t>* out) {
@@ -62,11 +68,7 @@ EncodedPeerHeader EncodePerPeerHeader(const PeerHeader& peer) {
   b[1] = flags;
   StoreU32(&b[2], uint32_t(peer.distinguisher >> 32));
   StoreU32(&b[6], uint32_t(peer.distinguisher));
-  if (peer.address.is_v6()) {
-    peer.address.v6().ToBytes(&b[10]);
-  } else {
-    StoreU32(&b[22], peer.address.v4().value());
-  }
+  StoreAddress16(peer.address, &b[10]);
   StoreU32(&b[26], peer.as);
   StoreU32(&b[30], peer.bgp_id);
   StoreU32(&b[34], peer.seconds);
