@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "bgp/wire/attribute_encoder.h"
+#include "bgp/wire/byte_io.h"
 #include "bgp/wire/nlri.h"
 
 namespace sluice::bgp::mrt {
@@ -102,23 +103,24 @@ absl::Status MrtWriter::Flush() {
 }
 
 absl::Status MrtWriter::Emit(uint32_t timestamp, uint16_t type, uint16_t subtype,
-                             const std::vector<uint8_t>& body, bool extended_time,
-                             uint32_t microseconds) {
-  record_.clear();
-  ByteWriter w(&record_);
-  w.U32(timestamp);
-  w.U16(type);
-  w.U16(subtype);
-  w.U32(uint32_t(body.size() + (extended_time ? 4 : 0)));
-  if (extended_time) w.U32(microseconds);
-  w.Append(body);
+                             bool extended_time, uint32_t microseconds) {
+  // RFC 6396 §2 (and §3: the _ET types' microseconds count in the length).
+  uint8_t header[16];
+  StoreU32(header, timestamp);
+  StoreU16(header + 4, type);
+  StoreU16(header + 6, subtype);
+  StoreU32(header + 8, uint32_t(body_.size() + (extended_time ? 4 : 0)));
+  if (extended_time) StoreU32(header + 12, microseconds);
+  const size_t header_size = extended_time ? 16 : 12;
   if (memory_) {
-    memory_->insert(memory_->end(), record_.begin(), record_.end());
+    memory_->insert(memory_->end(), header, header + header_size);
+    memory_->insert(memory_->end(), body_.begin(), body_.end());
     return absl::OkStatus();
   }
   if (!gz_) return absl::FailedPreconditionError("MRT writer is closed");
-  if (gzwrite(static_cast<gzFile>(gz_), record_.data(), unsigned(record_.size())) !=
-      int(record_.size())) {
+  gzFile gz = static_cast<gzFile>(gz_);
+  if (gzwrite(gz, header, unsigned(header_size)) != int(header_size) ||
+      (!body_.empty() && gzwrite(gz, body_.data(), unsigned(body_.size())) != int(body_.size()))) {
     return absl::InternalError(absl::StrFormat("writing %s failed", path_));
   }
   return absl::OkStatus();
@@ -138,7 +140,7 @@ absl::Status MrtWriter::WritePeerIndexTable(uint32_t timestamp, const PeerIndexT
     w.U32(p.as);
   }
   return Emit(timestamp, uint16_t(MrtType::kTableDumpV2),
-              uint16_t(TableDumpV2Subtype::kPeerIndexTable), body_);
+              uint16_t(TableDumpV2Subtype::kPeerIndexTable));
 }
 
 absl::Status MrtWriter::WriteRib(uint32_t timestamp, uint32_t sequence, const net::Prefix& prefix,
@@ -164,7 +166,7 @@ absl::Status MrtWriter::WriteRib(uint32_t timestamp, uint32_t sequence, const ne
   uint16_t subtype = prefix.is_v4() ? 2 : 4;
   if (safi == Safi::kMulticast) subtype += 1;
   if (add_path) subtype += 6;
-  return Emit(timestamp, uint16_t(MrtType::kTableDumpV2), subtype, body_);
+  return Emit(timestamp, uint16_t(MrtType::kTableDumpV2), subtype);
 }
 
 absl::Status MrtWriter::WriteBgp4mpMessage(uint32_t timestamp, uint32_t microseconds,
@@ -184,7 +186,7 @@ absl::Status MrtWriter::WriteBgp4mpMessage(uint32_t timestamp, uint32_t microsec
                   : (m.as4 ? Bgp4mpSubtype::kMessageAs4 : Bgp4mpSubtype::kMessage);
   }
   return Emit(timestamp, uint16_t(extended_time ? MrtType::kBgp4mpEt : MrtType::kBgp4mp),
-              uint16_t(sub), body_, extended_time, microseconds);
+              uint16_t(sub), extended_time, microseconds);
 }
 
 absl::Status MrtWriter::WriteBgp4mpStateChange(uint32_t timestamp, uint32_t microseconds,
@@ -197,7 +199,7 @@ absl::Status MrtWriter::WriteBgp4mpStateChange(uint32_t timestamp, uint32_t micr
   w.U16(c.old_state);
   w.U16(c.new_state);
   return Emit(timestamp, uint16_t(extended_time ? MrtType::kBgp4mpEt : MrtType::kBgp4mp),
-              uint16_t(as4 ? Bgp4mpSubtype::kStateChangeAs4 : Bgp4mpSubtype::kStateChange), body_,
+              uint16_t(as4 ? Bgp4mpSubtype::kStateChangeAs4 : Bgp4mpSubtype::kStateChange),
               extended_time, microseconds);
 }
 

@@ -57,16 +57,15 @@ class MrtWriter {
 
  private:
   MrtWriter() = default;
-  absl::Status Emit(uint32_t timestamp, uint16_t type, uint16_t subtype,
-                    const std::vector<uint8_t>& body, bool extended_time = false,
+  // Writes a record of body_ with its common header.
+  absl::Status Emit(uint32_t timestamp, uint16_t type, uint16_t subtype, bool extended_time = false,
                     uint32_t microseconds = 0);
 
   void* gz_ = nullptr;  // gzFile
   std::vector<uint8_t>* memory_ = nullptr;
   std::string path_;
-  // Reused by every record (no allocation per record): the record, its body, a RIB entry's
-  // attributes.
-  std::vector<uint8_t> record_, body_, attributes_;
+  // Reused by every record (no allocation per record): its body, a RIB entry's attributes.
+  std::vector<uint8_t> body_, attributes_;
 };
 
 // RFC 6396 §4.3.4 attribute block of a RIB entry for `attrs` (for tests and for the writer).
