@@ -231,10 +231,10 @@ class RouteTrie {
     root_ = 0;
     size_ = 0;
     bool pinned = false;
-    for (uint32_t i = 1; i < arena_.end_index(); ++i) {
+    arena_.ForEachHandedOut([&](uint32_t i) {
       Node& h = node(i);
-      if (h.flags == 0) continue;  // free
-      if (h.pins > 0) {            // only entries are pinned
+      if (h.flags == 0) return;  // free
+      if (h.pins > 0) {          // only entries are pinned
         h.flags = kErased;
         h.child[0] = h.child[1] = 0;
         arena_.parent(i) = 0;
@@ -242,7 +242,7 @@ class RouteTrie {
       } else {
         FreeNode(i);
       }
-    }
+    });
     if (!pinned) arena_.Reset();
   }
   // Octets the trie occupies: its node storage (all nodes, free ones included) and, for a large

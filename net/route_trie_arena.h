@@ -12,7 +12,8 @@
 //     an entry. Branch points live in branch chunks, which have no value storage, so the ~0.8
 //     branch points per entry of a routing table cost no T each.
 // A node's kind is fixed by its chunk; a node that changes kind is moved to a new index.
-// New chunks are zero-filled, so the trie can tell never-used nodes (flags 0) from used ones.
+// New chunks are not initialised (zero-filling them cost the trie's inserts a write of every
+// chunk ahead of its use): ForEachHandedOut visits only the nodes handed out so far.
 // Freed nodes go on their kind's free list, threaded through their first child link.
 
 #include <cstddef>
@@ -52,7 +53,7 @@ class RouteTrieArena {
     }
     if (k.next == k.end) {
       const auto c = static_cast<uint32_t>(chunks_.size());
-      chunks_.push_back(kind == Kind::kEntry ? &(new EntryChunk())->base : new BranchChunk());
+      chunks_.push_back(kind == Kind::kEntry ? &(new EntryChunk)->base : new BranchChunk);
       kinds_.push_back(kind);
       k.next = c << kChunkBits;
       k.end = k.next + kChunkSize;
@@ -103,8 +104,18 @@ class RouteTrieArena {
         reinterpret_cast<const T*>(chunk->values + sizeof(T) * (i & (kChunkSize - 1))));
   }
 
-  // Every index handed out so far is below end_index() (never-used ones have flags 0).
-  uint32_t end_index() const { return static_cast<uint32_t>(chunks_.size()) << kChunkBits; }
+  // Calls visit(i) for every index handed out so far, in use or freed, in increasing order. The
+  // rest of each kind's newest chunk, never handed out, holds uninitialised memory and is skipped.
+  template <class Visit>
+  void ForEachHandedOut(Visit visit) const {
+    for (uint32_t c = 0; c < chunks_.size(); ++c) {
+      const PerKind& k = per_kind_[static_cast<int>(kinds_[c])];
+      const uint32_t first = c == 0 ? 1 : c << kChunkBits;  // index 0 is never handed out
+      const uint32_t end = (c << kChunkBits) + kChunkSize;
+      const uint32_t last = end == k.end ? k.next : end;  // the kind's newest chunk: up to next
+      for (uint32_t i = first; i < last; ++i) visit(i);
+    }
+  }
   size_t in_use() const { return in_use_; }
   // Octets held: every chunk plus the chunk tables.
   size_t memory_bytes() const {

@@ -184,10 +184,9 @@ void RouteTrie<A, T>::EraseNode(uint32_t n) {
 
 template <class A, class T>
 void RouteTrie<A, T>::DestroyAll() {
-  for (uint32_t i = 1; i < arena_.end_index(); ++i) {
-    const Node& h = node(i);
-    if (h.flags & (kEntry | kErased)) std::destroy_at(arena_.value(i));
-  }
+  arena_.ForEachHandedOut([this](uint32_t i) {
+    if (node(i).flags & (kEntry | kErased)) std::destroy_at(arena_.value(i));
+  });
   arena_.Reset();
   index_.reset();
   jump_.reset();
@@ -428,14 +427,12 @@ absl::Status RouteTrie<A, T>::CheckInvariants() const {
   if (entries != size_) {
     return absl::InternalError(absl::StrCat("size ", size_, " but ", entries, " entries"));
   }
-  size_t erased = 0;
-  for (uint32_t i = 1; i < arena_.end_index(); ++i) {
+  size_t erased = 0, unpinned = 0;
+  arena_.ForEachHandedOut([&](uint32_t i) {
     const Node& h = node(i);
-    if (h.flags & kErased) {
-      if (h.pins == 0) return absl::InternalError("erased node without pins not freed");
-      ++erased;
-    }
-  }
+    if (h.flags & kErased) ++(h.pins == 0 ? unpinned : erased);
+  });
+  if (unpinned > 0) return absl::InternalError("erased node without pins not freed");
   if (tree_nodes + erased != arena_.in_use()) {
     return absl::InternalError(absl::StrCat("nodes leaked: ", arena_.in_use(), " in use, ",
                                             tree_nodes, " in tree, ", erased, " erased"));
