@@ -10,12 +10,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace sluice::bgp::mrt {
-namespace {
-
-// Written at once and closed: zlib's 8 KiB buffer would make a system call per 8 KiB.
-constexpr unsigned kWriteBufferBytes = 128 << 10;
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<MrtTableDump>> MrtTableDump::Begin(const std::string& path,
                                                                   const PeerIndexTable& table,
@@ -40,7 +34,7 @@ absl::StatusOr<std::unique_ptr<MrtTableDump>> MrtTableDump::Begin(const std::str
   d->time_ = uint32_t(absl::ToUnixSeconds(time));
   // A ".gz" name keeps its compression: the partial file is "x.gz.partial".
   absl::StatusOr<std::unique_ptr<MrtWriter>> w =
-      MrtWriter::Open(path + ".partial", /*append=*/false, kWriteBufferBytes);
+      MrtWriter::Open(path + ".partial", /*append=*/false, MrtWriter::kLargeBufferBytes);
   if (!w.ok()) return w.status();
   d->writer_ = std::move(*w);
   for (size_t i = 0; i < table.peers.size(); ++i) {

@@ -201,7 +201,7 @@ void MrtUpdateLog::EnsureFile(absl::Time period) {
   period_ = period;
   next_attempt_ = now + absl::Seconds(1);
   absl::StatusOr<std::unique_ptr<MrtWriter>> w =
-      name.ok() ? MrtWriter::Open(*name, /*append=*/true, kFileBufferBytes)
+      name.ok() ? MrtWriter::Open(*name, /*append=*/true, MrtWriter::kLargeBufferBytes)
                 : absl::StatusOr<std::unique_ptr<MrtWriter>>(name.status());
   if (w.ok()) writer_name_ = *name;
   std::lock_guard lock(mu_);

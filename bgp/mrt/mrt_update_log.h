@@ -99,9 +99,8 @@ class MrtUpdateLog : public MessageTap {
   // The writer takes a burst when it holds kGatherOctets or kGather after its first record.
   static constexpr size_t kGatherOctets = size_t{1} << 20;
   static constexpr std::chrono::milliseconds kGather{10};
-  // The file's buffer (larger than zlib's 8 KiB: fewer writes) is flushed this long after the
-  // first record it took since the last flush.
-  static constexpr unsigned kFileBufferBytes = 128 << 10;
+  // The file's buffer (MrtWriter::kLargeBufferBytes) is flushed this long after the first record
+  // it took since the last flush.
   static constexpr absl::Duration kFlushDelay = absl::Seconds(1);
 
   explicit MrtUpdateLog(UpdateLogOptions options);
