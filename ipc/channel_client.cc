@@ -253,11 +253,17 @@ void ChannelClientImpl::SendUnary(const std::string& path, const std::string& ke
   stub_->UnaryCall(
       &raw->context, path, grpc::StubOptions(), &raw->request, &raw->reply,
       [raw, self = shared_from_this(), loop = loop_, reactors = reactors_, target = target_,
-       endpoint = endpoint_](grpc::Status status) {
+       endpoint = endpoint_](grpc::Status status) mutable {
         {
           std::lock_guard lock(self->mu_);
           self->unary_contexts_.erase(&raw->context);
         }
+        // Let go of the channel before Done(): gRPC destroys this callback only after its own
+        // last unref of the call, when Shutdown() may have returned and dropped the router's
+        // references. The channel must not die on this thread: the teardown of a process's last
+        // gRPC channel joins gRPC's callback threads, this one included, and a process that
+        // exits while this thread still tears it down aborts in gRPC.
+        self.reset();
         std::unique_ptr<UnaryClientCall> unary(raw);
         loop->Post([unary = std::move(unary), status, target, endpoint]() mutable {
           absl::Status result = FromGrpcStatus(status);
