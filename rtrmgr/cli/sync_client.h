@@ -28,18 +28,20 @@ class SyncClient {
   template <typename Request, typename Reply>
   absl::StatusOr<Reply> Call(const std::string& target, const ipc::Method<Request, Reply>& method,
                              Request request) {
-    std::optional<absl::StatusOr<Reply>> result;
+    // Shared with the callback: a reply after the deadline arrives during a later call, and
+    // must not write into this call's stack.
+    auto result = std::make_shared<std::optional<absl::StatusOr<Reply>>>();
     router_->Call(target, method, std::move(request),
-                  [&](absl::StatusOr<Reply> reply) { result = std::move(reply); });
+                  [result](absl::StatusOr<Reply> reply) { *result = std::move(reply); });
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
-    while (!result && std::chrono::steady_clock::now() < deadline) {
+    while (!*result && std::chrono::steady_clock::now() < deadline) {
       io_.run_one_for(std::chrono::milliseconds(10));
       if (io_.stopped()) io_.restart();
     }
-    if (!result) {
+    if (!*result) {
       return absl::DeadlineExceededError("no answer from " + target + " to " + method.name().xrl());
     }
-    return *std::move(result);
+    return std::move(**result);
   }
 
  private:

@@ -141,25 +141,30 @@ absl::StatusOr<std::unique_ptr<Message>> XrlClient::CallMessage(const ipc::Xrl& 
         std::make_unique<ipc::XrlRouter>(io_, "sluice", absl::StrCat("sluice-", getpid()), options);
     RETURN_IF_ERROR(router_->Start());
   }
-  std::optional<absl::Status> status;
-  std::unique_ptr<Message> reply;
+  // Shared with the callback: a reply after the deadline arrives during a later call, and
+  // must not write into this call's stack.
+  struct Outcome {
+    std::optional<absl::Status> status;
+    std::unique_ptr<Message> reply;
+  };
+  auto outcome = std::make_shared<Outcome>();
   router_->CallDynamic(xrl.target, method->full_name(), std::move(request),
                        std::unique_ptr<Message>(reply_prototype->New()),
-                       [&](absl::Status s, std::unique_ptr<Message> r) {
-                         status = std::move(s);
-                         reply = std::move(r);
+                       [outcome](absl::Status s, std::unique_ptr<Message> r) {
+                         outcome->status = std::move(s);
+                         outcome->reply = std::move(r);
                        });
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
-  while (!status && std::chrono::steady_clock::now() < deadline) {
+  while (!outcome->status && std::chrono::steady_clock::now() < deadline) {
     io_.run_one_for(std::chrono::milliseconds(20));
     if (io_.stopped()) io_.restart();
   }
-  if (!status) {
+  if (!outcome->status) {
     return absl::DeadlineExceededError(
         absl::StrFormat("no answer from %s within %d ms", xrl.target, timeout_ms_));
   }
-  if (!status->ok()) return *status;
-  return reply;
+  if (!outcome->status->ok()) return *outcome->status;
+  return std::move(outcome->reply);
 }
 
 absl::StatusOr<ipc::XrlArgs> XrlClient::Call(const ipc::Xrl& xrl) {

@@ -1,6 +1,6 @@
 #pragma once
 // XrlClient: calls any method of any component from its XRL text, by reflection (the engine of
-// `sluice call`, and what `sluice show ...` commands call through).
+// `sluice call`; the `sluice show ...` commands make typed calls through SyncClient).
 //
 // The request and reply types come from the protos linked into the program when the service is
 // one of them, else from the Finder (Finder.GetDescriptors: every component registers the
