@@ -8,7 +8,7 @@
 //       client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
 
 #include <boost/asio/io_context.hpp>
-#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +17,10 @@
 #include "ipc/xrl_router.h"
 
 namespace sluice::rtrmgr::cli {
+
+// Runs `io` (a client's private loop) until `done()` or `timeout_ms` milliseconds pass; returns
+// done(). How SyncClient and XrlClient wait for a reply.
+bool RunUntil(boost::asio::io_context& io, int timeout_ms, const std::function<bool()>& done);
 
 class SyncClient {
  public:
@@ -33,12 +37,7 @@ class SyncClient {
     auto result = std::make_shared<std::optional<absl::StatusOr<Reply>>>();
     router_->Call(target, method, std::move(request),
                   [result](absl::StatusOr<Reply> reply) { *result = std::move(reply); });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
-    while (!*result && std::chrono::steady_clock::now() < deadline) {
-      io_.run_one_for(std::chrono::milliseconds(10));
-      if (io_.stopped()) io_.restart();
-    }
-    if (!*result) {
+    if (!RunUntil(io_, timeout_ms_, [&] { return result->has_value(); })) {
       return absl::DeadlineExceededError("no answer from " + target + " to " + method.name().xrl());
     }
     return std::move(**result);

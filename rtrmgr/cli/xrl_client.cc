@@ -15,6 +15,7 @@
 #include "ipc/proto_codec.h"
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
+#include "rtrmgr/cli/sync_client.h"
 
 namespace sluice::rtrmgr::cli {
 namespace {
@@ -154,12 +155,7 @@ absl::StatusOr<std::unique_ptr<Message>> XrlClient::CallMessage(const ipc::Xrl& 
                          outcome->status = std::move(s);
                          outcome->reply = std::move(r);
                        });
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
-  while (!outcome->status && std::chrono::steady_clock::now() < deadline) {
-    io_.run_one_for(std::chrono::milliseconds(20));
-    if (io_.stopped()) io_.restart();
-  }
-  if (!outcome->status) {
+  if (!RunUntil(io_, timeout_ms_, [&] { return outcome->status.has_value(); })) {
     return absl::DeadlineExceededError(
         absl::StrFormat("no answer from %s within %d ms", xrl.target, timeout_ms_));
   }
