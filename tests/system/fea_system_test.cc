@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
@@ -61,6 +62,11 @@ class FeaSystemTest : public ::testing::Test {
 
   void StartFea() {
     ASSERT_TRUE(p_.StartFea({"--backend", "netlink", "--table", std::to_string(kTable)}));
+  }
+
+  // How many calls of a `sluice call -f` file were answered (one line each), for failures.
+  static std::string Answered(const CommandResult& r) {
+    return absl::StrCat("after ", std::count(r.out.begin(), r.out.end(), '\n'), " answered calls");
   }
 
   // `sluice call -f` on a file holding `lines`.
@@ -169,7 +175,7 @@ TEST_F(FeaSystemTest, TenThousandRoutesInTransactionsFromTheShellThenDeleted) {
     }
     lines.push_back(absl::StrCat(kFib, "commit_transaction?tid:u32=", tid));
     CommandResult r = CallFile(lines);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(r.exit_code, 0) << r.err << Answered(r);
     EXPECT_THAT(r.out, HasSubstr("added:u32=2500")) << "transaction " << tid;
     // Nothing of an open transaction is in the kernel; each commit adds its routes at once.
     EXPECT_EQ(KernelPrefixes(kTable, kProto).size(), static_cast<size_t>(start + kPerTransaction));
@@ -187,7 +193,7 @@ TEST_F(FeaSystemTest, TenThousandRoutesInTransactionsFromTheShellThenDeleted) {
     lines.push_back(xrl);
   }
   CommandResult r = CallFile(lines);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err << Answered(r);
   EXPECT_THAT(r.out, HasSubstr("deleted:u32=1000"));
   EXPECT_TRUE(KernelPrefixes(kTable, kProto).empty());
 }
