@@ -90,7 +90,7 @@ size_t PathAttributes::HeapBytes() const {
   size_t n = (as_path ? as_path->HeapBytes() : 0) + communities.capacity() * 4 +
              cluster_list.capacity() * 4 + ext_communities.capacity() * 8 +
              large_communities.capacity() * sizeof(LargeCommunity) +
-             unknown.capacity() * sizeof(RawAttribute);
+             unknown.capacity() * sizeof(RawAttribute) + (mp_next_hop ? sizeof(MpNextHop) : 0);
   for (const RawAttribute& a : unknown) n += a.value.capacity();
   return n;
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "base/heap_optional.h"
 #include "bgp/wire/as_path.h"
 #include "bgp/wire/constants.h"
 #include "net/ip_address.h"
@@ -82,7 +83,9 @@ struct PathAttributes {
   std::vector<uint32_t> communities;              // 8 COMMUNITIES (RFC 1997)
   std::optional<net::IPv4Address> originator_id;  // 9 ORIGINATOR_ID (RFC 4456)
   std::vector<uint32_t> cluster_list;             // 10 CLUSTER_LIST (RFC 4456)
-  std::optional<MpNextHop> mp_next_hop;           // 14 MP_REACH_NLRI nexthop (RFC 4760)
+  // 14 MP_REACH_NLRI nexthop (RFC 4760): on the heap, since IPv4 unicast routes (most of a
+  // full table) have none and an interned set is stored once per distinct set.
+  base::HeapOptional<MpNextHop> mp_next_hop;
   std::vector<uint64_t> ext_communities;          // 16 EXTENDED COMMUNITIES (RFC 4360)
   std::vector<LargeCommunity> large_communities;  // 32 LARGE_COMMUNITY (RFC 8092)
   std::vector<RawAttribute> unknown;              // optional transitive, by type code
@@ -102,7 +105,7 @@ struct PathAttributes {
   size_t Hash() const;
   friend bool operator==(const PathAttributes&, const PathAttributes&) = default;
 
-  // Heap octets held by the vectors (for memory accounting).
+  // Heap octets held by the vectors and the MP_REACH_NLRI nexthop (for memory accounting).
   size_t HeapBytes() const;
   // One line, for logs and tests:
   // "origin IGP as_path 1 2 3 next_hop 192.0.2.1 med 5 communities 1:2 no-export ..."
