@@ -84,9 +84,12 @@ struct PipelineOptions {
   // The shard stage (RouterConfig::threads > 1): routes per hand-over batch; routes handed to
   // one shard and not yet processed above which the sessions stop reading (until it is down to
   // half); within a burst of UPDATEs, how long routes may wait for more before they are handed to
-  // an idle shard (stage::ShardOptions::coalesce; 0: after every UPDATE).
+  // an idle shard (stage::ShardOptions::coalesce; 0: after every UPDATE). Every route waiting for
+  // a shard, and every change waiting for the loop, holds its attribute set: the backlog is what
+  // a burst (a full table, many peers' churn) keeps in memory; 16 batches are enough to keep the
+  // shards busy.
   size_t shard_batch = 1024;
-  size_t shard_backlog = 65536;
+  size_t shard_backlog = 16384;
   int64_t shard_coalesce_us = 500;
 };
 
