@@ -2,20 +2,9 @@
 
 #include <unistd.h>
 
-#include <chrono>
-
 #include "absl/strings/str_cat.h"
 
 namespace sluice::rtrmgr::cli {
-
-bool RunUntil(boost::asio::io_context& io, int timeout_ms, const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!done() && std::chrono::steady_clock::now() < deadline) {
-    io.run_one_for(std::chrono::milliseconds(10));
-    if (io.stopped()) io.restart();
-  }
-  return done();
-}
 
 SyncClient::SyncClient(const std::string& finder_address, int timeout_ms,
                        const std::string& class_name)

@@ -8,19 +8,15 @@
 //       client.Call("bgp", ipc::methods::bgp::kListPeers, bgp::v1::ListPeersRequest());
 
 #include <boost/asio/io_context.hpp>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "ipc/xrl_router.h"
+#include "rtrmgr/cli/run_until.h"
 
 namespace sluice::rtrmgr::cli {
-
-// Runs `io` (a client's private loop) until `done()` or `timeout_ms` milliseconds pass; returns
-// done(). How SyncClient and XrlClient wait for a reply.
-bool RunUntil(boost::asio::io_context& io, int timeout_ms, const std::function<bool()>& done);
 
 class SyncClient {
  public:

@@ -15,7 +15,7 @@
 #include "ipc/proto_codec.h"
 #include "ipc/rundir.h"
 #include "ipc/transport.h"
-#include "rtrmgr/cli/sync_client.h"
+#include "rtrmgr/cli/run_until.h"
 
 namespace sluice::rtrmgr::cli {
 namespace {
