@@ -122,14 +122,18 @@ std::optional<BgpRoute> ExportRoute(const BgpRoute& route, const ExportConfig& c
     }
   }
   ExportMemo::Slot* slot = memo != nullptr ? &memo->Find(*attrs, route.source, written) : nullptr;
-  if (slot != nullptr && slot->in == *attrs && slot->source == route.source &&
+  // The same entry, not an equal set: comparing two entries' contents would read a set gone
+  // cold since the slot was filled, and a miss costs only the transform.
+  if (slot != nullptr && slot->in.get() == attrs->get() && slot->source == route.source &&
       slot->written == written) {
     ++memo->hits;
     return route.WithAttributes(slot->out);
   }
+  // Not interned: PeerOut stores no routes, so the set lives only until it is encoded, and a
+  // transient set is made and freed without the store's locks (the shards export at once).
   PathAttributes transformed = Transform(**attrs, route, config, written);
-  BgpRoute out =
-      route.WithAttributes(transformed == **attrs ? *attrs : store->Intern(std::move(transformed)));
+  BgpRoute out = route.WithAttributes(
+      transformed == **attrs ? *attrs : store->MakeTransient(std::move(transformed)));
   if (slot != nullptr) {
     ++memo->misses;
     *slot = ExportMemo::Slot{*attrs, route.source, written, out.attrs};

@@ -128,8 +128,21 @@ struct PeerOut::Scratch {
   std::vector<uint32_t> announce_group;  // the group of each announcement, in batch order
   std::vector<Nlri> announce;            // the announcements, in batch order
   std::vector<Nlri> grouped;             // the announcements, group by group
-  // Each interned set's group: equal sets are one entry of the store (AttributeStore).
-  absl::flat_hash_map<const PathAttributes*, uint32_t> group_index;
+  // Each set's group. Equal sets are one group even when they are distinct entries: the export
+  // rules make transient sets (AttributeStore::MakeTransient), one per shard for the halves of
+  // one UPDATE.
+  struct SetKey {
+    const PathAttributes* attrs;
+    size_t hash;  // AttrRef::hash()
+    bool operator==(const SetKey& o) const {
+      return attrs == o.attrs || (hash == o.hash && *attrs == *o.attrs);
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const SetKey& k) {
+      return H::combine(std::move(h), k.hash);
+    }
+  };
+  absl::flat_hash_map<SetKey, uint32_t> group_index;
 
   void Clear() {
     withdraw.clear();
@@ -187,8 +200,8 @@ void PeerOut::Flush() {
       continue;
     }
     if (!op.from) ++counters_.advertised;
-    auto [it, added] =
-        s.group_index.try_emplace(op.to.get(), static_cast<uint32_t>(s.group_attrs.size()));
+    auto [it, added] = s.group_index.try_emplace(Scratch::SetKey{op.to.get(), op.to.hash()},
+                                                 static_cast<uint32_t>(s.group_attrs.size()));
     if (added) {
       s.group_attrs.push_back(std::move(op.to));  // the key's pointer stays valid
       s.group_start.push_back(0);

@@ -23,7 +23,8 @@
 // dump walks) stays on the shard's thread, and no shard reads another's state. What is not per
 // prefix stays central: nexthop resolution (one NexthopCache read by every shard; its RIB calls
 // run on the event loop). Attribute sets: one store for all (`services.store`, locked per part
-// of its table), so equal sets have equal handles wherever they were made.
+// of its table), so equal interned sets have equal handles wherever they were made; what the
+// export rules make is transient (AttributeStore::MakeTransient), and PeerOut groups by content.
 //
 // Outputs meet on the event loop in each peer's PeerOut: the shard stage delivers, epoch by epoch
 // (one UPDATE in = one epoch), every shard's changes of that UPDATE through the stage contract

@@ -50,6 +50,10 @@ void ReleaseEntry(const AttrEntry* entry) {
     }
   }
   AttrShard* shard = entry->shard;
+  if (shard == nullptr) {  // transient: in no table
+    if (entry->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete entry;
+    return;
+  }
   std::lock_guard<std::mutex> lock(shard->mu);
   if (entry->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     auto* mutable_entry = const_cast<AttrEntry*>(entry);
@@ -58,8 +62,8 @@ void ReleaseEntry(const AttrEntry* entry) {
   }
 }
 
-bool EqualAcrossStores(const AttrEntry* a, const AttrEntry* b) {
-  return a->store_id != b->store_id && a->hash == b->hash && a->attrs == b->attrs;
+bool EqualEntries(const AttrEntry* a, const AttrEntry* b) {
+  return a->hash == b->hash && a->attrs == b->attrs;
 }
 
 }  // namespace internal
@@ -102,6 +106,13 @@ AttrRef AttributeStore::InternImpl(A&& attrs) {
 
 AttrRef AttributeStore::Intern(const PathAttributes& attrs) { return InternImpl(attrs); }
 AttrRef AttributeStore::Intern(PathAttributes&& attrs) { return InternImpl(std::move(attrs)); }
+
+AttrRef AttributeStore::MakeTransient(PathAttributes&& attrs) const {
+  const size_t hash = attrs.Hash();
+  auto* entry = new internal::AttrEntry{std::move(attrs), hash, nullptr, {}, id_};
+  entry->refs.store(1, std::memory_order_relaxed);
+  return AttrRef(entry);
+}
 
 size_t AttributeStore::size() const {
   size_t n = 0;

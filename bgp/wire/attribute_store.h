@@ -9,8 +9,13 @@
 // reference-count operations with no lock; only the release of the last reference takes its
 // shard's lock to erase the entry.
 //
-// Lifetime: the store must outlive every AttrRef it handed out. Destroying a store with live
-// references is a programming error (it aborts with a message).
+// Transient sets (MakeTransient) are counted like interned ones but not indexed: for a set that
+// lives only while routes are in transit, such as what the export rules make for a peer (PeerOut
+// stores no routes), so that making and freeing it takes no lock and touches no shared table.
+//
+// Lifetime: the store must outlive every AttrRef it interned. Destroying a store with live
+// references to interned sets is a programming error (it aborts with a message); transient sets
+// do not refer to the store.
 
 #include <atomic>
 #include <cstddef>
@@ -30,20 +35,22 @@ struct AttrShard;
 struct AttrEntry {
   PathAttributes attrs;
   size_t hash = 0;
-  AttrShard* shard = nullptr;
+  AttrShard* shard = nullptr;  // null for a transient set
   mutable std::atomic<uint32_t> refs{0};
   uint32_t store_id = 0;  // which store made it
 };
 void ReleaseEntry(const AttrEntry* entry);
-// Entries of two stores hold equal sets (entries of one store never do, unless they are one).
-bool EqualAcrossStores(const AttrEntry* a, const AttrEntry* b);
+// Two distinct entries hold equal sets: their hashes, then their contents, compared (entries one
+// store interned never do, but entries of two stores, or transient ones, may).
+bool EqualEntries(const AttrEntry* a, const AttrEntry* b);
 }  // namespace internal
 
 // A counted reference to an interned attribute set: 8 octets (one pointer). Null when default
 // constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs are equal
 // exactly when their attribute sets are equal, so comparing and hashing handles is comparing and
-// hashing sets: from one store that is comparing pointers; handles from two stores (a tool that
-// reads two captures, say) compare the sets when the pointers differ.
+// hashing sets: equal pointers are equal sets; otherwise the stored hashes are compared, and the
+// sets only when those agree (handles from two stores, a tool that reads two captures, say, or
+// transient sets).
 class AttrRef {
  public:
   AttrRef() = default;
@@ -68,7 +75,7 @@ class AttrRef {
   const PathAttributes& operator*() const { return entry_->attrs; }
   const PathAttributes* operator->() const { return &entry_->attrs; }
   const PathAttributes* get() const { return entry_ ? &entry_->attrs : nullptr; }
-  // The set's hash, computed once when interned (0 for a null ref).
+  // The set's hash, computed once when made (0 for a null ref).
   size_t hash() const { return entry_ ? entry_->hash : 0; }
   // The id of the store that made the set (AttributeStore::id()); 0 for a null ref.
   uint32_t store_id() const { return entry_ ? entry_->store_id : 0; }
@@ -80,7 +87,7 @@ class AttrRef {
   friend bool operator==(const AttrRef& a, const AttrRef& b) {
     if (a.entry_ == b.entry_) return true;
     if (a.entry_ == nullptr || b.entry_ == nullptr) return false;
-    return internal::EqualAcrossStores(a.entry_, b.entry_);
+    return internal::EqualEntries(a.entry_, b.entry_);
   }
   template <typename H>
   friend H AbslHashValue(H h, const AttrRef& r) {
@@ -105,8 +112,11 @@ class AttributeStore {
   // The shared copy equal to `attrs`, made (copied) if there is none yet. Thread-safe.
   AttrRef Intern(const PathAttributes& attrs);
   AttrRef Intern(PathAttributes&& attrs);
+  // A set of its own, not interned (see the top of this file): equal (==) to every set with the
+  // same content, though other copies of that content may exist. Thread-safe; no lock.
+  AttrRef MakeTransient(PathAttributes&& attrs) const;
 
-  // Distinct sets alive now.
+  // Distinct interned sets alive now (transient ones are not counted).
   size_t size() const;
   // This store's id (unique in the process, never 0): AttrRef::store_id() of the sets it made.
   uint32_t id() const { return id_; }

@@ -78,6 +78,32 @@ TEST(AttributeStoreTest, LastReferenceReleasesTheSet) {
   EXPECT_EQ(store.size(), 0u);
 }
 
+TEST(AttributeStoreTest, TransientSetsAreEqualByContentAndNotInterned) {
+  AttrRef transient, other;
+  {
+    AttributeStore store;
+    AttrRef interned = store.Intern(Attrs(1));
+    transient = store.MakeTransient(Attrs(1));
+    other = store.MakeTransient(Attrs(1));
+    EXPECT_NE(transient.get(), interned.get());
+    EXPECT_NE(transient.get(), other.get());
+    EXPECT_EQ(transient, interned);
+    EXPECT_EQ(interned, transient);
+    EXPECT_EQ(transient, other);
+    EXPECT_NE(transient, store.MakeTransient(Attrs(2)));
+    EXPECT_EQ(transient.hash(), interned.hash());
+    EXPECT_EQ(absl::HashOf(transient), absl::HashOf(interned));
+    EXPECT_EQ(store.size(), 1u);  // only the interned one
+    AttrRef copy = transient;
+    EXPECT_EQ(transient.use_count(), 2u);
+  }
+  // The store is gone (it did not abort: transient sets are not its references); they live on.
+  EXPECT_EQ(transient.use_count(), 1u);
+  EXPECT_EQ(transient->as_path->ToString(), "65001 1");
+  transient.reset();
+  EXPECT_EQ(other->as_path->ToString(), "65001 1");
+}
+
 TEST(AttributeStoreTest, HandleIsEightOctets) { EXPECT_EQ(sizeof(AttrRef), 8u); }
 
 TEST(AttributeStoreTest, MemoryGrowsWithDistinctSets) {

@@ -141,6 +141,27 @@ TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
   EXPECT_GOLDEN(session_->Log(), "tests/bgp/golden/peer_out.updates");
 }
 
+// The export rules make transient sets (one per shard for the halves of an UPDATE): equal sets
+// that are distinct entries still share one UPDATE, and a replace between them sends nothing.
+TEST_F(PeerOutTest, EqualSetsThatAreDistinctEntriesShareOneUpdate) {
+  AttrRef one = store_.MakeTransient(PathAttributes(*a_));
+  AttrRef two = store_.MakeTransient(PathAttributes(*a_));
+  ASSERT_NE(one.get(), two.get());
+  for (uint32_t i = 0; i < 10; ++i) in_->Announce(N(i), i % 2 ? one : two);
+  in_->Announce(N(10), a_);
+  in_->Push();
+  EXPECT_EQ(session_->updates, 1u);
+  EXPECT_EQ(session_->held.size(), 11u);
+  BgpRoute from, to;
+  from.net = to.net = N(1);
+  from.attrs = one;
+  to.attrs = two;
+  out_->replace_route(from, to, nullptr);
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 1u);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+}
+
 TEST_F(PeerOutTest, SeveralChangesOfAPrefixInOneBatchSendItsLastState) {
   in_->Announce(N(1), a_);
   in_->Announce(N(2), a_);
