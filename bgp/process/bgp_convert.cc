@@ -335,7 +335,7 @@ absl::StatusOr<PathAttributes> AttributesFromProto(const v1::OriginateRouteReque
   for (const std::string& text : r.large_communities()) {
     absl::StatusOr<LargeCommunity> c = ParseLargeCommunity(text);
     if (!c.ok()) return Invalid(m, c.status().message());
-    a.large_communities.push_back(*c);
+    a.mutable_rare().large_communities.push_back(*c);
   }
   return a;
 }
@@ -359,8 +359,11 @@ void ToProto(const BgpRoute& route, v1::Route* out) {
   if (a.med) out->set_med(*a.med);
   if (a.local_pref) out->set_local_pref(*a.local_pref);
   for (uint32_t c : a.communities) out->add_communities(CommunityToString(c));
-  for (const LargeCommunity& c : a.large_communities) out->add_large_communities(c.ToString());
-  for (uint64_t c : a.ext_communities) out->add_ext_communities(absl::StrFormat("%016x", c));
+  const RareAttributes& rare = a.rare();
+  for (const LargeCommunity& c : rare.large_communities) {
+    out->add_large_communities(c.ToString());
+  }
+  for (uint64_t c : rare.ext_communities) out->add_ext_communities(absl::StrFormat("%016x", c));
   out->set_atomic_aggregate(a.atomic_aggregate);
   if (a.aggregator) {
     out->set_aggregator(absl::StrCat(a.aggregator->as, " ", a.aggregator->address.ToString()));

@@ -94,10 +94,10 @@ Value BgpVarRW::Read(VarId id) {
     case VarId::kCommunity:
       return Value::Communities(a.communities);
     case VarId::kExtCommunity:
-      return Value::ExtCommunities(a.ext_communities);
+      return Value::ExtCommunities(a.rare().ext_communities);
     case VarId::kLargeCommunity:
       large_.clear();
-      for (const LargeCommunity& c : a.large_communities) {
+      for (const LargeCommunity& c : a.rare().large_communities) {
         large_.push_back(policy::LargeCommunity{c.global_admin, c.local1, c.local2});
       }
       return Value::LargeCommunities(large_);
@@ -158,14 +158,15 @@ void BgpVarRW::Write(VarId id, const Value& v) {
       break;
     case VarId::kExtCommunity:
       if (v.kind() != ValueKind::kExtCommunities) return;
-      Mutable().ext_communities.assign(v.ext_communities().begin(), v.ext_communities().end());
+      Mutable().mutable_rare().ext_communities.assign(v.ext_communities().begin(),
+                                                      v.ext_communities().end());
       break;
     case VarId::kLargeCommunity: {
       if (v.kind() != ValueKind::kLargeCommunities) return;
-      PathAttributes& out = Mutable();
-      out.large_communities.clear();
+      std::vector<LargeCommunity>& out = Mutable().mutable_rare().large_communities;
+      out.clear();
       for (const policy::LargeCommunity& c : v.large_communities()) {
-        out.large_communities.push_back(LargeCommunity{c.global_admin, c.local1, c.local2});
+        out.push_back(LargeCommunity{c.global_admin, c.local1, c.local2});
       }
       break;
     }

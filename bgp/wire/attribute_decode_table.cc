@@ -269,7 +269,7 @@ AttrStep DecodeMpUnreach(AttrDecodeContext& ctx, const AttrView& a) {
 // RFC 4360 §2, RFC 7606 §7.14.
 AttrStep DecodeExtCommunities(AttrDecodeContext& ctx, const AttrView& a) {
   return DecodeList<8, uint64_t, LoadU64>(ctx, a, "a non-zero multiple of 8",
-                                          ctx.attrs->ext_communities);
+                                          ctx.attrs->mutable_rare().ext_communities);
 }
 
 // RFC 6793 §4.2.2, §6; RFC 7607. Kept in ctx for the reconciliation of RFC 6793 §4.2.3.
@@ -316,8 +316,8 @@ AttrStep DecodeAs4Aggregator(AttrDecodeContext& ctx, const AttrView& a) {
 
 // RFC 8092 §3, §5.
 AttrStep DecodeLargeCommunities(AttrDecodeContext& ctx, const AttrView& a) {
-  return DecodeList<12, LargeCommunity, LoadLargeCommunity>(ctx, a, "a non-zero multiple of 12",
-                                                            ctx.attrs->large_communities);
+  return DecodeList<12, LargeCommunity, LoadLargeCommunity>(
+      ctx, a, "a non-zero multiple of 12", ctx.attrs->mutable_rare().large_communities);
 }
 
 // RFC 4271 §5, §6.3: a type this codec does not interpret.
@@ -335,7 +335,7 @@ AttrStep DecodeUnrecognized(AttrDecodeContext& ctx, const AttrView& a) {
     return AttrStep::kNext;
   }
   if (flags & 0x0f) *ctx.notes |= kNoteFlags;
-  ctx.attrs->unknown.push_back(
+  ctx.attrs->mutable_rare().unknown.push_back(
       RawAttribute{uint8_t(flags & (kFlagOptional | kFlagTransitive | kFlagPartial)), a.type,
                    std::vector<uint8_t>(a.value.begin(), a.value.end())});
   return AttrStep::kNext;

@@ -103,19 +103,18 @@ void TrimPartialTypes(const AttrDecodeContext& ctx) {
   const bool two_octet = !ctx.params.four_octet_as;
   KeepPartial(attrs, AttrType::kAggregator, attrs->aggregator.has_value());
   KeepPartial(attrs, AttrType::kCommunities, !attrs->communities.empty());
-  KeepPartial(attrs, AttrType::kExtCommunities, !attrs->ext_communities.empty());
-  KeepPartial(attrs, AttrType::kLargeCommunities, !attrs->large_communities.empty());
+  KeepPartial(attrs, AttrType::kExtCommunities, !attrs->rare().ext_communities.empty());
+  KeepPartial(attrs, AttrType::kLargeCommunities, !attrs->rare().large_communities.empty());
   KeepPartial(attrs, AttrType::kAs4Path, two_octet && ctx.have_as4_path);
   KeepPartial(attrs, AttrType::kAs4Aggregator, two_octet && ctx.as4_aggregator.has_value());
 }
 
 // Keep `unknown` in type-code order so that equal sets compare equal whatever the wire order.
 void SortUnknown(const AttrDecodeContext& ctx) {
-  std::vector<RawAttribute>& unknown = ctx.attrs->unknown;
-  if (unknown.size() > 1 && (*ctx.notes & kNoteAttributeOrder)) {
-    std::stable_sort(unknown.begin(), unknown.end(),
-                     [](const RawAttribute& x, const RawAttribute& y) { return x.type < y.type; });
-  }
+  if (ctx.attrs->rare().unknown.size() < 2 || !(*ctx.notes & kNoteAttributeOrder)) return;
+  std::vector<RawAttribute>& unknown = ctx.attrs->mutable_rare().unknown;
+  std::stable_sort(unknown.begin(), unknown.end(),
+                   [](const RawAttribute& x, const RawAttribute& y) { return x.type < y.type; });
 }
 
 // RFC 6793 §4.2.3: rebuild the 4-octet path from a 2-octet speaker's AS_PATH and AS4_PATH.

@@ -57,12 +57,13 @@ void PrefetchForEncoding(const PathAttributes& attrs, bool deep) {
 
 void EncodeAttributes(const PathAttributes& a, const AttributeEncodeOptions& options,
                       uint8_t first_type, uint8_t last_type, ByteWriter& out) {
+  const RareAttributes& rare = a.rare();
   // `unknown` is in type-code order (the decoder keeps wire order, which is type-code order for
   // canonical input); each known attribute is preceded by the unknown ones of lower type.
   size_t next_unknown = 0;
   auto unknown_below = [&](int type) {
-    while (next_unknown < a.unknown.size() && a.unknown[next_unknown].type < type) {
-      const RawAttribute& u = a.unknown[next_unknown++];
+    while (next_unknown < rare.unknown.size() && rare.unknown[next_unknown].type < type) {
+      const RawAttribute& u = rare.unknown[next_unknown++];
       if (u.type < first_type || u.type > last_type) continue;
       uint8_t flags = u.flags;
       if (options.readvertise && (flags & kOptTrans) == kOptTrans) flags |= kFlagPartial;
@@ -127,10 +128,10 @@ void EncodeAttributes(const PathAttributes& a, const AttributeEncodeOptions& opt
                           out);
     for (uint32_t c : a.cluster_list) out.U32(c);
   }
-  if (!a.ext_communities.empty() && in_range(AttrType::kExtCommunities)) {
+  if (!rare.ext_communities.empty() && in_range(AttrType::kExtCommunities)) {
     AppendAttributeHeader(OptTransFlags(a, AttrType::kExtCommunities),
-                          uint8_t(AttrType::kExtCommunities), a.ext_communities.size() * 8, out);
-    for (uint64_t c : a.ext_communities) {
+                          uint8_t(AttrType::kExtCommunities), rare.ext_communities.size() * 8, out);
+    for (uint64_t c : rare.ext_communities) {
       out.U32(uint32_t(c >> 32));
       out.U32(uint32_t(c));
     }
@@ -148,11 +149,11 @@ void EncodeAttributes(const PathAttributes& a, const AttributeEncodeOptions& opt
     AppendAttribute(OptTransFlags(a, AttrType::kAs4Aggregator), uint8_t(AttrType::kAs4Aggregator),
                     Bytes(b, 8), out);
   }
-  if (!a.large_communities.empty() && in_range(AttrType::kLargeCommunities)) {
+  if (!rare.large_communities.empty() && in_range(AttrType::kLargeCommunities)) {
     AppendAttributeHeader(OptTransFlags(a, AttrType::kLargeCommunities),
-                          uint8_t(AttrType::kLargeCommunities), a.large_communities.size() * 12,
+                          uint8_t(AttrType::kLargeCommunities), rare.large_communities.size() * 12,
                           out);
-    for (const LargeCommunity& c : a.large_communities) {
+    for (const LargeCommunity& c : rare.large_communities) {
       out.U32(c.global_admin);
       out.U32(c.local1);
       out.U32(c.local2);

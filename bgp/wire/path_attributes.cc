@@ -40,6 +40,37 @@ std::string CommunityToString(uint32_t c) {
   }
 }
 
+bool RareAttributes::empty() const {
+  return ext_communities.empty() && large_communities.empty() && unknown.empty();
+}
+
+void RareAttributes::Clear() {
+  ext_communities.clear();
+  large_communities.clear();
+  unknown.clear();
+}
+
+RareAttributesBox::RareAttributesBox(const RareAttributesBox& o) {
+  if (!o.get().empty()) value_ = std::make_unique<RareAttributes>(*o.value_);
+}
+
+RareAttributesBox& RareAttributesBox::operator=(const RareAttributesBox& o) {
+  if (this == &o) return *this;
+  if (o.get().empty()) {
+    value_.reset();
+  } else if (value_) {
+    *value_ = *o.value_;
+  } else {
+    value_ = std::make_unique<RareAttributes>(*o.value_);
+  }
+  return *this;
+}
+
+RareAttributes& RareAttributesBox::mutable_get() {
+  if (!value_) value_ = std::make_unique<RareAttributes>();
+  return *value_;
+}
+
 void PathAttributes::Clear() {
   origin.reset();
   as_path.reset();
@@ -52,10 +83,8 @@ void PathAttributes::Clear() {
   originator_id.reset();
   cluster_list.clear();
   mp_next_hop.reset();
-  ext_communities.clear();
-  large_communities.clear();
-  unknown.clear();
   partial_types = 0;
+  rare_.Clear();
 }
 
 std::optional<net::IPAddress> PathAttributes::NextHopFor(net::Family family) const {
@@ -74,24 +103,30 @@ size_t PathAttributes::Hash() const {
       med.has_value(), local_pref.value_or(0), local_pref.has_value(), atomic_aggregate,
       aggregator.has_value(), aggregator ? aggregator->as : 0,
       aggregator ? aggregator->address.value() : 0, communities, originator_id.has_value(),
-      originator_id ? originator_id->value() : 0, cluster_list, ext_communities, partial_types);
+      originator_id ? originator_id->value() : 0, cluster_list, partial_types);
   if (mp_next_hop) {
     h = absl::HashOf(h, mp_next_hop->global, mp_next_hop->link_local.has_value(),
                      mp_next_hop->link_local.value_or(net::IPv6Address()));
   }
-  for (const LargeCommunity& c : large_communities) {
+  const RareAttributes& r = rare();
+  if (r.empty()) return h;
+  h = absl::HashOf(h, r.ext_communities);
+  for (const LargeCommunity& c : r.large_communities) {
     h = absl::HashOf(h, c.global_admin, c.local1, c.local2);
   }
-  for (const RawAttribute& a : unknown) h = absl::HashOf(h, a.flags, a.type, a.value);
+  for (const RawAttribute& a : r.unknown) h = absl::HashOf(h, a.flags, a.type, a.value);
   return h;
 }
 
 size_t PathAttributes::HeapBytes() const {
   size_t n = (as_path ? as_path->HeapBytes() : 0) + communities.capacity() * 4 +
-             cluster_list.capacity() * 4 + ext_communities.capacity() * 8 +
-             large_communities.capacity() * sizeof(LargeCommunity) +
-             unknown.capacity() * sizeof(RawAttribute) + (mp_next_hop ? sizeof(MpNextHop) : 0);
-  for (const RawAttribute& a : unknown) n += a.value.capacity();
+             cluster_list.capacity() * 4 + (mp_next_hop ? sizeof(MpNextHop) : 0);
+  if (!rare_.allocated()) return n;
+  const RareAttributes& r = rare();
+  n += sizeof(RareAttributes) + r.ext_communities.capacity() * 8 +
+       r.large_communities.capacity() * sizeof(LargeCommunity) +
+       r.unknown.capacity() * sizeof(RawAttribute);
+  for (const RawAttribute& a : r.unknown) n += a.value.capacity();
   return n;
 }
 
@@ -128,18 +163,20 @@ std::string PathAttributes::ToString() const {
     if (mp_next_hop->link_local) absl::StrAppend(&nh, ",", mp_next_hop->link_local->ToString());
     field("mp_next_hop", nh);
   }
-  if (!ext_communities.empty()) {
+  const RareAttributes& r = rare();
+  if (!r.ext_communities.empty()) {
     std::string c;
-    for (uint64_t v : ext_communities)
+    for (uint64_t v : r.ext_communities)
       absl::StrAppend(&c, c.empty() ? "" : ",", absl::StrFormat("%016x", v));
     field("ext_communities", c);
   }
-  if (!large_communities.empty()) {
+  if (!r.large_communities.empty()) {
     std::string c;
-    for (const auto& v : large_communities) absl::StrAppend(&c, c.empty() ? "" : ",", v.ToString());
+    for (const auto& v : r.large_communities)
+      absl::StrAppend(&c, c.empty() ? "" : ",", v.ToString());
     field("large_communities", c);
   }
-  for (const RawAttribute& a : unknown) {
+  for (const RawAttribute& a : r.unknown) {
     field(absl::StrFormat("attr%d", a.type),
           absl::StrFormat("flags=0x%02x len=%d", a.flags, a.value.size()));
   }

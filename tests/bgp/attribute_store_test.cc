@@ -106,6 +106,34 @@ TEST(AttributeStoreTest, TransientSetsAreEqualByContentAndNotInterned) {
 
 TEST(AttributeStoreTest, HandleIsEightOctets) { EXPECT_EQ(sizeof(AttrRef), 8u); }
 
+TEST(AttributeStoreTest, RareAttributesAreOutOfLineAndEmptyOnesAreAbsent) {
+  // A set without rare attributes holds no allocation for them, however it was made.
+  const PathAttributes plain = Attrs(1);
+  PathAttributes emptied = Attrs(1);
+  emptied.mutable_rare().large_communities = {LargeCommunity{65001, 1, 2}};
+  EXPECT_NE(emptied, plain);
+  EXPECT_NE(emptied.Hash(), plain.Hash());
+  EXPECT_GT(emptied.HeapBytes(), plain.HeapBytes());
+  emptied.mutable_rare().large_communities.clear();  // allocated, but empty
+  EXPECT_EQ(emptied, plain);
+  EXPECT_EQ(emptied.Hash(), plain.Hash());
+  EXPECT_EQ(PathAttributes(emptied).HeapBytes(), plain.HeapBytes());
+
+  AttributeStore store;
+  AttrRef interned = store.Intern(std::move(emptied));
+  EXPECT_EQ(interned->HeapBytes(), plain.HeapBytes());
+  EXPECT_EQ(store.Intern(plain).get(), interned.get());
+
+  // Reading them allocates nothing.
+  PathAttributes read = Attrs(1);
+  EXPECT_TRUE(read.rare().empty());
+  EXPECT_EQ(read.HeapBytes(), plain.HeapBytes());
+}
+
+// A store entry (the set plus its hash, shard and counts) fits the allocator's 176-octet class,
+// not 256: the rare attributes are out of line.
+TEST(AttributeStoreTest, CommonSetIsSmall) { EXPECT_LE(sizeof(internal::AttrEntry), 176u); }
+
 TEST(AttributeStoreTest, MemoryGrowsWithDistinctSets) {
   AttributeStore store;
   const size_t empty = store.MemoryBytes();

@@ -21,7 +21,7 @@ PathAttributes BasicAttrs() {
   a.next_hop = V4("192.0.2.1");
   a.med = 10;
   a.communities = {0xfde90001, kCommunityNoExport};
-  a.large_communities = {LargeCommunity{65001, 1, 2}};
+  a.mutable_rare().large_communities = {LargeCommunity{65001, 1, 2}};
   return a;
 }
 
@@ -242,30 +242,30 @@ TEST_F(UpdateCodecTest, TwoOctetPeerGetsAs4PathAndReconcilesIt) {
 
 TEST_F(UpdateCodecTest, UnknownTransitiveAttributeGetsPartialWhenPassedOn) {
   PathAttributes a = BasicAttrs();
-  a.unknown.push_back(RawAttribute{kFlagOptional | kFlagTransitive, 99, {1, 2, 3}});
+  a.mutable_rare().unknown.push_back(RawAttribute{kFlagOptional | kFlagTransitive, 99, {1, 2, 3}});
   std::vector<uint8_t> exact, passed;
   ASSERT_EQ(*UpdateEncoder(params_, /*readvertise=*/false).Announce(a, Slash24s(1), &exact), 1);
   ASSERT_EQ(*UpdateEncoder(params_, /*readvertise=*/true).Announce(a, Slash24s(1), &passed), 1);
   UpdateMessage m;
   UpdateDecoder d(params_, &store_);
   d.Decode(exact, &m);
-  ASSERT_EQ(m.attributes->unknown.size(), 1u);
-  EXPECT_EQ(m.attributes->unknown[0].flags, kFlagOptional | kFlagTransitive);
+  ASSERT_EQ(m.attributes->rare().unknown.size(), 1u);
+  EXPECT_EQ(m.attributes->rare().unknown[0].flags, kFlagOptional | kFlagTransitive);
   d.Decode(passed, &m);
-  ASSERT_EQ(m.attributes->unknown.size(), 1u);
-  EXPECT_EQ(m.attributes->unknown[0].flags, kFlagOptional | kFlagTransitive | kFlagPartial);
-  EXPECT_EQ(m.attributes->unknown[0].value, (std::vector<uint8_t>{1, 2, 3}));
+  ASSERT_EQ(m.attributes->rare().unknown.size(), 1u);
+  EXPECT_EQ(m.attributes->rare().unknown[0].flags, kFlagOptional | kFlagTransitive | kFlagPartial);
+  EXPECT_EQ(m.attributes->rare().unknown[0].value, (std::vector<uint8_t>{1, 2, 3}));
 }
 
 TEST_F(UpdateCodecTest, UnknownNonTransitiveAttributeIsDropped) {
   PathAttributes a = BasicAttrs();
-  a.unknown.push_back(RawAttribute{kFlagOptional, 99, {1}});
+  a.mutable_rare().unknown.push_back(RawAttribute{kFlagOptional, 99, {1}});
   std::vector<uint8_t> wire;
   ASSERT_EQ(*UpdateEncoder(params_, false).Announce(a, Slash24s(1), &wire), 1);
   UpdateMessage m;
   UpdateDecoder(params_, &store_).Decode(wire, &m);
   ASSERT_TRUE(m.errors.ok());
-  EXPECT_TRUE(m.attributes->unknown.empty());
+  EXPECT_TRUE(m.attributes->rare().unknown.empty());
   EXPECT_TRUE(m.wire_notes & kNoteDroppedAttribute);
 }
 
