@@ -45,12 +45,12 @@ void ReleaseEntry(const AttrEntry* entry);
 bool EqualEntries(const AttrEntry* a, const AttrEntry* b);
 }  // namespace internal
 
-// A counted reference to an interned attribute set: 8 octets (one pointer). Null when default
-// constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs are equal
-// exactly when their attribute sets are equal, so comparing and hashing handles is comparing and
-// hashing sets: equal pointers are equal sets; otherwise the stored hashes are compared, and the
-// sets only when those agree (handles from two stores, a tool that reads two captures, say, or
-// transient sets).
+// A counted reference to an attribute set, interned or transient: 8 octets (one pointer). Null
+// when default constructed (an UPDATE without attributes, e.g. withdrawals only). Two AttrRefs are
+// equal exactly when their attribute sets are equal, so comparing and hashing handles is comparing
+// and hashing sets: equal pointers are equal sets; otherwise the stored hashes are compared, and
+// the sets only when those agree (handles from two stores, a tool that reads two captures, say,
+// or transient sets).
 class AttrRef {
  public:
   AttrRef() = default;
