@@ -30,7 +30,9 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
       family_(family),
       reader_(reader),
       options_(options),
+      io_(io),
       encoder_(params),
+      encoder_class_(EncodedGroupCache::Join(encoder_)),
       refresh_(io, name + " refresh", loc_rib,
                PrefixWalk::Hooks{
                    .visit =
@@ -55,6 +57,9 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
 
 PeerOut::~PeerOut() {
   if (options_.budget != nullptr) options_.budget->Remove(sender_);
+  EncodedGroupCache::Leave(encoder_class_);
+  // The cache may hold references to this peer's sets: none may outlive their stores.
+  EncodedGroupCache::Local().Clear();
 }
 
 size_t PeerOut::high_water() const {
@@ -63,6 +68,7 @@ size_t PeerOut::high_water() const {
 
 std::string PeerOut::Status() const {
   std::string s = absl::StrCat("advertised=", counters_.advertised, " updates=", counters_.updates);
+  if (counters_.groups_shared != 0) absl::StrAppend(&s, " shared_groups=", counters_.groups_shared);
   if (blocked_) s += " blocked";
   if (refresh_.running()) s += " refreshing";
   return s;
@@ -242,13 +248,14 @@ void PeerOut::Encode(Scratch& s) {
   prefetch(0, false);
   prefetch(1, false);
   prefetch(0, true);
+  const EncodedGroupCache::Batch batch = EncodedGroupCache::Local().BeginBatch(encoder_class_, io_);
   for (size_t g = 0; g < s.group_attrs.size(); ++g) {
     prefetch(g + 2, false);
     prefetch(g + 1, true);
     AttrRef& attrs = s.group_attrs[g];
     const uint32_t begin = g == 0 ? 0 : s.group_start[g - 1];
     const std::span<const Nlri> nlri(s.grouped.data() + begin, s.group_start[g] - begin);
-    absl::StatusOr<int> n = encoder_.Pack(attrs.get(), nlri, withdraw, &out);
+    absl::StatusOr<int> n = PackGroup(batch, attrs, nlri, withdraw, &out);
     if (!n.ok()) {
       ++counters_.encode_errors;
       SLUICE_LOG(kWarning) << name() << ": cannot encode " << nlri.size()
@@ -271,6 +278,23 @@ void PeerOut::Encode(Scratch& s) {
     if (n.ok()) messages += *n;
   }
   Send(std::move(out), messages);
+}
+
+absl::StatusOr<int> PeerOut::PackGroup(const EncodedGroupCache::Batch& batch, const AttrRef& attrs,
+                                       std::span<const Nlri> announce,
+                                       std::span<const Nlri> withdraw, std::vector<uint8_t>* out) {
+  EncodedGroupCache& cache = EncodedGroupCache::Local();
+  if (std::optional<int> n = cache.Find(batch, attrs, announce, withdraw, out)) {
+    ++counters_.groups_shared;
+    return *n;
+  }
+  const size_t before = out->size();
+  absl::StatusOr<int> n = encoder_.Pack(attrs.get(), announce, withdraw, out);
+  if (n.ok()) {
+    cache.Store(batch, attrs, announce, withdraw,
+                std::span<const uint8_t>(out->data() + before, out->size() - before), *n);
+  }
+  return n;
 }
 
 void PeerOut::Send(std::vector<uint8_t> messages, int count) {

@@ -17,7 +17,9 @@
 // same attributes, a replace between routes that export to the same attributes) sends nothing.
 // Then the prefixes to announce are grouped by attribute set and each group packed into as few
 // UPDATEs as the maximum message size allows (UpdateEncoder::Pack), withdrawals first, in the
-// order the prefixes first changed.
+// order the prefixes first changed. A group that another PeerOut of this thread packed in the same
+// turn of the event loop (the same set, prefixes, withdrawals and encoder) is copied from it
+// instead (EncodedGroupCache): peers that get the same changes share one encoding.
 //
 // Flow control: after sending, when the session's send backlog is above `high_water` octets (or
 // the peer's share of a SendBudget), PeerOut blocks its FanoutReader (changes wait in the fanout
@@ -35,6 +37,7 @@
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/branch_tail.h"
+#include "bgp/stages/encoded_group_cache.h"
 #include "bgp/stages/end_of_rib_gate.h"
 #include "bgp/stages/prefix_walk.h"
 #include "bgp/stages/send_budget.h"
@@ -60,6 +63,8 @@ class PeerOut : public BranchTail {
     uint64_t withdrawn = 0;   // prefixes withdrawn (events)
     uint64_t octets = 0;      // octets handed to the session
     uint64_t encode_errors = 0;
+    // Groups whose UPDATEs were copied from another peer's batch (EncodedGroupCache).
+    uint64_t groups_shared = 0;
     bool end_of_rib_sent = false;
   };
 
@@ -114,6 +119,10 @@ class PeerOut : public BranchTail {
   static void ReturnScratch(std::unique_ptr<Scratch> scratch);
   // Flush's second half: the batch's changes, grouped in `scratch`, encoded and sent.
   void Encode(Scratch& scratch);
+  // One group's UPDATEs: copied when another peer on this thread just packed the same group.
+  absl::StatusOr<int> PackGroup(const EncodedGroupCache::Batch& batch, const AttrRef& attrs,
+                                std::span<const Nlri> announce, std::span<const Nlri> withdraw,
+                                std::vector<uint8_t>* out);
   void Send(std::vector<uint8_t> messages, int count);
   void CheckBacklog();
   // Blocks the reader while the backlog is high or the restart gate is closed.
@@ -125,7 +134,9 @@ class PeerOut : public BranchTail {
   FlowControl* reader_;
   Options options_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the gate's callback
+  boost::asio::io_context& io_;
   UpdateEncoder encoder_;
+  int encoder_class_;  // EncodedGroupCache::Join
   Counters counters_;
   bool blocked_ = false;  // the send backlog is above the high water
   bool gated_ = false;    // the restart gate is closed

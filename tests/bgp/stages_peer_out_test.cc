@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "bgp/stages/encoded_group_cache.h"
 #include "bgp/stages/peer_in.h"
 #include "bgp/stages/peer_out.h"
 #include "bgp/stages/send_budget.h"
@@ -214,6 +217,63 @@ TEST_F(PeerOutTest, ABatchKeepsNoReferenceOnceSent) {
   out_->push(nullptr);
   EXPECT_EQ(session_->updates, 1u);
   EXPECT_EQ(made.use_count(), 2u);
+}
+
+// Peers that get the same batch with the same exported sets pay for one encoding: the second
+// copies the first's UPDATEs (the same octets), a peer whose encoder writes other octets packs
+// its own, and once the loop's turn is over the copies and their references are gone.
+TEST_F(PeerOutTest, PeersThatGetTheSameBatchShareItsEncoding) {
+  SessionParams two_octet;
+  two_octet.four_octet_as = false;
+  std::vector<std::unique_ptr<testing::FakeSession>> sessions;
+  std::vector<PeerOut*> outs;
+  for (const SessionParams& params : {SessionParams(), SessionParams(), two_octet}) {
+    sessions.push_back(std::make_unique<testing::FakeSession>(&store_, params));
+    PeerOut::Options options;
+    options.high_water = 100000;
+    outs.push_back(plumber_.Make<PeerOut>("PeerOut" + std::to_string(outs.size()), io_,
+                                          sessions.back().get(), params, kIPv4Unicast, &flow_,
+                                          &tables_, options));
+  }
+  // A batch that announces one prefix, then one that withdraws it and announces 30 in two sets.
+  auto send_batches = [&](PeerOut* out, uint32_t first) {
+    BgpRoute r;
+    r.net = N(first + 99);
+    r.attrs = b_;
+    out->add_route(r, nullptr);
+    out->push(nullptr);
+    out->delete_route(r, nullptr);
+    for (uint32_t i = first; i < first + 30; ++i) {
+      r.net = N(i);
+      r.attrs = i % 3 ? a_ : b_;
+      out->add_route(r, nullptr);
+    }
+    out->push(nullptr);
+  };
+  RunLoop();  // a new turn of the loop
+  for (PeerOut* out : outs) send_batches(out, 0);
+  // Three groups (the withdrawal goes with the first of the second batch): the second peer
+  // copies all three; the two-octet AS peer packs its own.
+  EXPECT_EQ(outs[0]->counters().groups_shared, 0u);
+  EXPECT_EQ(outs[1]->counters().groups_shared, 3u);
+  EXPECT_EQ(outs[2]->counters().groups_shared, 0u);
+  EXPECT_EQ(sessions[1]->log, sessions[0]->log);
+  EXPECT_EQ(sessions[1]->octets, sessions[0]->octets);
+  EXPECT_EQ(sessions[1]->held, sessions[0]->held);
+  EXPECT_EQ(sessions[2]->held, sessions[0]->held);
+  EXPECT_LT(sessions[2]->octets, sessions[0]->octets) << "2-octet AS numbers";
+  EXPECT_TRUE(sessions[1]->errors.empty());
+  // The turn's cache holds the first peer's three groups, each with a reference to its set.
+  EXPECT_EQ(EncodedGroupCache::Local().size(), 3u);
+  const uint32_t a_during_turn = a_.use_count();
+  // After the turn nothing is held, and a peer whose batch differs packs its own.
+  RunLoop();
+  EXPECT_EQ(EncodedGroupCache::Local().size(), 0u);
+  EXPECT_EQ(a_.use_count(), a_during_turn - 1);
+  send_batches(outs[0], 100);
+  send_batches(outs[1], 200);
+  EXPECT_EQ(outs[1]->counters().groups_shared, 3u);
+  EXPECT_TRUE(sessions[1]->held.contains(N(200)));
 }
 
 TEST_F(PeerOutTest, ABigBatchGoesToTheSessionInPieces) {
