@@ -58,7 +58,7 @@ EncodedGroupCache& EncodedGroupCache::Local() {
 
 EncodedGroupCache::Batch EncodedGroupCache::BeginBatch(int encoder_class,
                                                        boost::asio::io_context& io) {
-  Batch batch{encoder_class, false, &io};
+  Batch batch{this, encoder_class, false, &io};
   if (encoder_class < 0) return batch;
   ++batches_;
   const bool shared = TheClasses().members[encoder_class].load(std::memory_order_relaxed) >= 2;
@@ -100,7 +100,6 @@ std::optional<int> EncodedGroupCache::Find(const Batch& batch, const AttrRef& at
     if (!Matches(e, hash, batch.encoder_class, attrs, announce, withdraw)) continue;
     const uint8_t* messages = messages_.data() + e.messages_at;
     out->insert(out->end(), messages, messages + e.messages_size);
-    ++hits_;
     stored_since_hit_ = 0;
     return e.count;
   }

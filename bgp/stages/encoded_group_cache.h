@@ -22,6 +22,11 @@
 //
 // The classes are process-wide (guarded by a mutex, used when a PeerOut is made or destroyed);
 // the entries are per thread (Local()).
+//
+// Memory: Clear() drops the entries but keeps the vectors' capacity for the next turn. A thread
+// that once cached a large turn keeps, until it ends, the pools (their contents are at most
+// kMaxOctets; grown by doubling, their capacity may be up to twice that), kSlots slots (128 KiB)
+// and room for the most entries it held (at most kMaxEntries).
 
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +61,7 @@ class EncodedGroupCache {
 
   // Starts a batch of a PeerOut of `encoder_class` whose loop is `io`; what Find and Store take.
   struct Batch {
+    EncodedGroupCache* cache = nullptr;  // this thread's, which Find and Store are called on
     int encoder_class = -1;
     bool store = false;  // whether this batch's groups are kept for the next peers
     boost::asio::io_context* io = nullptr;
@@ -71,7 +77,6 @@ class EncodedGroupCache {
   // Drops every entry (and its reference).
   void Clear();
 
-  uint64_t hits() const { return hits_; }
   size_t size() const { return entries_.size(); }
 
  private:
@@ -108,7 +113,6 @@ class EncodedGroupCache {
   std::vector<Slot> slots_;        // kSlots once the first group is stored
   uint32_t turn_ = 1;
   bool clear_posted_ = false;
-  uint64_t hits_ = 0;
   uint64_t stored_since_hit_ = 0;
   uint64_t batches_ = 0;
 };

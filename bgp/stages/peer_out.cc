@@ -283,7 +283,7 @@ void PeerOut::Encode(Scratch& s) {
 absl::StatusOr<int> PeerOut::PackGroup(const EncodedGroupCache::Batch& batch, const AttrRef& attrs,
                                        std::span<const Nlri> announce,
                                        std::span<const Nlri> withdraw, std::vector<uint8_t>* out) {
-  EncodedGroupCache& cache = EncodedGroupCache::Local();
+  EncodedGroupCache& cache = *batch.cache;
   if (std::optional<int> n = cache.Find(batch, attrs, announce, withdraw, out)) {
     ++counters_.groups_shared;
     return *n;
