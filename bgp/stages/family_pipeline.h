@@ -86,10 +86,10 @@ struct PipelineOptions {
   // half); within a burst of UPDATEs, how long routes may wait for more before they are handed to
   // an idle shard (stage::ShardOptions::coalesce; 0: after every UPDATE). Every route waiting for
   // a shard, and every change waiting for the loop, holds its attribute set: the backlog is what
-  // a burst (a full table, many peers' churn) keeps in memory; 16 batches are enough to keep the
-  // shards busy.
+  // a burst (a full table, many peers' churn) keeps in memory; 4 batches are enough to keep the
+  // shards busy (bench/convergence/README.md, Many peers).
   size_t shard_batch = 1024;
-  size_t shard_backlog = 16384;
+  size_t shard_backlog = 4096;
   int64_t shard_coalesce_us = 500;
 };
 
