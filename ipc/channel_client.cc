@@ -39,9 +39,7 @@ class ChannelClientImpl final : public ChannelClient,
   void Open() {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
-    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    SetReconnect(args, 1000);
     auto channel = OpenChannel(endpoint_, peer_.tls_name, args);
     if (!channel.ok()) {
       failed_ = true;

@@ -31,9 +31,7 @@ class FinderSessionImpl final : public FinderSession,
   void Open(const finder::v1::Registration& registration) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
-    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+    SetReconnect(args, 500);
     // A private connection per session, so a new session after a Finder restart does not
     // wait out the backoff of the old one.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);

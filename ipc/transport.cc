@@ -159,6 +159,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(std::string_view endp
   return grpc::CreateCustomChannel(*target, grpc::SslCredentials(options), args);
 }
 
+void SetReconnect(grpc::ChannelArguments& args, int max_backoff_ms) {
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max_backoff_ms);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kConnectTimeoutMs);
+}
+
 std::string CertificateClass(std::string_view certificate_name) {
   return std::string(certificate_name.substr(0, certificate_name.find('/')));
 }

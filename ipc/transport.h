@@ -53,6 +53,18 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> OpenChannel(std::string_view endp
                                                            std::string_view peer_name,
                                                            grpc::ChannelArguments args);
 
+// How long one connection attempt, handshake included, may take before gRPC gives it up and
+// fails the calls waiting on it (UNAVAILABLE). A target that is alive but stalled — stopped,
+// starved of CPU, swapped out, or across a slow link — is waited for this long. gRPC names
+// the setting GRPC_ARG_MIN_RECONNECT_BACKOFF_MS; gRPC's doc/connection-backoff.md calls it
+// MIN_CONNECT_TIMEOUT, 20 s by default.
+inline constexpr int kConnectTimeoutMs = 20000;
+
+// Sets `args` so that a refused connection (a target not listening yet) is tried again after
+// 100 ms, backing off to `max_backoff_ms` between attempts, each attempt given
+// kConnectTimeoutMs.
+void SetReconnect(grpc::ChannelArguments& args, int max_backoff_ms);
+
 // The common name of the certificate this process serves TCP with (TransportSecurity's tls);
 // "" without TLS. Errors: Unavailable for an unreadable file, InvalidArgument when it holds no
 // PEM certificate with a common name.

@@ -50,8 +50,10 @@
 //   NOT_FOUND          no such target, or it does not implement the interface
 //   UNIMPLEMENTED      the target has no such method
 //   PERMISSION_DENIED  the Finder's access list refuses, or the method key was wrong
-//   UNAVAILABLE        the Finder or the target cannot be reached, or the target died while
-//                      the call was in flight
+//   UNAVAILABLE        the Finder or the target cannot be reached (nothing listens on its
+//                      endpoint, or a connection could not be set up within
+//                      ipc::kConnectTimeoutMs, ipc/transport.h: a stalled target is waited
+//                      for that long), or the target died while the call was in flight
 //   INVALID_ARGUMENT   bad method name, request/reply types that do not match the method
 //   any status a handler returned, unchanged.
 //

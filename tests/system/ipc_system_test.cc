@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "grpcpp/grpcpp.h"
 #include "ipc/proto/finder.grpc.pb.h"
@@ -168,6 +169,25 @@ TEST_F(IpcSystemTest, CallerCacheIsInvalidatedWhenTheTargetRestarts) {
   StartComponent("echo");
   ASSERT_TRUE(RunUntil([&] { return events_.size() == 3; }, 5000));
   EXPECT_EQ(*add(), "echo");
+}
+
+// A target that stalls (stopped, starved of CPU, swapped out) while a caller first connects to
+// it answers once it runs again: the call waits instead of failing on a connection that took
+// longer than a scheduler tick to set up.
+TEST_F(IpcSystemTest, ACallWaitsForAStalledTarget) {
+  StartFinder();
+  StartWatcher();
+  ChildProcess* component = StartComponent("echo");
+  component->Signal(SIGSTOP);
+  std::optional<absl::StatusOr<test_echo::v1::EchoReply>> reply;
+  watcher_->Call<test_echo::v1::EchoReply>(
+      "echo", "test_echo/1.0/echo", test_echo::v1::EchoRequest(),
+      [&](absl::StatusOr<test_echo::v1::EchoReply> r) { reply = std::move(r); });
+  RunUntil([&] { return reply.has_value(); }, 1500);
+  component->Signal(SIGCONT);
+  ASSERT_TRUE(RunUntil([&] { return reply.has_value(); }, 10000));
+  ASSERT_TRUE(reply->ok()) << reply->status();
+  EXPECT_EQ((*reply)->served_by(), "echo");
 }
 
 TEST_F(IpcSystemTest, TargetsAndEveryAtomTypeFromTheShell) {
