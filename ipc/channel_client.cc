@@ -170,9 +170,9 @@ class ChannelClientImpl final : public ChannelClient,
   }
 
   absl::Status Failure(const absl::Status& status) const {
-    return absl::UnavailableError(
+    return MarkUnreached(absl::UnavailableError(
         absl::StrFormat("lost the connection to %s (%s): %s", target_, endpoint_,
-                        status.ok() ? "the stream ended" : std::string(status.message())));
+                        status.ok() ? "the stream ended" : std::string(status.message()))));
   }
 
   // Loop thread: the stream is over.

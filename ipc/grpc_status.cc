@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/cord.h"
+
 namespace sluice::ipc {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
@@ -20,6 +22,19 @@ absl::Status StatusFromWire(int code, std::string_view message) {
   if (code < 0 || code > 16) code = static_cast<int>(absl::StatusCode::kUnknown);
   return absl::Status(static_cast<absl::StatusCode>(code),
                       absl::string_view(message.data(), message.size()));
+}
+
+namespace {
+constexpr absl::string_view kUnreachedPayload = "type.sluice/ipc.Unreached";
+}  // namespace
+
+absl::Status MarkUnreached(absl::Status status) {
+  status.SetPayload(kUnreachedPayload, absl::Cord());
+  return status;
+}
+
+bool IsUnreached(const absl::Status& status) {
+  return status.GetPayload(kUnreachedPayload).has_value();
 }
 
 }  // namespace sluice::ipc

@@ -16,4 +16,10 @@ absl::Status FromGrpcStatus(const grpc::Status& status);
 absl::Status StatusFromWire(int code, std::string_view message);
 int StatusCodeToWire(absl::StatusCode code);
 
+// `status` (UNAVAILABLE) marked as made by this process's IPC layer because the call got no
+// answer from its target: the target could not be resolved or reached, or the connection was
+// lost first. A handler's own UNAVAILABLE is never marked. ipc::IsUnreached (ipc/xrl_router.h)
+// tells them apart.
+absl::Status MarkUnreached(absl::Status status);
+
 }  // namespace sluice::ipc

@@ -188,8 +188,8 @@ void RouterCore::OnSessionClosed(uint64_t generation, absl::Status status) {
     retry_delay_ms_ = kMaxRetryMs;
   }
   if (ever_registered_ || waited_out_ || IsRefusal(status.code())) {
-    FailUnresolved(absl::UnavailableError(absl::StrFormat(
-        "cannot resolve through the Finder at %s: %s", finder_address_, status.message())));
+    FailUnresolved(MarkUnreached(absl::UnavailableError(absl::StrFormat(
+        "cannot resolve through the Finder at %s: %s", finder_address_, status.message()))));
   }
   if (!ever_registered_ && IsRefusal(status.code())) ReportReady(status);
   retry_timer_->expires_after(std::chrono::milliseconds(retry_delay_ms_));
@@ -218,9 +218,9 @@ void RouterCore::RequestResolution(const std::string& target_name, const std::st
   }
   auto target = targets_.find(target_name);
   if (target == targets_.end()) return;
-  failed_[key] = absl::UnavailableError(
+  failed_[key] = MarkUnreached(absl::UnavailableError(
       absl::StrFormat("cannot resolve %s: the Finder at %s is unreachable (%s)", target_name,
-                      finder_address_, finder_error_.message()));
+                      finder_address_, finder_error_.message())));
   Drain(target_name, target->second);
   failed_.erase(key);
 }

@@ -56,6 +56,8 @@
 //                      for that long), or the target died while the call was in flight
 //   INVALID_ARGUMENT   bad method name, request/reply types that do not match the method
 //   any status a handler returned, unchanged.
+// IsUnreached() tells the UNAVAILABLE this router made because no answer came (the target
+// could not be resolved or reached, or the connection was lost) from one a handler returned.
 //
 // Method keys and callers. The Finder draws a random 128-bit secret for every registered method
 // and gives each caller its access list allows a key derived from the secret and the caller's
@@ -109,6 +111,12 @@ namespace sluice::ipc {
 namespace internal {
 class RouterCore;
 }
+
+// True for an UNAVAILABLE this process's IPC layer made because the call got no answer from its
+// target: the Finder could not resolve it, its endpoint could not be reached within
+// kConnectTimeoutMs (ipc/transport.h), or the connection was lost before the answer (the call
+// may then have run). False for a status a handler returned.
+bool IsUnreached(const absl::Status& status);
 
 struct RouterOptions {
   // The Finder: "unix:/path" or "tcp:127.0.0.1:PORT". Empty: DefaultFinderAddress().

@@ -308,6 +308,31 @@ TEST_F(RouterTest, UnaryTransportWorks) {
   EXPECT_EQ(failed.status(), absl::OutOfRangeError("too far"));
 }
 
+// A caller that wants to try again (the router manager's configuration pushes) can tell a call
+// that got no answer from a target that answered UNAVAILABLE itself.
+TEST_F(RouterTest, OnlyACallWithoutAnAnswerIsUnreached) {
+  auto server = MakeServer("echo");
+  RouterOptions hidden = Options();
+  const std::string socket = rundir_ + "/hidden.sock";
+  hidden.listen = {"unix:" + socket};
+  auto unreachable = MakeServer("hidden", hidden);
+  std::filesystem::rename(socket, socket + ".away");
+  auto client = MakeClient("caller");
+  auto answered = CallSync(*client, "echo", kFail, [] {
+    tv1::FailRequest r;
+    r.set_code(static_cast<int>(absl::StatusCode::kUnavailable));
+    r.set_message("busy");
+    return r;
+  }());
+  EXPECT_EQ(answered.status(), absl::UnavailableError("busy"));
+  EXPECT_FALSE(IsUnreached(answered.status()));
+  auto unanswered = CallSync(*client, "hidden", kEcho, tv1::EchoRequest());
+  EXPECT_EQ(unanswered.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(IsUnreached(unanswered.status())) << unanswered.status();
+  std::filesystem::rename(socket + ".away", socket);
+  EXPECT_TRUE(CallSync(*client, "hidden", kEcho, tv1::EchoRequest()).ok());
+}
+
 TEST_F(RouterTest, UnaryTransportUnderLoad) {
   auto server = MakeServer("echo");
   RouterOptions options = Options();
