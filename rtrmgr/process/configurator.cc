@@ -1,6 +1,7 @@
 #include "rtrmgr/process/configurator.h"
 
 #include <algorithm>
+#include <boost/asio/steady_timer.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -65,31 +66,101 @@ bool NeedsAddAgain(const BgpPeer& before, const BgpPeer& after) {
 
 }  // namespace
 
-// The calls of one push: counts the answers, collects the refusals, runs `done` after the last.
+// One call that did not reach its process, with what it takes to make it again.
+struct Configurator::Unreached {
+  uint64_t seq;  // order of the first attempt: calls to one target go again in that order
+  std::string target;
+  uint64_t generation;  // the target's registrations when the call was first made
+  std::string error;
+  std::function<void(std::shared_ptr<Batch>, ipc::XrlRouter&)> call;
+
+  // In the order the calls were first made (their failures come back in any order).
+  static void Sort(std::vector<Unreached>& calls) {
+    std::sort(calls.begin(), calls.end(),
+              [](const Unreached& a, const Unreached& b) { return a.seq < b.seq; });
+  }
+};
+
+// The calls of one push: counts the answers, collects the refusals, keeps what could not reach
+// its process for Configurator::Resend, and runs `done` after the last answer of the last round.
 class Configurator::Batch {
  public:
-  explicit Batch(Done done) : done_(std::move(done)) {}
+  // `errors`: those of the rounds before.
+  Batch(Configurator& owner, Done done, int round = 0, std::vector<std::string> errors = {})
+      : owner_(&owner),
+        alive_(owner.alive_),
+        done_(std::move(done)),
+        round_(round),
+        errors_(std::move(errors)) {}
   ~Batch() {
+    if (!unreached_.empty()) {
+      if (!alive_.expired() && round_ < kResendRounds) {
+        owner_->Resend(std::move(unreached_), std::move(errors_), std::move(done_), round_ + 1);
+        return;
+      }
+      Unreached::Sort(unreached_);
+      for (Unreached& u : unreached_) errors_.push_back(std::move(u.error));
+    }
     if (done_) done_(std::move(errors_));
   }
   template <typename Req, typename Reply>
   static void Call(std::shared_ptr<Batch> self, ipc::XrlRouter& router, const std::string& target,
                    const M<Req, Reply>& method, Req request, std::string what) {
-    router.Call(
-        target, method, std::move(request),
-        [self, process = ProcessName(target), what = std::move(what)](absl::StatusOr<Reply> reply) {
-          if (!reply.ok()) {
-            self->errors_.push_back(
-                absl::StrCat(process, " refused ", what, ": ", reply.status().message()));
-          }
-        });
+    Unreached retry{self->next_seq_++, target, self->owner_->generations_[target], "", nullptr};
+    retry.call = [&method, target, request, what](std::shared_ptr<Batch> batch, ipc::XrlRouter& r) {
+      Call(std::move(batch), r, target, method, request, what);
+    };
+    router.Call(target, method, std::move(request),
+                [self, process = ProcessName(target), what = std::move(what),
+                 retry = std::move(retry)](absl::StatusOr<Reply> reply) mutable {
+                  if (reply.ok()) return;
+                  if (!ipc::IsUnreached(reply.status())) {
+                    self->errors_.push_back(
+                        absl::StrCat(process, " refused ", what, ": ", reply.status().message()));
+                    return;
+                  }
+                  retry.error =
+                      absl::StrCat(process, " did not get ", what, ": ", reply.status().message());
+                  self->unreached_.push_back(std::move(retry));
+                });
   }
   void Error(std::string text) { errors_.push_back(std::move(text)); }
 
  private:
+  Configurator* owner_;
+  std::weak_ptr<bool> alive_;
   Done done_;
+  int round_;
+  uint64_t next_seq_ = 0;
   std::vector<std::string> errors_;
+  std::vector<Unreached> unreached_;
 };
+
+void Configurator::Resend(std::vector<Unreached> unreached, std::vector<std::string> errors,
+                          Done done, int round) {
+  Unreached::Sort(unreached);
+  SLUICE_LOG(kWarning)
+      << unreached.size()
+      << " configuration call(s) did not reach their process; sending them again in "
+      << absl::FormatDuration(kResendDelay) << ", round " << round << " of " << kResendRounds
+      << ". The first: " << unreached.front().error;
+  auto timer =
+      std::make_shared<boost::asio::steady_timer>(io_, absl::ToChronoMilliseconds(kResendDelay));
+  timer->async_wait([this, alive = std::weak_ptr<bool>(alive_), timer,
+                     unreached = std::move(unreached), errors = std::move(errors),
+                     done = std::move(done), round](const boost::system::error_code&) mutable {
+    if (alive.expired()) return;
+    auto batch = std::make_shared<Batch>(*this, std::move(done), round, std::move(errors));
+    for (Unreached& u : unreached) {
+      if (generations_[u.target] != u.generation) {
+        batch->Error(absl::StrCat(u.error, " (not sent again: ", ProcessName(u.target),
+                                  " registered anew and is given its whole configuration)"));
+        continue;
+      }
+      u.call(batch, router_);
+    }
+  });
+}
 
 std::vector<std::string> Configurator::FeaFlags(const Config& config) {
   std::vector<std::string> flags = {"--backend", FeaBackendName(config.fea.backend)};
@@ -211,7 +282,8 @@ void Configurator::AddInterface(std::shared_ptr<Batch> batch, const InterfaceCon
 }
 
 void Configurator::ConfigureFea(const Config& config, Done done) {
-  auto batch = std::make_shared<Batch>(std::move(done));
+  ++generations_["fea"];
+  auto batch = std::make_shared<Batch>(*this, std::move(done));
   if (config.fea.backend != FeaBackend::kDummy) return;
   for (const auto& [name, interface] : config.interfaces) LinkSettings(batch, interface, false);
 }
@@ -236,7 +308,8 @@ void Configurator::DeleteStatic(std::shared_ptr<Batch> batch, const net::Prefix&
 }
 
 void Configurator::ConfigureStatic(const Config& config, Done done) {
-  auto batch = std::make_shared<Batch>(std::move(done));
+  ++generations_[kStaticTarget];
+  auto batch = std::make_shared<Batch>(*this, std::move(done));
   for (const auto& [prefix, route] : config.static_routes.routes) AddStatic(batch, route);
   // The whole configuration is there (same ordered stream): sluice-static may say end-of-RIB.
   Batch::Call(batch, router_, kStaticTarget, ipc::methods::static_routes::kSynced,
@@ -264,12 +337,14 @@ void Configurator::DeleteCache(std::shared_ptr<Batch> batch, const RpkiCache& ca
 }
 
 void Configurator::ConfigureRpki(const Config& config, Done done) {
-  auto batch = std::make_shared<Batch>(std::move(done));
+  ++generations_[kRpkiTarget];
+  auto batch = std::make_shared<Batch>(*this, std::move(done));
   for (const auto& [key, cache] : config.rpki.caches) AddCache(batch, cache);
 }
 
 void Configurator::ConfigureRib(const Config& config, Done done) {
-  auto batch = std::make_shared<Batch>(std::move(done));
+  ++generations_["rib"];
+  auto batch = std::make_shared<Batch>(*this, std::move(done));
   for (const auto& [protocol, distance] : config.rib.admin_distances) {
     rib_v1::SetAdminDistanceRequest r;
     r.set_protocol(protocol);
@@ -511,7 +586,8 @@ void Configurator::RemovePeer(std::shared_ptr<Batch> batch, const net::IPAddress
 }
 
 void Configurator::ConfigureBgp(const Config& config, Done done) {
-  auto batch = std::make_shared<Batch>(std::move(done));
+  ++generations_["bgp"];
+  auto batch = std::make_shared<Batch>(*this, std::move(done));
   if (!config.bgp.enabled) return;
   SetIdentity(batch, config.bgp);
   GracefulRestart(batch, config.bgp);
@@ -530,7 +606,7 @@ void Configurator::ConfigureBgp(const Config& config, Done done) {
 
 void Configurator::ApplyDelta(const ConfigDelta& delta, const Config& before, const Config& next,
                               Done done) {
-  auto batch = std::make_shared<Batch>(std::move(done));
+  auto batch = std::make_shared<Batch>(*this, std::move(done));
   // FEA interfaces (a restart is the router manager's: the new FEA starts with the flags).
   if (!delta.fea.restart && next.fea.backend == FeaBackend::kDummy) {
     for (const InterfaceDelta& d : delta.fea.interfaces) {

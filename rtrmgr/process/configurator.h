@@ -3,7 +3,8 @@
 // XRLs on the processes, for a process that has just registered with the
 // Finder (its whole part of the configuration) and for a changed file (ConfigDelta: only what
 // changed). Calls go through the router manager's XrlRouter, ordered per target; `done` runs on
-// the loop once every call of the push has answered, with one line per refused call
+// the loop once every call of the push has answered (calls that could not reach their process
+// are made again first, see kResendRounds), with one line per refused call
 // ("sluice-bgp refused bgp listen 192.0.2.1 port 1179: ...").
 //
 // What goes where:
@@ -27,12 +28,14 @@
 //         rpki block it lets sluice-bgp call rpki/1.0 on sluice-rpki and sluice-rpki call
 //         rpki_client/1.0 on sluice-bgp, whatever the class rules say.
 
+#include <boost/asio/io_context.hpp>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "ipc/xrl_router.h"
 #include "rtrmgr/config/config.h"
 #include "rtrmgr/config/config_delta.h"
@@ -43,7 +46,16 @@ class Configurator {
  public:
   using Done = std::function<void(std::vector<std::string> errors)>;
 
-  explicit Configurator(ipc::XrlRouter& router) : router_(router) {}
+  // A call that got no answer from its process (ipc::IsUnreached: no connection could be made
+  // within ipc::kConnectTimeoutMs, or it was lost first) is made again kResendDelay later,
+  // in its push's order, for up to kResendRounds more rounds — unless that process registered
+  // anew meanwhile, which brings it its whole configuration. Only then is it one of `done`'s
+  // errors, and `done` runs once, after the last round.
+  static constexpr absl::Duration kResendDelay = absl::Seconds(1);
+  static constexpr int kResendRounds = 5;
+
+  // `io`: the loop `router` runs on (the resends' timers).
+  Configurator(ipc::XrlRouter& router, boost::asio::io_context& io) : router_(router), io_(io) {}
 
   void ConfigureFea(const Config& config, Done done);
   void ConfigureRib(const Config& config, Done done);
@@ -116,7 +128,18 @@ class Configurator {
   // bgp/1.0/add_bmp_station, or delete_bmp_station with `remove`.
   void Bmp(std::shared_ptr<Batch> batch, const BmpStation& station, bool remove);
 
+  struct Unreached;
+  // Makes the `unreached` calls again after kResendDelay (see kResendRounds).
+  void Resend(std::vector<Unreached> unreached, std::vector<std::string> errors, Done done,
+              int round);
+
   ipc::XrlRouter& router_;
+  boost::asio::io_context& io_;
+  // Registrations seen per target (one per Configure* push): a resend for an older one is
+  // dropped.
+  std::map<std::string, uint64_t> generations_;
+  // Expires with the Configurator: the resends' timers and the batches outlive it.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace sluice::rtrmgr

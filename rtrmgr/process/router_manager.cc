@@ -189,7 +189,7 @@ absl::Status RouterManager::Start() {
 
   ASSIGN_OR_RETURN(ipc::RouterOptions o, OwnRouterOptions());
   router_ = std::make_unique<ipc::XrlRouter>(io_, "rtrmgr", "rtrmgr", o);
-  configurator_ = std::make_unique<Configurator>(*router_);
+  configurator_ = std::make_unique<Configurator>(*router_, io_);
   if (absl::Status s = RegisterService(); !s.ok()) return s;
   router_->SetShutdownHandler([this] {
     Shutdown();
