@@ -49,8 +49,8 @@ void Station::OnConnect(const error_code& ec) {
     std::lock_guard lock(mu_);
     state_ = State::kSyncing;
     generation = ++generation_;
-    out_.clear();
-    held_.clear();
+    out_.Release();
+    held_.Release();
     stats_.connected = true;
     stats_.synced = false;
     ++stats_.connects;
@@ -88,8 +88,8 @@ void Station::OnRead(uint64_t generation, const error_code& ec) {
 void Station::DisconnectLocked() {
   state_ = State::kDisconnected;
   ++generation_;
-  out_ = {};
-  held_ = {};
+  out_.Release();
+  held_.Release();
   stats_.connected = false;
   stats_.synced = false;
 }
@@ -140,33 +140,39 @@ void Station::WriteSoon() {
   });
 }
 
-bool Station::QueueLocked(std::vector<uint8_t>& to, std::span<const uint8_t> messages) {
-  if (out_.size() + held_.size() + messages.size() > config_.buffer_bytes) {
+bool Station::QueueLocked(OctetQueue& to, std::span<const std::span<const uint8_t>> pieces) {
+  size_t octets = 0;
+  for (std::span<const uint8_t> p : pieces) octets += p.size();
+  if (out_.size() + held_.size() + octets > config_.buffer_bytes) {
     OverflowLocked();
     return false;
   }
-  to.insert(to.end(), messages.begin(), messages.end());
+  for (std::span<const uint8_t> p : pieces) to.Append(p);
   KickLocked();
   return true;
 }
 
 bool Station::Append(std::span<const uint8_t> message) {
+  return Append(std::span<const std::span<const uint8_t>>(&message, 1));
+}
+
+bool Station::Append(std::span<const std::span<const uint8_t>> pieces) {
   std::lock_guard lock(mu_);
   if (state_ == State::kDisconnected) return false;
-  return QueueLocked(state_ == State::kSyncing ? held_ : out_, message);
+  return QueueLocked(state_ == State::kSyncing ? held_ : out_, pieces);
 }
 
 bool Station::AppendSync(uint64_t generation, std::span<const uint8_t> messages) {
   std::lock_guard lock(mu_);
   if (state_ != State::kSyncing || generation != generation_) return false;
-  return QueueLocked(out_, messages);
+  return QueueLocked(out_, std::span<const std::span<const uint8_t>>(&messages, 1));
 }
 
 void Station::EndSync(uint64_t generation) {
   std::lock_guard lock(mu_);
   if (state_ != State::kSyncing || generation != generation_) return;
-  out_.insert(out_.end(), held_.begin(), held_.end());
-  held_ = {};
+  out_.Splice(held_);
+  held_.Release();
   state_ = State::kLive;
   stats_.synced = true;
   SLUICE_LOG(kInfo) << "BMP station " << config_.address.ToString() << " port " << config_.port
@@ -197,24 +203,28 @@ void Station::Write() {
     std::lock_guard lock(mu_);
     write_posted_ = false;
     if (writing_now_ || out_.empty() || state_ == State::kDisconnected) return;
-    writing_.swap(out_);
-    out_.clear();
+    writing_.Splice(out_);
     writing_now_ = true;
   }
-  asio::async_write(
-      socket_, asio::buffer(writing_),
-      [self = shared_from_this()](const error_code& ec, size_t n) { self->OnWrite(ec, n); });
+  iov_ = writing_.Buffers();
+  asio::async_write(socket_, iov_, [self = shared_from_this()](const error_code& ec, size_t n) {
+    self->OnWrite(ec, n);
+  });
 }
 
 void Station::OnWrite(const error_code& ec, size_t n) {
-  writing_.clear();
-  if (writing_.capacity() > config_.buffer_bytes / 4) writing_.shrink_to_fit();
+  iov_.clear();
   bool more, now;
   {
     std::lock_guard lock(mu_);
     writing_now_ = false;
     stats_.bytes_sent += n;
     if (ec && state_ != State::kDisconnected) DisconnectLocked();
+    if (state_ == State::kDisconnected) {
+      writing_.Release();
+    } else {
+      out_.Recycle(writing_);  // the next appends reuse its chunks
+    }
     more = !out_.empty() && state_ != State::kDisconnected;
     now = out_.size() >= kWriteNowBytes;
     write_posted_ = more;  // what follows writes it
@@ -248,7 +258,7 @@ void Station::Finish(std::vector<uint8_t> message, double grace_s) {
       // Last, after whatever is queued (a snapshot in progress is cut short).
       std::lock_guard lock(self->mu_);
       if (self->state_ != State::kDisconnected) {
-        self->out_.insert(self->out_.end(), message.begin(), message.end());
+        self->out_.Append(message);
         self->KickLocked(/*now=*/true);
       }
     }

@@ -17,7 +17,8 @@
 // (the connection was lost) rejects its snapshot: AppendSync returns false.
 //
 // Memory: at most `buffer_bytes` queued plus the batch being written (itself at most
-// `buffer_bytes`).
+// `buffer_bytes`), in OctetQueue chunks, plus the spare chunks kept for reuse
+// (OctetQueue::kMaxSpares); everything is freed when the connection is lost.
 
 #include <array>
 #include <atomic>
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "bgp/bmp/octet_queue.h"
 #include "bgp/session/asio.h"
 #include "net/ip_address.h"
 
@@ -88,6 +90,9 @@ class Station : public std::enable_shared_from_this<Station> {
   // Any thread. A live message: queued when the station is synced, held during a snapshot,
   // dropped while disconnected. False when dropped (disconnected, or it overflowed the buffer).
   bool Append(std::span<const uint8_t> message);
+  // The same for messages given in pieces, copied one after the other (a header, then the
+  // UPDATE it frames, say).
+  bool Append(std::span<const std::span<const uint8_t>> pieces);
   // Any thread. Snapshot octets of connection `generation`; false when that connection is gone
   // (stop the snapshot) or the buffer overflowed.
   bool AppendSync(uint64_t generation, std::span<const uint8_t> messages);
@@ -118,8 +123,8 @@ class Station : public std::enable_shared_from_this<Station> {
   void ScheduleReconnect();
   // Called with mu_ held: drop everything and post a close.
   void OverflowLocked();
-  // Appends `messages` to `to` (out_ or held_) within the buffer's bound, else overflows.
-  bool QueueLocked(std::vector<uint8_t>& to, std::span<const uint8_t> messages);
+  // Appends `pieces` to `to` (out_ or held_) within the buffer's bound, else overflows.
+  bool QueueLocked(OctetQueue& to, std::span<const std::span<const uint8_t>> pieces);
   // Called with mu_ held: has what is queued written — at once when `now` or when at least
   // kWriteNowBytes are queued, else after kCoalesce, so that many small appends (one per batch of
   // routes) become one write and one wake-up of the I/O thread.
@@ -142,10 +147,11 @@ class Station : public std::enable_shared_from_this<Station> {
   mutable std::mutex mu_;
   State state_ = State::kDisconnected;
   uint64_t generation_ = 0;
-  std::vector<uint8_t> out_;              // queued for the socket
-  std::vector<uint8_t> held_;             // live messages during a snapshot
-  std::vector<uint8_t> writing_;          // I/O thread only: the batch being written
-  std::array<uint8_t, 512> read_buffer_;  // I/O thread only: what a station sends, ignored
+  OctetQueue out_;                              // queued for the socket; keeps the spare chunks
+  OctetQueue held_;                             // live messages during a snapshot
+  OctetQueue writing_;                          // I/O thread only: the batch being written
+  std::vector<boost::asio::const_buffer> iov_;  // I/O thread only: writing_'s chunks
+  std::array<uint8_t, 512> read_buffer_;        // I/O thread only: what a station sends, ignored
   bool write_posted_ = false;
   bool writing_now_ = false;
   StationStats stats_;
