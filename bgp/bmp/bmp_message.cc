@@ -133,6 +133,15 @@ void AppendPeerDown(const PeerHeader& peer, DownReason reason, std::span<const u
   EndMessage(start, out);
 }
 
+RouteMonitoringHeaders RouteMonitoringHeadersFor(const EncodedPeerHeader& peer,
+                                                 size_t update_octets) {
+  RouteMonitoringHeaders headers;
+  StoreCommonHeader(MessageType::kRouteMonitoring, uint32_t(headers.size() + update_octets),
+                    headers.data());
+  std::copy(peer.begin(), peer.end(), headers.begin() + kCommonHeaderSize);
+  return headers;
+}
+
 void AppendRouteMonitoring(const PeerHeader& peer, std::span<const uint8_t> update,
                            std::vector<uint8_t>* out) {
   AppendRouteMonitoring(EncodePerPeerHeader(peer), update, out);
@@ -141,10 +150,7 @@ void AppendRouteMonitoring(const PeerHeader& peer, std::span<const uint8_t> upda
 void AppendRouteMonitoring(const EncodedPeerHeader& peer, std::span<const uint8_t> update,
                            std::vector<uint8_t>* out) {
   // Two appends per message: the headers, then the UPDATE.
-  std::array<uint8_t, kCommonHeaderSize + kPerPeerHeaderSize> headers;
-  StoreCommonHeader(MessageType::kRouteMonitoring, uint32_t(headers.size() + update.size()),
-                    headers.data());
-  std::copy(peer.begin(), peer.end(), headers.begin() + kCommonHeaderSize);
+  const RouteMonitoringHeaders headers = RouteMonitoringHeadersFor(peer, update.size());
   out->insert(out->end(), headers.begin(), headers.end());
   out->insert(out->end(), update.begin(), update.end());
 }

@@ -105,6 +105,11 @@ void AppendPeerUp(const PeerHeader& peer, const net::IPAddress& local_address, u
 // code in `fsm_event`, 4 nothing.
 void AppendPeerDown(const PeerHeader& peer, DownReason reason, std::span<const uint8_t> data,
                     uint16_t fsm_event, std::vector<uint8_t>* out);
+// The common and per-peer headers of a Route Monitoring message (§4.6) that carries a BGP UPDATE
+// PDU of `update_octets`: the 48 octets that go before the UPDATE.
+using RouteMonitoringHeaders = std::array<uint8_t, kCommonHeaderSize + kPerPeerHeaderSize>;
+RouteMonitoringHeaders RouteMonitoringHeadersFor(const EncodedPeerHeader& peer,
+                                                 size_t update_octets);
 // Route Monitoring (§4.6): one whole BGP UPDATE PDU.
 void AppendRouteMonitoring(const PeerHeader& peer, std::span<const uint8_t> update,
                            std::vector<uint8_t>* out);

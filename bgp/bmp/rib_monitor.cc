@@ -40,9 +40,14 @@ void StationSet::Broadcast(std::span<const uint8_t> message) const {
 }
 
 void StationSet::Broadcast(RouteMonitoringBit what, std::span<const uint8_t> message) const {
+  Broadcast(what, std::span<const std::span<const uint8_t>>(&message, 1));
+}
+
+void StationSet::Broadcast(RouteMonitoringBit what,
+                           std::span<const std::span<const uint8_t>> pieces) const {
   std::lock_guard lock(mu_);
   for (const auto& s : stations_) {
-    if (s->monitors(what)) s->Append(message);
+    if (s->monitors(what)) s->Append(pieces);
   }
 }
 
@@ -96,11 +101,26 @@ void EncodeRuns(const RouteChanges& changes, const UpdateEncoder& encoder,
   }
 }
 
-void FrameUpdates(std::span<const uint8_t> updates, PeerHeader header, std::vector<uint8_t>* out) {
+// Route Monitoring messages as pieces for Station::Append: each message's headers, then its
+// UPDATE, which stays where the encoder put it.
+struct FramedUpdates {
+  std::vector<RouteMonitoringHeaders> headers;
+  std::vector<std::span<const uint8_t>> pieces;
+};
+
+// Frames each UPDATE of `updates` with `header` stamped now.
+void FrameUpdates(std::span<const uint8_t> updates, PeerHeader header, FramedUpdates* out) {
   StampNow(&header);
   const EncodedPeerHeader encoded = EncodePerPeerHeader(header);  // one per batch
-  for (std::span<const uint8_t> m : SplitBgpMessages(updates))
-    AppendRouteMonitoring(encoded, m, out);
+  const std::vector<std::span<const uint8_t>> messages = SplitBgpMessages(updates);
+  out->headers.clear();
+  out->pieces.clear();
+  for (std::span<const uint8_t> m : messages)
+    out->headers.push_back(RouteMonitoringHeadersFor(encoded, m.size()));
+  for (size_t i = 0; i < messages.size(); ++i) {  // headers no longer move
+    out->pieces.emplace_back(out->headers[i]);
+    out->pieces.push_back(messages[i]);
+  }
 }
 
 // The UPDATEs this thread encoded last for a pipeline batch, kept until the stages' hand-over is
@@ -121,14 +141,15 @@ struct LastBatch {
 };
 thread_local LastBatch last_batch;
 
-// The UPDATEs of `changes` as `encoder` makes them: last_batch's when they are the same.
-std::span<const uint8_t> EncodeBatch(const RouteChanges& changes, const UpdateEncoder& encoder) {
+// The UPDATEs of `changes` as `encoder` makes them: last_batch's when they are the same. Otherwise
+// last_batch takes `changes` (swapped: the caller clears what it gets back) and encodes them.
+std::span<const uint8_t> EncodeBatch(RouteChanges& changes, const UpdateEncoder& encoder) {
   LastBatch& last = last_batch;
   if (!last.encoder || !last.encoder->EncodesLike(encoder) || !(last.changes == changes)) {
-    last.changes = changes;
+    std::swap(last.changes, changes);
     last.encoder = encoder;
     last.updates.clear();
-    EncodeRuns(changes, encoder, &last.updates);
+    EncodeRuns(last.changes, encoder, &last.updates);
   }
   return last.updates;
 }
@@ -139,9 +160,12 @@ void AppendRouteChanges(const RouteChanges& changes, const UpdateEncoder& encode
                         PeerHeader header, std::vector<uint8_t>* out) {
   if (changes.empty()) return;
   thread_local std::vector<uint8_t> updates;  // reused by every call on this thread
+  thread_local FramedUpdates framed;
   updates.clear();
   EncodeRuns(changes, encoder, &updates);
-  FrameUpdates(updates, header, out);
+  FrameUpdates(updates, header, &framed);
+  for (std::span<const uint8_t> piece : framed.pieces)
+    out->insert(out->end(), piece.begin(), piece.end());
 }
 
 RibMonitor::RibMonitor(std::shared_ptr<const StationSet> stations)
@@ -177,13 +201,12 @@ bool RibMonitor::Wants(MonitoredRib rib) const {
   return stations_->Wants(rib == MonitoredRib::kLocRib ? kMonitorLocRib : kMonitorPostPolicy);
 }
 
-void RibMonitor::OnRouteChanges(MonitoredRib rib, const RouteChanges& changes) {
+void RibMonitor::OnRouteChanges(MonitoredRib rib, RouteChanges& changes) {
   if (changes.empty() || !Wants(rib)) return;
-  thread_local std::vector<uint8_t> out;  // reused: one call per batch
-  out.clear();
+  thread_local FramedUpdates out;  // reused: one call per batch
   if (rib == MonitoredRib::kLocRib) {
     FrameUpdates(EncodeBatch(changes, loc_rib_encoder_), LocRibHeader(local_as(), bgp_id()), &out);
-    if (!out.empty()) stations_->Broadcast(kMonitorLocRib, out);
+    if (!out.pieces.empty()) stations_->Broadcast(kMonitorLocRib, out.pieces);
     return;
   }
   const PeerSource* source = changes.source;
@@ -191,7 +214,7 @@ void RibMonitor::OnRouteChanges(MonitoredRib rib, const RouteChanges& changes) {
   std::shared_ptr<const PeerEncoding> peer = Peer(source->address);
   if (peer == nullptr) return;  // not Established (any more)
   FrameUpdates(EncodeBatch(changes, peer->encoder), peer->header, &out);
-  if (!out.empty()) stations_->Broadcast(kMonitorPostPolicy, out);
+  if (!out.pieces.empty()) stations_->Broadcast(kMonitorPostPolicy, out.pieces);
 }
 
 void RibMonitor::OnPushDone() { last_batch.Clear(); }

@@ -44,6 +44,8 @@ class StationSet {
   void Broadcast(std::span<const uint8_t> message) const;
   // Copies `message` into the buffer of every station that monitors `what`.
   void Broadcast(RouteMonitoringBit what, std::span<const uint8_t> message) const;
+  // The same for messages in pieces (Station::Append).
+  void Broadcast(RouteMonitoringBit what, std::span<const std::span<const uint8_t>> pieces) const;
 
  private:
   void UpdateLocked();
@@ -87,8 +89,9 @@ class RibMonitor : public RouteMonitor {
   bool Wants(MonitoredRib rib) const override;
   // Batches of the Loc-RIB that repeat the post-policy batch handed over just before (every
   // route of it won), on the same thread and with an encoder that makes the same octets, reuse
-  // its UPDATEs; each thread keeps them until OnPushDone.
-  void OnRouteChanges(MonitoredRib rib, const RouteChanges& changes) override;
+  // its UPDATEs; each thread keeps the batch it encoded last (taken from `changes`) and its
+  // UPDATEs until OnPushDone.
+  void OnRouteChanges(MonitoredRib rib, RouteChanges& changes) override;
   void OnPushDone() override;
 
  private:

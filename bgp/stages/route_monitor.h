@@ -70,8 +70,9 @@ class RouteMonitor {
   // Whether changes of `rib` are wanted now (any thread; cheap). Stages skip collecting when not.
   virtual bool Wants(MonitoredRib rib) const = 0;
   // A batch of changes of `rib` (not empty). Post-policy changes of one call all come from one
-  // peer (the stage's).
-  virtual void OnRouteChanges(MonitoredRib rib, const RouteChanges& changes) = 0;
+  // peer (the stage's). The monitor may take the batch by swapping `changes` with a batch of its
+  // own instead of copying it; the caller clears whatever `changes` holds afterwards.
+  virtual void OnRouteChanges(MonitoredRib rib, RouteChanges& changes) = 0;
   // Every stage of this thread that had a batch handed it over, and the routes behind them went
   // through every stage downstream. Callers of OnRouteChanges call it, on the same thread, before
   // the routes' attribute sets may go: the monitor may keep them until then.

@@ -27,6 +27,11 @@ std::span<const uint8_t> S(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
+// Hands `batch` to `monitor` as a stage does: the monitor may take it, so each call gets a copy.
+void Tell(RibMonitor& monitor, MonitoredRib rib, RouteChanges batch) {
+  monitor.OnRouteChanges(rib, batch);
+}
+
 class StationTest : public ::testing::Test {
  protected:
   StationTest()
@@ -190,7 +195,7 @@ TEST_F(StationTest, LocRibChangesReachTheStationAsPeerTypeThree) {
   batch.Add(route("203.0.113.0/24"), false);
   batch.Add(route("192.0.2.0/24"), false);
   batch.Add(route("192.0.2.0/24"), true);
-  monitor.OnRouteChanges(MonitoredRib::kLocRib, batch);
+  Tell(monitor, MonitoredRib::kLocRib, batch);
   monitor.OnPushDone();  // as the stage does: the monitor keeps nothing past it
   std::vector<std::vector<uint8_t>> updates;
   for (int n = 0; n < 2; ++n) {
@@ -250,15 +255,15 @@ TEST_F(StationTest, PostPolicyChangesCarryTheLFlagWhileThePeerIsUp) {
   r.source = sources.Intern(src);
   RouteChanges batch;
   batch.Add(r, false);
-  monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);  // not up: nothing sent
+  Tell(monitor, MonitoredRib::kAdjRibInPost, batch);  // not up: nothing sent
   PeerHeader h;
   h.address = src.address;
   h.as = 65009;
   h.bgp_id = 0xc0000209;
   monitor.PeerUp(src.address, h, SessionParams());
-  monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);
+  Tell(monitor, MonitoredRib::kAdjRibInPost, batch);
   monitor.PeerDown(src.address);
-  monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);  // down: nothing sent
+  Tell(monitor, MonitoredRib::kAdjRibInPost, batch);  // down: nothing sent
   monitor.OnPushDone();
   station->Append(S("end"));
   std::vector<uint8_t> all = ReadUntilEnd(peer);
@@ -321,8 +326,8 @@ TEST_F(StationTest, ALocRibBatchRepeatingAPostPolicyBatchIsEncodedForTheLocRib) 
     SessionParams params;
     params.four_octet_as = four_octet;
     monitor.PeerUp(src.address, h, params);
-    monitor.OnRouteChanges(MonitoredRib::kAdjRibInPost, batch);
-    monitor.OnRouteChanges(MonitoredRib::kLocRib, batch);
+    Tell(monitor, MonitoredRib::kAdjRibInPost, batch);
+    Tell(monitor, MonitoredRib::kLocRib, batch);
     monitor.OnPushDone();
     station->Append(S("end"));
     std::vector<std::vector<uint8_t>> got = ReadUpdatesUntilEnd(peer);

@@ -24,7 +24,7 @@ using testing::P;
 class RecordingMonitor : public RouteMonitor {
  public:
   bool Wants(MonitoredRib) const override { return true; }
-  void OnRouteChanges(MonitoredRib rib, const RouteChanges& changes) override {
+  void OnRouteChanges(MonitoredRib rib, RouteChanges& changes) override {
     std::string line = rib == MonitoredRib::kLocRib ? "loc" : "post";
     line += " " + std::to_string(changes.size()) + " routes " +
             std::to_string(changes.runs.size()) + " runs:";
