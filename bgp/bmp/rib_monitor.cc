@@ -160,12 +160,12 @@ void AppendRouteChanges(const RouteChanges& changes, const UpdateEncoder& encode
                         PeerHeader header, std::vector<uint8_t>* out) {
   if (changes.empty()) return;
   thread_local std::vector<uint8_t> updates;  // reused by every call on this thread
-  thread_local FramedUpdates framed;
   updates.clear();
   EncodeRuns(changes, encoder, &updates);
-  FrameUpdates(updates, header, &framed);
-  for (std::span<const uint8_t> piece : framed.pieces)
-    out->insert(out->end(), piece.begin(), piece.end());
+  StampNow(&header);
+  const EncodedPeerHeader encoded = EncodePerPeerHeader(header);  // one per batch
+  for (std::span<const uint8_t> m : SplitBgpMessages(updates))
+    AppendRouteMonitoring(encoded, m, out);
 }
 
 RibMonitor::RibMonitor(std::shared_ptr<const StationSet> stations)
