@@ -32,6 +32,10 @@
 // of the table, orlonger), an AS-path regular expression and a community match; the default is
 // no policy. --print-policy prints that policy's text (policy-statement "import") and exits:
 // bench/convergence gives it to sluice-bgp for end-to-end runs.
+// Run 1 starts on a fresh heap and pays the page faults of its first touches; each later run
+// reuses the memory the run before freed, as sluice-bgp does when a peer's table comes back after
+// its session dropped (tcmalloc keeps nearly all that a table freed). So with --reps 3 or more the
+// medians are those of a warm heap; run 1 is the cold start, as a new process converges.
 // Prints each run and the medians: seconds, prefixes/s, UPDATEs sent, and bytes per route —
 // the growth of the heap in use (heap_in_use.h, under the allocator sluice-bgp links) from
 // before the routing side is built to the end of the load, with everything alive, divided by the
@@ -316,7 +320,6 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
   const bool with_rib = setup.with_rib;
   const bool poll = setup.poll;
   const Capture& c = feeds[0];
-  TrimHeap();
   const size_t heap_before = HeapInUse();
   Result r;
   {
