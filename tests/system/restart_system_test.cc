@@ -248,7 +248,7 @@ TEST_F(RestartTest, NoSingleProcessDeathReachesTheKernelOrTheDownstream) {
   // sluice-bgp would have swept everything it had not re-sent yet.
   EXPECT_EQ(JsonNumber(summary, "stale_swept"),
             static_cast<long>(announced - (expected - kStatics)))
-      << summary;
+      << summary << r.Logs("bgp") << r.Logs("rib");
   EXPECT_EQ(JsonNumber(summary, "prefixes_held"), static_cast<long>(expected - kStatics))
       << summary;
   upstream->Signal(SIGTERM);
