@@ -298,6 +298,7 @@ void XrlRouter::Unwatch(WatchId id) { core_->Unwatch(id); }
 
 const std::string& XrlRouter::class_name() const { return core_->class_name(); }
 const std::string& XrlRouter::instance_name() const { return core_->instance_name(); }
+const std::string& XrlRouter::incarnation() const { return core_->incarnation(); }
 bool XrlRouter::registered() const { return core_->registered(); }
 const std::vector<std::string>& XrlRouter::endpoints() const { return core_->endpoints(); }
 

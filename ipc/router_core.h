@@ -69,6 +69,7 @@ class RouterCore : public std::enable_shared_from_this<RouterCore> {
 
   const std::string& class_name() const { return class_name_; }
   const std::string& instance_name() const { return instance_name_; }
+  const std::string& incarnation() const { return incarnation_; }
   // Who we are to the routers we call: "CLASS/INSTANCE" (ipc/caller.h). Shared, so that an
   // in-process call holds it without copying it.
   const std::shared_ptr<const Caller>& caller() const { return caller_; }

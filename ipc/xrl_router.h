@@ -269,6 +269,9 @@ class XrlRouter {
   const std::string& class_name() const;
   // The registered instance name ("" before the first registration when the Finder picks it).
   const std::string& instance_name() const;
+  // 16 random octets drawn when this router was made, which the Finder knows it by: tell this
+  // process from an earlier or later one of the same instance name (a restart).
+  const std::string& incarnation() const;
   bool registered() const;  // registered with the Finder and visible to others right now
   // Where the router serves ("unix:/...", "tcp:127.0.0.1:PORT"), after Start().
   const std::vector<std::string>& endpoints() const;

@@ -74,6 +74,7 @@ void XrlRibClient::RegisterProtocol(bool resync) {
   r.set_target(router_->instance_name());
   r.set_restart_time(static_cast<uint32_t>(restart_time_.count()));
   r.set_resync(resync);
+  r.set_incarnation(router_->incarnation());
   router_->Call(rib_target_, kRegisterProtocol, std::move(r),
                 [failed = OnFailure<rib_v1::RegisterProtocolReply>("register_protocol"),
                  resync](absl::StatusOr<rib_v1::RegisterProtocolReply> reply) {

@@ -214,6 +214,7 @@ void RibIpcClient::RegisterProtocols(uint32_t restart_time_s, bool resync,
     request.set_target(client_name_);
     request.set_restart_time(restart_time_s);
     request.set_resync(resync);
+    request.set_incarnation(router_->incarnation());
     router_->Call(
         rib_target_, kRegisterProtocol, std::move(request),
         [this, protocol = std::string(ProtocolName(ibgp)), pending, session = session_,

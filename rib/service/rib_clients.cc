@@ -47,6 +47,7 @@ class RibClients::Client : public InterestRegistrant, public RedistSubscriber {
 
   const std::string& name() const { return name_; }
   ipc::WatchId watch = 0;
+  std::string incarnation;  // the process's, from its register_protocol; empty: not known
 
   void OnInterestInvalidated(const net::Prefix& valid_subnet) override {
     cpb::RouteInfoInvalidRequest request;
@@ -218,6 +219,15 @@ void RibClients::Gone(const std::string& name, const char* why) {
   for (const auto& [protocol, owner] : owned) OwnerGone(protocol, owner);
 }
 
+void RibClients::Supersede(const std::string& name, std::string_view incarnation) {
+  const Client* c = Find(name);
+  if (c == nullptr || incarnation.empty() || c->incarnation.empty() ||
+      c->incarnation == incarnation) {
+    return;
+  }
+  Gone(name, "was succeeded by a new incarnation before the Finder said it died");
+}
+
 void RibClients::OwnerGone(const std::string& protocol, const Owner& owner) {
   absl::Status s;
   if (owner.restart_time.count() > 0) {
@@ -237,8 +247,8 @@ void RibClients::OwnerGone(const std::string& protocol, const Owner& owner) {
 absl::StatusOr<size_t> RibClients::RegisterProtocol(std::string_view protocol,
                                                     const ipc::Caller& caller,
                                                     std::string_view target,
-                                                    std::chrono::seconds restart_time,
-                                                    bool resync) {
+                                                    std::chrono::seconds restart_time, bool resync,
+                                                    std::string_view incarnation) {
   RETURN_IF_ERROR(ValidateProtocolName(protocol));
   if (protocol == kConnectedProtocol) {
     return absl::InvalidArgumentError("protocol \"connected\" belongs to the RIB");
@@ -254,13 +264,15 @@ absl::StatusOr<size_t> RibClients::RegisterProtocol(std::string_view protocol,
         absl::StrCat("register_protocol: target ", std::string(target), " is not the caller (",
                      caller.id(), "); a component registers its protocols for itself"));
   }
+  Supersede(caller.instance_name, incarnation);  // before looking at what it owns
   auto it = owners_.find(protocol);
   if (it != owners_.end() && it->second.class_name != caller.class_name) {
     return absl::PermissionDeniedError(
         absl::StrCat("protocol ", std::string(protocol), " belongs to ", it->second.instance,
                      " (class ", it->second.class_name, "), not to ", caller.id()));
   }
-  Ensure(caller.instance_name);
+  Client* client = Ensure(caller.instance_name);
+  if (!incarnation.empty()) client->incarnation = std::string(incarnation);
   Owner owner{caller.instance_name, caller.class_name, restart_time};
   if (it == owners_.end()) {
     owners_.emplace(std::string(protocol), owner);

@@ -56,12 +56,16 @@ class RibClients {
   // a live component of another class owns the protocol).
   // `restart_time`: how long its routes stay, stale, when the caller dies. `resync`: the caller
   // re-sends every route of the protocol (a call of its was lost): the routes held now are stale
-  // until its EndOfRib, or for ResyncStaleTime(restart_time). Returns the routes left stale (by
-  // a previous owner, or by `resync`): the caller should re-send, then EndOfRib.
+  // until its EndOfRib, or for ResyncStaleTime(restart_time). `incarnation` (the caller's
+  // ipc::XrlRouter::incarnation, or empty): when the caller registered before as another
+  // incarnation, that process died — the Finder keeps live instance names unique — though its
+  // death event may still be on the way (it comes from the Finder, this call from the successor):
+  // the caller is treated as gone first, its routes stale as at its death. Returns the routes
+  // left stale (by a previous owner, or by `resync`): the caller should re-send, then EndOfRib.
   absl::StatusOr<size_t> RegisterProtocol(std::string_view protocol, const ipc::Caller& caller,
                                           std::string_view target = "",
                                           std::chrono::seconds restart_time = {},
-                                          bool resync = false);
+                                          bool resync = false, std::string_view incarnation = "");
   // How long a resync's stale routes wait for the owner's EndOfRib: its restart time, and at
   // least 120 s (a re-send of a full table must not be cut short).
   static std::chrono::seconds ResyncStaleTime(std::chrono::seconds restart_time) {
@@ -98,6 +102,9 @@ class RibClients {
   Client* Ensure(std::string_view name);
   // The component is gone: drop everything it had; its protocols die.
   void Gone(const std::string& name, const char* why);
+  // `name` registers as `incarnation`: when its client is another incarnation, that one is Gone
+  // (its watch with it, so that its death event, still on the way, finds nothing).
+  void Supersede(const std::string& name, std::string_view incarnation);
 
   boost::asio::io_context& io_;
   ipc::XrlRouter& router_;

@@ -307,9 +307,10 @@ absl::Status RibService::RegisterClients() {
           return absl::InvalidArgumentError(absl::StrCat("restart_time ", r.restart_time(),
                                                          ": the most is ", kMaxRestartTime, " s"));
         }
-        ASSIGN_OR_RETURN(size_t stale, clients_.RegisterProtocol(
-                                           r.protocol(), caller, r.target(),
-                                           std::chrono::seconds(r.restart_time()), r.resync()));
+        ASSIGN_OR_RETURN(size_t stale,
+                         clients_.RegisterProtocol(r.protocol(), caller, r.target(),
+                                                   std::chrono::seconds(r.restart_time()),
+                                                   r.resync(), r.incarnation()));
         pb::RegisterProtocolReply reply;
         reply.set_stale_routes(static_cast<uint32_t>(stale));
         return reply;

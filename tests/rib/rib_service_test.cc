@@ -364,6 +364,19 @@ class RibServiceTest : public ::testing::Test {
     EXPECT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
     return owner;
   }
+  // `owner`, whose stale routes are 10.0.0.0/8 (StaticOwner's) and 10.1.0.0/16, re-sends only
+  // 10.0.0.0/8 and says end-of-RIB: 10.1.0.0/16 is swept from the FIB.
+  void ResendTheFirstRouteThenEndOfRib(ipc::XrlRouter* owner) {
+    ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner).ok());
+    pb::EndOfRibRequest eor;
+    eor.set_protocol("static");
+    auto swept = Call(ipc::methods::rib::kEndOfRib, eor, owner);
+    ASSERT_TRUE(swept.ok()) << swept.status();
+    EXPECT_EQ(swept->swept(), 1u);
+    EXPECT_TRUE(
+        FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "192.0.2.0/24 dev eth0 proto connected"}))
+        << ::testing::PrintToString(fea_->Routes());
+  }
   // The client (bgp) subscribes to the IPv4 routes of protocol static.
   static pb::RedistSubscribeRequest StaticToBgp() {
     pb::RedistSubscribeRequest sub;
@@ -639,16 +652,40 @@ TEST_F(RibServiceTest, AResyncKeepsTheRoutesUntilEndOfRibThenWithdrawsThoseNotSe
   auto resync = Call(kRegisterProtocol, reg, owner.get());
   ASSERT_TRUE(resync.ok()) << resync.status();
   EXPECT_EQ(resync->stale_routes(), 2u);
-  ASSERT_TRUE(AddRoutes("static", {Entry("10.0.0.0/8", "192.0.2.2")}, owner.get()).ok());
   EXPECT_TRUE(FibIs(both)) << ::testing::PrintToString(fea_->Routes());
-  pb::EndOfRibRequest eor;
-  eor.set_protocol("static");
-  auto swept = Call(ipc::methods::rib::kEndOfRib, eor, owner.get());
-  ASSERT_TRUE(swept.ok()) << swept.status();
-  EXPECT_EQ(swept->swept(), 1u);
-  EXPECT_TRUE(
-      FibIs({"10.0.0.0/8 via 192.0.2.2 proto static", "192.0.2.0/24 dev eth0 proto connected"}))
-      << ::testing::PrintToString(fea_->Routes());
+  ResendTheFirstRouteThenEndOfRib(owner.get());
+}
+
+// A restarted owner's register_protocol can reach the RIB before the Finder's word that its
+// predecessor died (they travel on different connections). Its new incarnation says so: the
+// predecessor's routes are stale for the successor to re-send, as after an announced death,
+// rather than live and kept whatever the successor sends (which would tell it "a fresh start",
+// and it would send End-of-RIB to its peers before their routes). The same incarnation again is
+// not a successor.
+TEST_F(RibServiceTest, ANewIncarnationRegisteringBeforeItsPredecessorsDeathFindsItsRoutesStale) {
+  StartFea();
+  auto owner = StaticOwner();
+  ASSERT_TRUE(AddRoutes("static", {Entry("10.1.0.0/16", "192.0.2.3")}, owner.get()).ok());
+  pb::RegisterProtocolRequest reg;
+  reg.set_protocol("static");
+  reg.set_restart_time(60);
+  reg.set_incarnation("predecessor");
+  auto first = Call(kRegisterProtocol, reg, owner.get());
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto same = Call(kRegisterProtocol, reg, owner.get());
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->stale_routes(), 0u);
+
+  // The RIB sees the same authenticated caller, static/static-1, as another incarnation.
+  reg.set_incarnation("successor");
+  auto successor = Call(kRegisterProtocol, reg, owner.get());
+  ASSERT_TRUE(successor.ok()) << successor.status();
+  EXPECT_EQ(successor->stale_routes(), 2u);
+  const std::vector<std::string> both = {"10.0.0.0/8 via 192.0.2.2 proto static",
+                                         "10.1.0.0/16 via 192.0.2.3 proto static",
+                                         "192.0.2.0/24 dev eth0 proto connected"};
+  EXPECT_TRUE(FibIs(both)) << ::testing::PrintToString(fea_->Routes());
+  ResendTheFirstRouteThenEndOfRib(owner.get());
 }
 
 TEST_F(RibServiceTest, ProtocolOwnershipFollowsTheCallersIdentityNotTheRequest) {
