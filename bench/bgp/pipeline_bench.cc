@@ -8,7 +8,7 @@
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
 //                                          [--threads N] [--parse-threads N] [--shard-stage]
-//                                          [--policy none|heavy]
+//                                          [--policy none|heavy] [--bmp VIEWS]
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench --print-policy
 //
 // --rib adds a RIB branch whose client acknowledges each batch from the event loop.
@@ -32,6 +32,11 @@
 // of the table, orlonger), an AS-path regular expression and a community match; the default is
 // no policy. --print-policy prints that policy's text (policy-statement "import") and exits:
 // bench/convergence gives it to sluice-bgp for end-to-end runs.
+// --bmp post-policy,loc-rib (either or both): BMP Route Monitoring of those views to a station on
+// loopback that discards what it reads in a child process (bench_station.h), as sluice-bgp
+// exports it; the station's writes are timed (its I/O thread is part of the process CPU), the
+// child's reads are not. Pre-policy monitoring is a copy of each received UPDATE on sluice-bgp's
+// event loop, outside the pipeline, and is not part of this benchmark.
 // Run 1 starts on a fresh heap and pays the page faults of its first touches; each later run
 // reuses the memory the run before freed, as sluice-bgp does when a peer's table comes back after
 // its session dropped (tcmalloc keeps nearly all that a table freed). So with --reps 3 or more the
@@ -54,6 +59,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -62,6 +68,7 @@
 
 #include "absl/time/clock.h"
 #include "base/program_options.h"
+#include "bench/bgp/bench_station.h"
 #include "bench/bgp/heap_in_use.h"
 #include "bgp/mrt/mrt_reader.h"
 #include "bgp/mrt/mrt_records.h"
@@ -181,15 +188,17 @@ struct Result {
   size_t octets_out = 0;
   double bytes_per_route = 0;       // at the end of the load
   double peak_bytes_per_route = 0;  // the largest seen during it (sampled)
+  uint64_t bmp_octets = 0;          // sent to the BMP station during the run
 };
 
 struct Setup {
   bool with_rib = false;
   bool poll = true;
   int threads = 1;
-  bool shard_stage = false;              // threads 1 on a worker thread
-  int parse_threads = 0;                 // decode on a pool of these (0: on the loop)
-  policy::FilterSlot* import = nullptr;  // null: no import policy
+  bool shard_stage = false;                // threads 1 on a worker thread
+  int parse_threads = 0;                   // decode on a pool of these (0: on the loop)
+  policy::FilterSlot* import = nullptr;    // null: no import policy
+  bench::BenchStation* station = nullptr;  // null: no BMP Route Monitoring
   PipelineOptions options;
 };
 
@@ -335,7 +344,10 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     rc.threads = setup.threads;
     rc.shard_single_thread = setup.shard_stage;
     auto routing = std::make_unique<BgpRouting>(
-        io, rc, RoutingServices{nullptr, with_rib ? &rib : nullptr, &store}, setup.options);
+        io, rc,
+        RoutingServices{nullptr, with_rib ? &rib : nullptr, &store, nullptr, nullptr,
+                        setup.station != nullptr ? setup.station->slot() : nullptr},
+        setup.options);
     RoutingPeerConfig down;
     down.name = "down";
     down.address = net::IPAddress(net::IPv4Address(0xc6336402));
@@ -363,10 +375,14 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
       info.remote_address = net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k)));
       info.remote_bgp_id = net::IPv4Address(0xcedce737 + uint32_t(k));
       up_l[k]->OnEstablished(info);
+      if (setup.station != nullptr) {
+        setup.station->PeerUp(info.remote_address, info.remote_as, info.params);
+      }
     }
     routing->Settle();
     const size_t updates_before = down_session.messages;
 
+    const uint64_t bmp_before = setup.station != nullptr ? setup.station->bytes_sent() : 0;
     PerfControl("enable");
     const absl::Time start = absl::Now();
     const double cpu_start = ThreadCpuSeconds();
@@ -388,6 +404,10 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     r.cpu_seconds = ThreadCpuSeconds() - cpu_start;
     r.process_cpu_seconds = ProcessCpuSeconds() - process_cpu_start;
     PerfControl("disable");
+    if (setup.station != nullptr) {
+      setup.station->Drain();
+      r.bmp_octets = setup.station->bytes_sent() - bmp_before;
+    }
     r.routes = 0;
     for (size_t k = 0; k < feeds.size(); ++k) {
       auto status = routing->Peer(net::IPAddress(net::IPv4Address(0xcedce737 + uint32_t(k))));
@@ -463,6 +483,7 @@ struct Args {
   int parse_threads = -1;  // -1: as sluice-bgp (--threads when above 1, else 0)
   std::string policy_kind = "none";
   bool print_policy = false;
+  std::vector<std::string> bmp;  // --bmp's views
   PipelineOptions options;
 };
 
@@ -509,14 +530,41 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
                  "every upstream's import policy: none, or heavy (a 1,000-entry prefix list, an "
                  "AS-path regular expression and a community match)")
       ->check(CLI::IsMember({"none", "heavy"}));
+  app.add_option("--bmp", a.bmp,
+                 "BMP Route Monitoring of these views (post-policy, loc-rib) to a station on "
+                 "loopback that discards it")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"post-policy", "loc-rib"}));
   app.add_flag("--print-policy", a.print_policy,
                "print the heavy policy's text (policy-statement \"import\") and exit");
   return options.Parse(argc, argv);
 }
 
+// The --bmp station, monitoring `views` (post-policy, loc-rib) of a router with the bench's
+// identity.
+absl::StatusOr<std::unique_ptr<bench::BenchStation>> StartStation(
+    const std::vector<std::string>& views) {
+  uint8_t bits = 0;
+  for (const std::string& v : views) {
+    bits |= v == "loc-rib" ? bmp::kMonitorLocRib : bmp::kMonitorPostPolicy;
+  }
+  auto station = bench::BenchStation::Start(bits);
+  if (station.ok()) (*station)->SetIdentity(65000, 0xc0000201);
+  return station;
+}
+
 int Main(int argc, char** argv) {
   Args a;
   if (std::optional<int> exit = ParseArgs(argc, argv, a)) return *exit;
+  std::unique_ptr<bench::BenchStation> station;  // forks: before any thread starts
+  if (!a.bmp.empty()) {
+    auto started = StartStation(a.bmp);
+    if (!started.ok()) {
+      std::fprintf(stderr, "BMP station: %s\n", std::string(started.status().message()).c_str());
+      return 2;
+    }
+    station = *std::move(started);
+  }
   const char* dir = std::getenv("SLUICE_DATA_DIR");
   if (dir == nullptr) {
     std::fprintf(stderr, "SLUICE_DATA_DIR is not set (the folder holding mrt/)\n");
@@ -551,6 +599,7 @@ int Main(int argc, char** argv) {
   setup.shard_stage = a.shard_stage;
   setup.parse_threads = a.parse_threads >= 0 ? a.parse_threads : (a.threads > 1 ? a.threads : 0);
   setup.options = a.options;
+  setup.station = station.get();
   policy::FilterSlot slot(nullptr);
   if (a.policy_kind == "heavy") {
     auto filter = HeavyImportPolicy(c);
@@ -585,6 +634,7 @@ int Main(int argc, char** argv) {
         i + 1, r.seconds, double(r.prefixes) / r.seconds, r.cpu_seconds,
         double(r.prefixes) / r.cpu_seconds, r.process_cpu_seconds, r.routes, r.updates_out,
         r.octets_out, r.bytes_per_route, r.peak_bytes_per_route);
+    if (station != nullptr) std::printf("  BMP station: %" PRIu64 " octets\n", r.bmp_octets);
   }
   std::printf(
       "median: %.3f s wall (%.0f prefixes/s), %.3f s loop CPU (%.0f prefixes/s), %.3f s process "
