@@ -243,8 +243,9 @@ void GracefulBirdRestartingTest::Run(bool frr_downstream) {
   ASSERT_TRUE(sluice.ok()) << sluice.error();
   if (!sluice.real_rib()) GTEST_SKIP() << "needs sluice-rib (the RIB keeps BGP's routes)";
   const uint16_t up_port = uint16_t(sluice::testing::FreeTcpPort());
-  const PeerEndpoint down{"127.0.0.4", uint16_t(sluice::testing::FreeTcpPort()), kDownstreamAs,
-                          uint16_t(port), kSluiceAs};
+  PeerEndpoint down{"127.0.0.4", uint16_t(sluice::testing::FreeTcpPort()), kDownstreamAs,
+                    uint16_t(port), kSluiceAs};
+  down.passive = true;  // the restarted sluice-bgp dials; BIRD dialling too would collide
   auto add_peers = [&] {
     ASSERT_TRUE(sluice.client().AddPeer(Peer("127.0.0.5", kUpstreamAs, up_port)).ok());
     ASSERT_TRUE(sluice.client().AddPeer(Peer(down.address, kDownstreamAs, down.port)).ok());

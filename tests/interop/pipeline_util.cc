@@ -336,6 +336,7 @@ class BirdPeer : public DaemonPeer {
         ";\n  multihop 2;\n  hold time ", e.hold_time, ";\n  keepalive time ",
         std::max(1, e.hold_time / 3),
         ";\n  connect retry time 1;\n  connect delay time 1;\n  error wait time 1, 4;\n",
+        e.passive ? "  passive on;\n" : "",
         "  ipv4 { import all; export none; igp table igp4; };\n}\n");
     bird_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{"bird", "-f", "-c", dir_.File("bird.conf", conf), "-s", socket(),

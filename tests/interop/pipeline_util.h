@@ -141,6 +141,11 @@ struct PeerEndpoint {
   uint16_t sluice_port;  // Sluice listens on 127.0.0.1:sluice_port
   uint32_t sluice_as;
   int hold_time = 9;
+  // BIRD only accepts Sluice's connection and never dials (`passive on`; StartBird). Tests that
+  // restart sluice-bgp use it: a daemon dialling while the new sluice-bgp dials it makes a
+  // collision (RFC 4271 §6.8), and BIRD 2 drops a session, routes and all, when the connection
+  // it already counted Established is the one closed by it — whatever RFC 8538 says.
+  bool passive = false;
 };
 
 // BIRD 2: one eBGP session to Sluice, multihop 2, an igp table resolving loopback nexthops,
