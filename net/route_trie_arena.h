@@ -28,7 +28,11 @@ template <class Node, class T>
 class RouteTrieArena {
  public:
   enum class Kind : uint8_t { kBranch = 0, kEntry = 1 };
-  static constexpr int kChunkBits = 12;
+  // 2,048 nodes a chunk. A trie holding a single route already has a chunk of each kind, and
+  // sluice-bgp keeps a trie per peer, family and shard: with many peers of small tables the
+  // chunks' size, not the routes, was most of the tries' memory (bench/net/README.md). For a
+  // full table it makes a few hundred chunks, whose table stays small.
+  static constexpr int kChunkBits = 11;
   static constexpr uint32_t kChunkSize = uint32_t{1} << kChunkBits;
   // Indices stay below 2^30 so that RouteTrieIndex4 can tag them.
   static constexpr uint32_t kMaxChunks = (uint32_t{1} << 30) >> kChunkBits;
