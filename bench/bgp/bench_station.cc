@@ -98,8 +98,13 @@ void BenchStation::PeerUp(const net::IPAddress& address, uint32_t as, const Sess
 }
 
 void BenchStation::Drain() const {
-  for (int i = 0; i < 3000 && station_->queued_bytes() > 0; ++i) {
+  // Nothing queued and nothing more sent for 10 ms: the last write has completed too.
+  uint64_t sent = bytes_sent();
+  for (int i = 0; i < 3000; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const uint64_t now = bytes_sent();
+    if (station_->queued_bytes() == 0 && now == sent) return;
+    sent = now;
   }
 }
 

@@ -44,7 +44,7 @@ class BenchStation {
   void SetIdentity(uint32_t local_as, uint32_t bgp_id) { monitor_->SetIdentity(local_as, bgp_id); }
   // Octets written to the socket so far.
   uint64_t bytes_sent() const { return station_->stats().bytes_sent; }
-  // Waits until nothing is queued (at most 30 s).
+  // Waits until everything queued has been written (at most 30 s).
   void Drain() const;
 
  private:

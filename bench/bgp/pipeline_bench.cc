@@ -34,9 +34,10 @@
 // bench/convergence gives it to sluice-bgp for end-to-end runs.
 // --bmp post-policy,loc-rib (either or both): BMP Route Monitoring of those views to a station on
 // loopback that discards what it reads in a child process (bench_station.h), as sluice-bgp
-// exports it; the station's writes are timed (its I/O thread is part of the process CPU), the
-// child's reads are not. Pre-policy monitoring is a copy of each received UPDATE on sluice-bgp's
-// event loop, outside the pipeline, and is not part of this benchmark.
+// exports it. The station's I/O thread counts in the process CPU while the run is timed; what
+// it has not written by the end is written after, untimed; the child's reads are never timed.
+// Pre-policy monitoring is a copy of each received UPDATE on sluice-bgp's event loop, outside
+// the pipeline, and is not part of this benchmark.
 // Run 1 starts on a fresh heap and pays the page faults of its first touches; each later run
 // reuses the memory the run before freed, as sluice-bgp does when a peer's table comes back after
 // its session dropped (tcmalloc keeps nearly all that a table freed). So with --reps 3 or more the
