@@ -144,7 +144,7 @@ struct PeerEndpoint {
   // BIRD only accepts Sluice's connection and never dials (`passive on`; StartBird). Tests that
   // restart sluice-bgp use it: a daemon dialling while the new sluice-bgp dials it makes a
   // collision (RFC 4271 §6.8), and BIRD 2 drops a session, routes and all, when the connection
-  // it already counted Established is the one closed by it — whatever RFC 8538 says.
+  // it already counted Established is the one Sluice closes — whatever RFC 8538 says.
   bool passive = false;
 };
 
