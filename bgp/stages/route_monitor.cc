@@ -67,8 +67,10 @@ RouteMonitorStage::~RouteMonitorStage() {
 }
 
 void RouteMonitorStage::Collect(const BgpRoute& route, bool withdrawn) {
-  RouteMonitor* m = slot_->get();
-  if (m == nullptr || !m->Wants(rib_)) return;
+  if (batch_.empty()) {  // asked once per batch: Flush and the monitor check again
+    RouteMonitor* m = slot_->get();
+    if (m == nullptr || !m->Wants(rib_)) return;
+  }
   batch_.Add(route, withdrawn);
   if (batch_.size() >= kMaxBatch) Flush();  // told OnPushDone with the others at the hand-over
   Schedule();
