@@ -14,15 +14,18 @@ uint8_t OptTransFlags(const PathAttributes& a, AttrType type) {
 }  // namespace
 
 void AppendAttributeHeader(uint8_t flags, uint8_t type, size_t value_size, ByteWriter& out) {
-  // One append per header: it comes before every attribute we encode.
-  uint8_t header[4] = {uint8_t(flags & ~kFlagExtendedLength), type, uint8_t(value_size), 0};
+  // Octet by octet: a header comes before every attribute we encode, and a 3- or 4-octet append
+  // would be a call to memmove.
   if (value_size <= 255) {
-    out.Append(header, 3);
+    out.U8(uint8_t(flags & ~kFlagExtendedLength));
+    out.U8(type);
+    out.U8(uint8_t(value_size));
     return;
   }
-  header[0] = flags | kFlagExtendedLength;
-  StoreU16(header + 2, uint16_t(value_size));
-  out.Append(header, 4);
+  out.U8(flags | kFlagExtendedLength);
+  out.U8(type);
+  out.U8(uint8_t(value_size >> 8));
+  out.U8(uint8_t(value_size));
 }
 
 void AppendAttribute(uint8_t flags, uint8_t type, Bytes value, ByteWriter& out) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 
 #include "absl/strings/str_format.h"
 #include "bgp/wire/notification.h"
@@ -50,49 +51,77 @@ size_t NlriBytes(std::span<const Nlri> v, bool add_path) {
   return n;
 }
 
-void WriteNlri(std::span<const Nlri> v, bool add_path, ByteWriter& w) {
-  for (const Nlri& x : v) EncodeNlri(x, add_path, w);
+// Writes `n` as NlriWireSize says at `p`; returns where it ends.
+uint8_t* PutNlri(const Nlri& n, bool add_path, uint8_t* p) {
+  if (add_path) {
+    StoreU32(p, n.path_id);
+    p += 4;
+  }
+  const int bits = n.prefix.length();
+  *p++ = uint8_t(bits);
+  const size_t octets = size_t((bits + 7) / 8);
+  if (n.prefix.is_v4()) {  // 0 to 4 octets, stored one by one rather than by a call to memcpy
+    const uint32_t address = n.prefix.v4().value();
+    for (size_t i = 0; i < octets; ++i) p[i] = uint8_t(address >> (24 - 8 * i));
+  } else {
+    uint8_t b[16];
+    n.prefix.v6().ToBytes(b);
+    std::copy(b, b + octets, p);
+  }
+  return p + octets;
 }
 
+// Appends `v`, `octets` (NlriBytes) in all: the buffer grows once, not per prefix.
+void WriteNlri(std::span<const Nlri> v, bool add_path, size_t octets, ByteWriter& w) {
+  std::vector<uint8_t>& out = *w.buffer();
+  const size_t at = out.size();
+  out.resize(at + octets);
+  uint8_t* p = out.data() + at;
+  for (const Nlri& x : v) p = PutNlri(x, add_path, p);
+}
+
+// Appends `gap` zero octets, then the message `d` describes.
 void WriteDraft(const Draft& d, const EncodedAttrs* attrs, const MpNextHop* nh,
-                const SessionParams& params, std::vector<uint8_t>* out) {
+                const SessionParams& params, size_t gap, std::vector<uint8_t>* out) {
   // d.size is the message's size: grow once (geometrically) rather than octet by octet.
-  if (out->capacity() - out->size() < d.size) {
-    out->reserve(std::max(out->capacity() * 2, out->size() + d.size));
+  if (out->capacity() - out->size() < gap + d.size) {
+    out->reserve(std::max(out->capacity() * 2, out->size() + gap + d.size));
   }
+  out->resize(out->size() + gap);
   ByteWriter w(out);
   const size_t start = w.size();
   AppendHeader(MessageType::kUpdate, 0, w);
   const bool ap4 = params.add_path_send.Has(kIPv4Unicast);
 
   const size_t wlen_at = w.ReserveU16();
-  WriteNlri(d.withdrawn.span(), ap4, w);
+  WriteNlri(d.withdrawn.span(), ap4, NlriBytes(d.withdrawn.span(), ap4), w);
   w.PatchU16(wlen_at, uint16_t(w.size() - wlen_at - 2));
 
   const size_t alen_at = w.ReserveU16();
   if (d.has_attrs) w.Append(attrs->pre);
   if (d.has_attrs && d.reach_mp) {
     const bool ap = params.add_path_send.Has(d.reach_family);
-    const size_t value = 5 + MpNextHopSize(*nh) + NlriBytes(d.reach.span(), ap);
-    AppendAttributeHeader(kFlagOptional, uint8_t(AttrType::kMpReachNlri), value, w);
+    const size_t nlri = NlriBytes(d.reach.span(), ap);
+    AppendAttributeHeader(kFlagOptional, uint8_t(AttrType::kMpReachNlri),
+                          5 + MpNextHopSize(*nh) + nlri, w);
     w.U16(uint16_t(d.reach_family.afi));
     w.U8(uint8_t(d.reach_family.safi));
     AppendMpNextHop(*nh, w);
     w.U8(0);  // reserved
-    WriteNlri(d.reach.span(), ap, w);
+    WriteNlri(d.reach.span(), ap, nlri, w);
   }
   if (d.has_unreach) {
     const bool ap = params.add_path_send.Has(d.unreach_family);
-    const size_t value = 3 + NlriBytes(d.unreach.span(), ap);
-    AppendAttributeHeader(kFlagOptional, uint8_t(AttrType::kMpUnreachNlri), value, w);
+    const size_t nlri = NlriBytes(d.unreach.span(), ap);
+    AppendAttributeHeader(kFlagOptional, uint8_t(AttrType::kMpUnreachNlri), 3 + nlri, w);
     w.U16(uint16_t(d.unreach_family.afi));
     w.U8(uint8_t(d.unreach_family.safi));
-    WriteNlri(d.unreach.span(), ap, w);
+    WriteNlri(d.unreach.span(), ap, nlri, w);
   }
   if (d.has_attrs) w.Append(attrs->post);
   w.PatchU16(alen_at, uint16_t(w.size() - alen_at - 2));
 
-  if (d.has_attrs && !d.reach_mp) WriteNlri(d.reach.span(), ap4, w);
+  if (d.has_attrs && !d.reach_mp) WriteNlri(d.reach.span(), ap4, NlriBytes(d.reach.span(), ap4), w);
   w.PatchU16(start + kMarkerSize, uint16_t(w.size() - start));
 }
 
@@ -110,8 +139,9 @@ class ByFamily {
       groups_[first] = v;
       return;
     }
-    for (const Nlri& n : v) copies_[n.family().Index()].push_back(n);
-    for (int i = 0; i < AfiSafi::kCount; ++i) groups_[i] = copies_[i];
+    copies_ = std::make_unique<std::array<std::vector<Nlri>, AfiSafi::kCount>>();
+    for (const Nlri& n : v) (*copies_)[n.family().Index()].push_back(n);
+    for (int i = 0; i < AfiSafi::kCount; ++i) groups_[i] = (*copies_)[i];
   }
   ByFamily(const ByFamily&) = delete;  // the groups may point into copies_
   ByFamily& operator=(const ByFamily&) = delete;
@@ -120,7 +150,7 @@ class ByFamily {
 
  private:
   std::array<std::span<const Nlri>, AfiSafi::kCount> groups_;
-  std::array<std::vector<Nlri>, AfiSafi::kCount> copies_;
+  std::unique_ptr<std::array<std::vector<Nlri>, AfiSafi::kCount>> copies_;  // when mixed
 };
 
 }  // namespace
@@ -134,7 +164,7 @@ bool UpdateEncoder::EncodesLike(const UpdateEncoder& other) const {
   return attr_options_.as_size == other.attr_options_.as_size &&
          attr_options_.readvertise == other.attr_options_.readvertise &&
          params_.max_message_size() == other.params_.max_message_size() &&
-         params_.add_path_send == other.params_.add_path_send;
+         params_.add_path_send == other.params_.add_path_send && message_gap_ == other.message_gap_;
 }
 
 void UpdateEncoder::EndOfRib(AfiSafi family, std::vector<uint8_t>* out) const {
@@ -143,7 +173,7 @@ void UpdateEncoder::EndOfRib(AfiSafi family, std::vector<uint8_t>* out) const {
     d.has_unreach = true;
     d.unreach_family = family;
   }
-  WriteDraft(d, nullptr, nullptr, params_, out);
+  WriteDraft(d, nullptr, nullptr, params_, message_gap_, out);
 }
 
 absl::StatusOr<int> UpdateEncoder::Pack(const PathAttributes* attrs, std::span<const Nlri> announce,
@@ -195,7 +225,7 @@ absl::StatusOr<int> UpdateEncoder::Pack(const PathAttributes* attrs, std::span<c
   auto flush = [&] {
     if (!d.empty()) {
       WriteDraft(d, &encoded, attrs && attrs->mp_next_hop ? &*attrs->mp_next_hop : nullptr, params_,
-                 out);
+                 message_gap_, out);
       ++messages;
     }
     d = Draft();
@@ -300,7 +330,7 @@ absl::Status UpdateEncoder::EncodeOne(const UpdateMessage& update,
   }
   std::vector<uint8_t> message;
   WriteDraft(d, &encoded, attrs && attrs->mp_next_hop ? &*attrs->mp_next_hop : nullptr, params_,
-             &message);
+             /*gap=*/0, &message);
   if (message.size() > params_.max_message_size()) {
     return absl::InvalidArgumentError(absl::StrFormat("UPDATE of %d octets exceeds %d",
                                                       message.size(), params_.max_message_size()));

@@ -59,14 +59,20 @@ class UpdateEncoder {
   // Errors (InvalidArgument): more than one MP family in a direction, or it does not fit.
   absl::Status EncodeOne(const UpdateMessage& update, std::vector<uint8_t>* out) const;
 
+  // Pack (Announce, Withdraw) and EndOfRib leave `octets` zero octets before each message they
+  // append, for a framing the caller writes there: BMP's Route Monitoring headers go before each
+  // UPDATE without the UPDATEs being copied. 0 (the default): messages back to back.
+  void set_message_gap(size_t octets) { message_gap_ = octets; }
+
   const SessionParams& params() const { return params_; }
   // Whether `other` makes the same octets as this encoder from every input: the same AS number
-  // size, Partial-bit rule, maximum message size and ADD-PATH send families.
+  // size, Partial-bit rule, maximum message size, ADD-PATH send families and message gap.
   bool EncodesLike(const UpdateEncoder& other) const;
 
  private:
   SessionParams params_;
   AttributeEncodeOptions attr_options_;
+  size_t message_gap_ = 0;
 };
 
 }  // namespace sluice::bgp

@@ -122,6 +122,39 @@ TEST_F(UpdateCodecTest, PackingFillsMessagesToTheMaximumSize) {
   EXPECT_EQ(*UpdateEncoder(extended).Announce(BasicAttrs(), nlri, &big), 1);
 }
 
+TEST_F(UpdateCodecTest, MessageGapLeavesRoomBeforeEachMessageAndNothingElseChanges) {
+  const std::vector<Nlri> announce = Slash24s(3000);
+  const std::vector<Nlri> withdraw = Slash24s(10, 0x0b000000);
+  const PathAttributes a = BasicAttrs();
+  std::vector<uint8_t> plain;
+  const int n = *UpdateEncoder(params_).Pack(&a, announce, withdraw, &plain);
+  ASSERT_GT(n, 1);
+  UpdateEncoder gapped(params_);
+  gapped.set_message_gap(48);
+  EXPECT_FALSE(gapped.EncodesLike(UpdateEncoder(params_)));
+  std::vector<uint8_t> wire = {7};  // what was there stays
+  EXPECT_EQ(*gapped.Pack(&a, announce, withdraw, &wire), n);
+  gapped.EndOfRib(kIPv4Unicast, &wire);
+  UpdateEncoder(params_).EndOfRib(kIPv4Unicast, &plain);
+  // Without the gaps, the same octets.
+  std::vector<uint8_t> joined;
+  size_t at = 1;
+  int messages = 0;
+  while (at < wire.size()) {
+    ASSERT_GE(wire.size() - at, 48u + kHeaderSize);
+    EXPECT_EQ(std::vector<uint8_t>(wire.begin() + at, wire.begin() + at + 48),
+              std::vector<uint8_t>(48, 0));
+    const size_t len = LoadU16(wire.data() + at + 48 + 16);
+    ASSERT_LE(at + 48 + len, wire.size());
+    joined.insert(joined.end(), wire.begin() + at + 48, wire.begin() + at + 48 + len);
+    at += 48 + len;
+    ++messages;
+  }
+  EXPECT_EQ(wire.front(), 7);
+  EXPECT_EQ(messages, n + 1);
+  EXPECT_EQ(joined, plain);
+}
+
 TEST_F(UpdateCodecTest, WithdrawalsShareTheLastMessageWithAnnouncements) {
   const std::vector<Nlri> withdraw = Slash24s(10, 0x0b000000);
   const std::vector<Nlri> announce = Slash24s(10);
