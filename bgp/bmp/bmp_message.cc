@@ -170,16 +170,4 @@ void AppendStatisticsReport(const PeerHeader& peer, std::span<const Statistic> s
   EndMessage(start, out);
 }
 
-std::vector<std::span<const uint8_t>> SplitBgpMessages(std::span<const uint8_t> messages) {
-  std::vector<std::span<const uint8_t>> out;
-  constexpr size_t kHeader = 19;
-  while (messages.size() >= kHeader) {
-    size_t length = LoadU16(messages.data() + 16);
-    if (length < kHeader || length > messages.size()) break;
-    out.push_back(messages.first(length));
-    messages = messages.subspan(length);
-  }
-  return out;
-}
-
 }  // namespace sluice::bgp::bmp

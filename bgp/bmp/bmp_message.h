@@ -119,8 +119,4 @@ void AppendRouteMonitoring(const EncodedPeerHeader& peer, std::span<const uint8_
 void AppendStatisticsReport(const PeerHeader& peer, std::span<const Statistic> stats,
                             std::vector<uint8_t>* out);
 
-// Splits back-to-back BGP messages (each with its 19-octet header) into one span per message;
-// stops at the first truncated or malformed header.
-std::vector<std::span<const uint8_t>> SplitBgpMessages(std::span<const uint8_t> messages);
-
 }  // namespace sluice::bgp::bmp

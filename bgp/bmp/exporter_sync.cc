@@ -131,7 +131,7 @@ bool BmpExporter::EncodeSyncPage(const Sync& sync, const RouteChanges& changes,
                                  std::vector<uint8_t>* out) const {
   const SyncTable& t = sync.tables[sync.table];
   if (t.view == RibView::kLocRib) {
-    AppendRouteChanges(changes, UpdateEncoder(LocRibParams(), /*readvertise=*/false),
+    AppendRouteChanges(changes, LocRibParams(),
                        LocRibHeader(rib_monitor_->local_as(), rib_monitor_->bgp_id()), out);
     return true;
   }
@@ -139,8 +139,7 @@ bool BmpExporter::EncodeSyncPage(const Sync& sync, const RouteChanges& changes,
   if (it == peers_.end()) return false;  // went down while the page was read
   PeerHeader h = HeaderOf(it->second.peer);
   if (t.view == RibView::kAdjRibInPost) h.flags |= kFlagL;
-  AppendRouteChanges(changes, UpdateEncoder(MonitoredParams(it->second), /*readvertise=*/false), h,
-                     out);
+  AppendRouteChanges(changes, MonitoredParams(it->second), h, out);
   return true;
 }
 

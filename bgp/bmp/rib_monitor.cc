@@ -40,14 +40,9 @@ void StationSet::Broadcast(std::span<const uint8_t> message) const {
 }
 
 void StationSet::Broadcast(RouteMonitoringBit what, std::span<const uint8_t> message) const {
-  Broadcast(what, std::span<const std::span<const uint8_t>>(&message, 1));
-}
-
-void StationSet::Broadcast(RouteMonitoringBit what,
-                           std::span<const std::span<const uint8_t>> pieces) const {
   std::lock_guard lock(mu_);
   for (const auto& s : stations_) {
-    if (s->monitors(what)) s->Append(pieces);
+    if (s->monitors(what)) s->Append(message);
   }
 }
 
@@ -101,25 +96,28 @@ void EncodeRuns(const RouteChanges& changes, const UpdateEncoder& encoder,
   }
 }
 
-// Route Monitoring messages as pieces for Station::Append: each message's headers, then its
-// UPDATE, which stays where the encoder put it.
-struct FramedUpdates {
-  std::vector<RouteMonitoringHeaders> headers;
-  std::vector<std::span<const uint8_t>> pieces;
-};
+// The octets of the BMP headers before each Route Monitoring message's UPDATE.
+constexpr size_t kRouteMonitoringHeaders = kCommonHeaderSize + kPerPeerHeaderSize;
 
-// Frames each UPDATE of `updates` with `header` stamped now.
-void FrameUpdates(std::span<const uint8_t> updates, PeerHeader header, FramedUpdates* out) {
+// An encoder of `params` (exact attributes) leaving room for the BMP headers before each UPDATE.
+UpdateEncoder MonitorEncoder(const SessionParams& params) {
+  UpdateEncoder encoder(params, /*readvertise=*/false);
+  encoder.set_message_gap(kRouteMonitoringHeaders);
+  return encoder;
+}
+
+// Writes the Route Monitoring headers with `header`, stamped now, into the room before each
+// UPDATE of `framed` (what a MonitorEncoder appended): `framed` is then the messages, back to back.
+void WriteHeaders(PeerHeader header, std::span<uint8_t> framed) {
   StampNow(&header);
   const EncodedPeerHeader encoded = EncodePerPeerHeader(header);  // one per batch
-  const std::vector<std::span<const uint8_t>> messages = SplitBgpMessages(updates);
-  out->headers.clear();
-  out->pieces.clear();
-  for (std::span<const uint8_t> m : messages)
-    out->headers.push_back(RouteMonitoringHeadersFor(encoded, m.size()));
-  for (size_t i = 0; i < messages.size(); ++i) {  // headers no longer move
-    out->pieces.emplace_back(out->headers[i]);
-    out->pieces.push_back(messages[i]);
+  size_t at = 0;
+  while (at + kRouteMonitoringHeaders + kHeaderSize <= framed.size()) {
+    const size_t update = LoadU16(framed.data() + at + kRouteMonitoringHeaders + kMarkerSize);
+    if (at + kRouteMonitoringHeaders + update > framed.size()) return;  // not the encoder's
+    const RouteMonitoringHeaders headers = RouteMonitoringHeadersFor(encoded, update);
+    std::copy(headers.begin(), headers.end(), framed.begin() + at);
+    at += kRouteMonitoringHeaders + update;
   }
 }
 
@@ -143,7 +141,7 @@ thread_local LastBatch last_batch;
 
 // The UPDATEs of `changes` as `encoder` makes them: last_batch's when they are the same. Otherwise
 // last_batch takes `changes` (swapped: the caller clears what it gets back) and encodes them.
-std::span<const uint8_t> EncodeBatch(RouteChanges& changes, const UpdateEncoder& encoder) {
+std::span<uint8_t> EncodeBatch(RouteChanges& changes, const UpdateEncoder& encoder) {
   LastBatch& last = last_batch;
   if (!last.encoder || !last.encoder->EncodesLike(encoder) || !(last.changes == changes)) {
     std::swap(last.changes, changes);
@@ -156,20 +154,15 @@ std::span<const uint8_t> EncodeBatch(RouteChanges& changes, const UpdateEncoder&
 
 }  // namespace
 
-void AppendRouteChanges(const RouteChanges& changes, const UpdateEncoder& encoder,
-                        PeerHeader header, std::vector<uint8_t>* out) {
-  if (changes.empty()) return;
-  thread_local std::vector<uint8_t> updates;  // reused by every call on this thread
-  updates.clear();
-  EncodeRuns(changes, encoder, &updates);
-  StampNow(&header);
-  const EncodedPeerHeader encoded = EncodePerPeerHeader(header);  // one per batch
-  for (std::span<const uint8_t> m : SplitBgpMessages(updates))
-    AppendRouteMonitoring(encoded, m, out);
+void AppendRouteChanges(const RouteChanges& changes, const SessionParams& params, PeerHeader header,
+                        std::vector<uint8_t>* out) {
+  const size_t start = out->size();
+  EncodeRuns(changes, MonitorEncoder(params), out);
+  WriteHeaders(header, std::span<uint8_t>(*out).subspan(start));
 }
 
 RibMonitor::RibMonitor(std::shared_ptr<const StationSet> stations)
-    : stations_(std::move(stations)), loc_rib_encoder_(LocRibParams(), /*readvertise=*/false) {}
+    : stations_(std::move(stations)), loc_rib_encoder_(MonitorEncoder(LocRibParams())) {}
 
 void RibMonitor::SetIdentity(uint32_t local_as, uint32_t bgp_id) {
   local_as_ = local_as;
@@ -178,8 +171,7 @@ void RibMonitor::SetIdentity(uint32_t local_as, uint32_t bgp_id) {
 
 void RibMonitor::PeerUp(const net::IPAddress& address, const PeerHeader& header,
                         const SessionParams& params) {
-  auto p = std::make_shared<PeerEncoding>(
-      PeerEncoding{header, UpdateEncoder(params, /*readvertise=*/false)});
+  auto p = std::make_shared<PeerEncoding>(PeerEncoding{header, MonitorEncoder(params)});
   p->header.flags |= kFlagL;
   std::lock_guard lock(mu_);
   peers_[address] = std::move(p);
@@ -203,18 +195,19 @@ bool RibMonitor::Wants(MonitoredRib rib) const {
 
 void RibMonitor::OnRouteChanges(MonitoredRib rib, RouteChanges& changes) {
   if (changes.empty() || !Wants(rib)) return;
-  thread_local FramedUpdates out;  // reused: one call per batch
   if (rib == MonitoredRib::kLocRib) {
-    FrameUpdates(EncodeBatch(changes, loc_rib_encoder_), LocRibHeader(local_as(), bgp_id()), &out);
-    if (!out.pieces.empty()) stations_->Broadcast(kMonitorLocRib, out.pieces);
+    const std::span<uint8_t> framed = EncodeBatch(changes, loc_rib_encoder_);
+    WriteHeaders(LocRibHeader(local_as(), bgp_id()), framed);
+    if (!framed.empty()) stations_->Broadcast(kMonitorLocRib, framed);
     return;
   }
   const PeerSource* source = changes.source;
   if (source == nullptr) return;
   std::shared_ptr<const PeerEncoding> peer = Peer(source->address);
   if (peer == nullptr) return;  // not Established (any more)
-  FrameUpdates(EncodeBatch(changes, peer->encoder), peer->header, &out);
-  if (!out.pieces.empty()) stations_->Broadcast(kMonitorPostPolicy, out.pieces);
+  const std::span<uint8_t> framed = EncodeBatch(changes, peer->encoder);
+  WriteHeaders(peer->header, framed);
+  if (!framed.empty()) stations_->Broadcast(kMonitorPostPolicy, framed);
 }
 
 void RibMonitor::OnPushDone() { last_batch.Clear(); }

@@ -6,7 +6,8 @@
 //
 // A batch becomes Route Monitoring messages carrying UPDATEs our encoder (bgp/wire) makes, one
 // per run of changes with one attribute set (or of withdrawals), in order, encoded during the
-// call and copied into the buffer of every station that monitors that RIB.
+// call with room left before each UPDATE for its BMP headers, which are then written there, and
+// copied in one piece into the buffer of every station that monitors that RIB.
 //   - post-policy: the peer's per-peer header with the L flag, encoded with the peer's session
 //     parameters (its AS_PATH format, matching the A flag, and its ADD-PATH Path Identifiers);
 //     only between the peer's PeerUp and PeerDown here — later changes (the peer's routes
@@ -44,8 +45,6 @@ class StationSet {
   void Broadcast(std::span<const uint8_t> message) const;
   // Copies `message` into the buffer of every station that monitors `what`.
   void Broadcast(RouteMonitoringBit what, std::span<const uint8_t> message) const;
-  // The same for messages in pieces (Station::Append).
-  void Broadcast(RouteMonitoringBit what, std::span<const std::span<const uint8_t>> pieces) const;
 
  private:
   void UpdateLocked();
@@ -68,10 +67,10 @@ SessionParams LocRibParams();
 void StampNow(PeerHeader* header);
 
 // Appends Route Monitoring messages with `header` (stamped now) for `changes`, in their order:
-// one UPDATE (or more) per run, as `encoder` makes them. Runs the encoder refuses (routes without
-// a nexthop for their family) are left out.
-void AppendRouteChanges(const RouteChanges& changes, const UpdateEncoder& encoder,
-                        PeerHeader header, std::vector<uint8_t>* out);
+// one UPDATE (or more) per run, encoded for a session of `params` with the attributes exactly as
+// they are. Runs the encoder refuses (routes without a nexthop for their family) are left out.
+void AppendRouteChanges(const RouteChanges& changes, const SessionParams& params, PeerHeader header,
+                        std::vector<uint8_t>* out);
 
 class RibMonitor : public RouteMonitor {
  public:

@@ -140,32 +140,26 @@ void Station::WriteSoon() {
   });
 }
 
-bool Station::QueueLocked(OctetQueue& to, std::span<const std::span<const uint8_t>> pieces) {
-  size_t octets = 0;
-  for (std::span<const uint8_t> p : pieces) octets += p.size();
-  if (out_.size() + held_.size() + octets > config_.buffer_bytes) {
+bool Station::QueueLocked(OctetQueue& to, std::span<const uint8_t> octets) {
+  if (out_.size() + held_.size() + octets.size() > config_.buffer_bytes) {
     OverflowLocked();
     return false;
   }
-  for (std::span<const uint8_t> p : pieces) to.Append(p);
+  to.Append(octets);
   KickLocked();
   return true;
 }
 
 bool Station::Append(std::span<const uint8_t> message) {
-  return Append(std::span<const std::span<const uint8_t>>(&message, 1));
-}
-
-bool Station::Append(std::span<const std::span<const uint8_t>> pieces) {
   std::lock_guard lock(mu_);
   if (state_ == State::kDisconnected) return false;
-  return QueueLocked(state_ == State::kSyncing ? held_ : out_, pieces);
+  return QueueLocked(state_ == State::kSyncing ? held_ : out_, message);
 }
 
 bool Station::AppendSync(uint64_t generation, std::span<const uint8_t> messages) {
   std::lock_guard lock(mu_);
   if (state_ != State::kSyncing || generation != generation_) return false;
-  return QueueLocked(out_, std::span<const std::span<const uint8_t>>(&messages, 1));
+  return QueueLocked(out_, messages);
 }
 
 void Station::EndSync(uint64_t generation) {

@@ -90,9 +90,6 @@ class Station : public std::enable_shared_from_this<Station> {
   // Any thread. A live message: queued when the station is synced, held during a snapshot,
   // dropped while disconnected. False when dropped (disconnected, or it overflowed the buffer).
   bool Append(std::span<const uint8_t> message);
-  // The same for messages given in pieces, copied one after the other (a header, then the
-  // UPDATE it frames, say).
-  bool Append(std::span<const std::span<const uint8_t>> pieces);
   // Any thread. Snapshot octets of connection `generation`; false when that connection is gone
   // (stop the snapshot) or the buffer overflowed.
   bool AppendSync(uint64_t generation, std::span<const uint8_t> messages);
@@ -123,8 +120,8 @@ class Station : public std::enable_shared_from_this<Station> {
   void ScheduleReconnect();
   // Called with mu_ held: drop everything and post a close.
   void OverflowLocked();
-  // Appends `pieces` to `to` (out_ or held_) within the buffer's bound, else overflows.
-  bool QueueLocked(OctetQueue& to, std::span<const std::span<const uint8_t>> pieces);
+  // Appends `octets` to `to` (out_ or held_) within the buffer's bound, else overflows.
+  bool QueueLocked(OctetQueue& to, std::span<const uint8_t> octets);
   // Called with mu_ held: has what is queued written — at once when `now` or when at least
   // kWriteNowBytes are queued, else after kCoalesce, so that many small appends (one per batch of
   // routes) become one write and one wake-up of the I/O thread.

@@ -146,23 +146,5 @@ TEST(BmpMessageTest, StatisticsReport) {
                  V{0, 7, 0, 8, 0, 0, 0, 1, 2, 3, 4, 5}, V{0, 8, 0, 8, 0, 0, 0, 0, 0, 0, 0, 7}}));
 }
 
-TEST(BmpMessageTest, SplitBgpMessagesStopsAtTruncation) {
-  V two;
-  for (int i = 0; i < 2; ++i) {
-    V m(19, 0xff);
-    m[16] = 0;
-    m[17] = 19;
-    m[18] = 4;
-    two.insert(two.end(), m.begin(), m.end());
-  }
-  EXPECT_EQ(SplitBgpMessages(two).size(), 2u);
-  two.pop_back();
-  EXPECT_EQ(SplitBgpMessages(two).size(), 1u);
-  V bad(19, 0xff);
-  bad[16] = 0;
-  bad[17] = 3;  // shorter than a header
-  EXPECT_TRUE(SplitBgpMessages(bad).empty());
-}
-
 }  // namespace
 }  // namespace sluice::bgp::bmp
