@@ -552,7 +552,8 @@ class Sluice(Device):
         if self.sink:
             self.sink.stop()
             s = self.sink.summary()
-            print(f"    BMP station: {s['octets']:,} octets over {s['connections']} connection(s)")
+            print(f"    BMP station: {s['octets']:,} octets over {s['connections']} connection(s), "
+                  f"read in {s['reader_cpu']:.3f} CPU s")
 
     def wait_vrps(self, ctx):
         """sluice-rpki's union (rpki/1.0 get_status), then sluice-bgp's log of its dump."""
