@@ -19,8 +19,8 @@ PIPE_BYTES = 1 << 20
 
 class BmpSink:
     """A BMP station on 127.0.0.1: accepts connections and takes everything they carry; counts
-    octets, and with `parse` reads and counts the messages by type (0 Route Monitoring, 1 Statistics Report, 2 Peer Down,
-    3 Peer Up, 4 Initiation, 5 Termination)."""
+    octets, and with `parse` reads and counts the messages by type (0 Route Monitoring,
+    1 Statistics Report, 2 Peer Down, 3 Peer Up, 4 Initiation, 5 Termination)."""
 
     def __init__(self, parse=False):
         self.parse = parse  # False: count octets only (no CPU spent on parsing)
