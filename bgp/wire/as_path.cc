@@ -184,22 +184,27 @@ size_t AsPath::EncodedSize(int as_size) const {
 }
 
 void AsPath::Encode(int as_size, ByteWriter& out) const {
+  Encode(as_size, out.Extend(EncodedSize(as_size)));
+}
+
+uint8_t* AsPath::Encode(int as_size, uint8_t* out) const {
   for (Segment s : segments()) {
     std::span<const uint32_t> asns = s.asns;
     while (!asns.empty()) {
-      size_t n = std::min<size_t>(asns.size(), 255);
-      out.U8(uint8_t(s.type));
-      out.U8(uint8_t(n));
-      for (size_t i = 0; i < n; ++i) {
-        if (as_size == 4) {
-          out.U32(asns[i]);
-        } else {
-          out.U16(uint16_t(asns[i] > 0xffff ? kAsTrans : asns[i]));
+      const size_t n = std::min<size_t>(asns.size(), 255);
+      *out++ = uint8_t(s.type);
+      *out++ = uint8_t(n);
+      if (as_size == 4) {
+        for (size_t i = 0; i < n; ++i, out += 4) StoreU32(out, asns[i]);
+      } else {
+        for (size_t i = 0; i < n; ++i, out += 2) {
+          StoreU16(out, uint16_t(asns[i] > 0xffff ? kAsTrans : asns[i]));
         }
       }
       asns = asns.subspan(n);
     }
   }
+  return out;
 }
 
 AsPath AsPath::Reconcile(const AsPath& as_path, const AsPath& as4_path) {

@@ -103,6 +103,9 @@ class AsPath {
   // Appends the attribute value. With as_size 2, AS numbers above 65535 become AS_TRANS (RFC 6793
   // §4.2.2). Segments longer than 255 ASNs are split.
   void Encode(int as_size, ByteWriter& out) const;
+  // The same written at `out`, which has EncodedSize(as_size) octets of room; returns where the
+  // value ends.
+  uint8_t* Encode(int as_size, uint8_t* out) const;
   // Size in octets of Encode(as_size).
   size_t EncodedSize(int as_size) const;
 

@@ -1,5 +1,8 @@
 #include "bgp/wire/attribute_encoder.h"
 
+#include <cstring>
+#include <span>
+
 namespace sluice::bgp {
 namespace {
 
@@ -11,26 +14,46 @@ uint8_t OptTransFlags(const PathAttributes& a, AttrType type) {
   return kOptTrans | (((a.partial_types >> uint8_t(type)) & 1) ? kFlagPartial : 0);
 }
 
+// Writes an attribute header for a value of `value_size` octets at `p`; returns where the value
+// goes.
+uint8_t* PutAttributeHeader(uint8_t flags, uint8_t type, size_t value_size, uint8_t* p) {
+  if (value_size <= 255) {
+    p[0] = uint8_t(flags & ~kFlagExtendedLength);
+    p[1] = type;
+    p[2] = uint8_t(value_size);
+    return p + 3;
+  }
+  p[0] = flags | kFlagExtendedLength;
+  p[1] = type;
+  StoreU16(p + 2, uint16_t(value_size));
+  return p + 4;
+}
+
+// Grows `out` once by a whole attribute, writes its header and returns where its value of
+// `value_size` octets goes.
+uint8_t* ExtendAttribute(uint8_t flags, uint8_t type, size_t value_size, ByteWriter& out) {
+  uint8_t* p = out.Extend(AttributeHeaderSize(value_size) + value_size);
+  return PutAttributeHeader(flags, type, value_size, p);
+}
+
+// An attribute whose value is 4-octet words (COMMUNITIES, CLUSTER_LIST).
+void AppendWords(uint8_t flags, AttrType type, std::span<const uint32_t> words, ByteWriter& out) {
+  uint8_t* p = ExtendAttribute(flags, uint8_t(type), words.size() * 4, out);
+  for (uint32_t w : words) {
+    StoreU32(p, w);
+    p += 4;
+  }
+}
+
 }  // namespace
 
 void AppendAttributeHeader(uint8_t flags, uint8_t type, size_t value_size, ByteWriter& out) {
-  // Octet by octet: a header comes before every attribute we encode, and a 3- or 4-octet append
-  // would be a call to memmove.
-  if (value_size <= 255) {
-    out.U8(uint8_t(flags & ~kFlagExtendedLength));
-    out.U8(type);
-    out.U8(uint8_t(value_size));
-    return;
-  }
-  out.U8(flags | kFlagExtendedLength);
-  out.U8(type);
-  out.U8(uint8_t(value_size >> 8));
-  out.U8(uint8_t(value_size));
+  PutAttributeHeader(flags, type, value_size, out.Extend(AttributeHeaderSize(value_size)));
 }
 
 void AppendAttribute(uint8_t flags, uint8_t type, Bytes value, ByteWriter& out) {
-  AppendAttributeHeader(flags, type, value.size(), out);
-  out.Append(value);
+  uint8_t* p = ExtendAttribute(flags, type, value.size(), out);
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
 }
 
 void AppendMpNextHop(const MpNextHop& nh, ByteWriter& out) {
@@ -86,9 +109,9 @@ void EncodeAttributes(const PathAttributes& a, const AttributeEncodeOptions& opt
     AppendAttribute(kWellKnown, uint8_t(AttrType::kOrigin), Bytes(b, 1), out);
   }
   if (a.as_path && in_range(AttrType::kAsPath)) {
-    AppendAttributeHeader(kWellKnown, uint8_t(AttrType::kAsPath),
-                          a.as_path->EncodedSize(options.as_size), out);
-    a.as_path->Encode(options.as_size, out);
+    const size_t size = a.as_path->EncodedSize(options.as_size);
+    a.as_path->Encode(options.as_size,
+                      ExtendAttribute(kWellKnown, uint8_t(AttrType::kAsPath), size, out));
   }
   if (a.next_hop && in_range(AttrType::kNextHop)) {
     a.next_hop->ToBytes(b);
@@ -118,32 +141,30 @@ void EncodeAttributes(const PathAttributes& a, const AttributeEncodeOptions& opt
     }
   }
   if (!a.communities.empty() && in_range(AttrType::kCommunities)) {
-    AppendAttributeHeader(OptTransFlags(a, AttrType::kCommunities), uint8_t(AttrType::kCommunities),
-                          a.communities.size() * 4, out);
-    for (uint32_t c : a.communities) out.U32(c);
+    AppendWords(OptTransFlags(a, AttrType::kCommunities), AttrType::kCommunities, a.communities,
+                out);
   }
   if (a.originator_id && in_range(AttrType::kOriginatorId)) {
     a.originator_id->ToBytes(b);
     AppendAttribute(kOptional, uint8_t(AttrType::kOriginatorId), Bytes(b, 4), out);
   }
   if (!a.cluster_list.empty() && in_range(AttrType::kClusterList)) {
-    AppendAttributeHeader(kOptional, uint8_t(AttrType::kClusterList), a.cluster_list.size() * 4,
-                          out);
-    for (uint32_t c : a.cluster_list) out.U32(c);
+    AppendWords(kOptional, AttrType::kClusterList, a.cluster_list, out);
   }
   if (!rare.ext_communities.empty() && in_range(AttrType::kExtCommunities)) {
-    AppendAttributeHeader(OptTransFlags(a, AttrType::kExtCommunities),
-                          uint8_t(AttrType::kExtCommunities), rare.ext_communities.size() * 8, out);
+    uint8_t* p =
+        ExtendAttribute(OptTransFlags(a, AttrType::kExtCommunities),
+                        uint8_t(AttrType::kExtCommunities), rare.ext_communities.size() * 8, out);
     for (uint64_t c : rare.ext_communities) {
-      out.U32(uint32_t(c >> 32));
-      out.U32(uint32_t(c));
+      StoreU32(p, uint32_t(c >> 32));
+      StoreU32(p + 4, uint32_t(c));
+      p += 8;
     }
   }
   if (two_octet && a.as_path && a.as_path->HasFourOctetAs() && in_range(AttrType::kAs4Path)) {
     AsPath as4 = a.as_path->WithoutConfedSegments();
-    AppendAttributeHeader(OptTransFlags(a, AttrType::kAs4Path), uint8_t(AttrType::kAs4Path),
-                          as4.EncodedSize(4), out);
-    as4.Encode(4, out);
+    as4.Encode(4, ExtendAttribute(OptTransFlags(a, AttrType::kAs4Path), uint8_t(AttrType::kAs4Path),
+                                  as4.EncodedSize(4), out));
   }
   if (two_octet && a.aggregator && a.aggregator->as > 0xffff &&
       in_range(AttrType::kAs4Aggregator)) {
@@ -153,13 +174,14 @@ void EncodeAttributes(const PathAttributes& a, const AttributeEncodeOptions& opt
                     Bytes(b, 8), out);
   }
   if (!rare.large_communities.empty() && in_range(AttrType::kLargeCommunities)) {
-    AppendAttributeHeader(OptTransFlags(a, AttrType::kLargeCommunities),
-                          uint8_t(AttrType::kLargeCommunities), rare.large_communities.size() * 12,
-                          out);
+    uint8_t* p = ExtendAttribute(OptTransFlags(a, AttrType::kLargeCommunities),
+                                 uint8_t(AttrType::kLargeCommunities),
+                                 rare.large_communities.size() * 12, out);
     for (const LargeCommunity& c : rare.large_communities) {
-      out.U32(c.global_admin);
-      out.U32(c.local1);
-      out.U32(c.local2);
+      StoreU32(p, c.global_admin);
+      StoreU32(p + 4, c.local1);
+      StoreU32(p + 8, c.local2);
+      p += 12;
     }
   }
   unknown_below(256);

@@ -82,15 +82,15 @@ class ByteWriter {
 
   size_t size() const { return out_->size(); }
   void U8(uint8_t v) { out_->push_back(v); }
-  void U16(uint16_t v) {
-    uint8_t b[2];
-    StoreU16(b, v);
-    out_->insert(out_->end(), b, b + 2);
-  }
-  void U32(uint32_t v) {
-    uint8_t b[4];
-    StoreU32(b, v);
-    out_->insert(out_->end(), b, b + 4);
+  void U16(uint16_t v) { StoreU16(Extend(2), v); }
+  void U32(uint32_t v) { StoreU32(Extend(4), v); }
+  // Grows the buffer by `n` octets at once and returns where they start, for the caller to fill:
+  // a field of known size is then written with stores, not an append per octet. The pointer is
+  // valid until the next call that grows the buffer.
+  uint8_t* Extend(size_t n) {
+    const size_t at = out_->size();
+    out_->resize(at + n);
+    return out_->data() + at;
   }
   void Append(Bytes bytes) { out_->insert(out_->end(), bytes.begin(), bytes.end()); }
   void Append(const uint8_t* p, size_t n) { out_->insert(out_->end(), p, p + n); }
