@@ -236,7 +236,11 @@ void MrtUpdateLog::CloseFile() {
 }
 
 void MrtUpdateLog::Write(const Item& item, std::span<const uint8_t> message) {
-  EnsureFile(PeriodStart(item.time, options_.rotate));
+  // Nearly every record falls in the open file's period (or an earlier one, which goes in it too):
+  // no period arithmetic for those.
+  if (!writer_ || item.time >= period_ + options_.rotate) {
+    EnsureFile(PeriodStart(item.time, options_.rotate));
+  }
   if (!writer_) {
     ++tally_.dropped;
     return;
