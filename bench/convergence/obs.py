@@ -15,6 +15,10 @@ import time
 # The pipe between the socket and /dev/null: 1 MiB (F_SETPIPE_SZ), the default maximum for
 # unprivileged users; a pipe that stays at the kernel's 64 KiB only takes more splices.
 PIPE_BYTES = 1 << 20
+# The discarding reader is woken when this much has arrived (SO_RCVLOWAT; the kernel grows the
+# receive buffer to match), not at every segment: on loopback each wake-up is the sender's CPU
+# too, and a collector on another host would cost it nothing.
+WAKE_BYTES = 256 << 10
 
 
 class BmpSink:
@@ -63,6 +67,7 @@ class BmpSink:
         another host than reading them would be."""
         pipe_r, pipe_w = os.pipe()
         devnull = os.open(os.devnull, os.O_WRONLY)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT, WAKE_BYTES)
         try:
             fcntl.fcntl(pipe_w, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
         except OSError:
