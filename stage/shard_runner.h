@@ -78,6 +78,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/prefetch.h"
 #include "net/prefix.h"
 #include "stage/plumber.h"
 #include "stage/spsc_queue.h"
@@ -137,6 +138,7 @@ class ShardRunner {
         runner_->FinishOut(*w_);
         b = &runner_->OpenOut(*w_);
       }
+      base::PrefetchAppendSlot(b->items, kPrefetchAhead);
       b->items.emplace_back();
       w_->unmarked = true;
       return b->items.back();
@@ -244,6 +246,7 @@ class ShardRunner {
     Worker& w = *workers_[i];
     if (w.open_in != nullptr && w.open_in->items.size() >= options_.batch_items) HandOver(w);
     InBatch& b = OpenIn(w);
+    base::PrefetchAppendSlot(b.items, kPrefetchAhead);
     b.items.emplace_back();
     return b.items.back();
   }
@@ -442,7 +445,10 @@ class ShardRunner {
 
  private:
   static constexpr uint32_t kNoCommand = ~uint32_t{0};
-  static constexpr size_t kKeepNodes = 8;  // hand-over queue nodes kept per direction and shard
+  static constexpr size_t kKeepNodes = 8;
+  // How far ahead of the slot being filled a batch's next slot is prefetched for writing: the
+  // batches are reused, so their lines come from the other thread's core (base/prefetch.h).
+  static constexpr size_t kPrefetchAhead = 4;  // hand-over queue nodes kept per direction and shard
   // Items a fresh output batch has room for before it grows: most of a full batch without
   // doubling from one, and little memory in the many small batches of a trickle (a shard's
   // outputs are larger than its inputs, and their batches' buffers travel to the main loop).
