@@ -3,10 +3,10 @@
 //
 // A hand-over buffer reused between two threads (a shard's input or output batch) holds cache
 // lines the consumer's core wrote last. Each write to such a line first takes it from that core
-// (a "request for ownership", a few hundred cycles on the development VM), and every atomic
-// operation between two writes (the reference count a copied route takes) waits for the earlier
-// writes to complete, so the producer pays that latency once per slot. Asking for the lines of
-// the slots a few items ahead, with the intent to write, overlaps the transfers with the work.
+// (a "request for ownership"), and every atomic operation between two writes (the reference
+// count a copied route takes) waits for the earlier writes to complete, so the producer pays
+// that latency once per slot. Asking for the lines of the slots a few items ahead, with the
+// intent to write, overlaps the transfers with the work.
 //
 // A hint only: no effect on what the program computes, nothing faults, and on a CPU without
 // PREFETCHW (x86) the instruction does nothing.
