@@ -422,6 +422,7 @@ class Sluice(Device):
             ", ROV (sluice-rpki)" if rov_on else "") + (
             obs_label if obs_on else "")
         self.sink = None
+        self.station_summary = None  # the last run's BMP station line, logged after its result
 
     def binary(self, ctx, rel):
         return os.path.join(ctx.build, rel)
@@ -552,8 +553,10 @@ class Sluice(Device):
         if self.sink:
             self.sink.stop()
             s = self.sink.summary()
-            print(f"    BMP station: {s['octets']:,} octets over {s['connections']} connection(s), "
-                  f"read in {s['reader_cpu']:.3f} CPU s")
+            self.station_summary = (f"    BMP station: {s['octets']:,} octets over "
+                                    f"{s['connections']} connection(s), read in "
+                                    f"{s['reader_cpu']:.3f} CPU s")
+            self.sink = None
 
     def wait_vrps(self, ctx):
         """sluice-rpki's union (rpki/1.0 get_status), then sluice-bgp's log of its dump."""
@@ -1311,6 +1314,7 @@ def run_once(d, w, i, ctx, expect_of, log):
         r = measure(d, w, ctx, expect_of.get(w, expect_of.get("1") if w == "6" else None), log)
     except RuntimeError as e:
         log(f"workload {w} {d.name} run {i + 1}: FAILED {e}")
+        log_station(d, log)
         return str(e).splitlines()[0]
     log(f"workload {w} {d.name} run {i + 1}: {r['seconds']:.3f} s, cpu {r['cpu']:.2f} s, "
         f"peak {r['peak_rss'] / 1e6:.0f} MB (PSS {r['peak_pss'] / 1e6:.0f} MB), held {r['held']}")
@@ -1320,7 +1324,15 @@ def run_once(d, w, i, ctx, expect_of, log):
         log(f"    per thread (CPU): {r['threads']}")
     if "reval" in r:
         log(f"    re-validation: {r['reval']}")
+    log_station(d, log)
     return r
+
+
+def log_station(d, log):
+    """What an -obs device's BMP station read in the run just ended, after the run's own lines."""
+    if getattr(d, "station_summary", None):
+        log(d.station_summary)
+        d.station_summary = None
 
 
 # Devices that are another device plus one feature: what the feature costs is their difference.
