@@ -445,10 +445,10 @@ class ShardRunner {
 
  private:
   static constexpr uint32_t kNoCommand = ~uint32_t{0};
-  static constexpr size_t kKeepNodes = 8;
+  static constexpr size_t kKeepNodes = 8;  // hand-over queue nodes kept per direction and shard
   // How far ahead of the slot being filled a batch's next slot is prefetched for writing: the
   // batches are reused, so their lines come from the other thread's core (base/prefetch.h).
-  static constexpr size_t kPrefetchAhead = 4;  // hand-over queue nodes kept per direction and shard
+  static constexpr size_t kPrefetchAhead = 4;
   // Items a fresh output batch has room for before it grows: most of a full batch without
   // doubling from one, and little memory in the many small batches of a trickle (a shard's
   // outputs are larger than its inputs, and their batches' buffers travel to the main loop).
