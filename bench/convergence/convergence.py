@@ -9,7 +9,7 @@ processes (children of this script, stopped by PID). Measured per run:
   time      from the first UPDATE octet an upstream writes until the monitor holds every
             expected prefix (workload 4: from the first withdrawal until it holds none;
             workload 5: until the monitor and the kernel's table both hold them, the kernel's
-            end stamped by kernel.py --count). Both ends are CLOCK_MONOTONIC stamps printed by
+            end stamped by bench/fea/kernel_route_counter). Both ends are CLOCK_MONOTONIC stamps printed by
             sluice-replay (--json), so the script's own latency is not in the number. Workload
             6 measures per-UPDATE latencies instead (churn.py).
   cpu       CPU seconds (user + system) of all the device's processes over that interval
@@ -935,7 +935,7 @@ def measure(device, workload, ctx, expect, log):
                 raise RuntimeError("the monitor's session did not come up\n" + device.logs()
                                    + m.tail())
             if kernel_fib:
-                counter = JsonChild(kernel.counter_argv(expect), f"{tmp}/kernel.out")
+                counter = JsonChild(kernel.counter_argv(ctx.build, expect), f"{tmp}/kernel.out")
                 if not wait_for(lambda: counter.last("progress"), 10):
                     raise RuntimeError("the kernel route counter did not start\n"
                                        + counter.tail())
@@ -1293,7 +1293,7 @@ def unavailable(d, w, ctx, args):
     if ok and w == "5":
         ok, why = d.kernel_available(ctx)
         if ok and not isinstance(d, Floor):
-            ok, why = kernel.available()
+            ok, why = kernel.available(ctx.build)
     return None if ok else why
 
 
