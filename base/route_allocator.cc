@@ -16,6 +16,7 @@
 #include <gperftools/malloc_extension.h>
 #include <gperftools/malloc_extension_c.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -42,6 +43,9 @@ class HugePageSysAllocator : public SysAllocator {
   static constexpr size_t kHugePage = size_t{2} << 20;
   static constexpr size_t kReservation = size_t{64} << 20;
   static constexpr size_t kSmallPagedHeap = size_t{4} << 20;
+  // Room left above the program break for tcmalloc's own allocator (kSmallPagedHeap and its
+  // metadata) before the first region.
+  static constexpr size_t kBrkGap = size_t{64} << 20;
 
   explicit HugePageSysAllocator(SysAllocator* fallback) : fallback_(fallback) {}
 
@@ -68,12 +72,28 @@ class HugePageSysAllocator : public SysAllocator {
     if (actual_size != nullptr) *actual_size = got;
     return p;
   }
+  // Where to ask for the next region: after the last one, the first one kBrkGap above the
+  // program break, where tcmalloc's own allocator put its first memory. tcmalloc maps a page to
+  // its span through a radix tree whose leaves, each about 2 MiB and written in full when made,
+  // cover a large window of address space each: a heap kept in one window needs one leaf, one
+  // split between the break and the mmap area (where the kernel puts an unhinted mapping) two.
+  // A hint is only a hint: where that space is taken, the kernel maps elsewhere.
+  void* Hint() {
+    if (hint_ == 0) {
+      const auto brk = reinterpret_cast<uintptr_t>(sbrk(0));
+      if (brk == static_cast<uintptr_t>(-1) || brk > UINTPTR_MAX - kBrkGap - kHugePage) {
+        return nullptr;
+      }
+      hint_ = (brk + kBrkGap + kHugePage - 1) & ~(kHugePage - 1);
+    }
+    return reinterpret_cast<void*>(hint_);
+  }
   // Maps a new 2 MiB-aligned region of at least `bytes` and advises huge pages for it; the rest
   // of the old region (never handed out, so never touched) stays mapped but costs no memory.
   bool Reserve(size_t bytes) {
     const size_t want = std::max(bytes, kReservation);
     if (want > SIZE_MAX - kHugePage) return false;
-    void* m = mmap(nullptr, want + kHugePage, PROT_READ | PROT_WRITE,
+    void* m = mmap(Hint(), want + kHugePage, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return false;
     const auto raw = reinterpret_cast<uintptr_t>(m);
@@ -84,6 +104,7 @@ class HugePageSysAllocator : public SysAllocator {
     madvise(reinterpret_cast<void*>(aligned), want, MADV_HUGEPAGE);
     next_ = reinterpret_cast<char*>(aligned);
     end_ = next_ + want;
+    hint_ = aligned + want;
     return true;
   }
 
@@ -91,6 +112,7 @@ class HugePageSysAllocator : public SysAllocator {
   size_t small_paged_ = 0;  // octets tcmalloc's own allocator handed out
   char* next_ = nullptr;
   char* end_ = nullptr;
+  uintptr_t hint_ = 0;  // 0: not chosen yet
 };
 
 const bool kHugePageHeap = [] {
