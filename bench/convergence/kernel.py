@@ -12,7 +12,7 @@ main-table unicast prefixes not put there by the kernel itself (its connected ro
 JSON lines as sluice-replay --json does: `progress` every 100 ms (held, held_changed_mono,
 first_mono: CLOCK_MONOTONIC of the first route seen) and `held_all` when --expect is reached.
 A notification queue that overflows (ENOBUFS) is repaired by a full dump, and counted. It is a
-program, not Python: a counter in Python read about 120,000 notifications a second with a whole
+program, not Python: a counter in Python read about 140,000 notifications a second with a whole
 CPU, slower than a fast device installs, so it reported its own pace and took a CPU from the
 device under test.
 
