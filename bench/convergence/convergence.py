@@ -9,9 +9,10 @@ processes (children of this script, stopped by PID). Measured per run:
   time      from the first UPDATE octet an upstream writes until the monitor holds every
             expected prefix (workload 4: from the first withdrawal until it holds none;
             workload 5: until the monitor and the kernel's table both hold them, the kernel's
-            end stamped by bench/fea/kernel_route_counter). Both ends are CLOCK_MONOTONIC stamps printed by
-            sluice-replay (--json), so the script's own latency is not in the number. Workload
-            6 measures per-UPDATE latencies instead (churn.py).
+            end stamped by bench/fea/kernel_route_counter). Both ends are CLOCK_MONOTONIC
+            stamps printed by sluice-replay (--json) and the counter, so the script's own
+            latency is not in the number. Workload 6 measures per-UPDATE latencies instead
+            (churn.py).
   cpu       CPU seconds (user + system) of all the device's processes over that interval
             (from /proc/PID/stat; OpenBGPD's and Sluice's several processes summed).
   peak rss  the largest sum of VmRSS over the device's processes, sampled every 50 ms.

@@ -10,12 +10,11 @@
 //   {"event": "held_all", "mono": S, "held": N, "overruns": N}     once, when --expect is held
 // Times are CLOCK_MONOTONIC seconds of when a change was read (Python's time.monotonic()).
 //
-// The notifications of a full table arrive at the kernel's install rate (100k-200k routes/s on
-// a small machine). Reading them must cost much less than producing them, or the counter, not
-// the kernel, sets the pace it reports: hence a program, not a script.
+// The notifications of a full table arrive at the kernel's install rate (hundreds of thousands
+// of routes a second on a small machine). Reading them must cost much less than producing them, or
+// the counter, not the kernel, sets the pace it reports: hence a program, not a script.
 //
 // Runs until killed. Needs root for its 256 MiB socket buffer (SO_RCVBUFFORCE).
-#include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
@@ -36,6 +35,11 @@
 #include "base/program_options.h"
 
 namespace {
+
+// recvmmsg reads up to kSlots notifications at once, each into its own kSlotBytes of the buffer
+// (a notification fits a page); a dump's replies use the same buffer.
+constexpr size_t kSlots = 256, kSlotBytes = 8192;
+constexpr size_t kBufferBytes = kSlots * kSlotBytes;
 
 struct Counter {
   uint32_t table = RT_TABLE_MAIN;      // the routing table counted
@@ -137,8 +141,6 @@ void EmitHeldAll(double changed, const Counter& counter, unsigned overruns) {
 // Reads what the notification socket holds, up to a few thousand messages at a time, into
 // counter. Returns false on an overrun (ENOBUFS): notifications were lost.
 bool Drain(int fd, Counter& counter, std::vector<char>& buf) {
-  constexpr size_t kSlots = 256, kSlotBytes = 8192;  // a notification fits a page
-  if (buf.size() < kSlots * kSlotBytes) buf.resize(kSlots * kSlotBytes);
   std::vector<iovec> iov(kSlots);
   std::vector<mmsghdr> msgs(kSlots);
   for (size_t i = 0; i < kSlots; ++i) {
@@ -174,7 +176,7 @@ Socket OpenNotifications() {
 constexpr timespec kPause{0, 2'000'000};  // 2 ms: the resolution of the times reported
 
 int Count(Counter& counter) {
-  std::vector<char> buf(4 << 20);
+  std::vector<char> buf(kBufferBytes);
   Socket s = OpenNotifications();
   if (!s || !Dump(counter, buf)) {
     std::fprintf(stderr, "kernel_route_counter: rtnetlink: %s\n", std::strerror(errno));
