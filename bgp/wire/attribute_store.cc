@@ -34,7 +34,9 @@ struct EntryEq {
 
 }  // namespace
 
-struct AttrShard {
+// One per cache line: the threads that intern and release sets in neighbouring shards do not
+// take each other's lines with every lock and unlock.
+struct alignas(64) AttrShard {
   std::mutex mu;
   absl::flat_hash_set<AttrEntry*, EntryHash, EntryEq> set;
 };
