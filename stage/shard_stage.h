@@ -92,15 +92,14 @@ class ShardStage {
     std::string_view kind() const override { return "ShardInput"; }
     uint32_t port() const { return port_; }
     void add_route(const Route& route, Stage<Route>*) override { Send(In::Op::kAdd, route); }
+    // Moved to the shard, not copied.
+    void add_route(Route&& route, Stage<Route>*) override { Send(In::Op::kAdd, std::move(route)); }
     void delete_route(const Route& route, Stage<Route>*) override { Send(In::Op::kDelete, route); }
     // The shard's entry holds the old route: the new one is enough.
     void replace_route(const Route&, const Route& new_route, Stage<Route>*) override {
       Send(In::Op::kAdd, new_route);
     }
     void push(Stage<Route>*) override { owner_->runner_->EndEpoch(); }
-    // add_route of a route its caller has no further use for: moved to the shard, not copied
-    // (a copy of a route that holds references is paid in atomic operations).
-    void add_route(Route&& route) { Send(In::Op::kAdd, std::move(route)); }
 
    private:
     template <typename R>
@@ -330,7 +329,7 @@ void ShardStage<Route, Sub>::OutputPort::Take(Out& o) {
   ArrivalScope arrival(o.arrival_ns);
   switch (o.op) {
     case Out::Op::kAdd:
-      downstream_->add_route(o.new_route, nullptr);
+      downstream_->add_route(std::move(o.new_route), nullptr);
       break;
     case Out::Op::kDelete:
       downstream_->delete_route(o.old_route, nullptr);

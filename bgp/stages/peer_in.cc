@@ -37,20 +37,26 @@ BgpRoute PeerIn::Make(const net::Prefix& prefix, const StoredRoute& stored) cons
 }
 
 bool PeerIn::Announce(const net::Prefix& prefix, const AttrRef& attrs, uint32_t path_id) {
+  return Announce(prefix, AttrRef(attrs), path_id);
+}
+
+bool PeerIn::Announce(const net::Prefix& prefix, AttrRef&& attrs, uint32_t path_id) {
   if (source_ == nullptr || !attrs) return false;
   if (route_in_ != nullptr && route_in_->enabled()) route_in_->Record(prefix.ToString());
-  // One descent: insert, or find the route already there.
-  auto [it, added] = table_->insert(prefix, StoredRoute{attrs, path_id, 0});
+  // One descent: insert an empty route, or find the route already there.
+  auto [it, added] = table_->insert(prefix, StoredRoute{});
+  StoredRoute& stored = *it;
   if (added) {
-    if (downstream_ != nullptr) downstream_->add_route(Make(prefix, *it), this);
+    stored.attrs = std::move(attrs);
+    stored.path_id = path_id;
+    if (downstream_ != nullptr) downstream_->add_route(Make(prefix, stored), this);
     return true;
   }
-  StoredRoute& existing = *it;
-  if (existing.attrs == attrs && existing.path_id == path_id) return true;  // no change
-  BgpRoute old_route = Make(prefix, existing);
-  existing.attrs = attrs;
-  existing.path_id = path_id;
-  if (downstream_ != nullptr) downstream_->replace_route(old_route, Make(prefix, existing), this);
+  if (stored.attrs == attrs && stored.path_id == path_id) return true;  // no change
+  BgpRoute old_route = Make(prefix, stored);
+  stored.attrs = std::move(attrs);
+  stored.path_id = path_id;
+  if (downstream_ != nullptr) downstream_->replace_route(old_route, Make(prefix, stored), this);
   return true;
 }
 

@@ -57,6 +57,10 @@ class PeerIn : public BgpLinearStage, public RouteInput {
 
   // Adds or replaces the route for `prefix`. Ignored (returns false) before SessionUp.
   bool Announce(const net::Prefix& prefix, const AttrRef& attrs, uint32_t path_id = 0) override;
+  // The same, keeping the caller's reference: for a caller on another thread than the one that
+  // made it (the shard stage's input), each count taken and dropped here is a cache line taken
+  // from the other core.
+  bool Announce(const net::Prefix& prefix, AttrRef&& attrs, uint32_t path_id);
   // Removes the route for `prefix`; false when there was none.
   bool Withdraw(const net::Prefix& prefix) override;
   // End of a batch: pushes downstream.

@@ -114,6 +114,10 @@ void PeerOut::add_route(const BgpRoute& route, BgpStage*) {
   Pending(route.net, AttrRef()).to = route.attrs;
 }
 
+void PeerOut::add_route(BgpRoute&& route, BgpStage*) {
+  Pending(route.net, AttrRef()).to = std::move(route.attrs);
+}
+
 void PeerOut::delete_route(const BgpRoute& route, BgpStage*) {
   Pending(route.net, route.attrs).to.reset();
 }

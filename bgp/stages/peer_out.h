@@ -77,6 +77,7 @@ class PeerOut : public BranchTail {
   std::string Status() const override;
 
   void add_route(const BgpRoute& route, BgpStage* caller) override;
+  void add_route(BgpRoute&& route, BgpStage* caller) override;  // keeps the route's set
   void delete_route(const BgpRoute& route, BgpStage* caller) override;
   void replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
                      BgpStage* caller) override;

@@ -123,7 +123,7 @@ struct ShardedRouting::Worker final : public BranchTailFactory {
       if (to == nullptr) continue;  // a peer removed since
       stage::ArrivalScope arrival(item.arrival_ns);
       if (item.op == In::Op::kAdd) {
-        to->in->Announce(item.route.net, item.route.attrs, item.route.path_id);
+        to->in->Announce(item.route.net, std::move(item.route.attrs), item.route.path_id);
       } else {
         to->in->Withdraw(item.route.net);
       }
@@ -202,7 +202,7 @@ class ShardedRouting::Input : public RouteInput {
     route.net = prefix;
     route.attrs = attrs;
     route.path_id = path_id;
-    port_->add_route(std::move(route));
+    port_->add_route(std::move(route), nullptr);
     return true;
   }
   bool Withdraw(const net::Prefix& prefix) override {

@@ -219,6 +219,25 @@ TEST_F(PeerOutTest, ABatchKeepsNoReferenceOnceSent) {
   EXPECT_EQ(made.use_count(), 2u);
 }
 
+TEST_F(PeerOutTest, AMovedRouteGivesItsSetInsteadOfCopyingIt) {
+  // The shard stage hands each change over by move: PeerOut keeps the route's reference rather
+  // than taking one more, and sends what a copied route would have sent.
+  AttributeStore other;
+  AttrRef made = Attr().Path({65000, 7}).NextHop("192.0.2.1").In(other);
+  for (uint32_t i = 0; i < 10; ++i) {
+    BgpRoute r;
+    r.net = N(i);
+    r.attrs = made;
+    static_cast<BgpStage*>(out_)->add_route(std::move(r), nullptr);
+    EXPECT_FALSE(r.attrs);  // NOLINT(bugprone-use-after-move): taken, as promised
+  }
+  EXPECT_EQ(made.use_count(), 11u);  // ours and one per change
+  out_->push(nullptr);
+  EXPECT_EQ(session_->updates, 1u);
+  EXPECT_EQ(session_->announced, 10u);
+  EXPECT_EQ(made.use_count(), 1u);
+}
+
 // Peers that get the same batch with the same exported sets pay for one encoding: the second
 // copies the first's UPDATEs (the same octets), a peer whose encoder writes other octets packs
 // its own, and once the loop's turn is over the copies and their references are gone.
