@@ -632,6 +632,7 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
     ps.plumber = &ctx.plumber();
     ps.rib = nullptr;
     ps.tails = w.get();
+    ps.store = &services_.store->Local(size_t(ctx.index()));
     for (int slot = 0; slot < 2; ++slot) {
       if (!families[slot]) continue;
       w->next_port = rib_ports[slot];

@@ -22,9 +22,11 @@
 // every lookup a stage makes on the hot path (Decision asking each peer's branch, re-filter and
 // dump walks) stays on the shard's thread, and no shard reads another's state. What is not per
 // prefix stays central: nexthop resolution (one NexthopCache read by every shard; its RIB calls
-// run on the event loop). Attribute sets: one store for all (`services.store`, locked per part
-// of its table), so equal interned sets have equal handles wherever they were made; what the
-// export rules make is transient (AttributeStore::MakeTransient), and PeerOut groups by content.
+// run on the event loop). Attribute sets: the sessions' decoders intern into `services.store`;
+// each shard's filters intern into that store's Local(i), so a shard's locks and tables are on
+// lines no other thread writes, and equal sets of two shards are equal by content, not handle.
+// What the export rules make is transient (AttributeStore::MakeTransient), and PeerOut groups by
+// content.
 //
 // Outputs meet on the event loop in each peer's PeerOut: the shard stage delivers, epoch by epoch
 // (one UPDATE in = one epoch), every shard's changes of that UPDATE through the stage contract
@@ -71,8 +73,8 @@ namespace sluice::bgp {
 class ShardedRouting {
  public:
   // `threads` shards (worker threads). `services`: the event loop's (its Plumber owns the PeerOut
-  // and RibOut stages where the shards' outputs meet; every shard's filters intern into its
-  // store); `families[i]`: run IPv4 (0) / IPv6 (1).
+  // and RibOut stages where the shards' outputs meet; shard i's filters intern into
+  // services.store->Local(i)); `families[i]`: run IPv4 (0) / IPv6 (1).
   ShardedRouting(int threads, const RouterSettings& router, PipelineServices services,
                  PipelineOptions options, std::array<bool, 2> families);
   ~ShardedRouting();

@@ -81,6 +81,7 @@ AttributeStore::AttributeStore(int shards) : id_(next_store_id.fetch_add(1)) {
 }
 
 AttributeStore::~AttributeStore() {
+  locals_.clear();  // each checks its own sets
   size_t alive = size();
   if (alive != 0) {
     std::fprintf(stderr,
@@ -135,6 +136,15 @@ size_t AttributeStore::MemoryBytes() const {
     }
   }
   return n;
+}
+
+AttributeStore& AttributeStore::Local(size_t worker) {
+  std::lock_guard<std::mutex> lock(locals_mu_);
+  if (locals_.size() <= worker) locals_.resize(worker + 1);
+  if (locals_[worker] == nullptr) {
+    locals_[worker] = std::make_unique<AttributeStore>(int(shard_mask_ + 1));
+  }
+  return *locals_[worker];
 }
 
 AttributeStore& AttributeStore::Default() {

@@ -13,6 +13,10 @@
 // lives only while routes are in transit, such as what the export rules make for a peer (PeerOut
 // stores no routes), so that making and freeing it takes no lock and touches no shared table.
 //
+// Local stores (Local): a thread that interns much, such as a shard worker, can have a store of
+// its own, so that its locks, tables and counts stay on lines no other thread writes. Sets of two
+// stores are equal (AttrRef ==) by content, not by handle.
+//
 // Lifetime: the store must outlive every AttrRef it interned. Destroying a store with live
 // references to interned sets is a programming error (it aborts with a message); transient sets
 // do not refer to the store.
@@ -21,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "bgp/wire/path_attributes.h"
@@ -116,13 +121,18 @@ class AttributeStore {
   // same content, though other copies of that content may exist. Thread-safe; no lock.
   AttrRef MakeTransient(PathAttributes&& attrs) const;
 
-  // Distinct interned sets alive now (transient ones are not counted).
+  // Distinct interned sets alive now in this store (not its locals'; transient ones are not
+  // counted).
   size_t size() const;
   // This store's id (unique in the process, never 0): AttrRef::store_id() of the sets it made.
   uint32_t id() const { return id_; }
   // Heap octets used by the entries (PathAttributes and their vectors) and by the index tables.
   // Approximate: vector capacity, hash table slots; malloc overhead not included.
   size_t MemoryBytes() const;
+
+  // Worker `worker`'s store of its own (see the top of this file): made on first use, destroyed
+  // with this one, so it outlives whatever outlives this store. Thread-safe.
+  AttributeStore& Local(size_t worker);
 
   // A process-wide store, for code that has no reason to own one.
   static AttributeStore& Default();
@@ -134,6 +144,8 @@ class AttributeStore {
   std::unique_ptr<internal::AttrShard[]> shards_;
   size_t shard_mask_;
   uint32_t id_;
+  std::mutex locals_mu_;
+  std::vector<std::unique_ptr<AttributeStore>> locals_;  // by worker; null: not made yet
 };
 
 }  // namespace sluice::bgp

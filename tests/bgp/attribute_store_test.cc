@@ -49,6 +49,26 @@ TEST(AttributeStoreTest, EqualSetsFromTwoStoresAreEqualHandles) {
   EXPECT_EQ(absl::HashOf(a), absl::HashOf(b));
 }
 
+TEST(AttributeStoreTest, AWorkersLocalStoreIsItsOwnAndLivesWithTheStore) {
+  AttributeStore store;
+  AttributeStore& zero = store.Local(0);
+  AttributeStore& three = store.Local(3);
+  EXPECT_EQ(&store.Local(0), &zero);  // made once
+  EXPECT_NE(&zero, &three);
+  EXPECT_NE(zero.id(), store.id());
+  AttrRef shared = store.Intern(Attrs(1));
+  AttrRef local = zero.Intern(Attrs(1));
+  AttrRef other = three.Intern(Attrs(1));
+  EXPECT_NE(local.get(), shared.get());  // a copy of its own...
+  EXPECT_EQ(local, shared);              // ...equal by content
+  EXPECT_EQ(local, other);
+  EXPECT_EQ(local.store_id(), zero.id());
+  EXPECT_EQ(store.size(), 1u);
+  EXPECT_EQ(zero.size(), 1u);
+  local.reset();
+  EXPECT_EQ(zero.size(), 0u);
+}
+
 TEST(AttributeStoreTest, PresentButEmptyDiffersFromAbsent) {
   AttributeStore store;
   PathAttributes empty_path = Attrs(1);
