@@ -472,8 +472,12 @@ class Sluice(Device):
                                         self.finder], f"{tmp}/rib.out", env))
 
             def rib_up():
+                # `sluice targets` prints each target's name at the start of a line, its methods
+                # indented below ("fea_fib/1.0/subscribe_changes" holds "rib" too).
                 ok, out = self.cli("targets")
-                return ok and "rib" in out and "fea" in out
+                names = {line.split()[0] for line in out.splitlines()
+                         if line.strip() and not line[0].isspace()}
+                return ok and {"rib", "fea"} <= names
             if not wait_for(rib_up, 20):
                 raise RuntimeError("sluice-rib or sluice-fea did not start")
         if self.with_rib and not topo.kernel_fib:
