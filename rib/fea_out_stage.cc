@@ -17,26 +17,6 @@ constexpr size_t kMaxReserve = 4096;  // changes reserved ahead for the batch be
 
 }  // namespace
 
-const char* FibOpName(FibChange::Op op) {
-  switch (op) {
-    case FibChange::Op::kAdd:
-      return "add";
-    case FibChange::Op::kReplace:
-      return "replace";
-    case FibChange::Op::kDelete:
-      return "delete";
-  }
-  return "?";
-}
-
-std::string FibRoute::ToString() const {
-  std::string out = network.ToString();
-  if (nexthop) absl::StrAppend(&out, " via ", nexthop->ToString());
-  if (!ifname.empty()) absl::StrAppend(&out, " dev ", ifname.name());
-  absl::StrAppend(&out, " metric ", metric, " ", protocol.name(), "/", admin_distance);
-  return out;
-}
-
 FeaOutStage::FeaOutStage(std::string name, net::Family family, FibClient* client,
                          SourceRegistry* sources, boost::asio::io_context& io,
                          FeaOutOptions options, stage::Profiler* profiler)
@@ -180,11 +160,11 @@ void FeaOutStage::CloseBatch() {
   batch.changes.swap(building_);
   // A batch closed early (at a push) keeps only what it holds: max_backlog bounds the changes
   // queued, and a mostly unused reservation per batch would multiply their memory.
-  if (batch.changes.capacity() > 2 * batch.changes.size()) batch.changes.shrink_to_fit();
+  batch.changes.ShrinkIfSparse();
   batch.arrival_ns = std::exchange(building_arrival_, 0);
   ready_.push_back(std::move(batch));
   // The next batch fills up as this one did: grow once, not log2(batch_size) times per batch.
-  building_.reserve(std::min(options_.batch_size, kMaxReserve));
+  building_.reserve(std::min(options_.batch_size, kMaxReserve), family_);
 }
 
 void FeaOutStage::SendReady() {

@@ -57,8 +57,8 @@ struct FeaOutOptions {
   // also leaves at each push, so a lone change never waits for it to fill.
   size_t batch_size = 4000;
   size_t max_in_flight = 4;  // transactions sent and not yet answered
-  // Changes queued and not yet sent, at most; 0: no bound. A queued change is a FibChange (80
-  // octets on x86-64) in its batch's vector; the process grows by more than that per change.
+  // Changes queued and not yet sent, at most; 0: no bound. A queued change takes 24 octets
+  // (IPv4 with a nexthop) to 48 (IPv6) in its batch's FibChangeList.
   size_t max_backlog = size_t{1} << 19;
   // Runs (posted to the loop) when a lagging FEA has caught up; it should start a full push to
   // the FEA and call FeaBorn() on every family's FeaOutStage (Rib does). Unset: this stage
@@ -146,7 +146,7 @@ class FeaOutStage : public RibLinearStage {
   bool fea_up_ = false;
   uint64_t generation_ = 0;  // bumped at each birth; stale completions are ignored
   uint64_t next_sequence_ = 1;
-  std::vector<FibChange> building_;
+  FibChangeList building_;
   int64_t building_arrival_ = 0;  // the oldest arrival of building_'s changes
   std::deque<FibBatch> ready_;
   size_t queued_changes_ = 0;  // in building_ and ready_

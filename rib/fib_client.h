@@ -14,45 +14,14 @@
 
 #include "absl/status/status.h"
 #include "net/ip_address.h"
-#include "net/prefix.h"
-#include "rib/rib_route.h"
-#include "rib/symbol.h"
+#include "rib/fib_change.h"
 
 namespace sluice::rib {
-
-// A forwarding entry: what the kernel needs, plus where it came from.
-struct FibRoute {
-  net::Prefix network;
-  std::optional<net::IPAddress> nexthop;  // none: on-link on `ifname`
-  Symbol ifname;
-  uint32_t metric = 0;
-  Symbol protocol;
-  uint16_t admin_distance = 0;
-
-  // A RIB winner's forwarding entry (its resolved nexthop and interface, if resolved).
-  static FibRoute From(const RibRoute& route) {
-    return FibRoute{
-        route.network,  route.forwarding_nexthop(), route.forwarding_ifname(), route.metric,
-        route.protocol, route.admin_distance};
-  }
-  const net::Prefix& prefix() const { return network; }
-  // "10.0.0.0/8 via 192.0.2.1 dev eth0 metric 5 static/1"
-  std::string ToString() const;
-  friend bool operator==(const FibRoute&, const FibRoute&) = default;
-};
-
-struct FibChange {
-  enum class Op : uint8_t { kAdd, kReplace, kDelete };
-  Op op;
-  FibRoute route;  // kDelete: the entry removed (only its prefix matters to the FEA)
-  friend bool operator==(const FibChange&, const FibChange&) = default;
-};
-const char* FibOpName(FibChange::Op op);  // "add" / "replace" / "delete"
 
 struct FibBatch {
   net::Family family = net::Family::kIPv4;
   uint64_t sequence = 0;  // 1, 2, 3, ... per family, restarting at 1 when the FEA is born again
-  std::vector<FibChange> changes;
+  FibChangeList changes;
   // The oldest arrival of its changes (stage/route_arrival.h): CLOCK_MONOTONIC ns, 0 unknown.
   int64_t arrival_ns = 0;
 };
