@@ -41,13 +41,13 @@
 // once every such shard is down to half of it; meanwhile the producer stops feeding (a BGP process
 // stops reading its sessions, and TCP holds the peers back), so the pipeline moves at the shards'
 // speed and memory stays bounded while the main loop goes on with timers and deliveries.
-// The outputs are bounded too: a shard with more than `max_backlog` outputs not yet delivered
-// takes no more input, at the end of an epoch, until the main loop has delivered all but half of
-// them (its input waits meanwhile, and counts towards its backlog). One item can make many
-// outputs (a change for each of many peers), and an epoch's outputs are delivered only once every
-// shard has finished it: a shard ahead of the others, or of a main loop slower than the shards,
-// would otherwise pile up the outputs of its whole input backlog. Query and QueryAll, which make
-// the main loop wait, let such a shard go on.
+// The outputs are bounded too: a shard with more than `max_out_backlog` outputs not yet delivered
+// takes no more input, at the end of an epoch (inside an input batch too), until the main loop has
+// delivered all but half of them (its input waits meanwhile, and counts towards its backlog). One
+// item can make many outputs (a change for each of many peers), and an epoch's outputs are
+// delivered only once every shard has finished it: a shard ahead of the others, or of a main loop
+// slower than the shards, would otherwise pile up the outputs of its whole input backlog. Query and
+// QueryAll, which make the main loop wait, let such a shard go on.
 //
 // With shards = 1 and `inline_single` (the default), there is no worker thread: the shard lives on
 // the main loop and each epoch is processed when it ends and delivered right after.
@@ -109,7 +109,10 @@ struct ShardOptions {
   int shards = 1;
   size_t batch_items = 1024;   // items per batch before it is handed over
   size_t max_backlog = 65536;  // items sent to one shard and not processed: backpressure(true)
-  bool inline_single = true;   // shards == 1: no worker thread
+  // Outputs of one shard handed over and not yet delivered past which it takes no more input, at
+  // an epoch's end, until the main loop has delivered all but half of them (Backpressure above).
+  size_t max_out_backlog = 65536;
+  bool inline_single = true;  // shards == 1: no worker thread
   // Within a burst of input, how long an open batch may wait for more before it is handed to an
   // idle shard (ShardRunner::ScheduleFlush); 0: at the end of every main-loop handler.
   std::chrono::microseconds coalesce{500};
@@ -512,8 +515,13 @@ class ShardRunner {
     bool unmarked = false;                     // shard: outputs since the last mark
     uint64_t last_epoch = 0;                   // shard: the last epoch processed
     uint64_t marked_epoch = 0;                 // shard: the epoch of the last mark placed
-    bool mid_epoch = false;         // shard: items of an epoch not ended yet were processed
-    bool in_drain = false;          // shard: inside DrainInput
+    bool mid_epoch = false;  // shard: items of an epoch not ended yet were processed
+    bool in_drain = false;   // shard: inside DrainInput
+    // Shard: how far into the front input batch processing got when it stopped for its outputs
+    // (the next mark to run, the next item), and the outputs delivered as last read.
+    size_t in_mark = 0;
+    uint32_t in_pos = 0;
+    uint64_t delivered_seen = 0;
     bool out_flush_posted = false;  // shard
 
     // Main: outputs received, not yet delivered; cursors into pending.front().
@@ -653,37 +661,67 @@ class ShardRunner {
     }
   }
 
+  // Runs input batch `b` from where it stopped last, epoch by epoch. False when it stopped again
+  // at an epoch's end for its undelivered outputs (StopForOutputs): one input batch can make an
+  // output per peer for each of its items, far past max_out_backlog when many peers take each
+  // change.
+  bool RunBatch(Worker& w, InBatch& b) {
+    size_t at = w.in_pos;
+    for (size_t i = w.in_mark; i < b.marks.size(); ++i) {
+      const Mark& m = b.marks[i];
+      if (m.pos > at) {
+        EnterEpoch(w);
+        cb_.process(*w.shard, std::span<In>(b.items.data() + at, m.pos - at));
+        at = m.pos;
+      }
+      if (m.command != kNoCommand) {
+        b.commands[m.command](*w.shard);
+        continue;
+      }
+      cb_.end_epoch(*w.shard, m.epoch);
+      w.last_epoch = m.epoch;
+      w.mid_epoch = false;
+      if (w.unmarked) MarkOut(w);
+      if (StopForOutputs(w)) {
+        w.in_mark = i + 1;
+        w.in_pos = static_cast<uint32_t>(at);
+        return false;
+      }
+    }
+    if (b.items.size() > at) {
+      EnterEpoch(w);  // the epoch's end comes in a later batch
+      cb_.process(*w.shard, std::span<In>(b.items.data() + at, b.items.size() - at));
+    }
+    return true;
+  }
+  // Shard side, at an epoch's end inside an input batch: PauseForOutputs, once the outputs made
+  // so far, handed over or not, may be past max_out_backlog. Those in the open batch are handed
+  // over first, so that everything the shard waits for can be delivered. Reads the main loop's
+  // count of deliveries only when its last reading leaves the outputs past the limit.
+  bool StopForOutputs(Worker& w) {
+    if (inline_) return false;
+    const uint64_t made = w.emitted_items.load(std::memory_order_relaxed) +
+                          (w.open_out != nullptr ? w.open_out->items.size() : 0);
+    if (made - w.delivered_seen <= options_.max_out_backlog) return false;
+    w.delivered_seen = w.delivered_items.load(std::memory_order_seq_cst);
+    if (made - w.delivered_seen <= options_.max_out_backlog) return false;
+    FinishOut(w);
+    return PauseForOutputs(w);
+  }
+
   void DrainInput(Worker& w) {
     w.in_scheduled.exchange(false, std::memory_order_acq_rel);
     if (w.in_drain) return;  // inline: a command led back here; the loop below goes on
     w.in_drain = true;
     bool paused = false;
     while (InBatch* b = w.in.Front()) {
-      if (PauseForOutputs(w)) {
+      if (PauseForOutputs(w) || !RunBatch(w, *b)) {
         paused = true;
         break;
       }
-      size_t at = 0;
-      for (const Mark& m : b->marks) {
-        if (m.pos > at) {
-          EnterEpoch(w);
-          cb_.process(*w.shard, std::span<In>(b->items.data() + at, m.pos - at));
-          at = m.pos;
-        }
-        if (m.command != kNoCommand) {
-          b->commands[m.command](*w.shard);
-        } else {
-          cb_.end_epoch(*w.shard, m.epoch);
-          w.last_epoch = m.epoch;
-          w.mid_epoch = false;
-          if (w.unmarked) MarkOut(w);
-        }
-      }
-      if (b->items.size() > at) {
-        EnterEpoch(w);  // the epoch's end comes in a later batch
-        cb_.process(*w.shard, std::span<In>(b->items.data() + at, b->items.size() - at));
-      }
       const size_t n = b->items.size();
+      w.in_mark = 0;
+      w.in_pos = 0;
       b->clear();
       w.in.Pop();
       ReportDrain(w, w.processed_items.fetch_add(n, std::memory_order_seq_cst) + n);
@@ -723,9 +761,9 @@ class ShardRunner {
   // the waiting queries again; the main loop counts deliveries, or a query counts itself, and
   // then looks at "paused" (all sequentially consistent), so one of them sees the other.
   bool PauseForOutputs(Worker& w) {
-    if (inline_ || w.mid_epoch || OutBacklog(w) <= options_.max_backlog) return false;
+    if (inline_ || w.mid_epoch || OutBacklog(w) <= options_.max_out_backlog) return false;
     w.out_paused.store(true, std::memory_order_seq_cst);
-    if (OutBacklog(w) > options_.max_backlog && waiting_ == 0) return true;
+    if (OutBacklog(w) > options_.max_out_backlog && waiting_ == 0) return true;
     w.out_paused.store(false, std::memory_order_seq_cst);
     return false;
   }
@@ -733,7 +771,7 @@ class ShardRunner {
   // `always`).
   void Resume(Worker& w, bool always) {
     if (!w.out_paused.load(std::memory_order_seq_cst)) return;
-    if (!always && OutBacklog(w) > options_.max_backlog / 2) return;
+    if (!always && OutBacklog(w) > options_.max_out_backlog / 2) return;
     if (w.out_paused.exchange(false, std::memory_order_seq_cst)) ScheduleDrain(w);
   }
   // While the main loop waits for shards (Query, QueryAll), none of them pauses.

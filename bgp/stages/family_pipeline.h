@@ -90,6 +90,11 @@ struct PipelineOptions {
   // shards busy (bench/convergence/README.md, Many peers).
   size_t shard_batch = 1024;
   size_t shard_backlog = 4096;
+  // Changes one shard made for the loop (a change for each peer that takes a route) and the loop
+  // has not delivered yet, above which the shard takes no more routes, after the UPDATE at hand,
+  // until the loop is down to half (stage::ShardOptions::max_out_backlog). With many peers this,
+  // not shard_backlog, bounds a burst's memory (bench/convergence/README.md, Many peers).
+  size_t shard_out_backlog = 16384;
   int64_t shard_coalesce_us = 500;
 };
 

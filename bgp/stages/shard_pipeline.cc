@@ -615,6 +615,7 @@ ShardedRouting::ShardedRouting(int threads, const RouterSettings& router, Pipeli
   so.shards = std::max(1, threads);
   so.batch_items = options_.shard_batch;
   so.max_backlog = options_.shard_backlog;
+  so.max_out_backlog = options_.shard_out_backlog;
   so.coalesce = std::chrono::microseconds(options_.shard_coalesce_us);
   so.inline_single = false;
   so.name = "bgp-shard";

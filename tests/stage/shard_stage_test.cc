@@ -498,6 +498,7 @@ ShardOptions TwoShardsSmallBatches(size_t max_backlog) {
   options.shards = 2;
   options.batch_items = 4;
   options.max_backlog = max_backlog;
+  options.max_out_backlog = max_backlog;
   return options;
 }
 
@@ -566,40 +567,66 @@ TEST(ShardRunner, ManyOutputsPerInputLeaveInBatchesStillEpochByEpoch) {
   }
 }
 
-// Outputs bound a shard too: while the main loop delivers nothing, a shard that makes ten outputs
-// per item stops taking input once more than max_backlog of them wait (at an epoch's end, so
-// past the limit by at most one input batch's outputs); a Query still gets its answer, after
-// everything sent before it; once the loop runs, every output arrives, epoch by epoch.
-TEST(ShardRunner, AShardWhoseOutputsWaitTakesNoMoreInputUntilTheyAreDelivered) {
+// Shard 0 of `options` gets 200 items, an epoch every 2, each item making ten outputs, while the
+// main loop delivers nothing for 200 ms (unpaused, the shard would be done in microseconds).
+struct StalledLoop {
+  explicit StalledLoop(const ShardOptions& options) {
+    EchoRunner::Callbacks cb = EchoCallbacks(10, &got, &epoch_ends);
+    auto echo = cb.process;
+    cb.process = [echo, this](Echo& e, std::span<int> items) {
+      echo(e, items);
+      processed += static_cast<int>(items.size());
+    };
+    runner = std::make_unique<EchoRunner>(io, options, cb);
+    for (int epoch = 0; epoch < 100; ++epoch) {
+      for (int i = 0; i < 2; ++i) runner->Send(0, epoch * 100 + i);
+      runner->EndEpoch();
+    }
+    runner->Flush();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    taken = processed.load();
+  }
+  // Once the loop runs, every output arrives, in order.
+  void ExpectEverythingDelivered() {
+    runner->Settle();
+    ASSERT_EQ(got.size(), 2000u);
+    for (size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i - 1], got[i]) << i;
+    EXPECT_EQ(runner->backlog(0), 0u);
+  }
+
   boost::asio::io_context io;
-  using Runner = EchoRunner;
   std::vector<int> got;
   std::vector<size_t> epoch_ends;
-  Runner::Callbacks cb = EchoCallbacks(10, &got, &epoch_ends);
   std::atomic<int> processed{0};
-  auto echo = cb.process;
-  cb.process = [echo, &processed](Echo& e, std::span<int> items) {
-    echo(e, items);
-    processed += static_cast<int>(items.size());
-  };
-  Runner runner(io, TwoShardsSmallBatches(16), cb);
-  // 200 items for shard 0, an epoch every 2 (so an epoch never spans two input batches).
-  for (int epoch = 0; epoch < 100; ++epoch) {
-    for (int i = 0; i < 2; ++i) runner.Send(0, epoch * 100 + i);
-    runner.EndEpoch();
-  }
-  runner.Flush();
-  // Unpaused, the shard would be done in microseconds.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const int taken = processed.load();
-  EXPECT_LE(taken * 10, 16 + 4 * 10) << "outputs piled up past the limit";
-  EXPECT_GT(runner.backlog(0), 0u);
+  std::unique_ptr<EchoRunner> runner;
+  int taken = 0;  // items the shard processed in the 200 ms
+};
+
+// Outputs bound a shard too: while the main loop delivers nothing, a shard that makes ten outputs
+// per item stops taking input once more than max_out_backlog of them wait (at an epoch's end, so
+// past the limit by at most one epoch's outputs); a Query still gets its answer, after
+// everything sent before it; once the loop runs, every output arrives, epoch by epoch.
+TEST(ShardRunner, AShardWhoseOutputsWaitTakesNoMoreInputUntilTheyAreDelivered) {
+  StalledLoop s(TwoShardsSmallBatches(16));  // input batches of 2 epochs
+  EXPECT_LE(s.taken * 10, 16 + 4 * 10) << "outputs piled up past the limit";
+  EXPECT_GT(s.runner->backlog(0), 0u);
   // A query lets the shard go on: it answers after the 200 items.
-  EXPECT_EQ(runner.Query(0, [&processed](Echo&) { return processed.load(); }), 200);
-  runner.Settle();
-  ASSERT_EQ(got.size(), 2000u);
-  for (size_t i = 1; i < got.size(); ++i) EXPECT_LE(got[i - 1], got[i]) << i;
-  EXPECT_EQ(runner.backlog(0), 0u);
+  EXPECT_EQ(s.runner->Query(0, [&s](Echo&) { return s.processed.load(); }), 200);
+  s.ExpectEverythingDelivered();
+}
+
+// The same within one input batch: a batch of many epochs stops at the first epoch's end past the
+// limit and goes on from there once the outputs are delivered — not after the whole batch, whose
+// items each make an output per peer in sluice-bgp.
+TEST(ShardRunner, AShardStopsInsideAnInputBatchForItsOutputs) {
+  ShardOptions options;
+  options.shards = 2;
+  options.batch_items = 64;  // 32 epochs a batch
+  options.max_out_backlog = 16;
+  StalledLoop s(options);
+  EXPECT_LE(s.taken * 10, 16 + 2 * 10) << "a whole input batch's outputs piled up";
+  EXPECT_GT(s.taken, 0);
+  s.ExpectEverythingDelivered();
 }
 
 // A loop that runs its handlers after every item (as sluice-bgp does after every UPDATE): an idle
