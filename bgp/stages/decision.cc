@@ -12,7 +12,10 @@ Decision::Decision(std::string name, DecisionOptions options)
 
 std::string Decision::Status() const {
   std::string s = absl::StrCat("loc-rib=", routes_, " parents=", parent_count());
-  if (indexing_) absl::StrAppend(&s, " indexed=", holders_.size());
+  if (indexing_) {
+    absl::StrAppend(&s, " indexed=", holders_.size(),
+                    " decided-from-winner=", decided_from_winner_);
+  }
   return s;
 }
 
@@ -59,13 +62,19 @@ void Decision::UpdateIndexing() {
   if (!indexing_) holders_ = {};  // frees the table
 }
 
-uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* out) const {
+size_t Decision::SlotOf(const BgpStage* parent) const {
+  return static_cast<size_t>(std::find(slots_.begin(), slots_.end(), parent) - slots_.begin());
+}
+
+uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* out,
+                       Slots* slots) const {
   uint64_t answered = 0;
   auto ask = [&](size_t slot) {
     BgpStage* parent = slots_[slot];
     if (parent == nullptr || parent == skip) return;
     if (std::optional<BgpRoute> r = parent->lookup_route(prefix)) {
       out->push_back(std::move(*r));
+      slots->push_back(slot);
       answered |= SlotBit(slot);
     }
   };
@@ -74,7 +83,7 @@ uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* 
     for (size_t slot = 0; slot < slots_.size(); ++slot) ask(slot);
     return answered;
   }
-  for (uint64_t m = known->second; m != 0; m &= m - 1) {
+  for (uint64_t m = known->second.holders; m != 0; m &= m - 1) {
     const size_t slot = static_cast<size_t>(std::countr_zero(m));
     if (slot < slots_.size()) ask(slot);
   }
@@ -82,32 +91,56 @@ uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* 
   return answered;
 }
 
-void Decision::Remember(const net::Prefix& prefix, uint64_t holders) const {
+void Decision::Remember(const net::Prefix& prefix, uint64_t holders, const uint64_t* winner) const {
   if (!indexing_) return;
   if (holders == 0) {
     holders_.erase(prefix);
-  } else {
-    holders_.insert_or_assign(prefix, holders);
+    return;
   }
+  Known& known = holders_[prefix];
+  known.holders = holders;
+  if (winner != nullptr) known.winner = *winner;
 }
 
-void Decision::Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRoute* new_route) {
+bool Decision::DecideFromWinner(size_t slot, const BgpRoute* old_route, const BgpRoute* new_route) {
+  if (slot >= kMaskSlots || slot >= slots_.size()) return false;
   const net::Prefix& prefix = old_route != nullptr ? old_route->net : new_route->net;
-  Routes alternatives;
-  uint64_t holders = Ask(prefix, caller, &alternatives);
-  if (new_route != nullptr) {
-    auto slot = std::find(slots_.begin(), slots_.end(), caller);
-    if (slot != slots_.end()) holders |= SlotBit(static_cast<size_t>(slot - slots_.begin()));
+  auto known = holders_.find(prefix);
+  if (known == holders_.end() || known->second.winner == kNoWinner) return false;
+  const uint64_t winner_rank = known->second.winner >> 8;
+  const size_t winner_slot = known->second.winner & 0xff;
+  const uint64_t new_rank = new_route != nullptr ? RankBeforeMed(*new_route, options_) : kNoWinner;
+  const bool new_above = new_route == nullptr || new_rank > winner_rank;
+  const bool new_below = new_route != nullptr && new_rank < winner_rank;
+  std::optional<BgpRoute> winner;
+  if (slot == winner_slot) {
+    // The winner's own parent: only a strictly better route keeps it the winner for sure.
+    if (old_route == nullptr || RankBeforeMed(*old_route, options_) != winner_rank || !new_below) {
+      return false;
+    }
+  } else {
+    if (old_route != nullptr && RankBeforeMed(*old_route, options_) <= winner_rank) return false;
+    if (!new_above && !new_below) return false;
+    if (new_below) {
+      if (winner_slot >= slots_.size() || slots_[winner_slot] == nullptr) return false;
+      winner = slots_[winner_slot]->lookup_route(prefix);
+      if (!winner || RankBeforeMed(*winner, options_) != winner_rank) return false;
+    }
   }
-  Remember(prefix, holders);
-  absl::InlinedVector<const BgpRoute*, 8> candidates;
-  for (const BgpRoute& r : alternatives) candidates.push_back(&r);
-  candidates.push_back(old_route);
-  const Selection before = SelectBest(candidates, options_);
-  const BgpRoute* old_best = before.best >= 0 ? candidates[before.best] : nullptr;
-  candidates.back() = new_route;
-  const Selection after = SelectBest(candidates, options_);
-  const BgpRoute* new_best = after.best >= 0 ? candidates[after.best] : nullptr;
+  ++decided_from_winner_;
+  Known& k = known->second;
+  if (new_route == nullptr) {
+    k.holders &= ~SlotBit(slot);
+  } else {
+    k.holders |= SlotBit(slot);
+  }
+  if (!new_below) return true;  // a route ranked above the winner came or went: no change
+  k.winner = PackWinner(new_rank, slot);
+  SendChange(slot == winner_slot ? old_route : &*winner, new_route);
+  return true;
+}
+
+void Decision::SendChange(const BgpRoute* old_best, const BgpRoute* new_best) {
   if (old_best == nullptr && new_best == nullptr) return;
   if (old_best != nullptr && new_best != nullptr && *old_best == *new_best) return;
   if (old_best == nullptr) ++routes_;
@@ -120,6 +153,32 @@ void Decision::Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRout
   } else {
     downstream_->add_route(*new_best, this);
   }
+}
+
+void Decision::Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRoute* new_route) {
+  const size_t caller_slot = SlotOf(caller);
+  if (indexing_ && DecideFromWinner(caller_slot, old_route, new_route)) return;
+  const net::Prefix& prefix = old_route != nullptr ? old_route->net : new_route->net;
+  Routes alternatives;
+  Slots alternative_slots;
+  uint64_t holders = Ask(prefix, caller, &alternatives, &alternative_slots);
+  if (new_route != nullptr && caller_slot < slots_.size()) holders |= SlotBit(caller_slot);
+  absl::InlinedVector<const BgpRoute*, 8> candidates;
+  for (const BgpRoute& r : alternatives) candidates.push_back(&r);
+  candidates.push_back(old_route);
+  const Selection before = SelectBest(candidates, options_);
+  const BgpRoute* old_best = before.best >= 0 ? candidates[before.best] : nullptr;
+  candidates.back() = new_route;
+  const Selection after = SelectBest(candidates, options_);
+  const BgpRoute* new_best = after.best >= 0 ? candidates[after.best] : nullptr;
+  uint64_t winner = kNoWinner;
+  if (new_best != nullptr) {
+    const size_t best = static_cast<size_t>(after.best);
+    const size_t slot = best == alternatives.size() ? caller_slot : alternative_slots[best];
+    if (slot < kMaskSlots) winner = PackWinner(RankBeforeMed(*new_best, options_), slot);
+  }
+  Remember(prefix, holders, &winner);
+  SendChange(old_best, new_best);
 }
 
 void Decision::add_route(const BgpRoute& route, BgpStage* caller) {
@@ -141,7 +200,8 @@ void Decision::push(BgpStage*) {
 
 std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const {
   Routes routes;
-  Remember(prefix, Ask(prefix, nullptr, &routes));
+  Slots slots;
+  Remember(prefix, Ask(prefix, nullptr, &routes, &slots), nullptr);
   if (routes.empty()) return std::nullopt;
   absl::InlinedVector<const BgpRoute*, 8> candidates;
   for (const BgpRoute& r : routes) candidates.push_back(&r);
@@ -152,7 +212,8 @@ std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const 
 
 std::vector<BgpRoute> Decision::Candidates(const net::Prefix& prefix) const {
   Routes routes;
-  Ask(prefix, nullptr, &routes);
+  Slots slots;
+  Ask(prefix, nullptr, &routes, &slots);
   return {std::make_move_iterator(routes.begin()), std::make_move_iterator(routes.end())};
 }
 

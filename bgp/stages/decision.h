@@ -20,6 +20,14 @@
 // asks again; a parent that connects holds nothing yet, and one that leaves has deleted its
 // routes first. Below kIndexFromParents the index is dropped: with a few peers and a full
 // table it would cost memory for no lookup saved.
+//
+// The index also keeps the slot of the route last sent downstream and its RankBeforeMed
+// (decision_process.h), so that most changes need no lookup in the other parents: a route ranked
+// strictly above the winner arrives, leaves or is replaced by another such route — nothing
+// changes; one ranked strictly below the winner arrives (or replaces the winner) — it wins, and
+// Decision asks only the winner's parent for the route it replaces. Any other change (a tie on
+// the rank, the winner leaving or getting worse) asks every holder as above. Every change of
+// every parent reaches Decision, so the winner recorded is the one sent.
 
 #include <cstdint>
 #include <string>
@@ -60,6 +68,8 @@ class Decision : public BgpStage {
   void ConnectDownstream(BgpStage* s) override { downstream_ = s; }
   // Prefixes whose holders are indexed (0 below kIndexFromParents parents).
   size_t indexed_prefixes() const { return holders_.size(); }
+  // Changes decided from the recorded winner, without asking the other parents.
+  size_t decided_from_winner() const { return decided_from_winner_; }
   void DisconnectUpstream(BgpStage* s) override;
   void DisconnectDownstream(BgpStage* s) override {
     if (downstream_ == s) downstream_ = nullptr;
@@ -71,13 +81,30 @@ class Decision : public BgpStage {
 
  private:
   using Routes = absl::InlinedVector<BgpRoute, 4>;
+  using Slots = absl::InlinedVector<size_t, 4>;
+  // What the index knows of a prefix.
+  struct Known {
+    uint64_t holders = 0;         // slots that answered a route when last asked
+    uint64_t winner = kNoWinner;  // PackWinner of the route sent downstream
+  };
+  static constexpr uint64_t kNoWinner = ~uint64_t{0};
+  static uint64_t PackWinner(uint64_t rank, size_t slot) { return rank << 8 | slot; }
+
   void Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRoute* new_route);
+  // The change decided from the recorded winner alone (see the file comment): returns false,
+  // having changed nothing, when it takes asking the holders.
+  bool DecideFromWinner(size_t slot, const BgpRoute* old_route, const BgpRoute* new_route);
+  // The winner of `prefix` changes from `old_best` to `new_best` (either may be null).
+  void SendChange(const BgpRoute* old_best, const BgpRoute* new_best);
   // Looks `prefix` up in the parents that may hold it (all when not indexed), except `skip`,
-  // appending the routes to `out`; returns the mask of the slots that answered.
-  uint64_t Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* out) const;
-  // Records which slots hold `prefix` (when indexing).
-  void Remember(const net::Prefix& prefix, uint64_t holders) const;
+  // appending the routes to `out` and their slots to `slots`; returns the mask of the slots that
+  // answered.
+  uint64_t Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* out, Slots* slots) const;
+  // Records which slots hold `prefix` and, unless `winner` is null, the winner (when indexing).
+  void Remember(const net::Prefix& prefix, uint64_t holders, const uint64_t* winner) const;
   static uint64_t SlotBit(size_t slot) { return slot < kMaskSlots ? uint64_t{1} << slot : 0; }
+  // The slot of `parent`; slots_.size() when it is none.
+  size_t SlotOf(const BgpStage* parent) const;
   size_t parent_count() const;
   void UpdateIndexing();
 
@@ -87,8 +114,9 @@ class Decision : public BgpStage {
   BgpStage* downstream_ = nullptr;
   size_t routes_ = 0;  // prefixes with a winner
   bool indexing_ = false;
-  // Prefix -> slots that answered a route when last asked (slots past kMaskSlots: always asked).
-  mutable absl::flat_hash_map<net::Prefix, uint64_t> holders_;
+  size_t decided_from_winner_ = 0;  // changes DecideFromWinner decided
+  // Prefix -> what the index knows (slots past kMaskSlots: always asked, never recorded winners).
+  mutable absl::flat_hash_map<net::Prefix, Known> holders_;
 };
 
 }  // namespace sluice::bgp

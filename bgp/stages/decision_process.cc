@@ -122,4 +122,17 @@ Selection SelectBest(std::span<const BgpRoute* const> c, const DecisionOptions& 
   return sel;
 }
 
+uint64_t RankBeforeMed(const BgpRoute& r, const DecisionOptions& options) {
+  // Bit 55 ineligible, 54 learnt (not local), 53..22 the complement of LOCAL_PREF, 21..2 the
+  // AS_PATH length (a path in a 65,535-octet message is far below 2^20 ASes; clamping keeps the
+  // order in any case), 1..0 ORIGIN.
+  if (!r.attrs || r.source == nullptr || !r.resolved()) return uint64_t{1} << 55;
+  const uint64_t learnt = r.source->local ? 0 : 1;
+  const uint64_t local_pref = r.attrs->local_pref.value_or(options.default_local_pref);
+  const uint64_t path =
+      std::min<uint64_t>(static_cast<uint64_t>(r.attrs->AsPathLength()), (uint64_t{1} << 20) - 1);
+  const uint64_t origin = static_cast<uint64_t>(r.attrs->origin.value_or(Origin::kIncomplete));
+  return learnt << 54 | (~local_pref & 0xffffffffu) << 22 | path << 2 | origin;
+}
+
 }  // namespace sluice::bgp

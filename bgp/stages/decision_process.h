@@ -62,4 +62,13 @@ struct Selection {
 
 Selection SelectBest(std::span<const BgpRoute* const> candidates, const DecisionOptions& options);
 
+// Steps 0 to 3 of SelectBest (eligibility, local, LOCAL_PREF, AS_PATH length, ORIGIN) as one
+// number, lower better: the candidates SelectBest keeps up to the MED step are exactly those of
+// the lowest rank. So a route ranked strictly above the winner changes nothing by arriving or
+// leaving (MED and the later steps only look at the lowest-ranked set, which it is not in), and
+// a route ranked strictly below every other is the winner. Ineligible routes (no attributes, no
+// source, nexthop not resolved) share the highest rank. At most kRankBits bits.
+inline constexpr int kRankBits = 56;
+uint64_t RankBeforeMed(const BgpRoute& route, const DecisionOptions& options);
+
 }  // namespace sluice::bgp

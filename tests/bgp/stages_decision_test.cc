@@ -206,21 +206,55 @@ TEST_F(DecisionProcessTest, StageSendsWinnerChanges) {
   EXPECT_GOLDEN(cap->Text(), "tests/bgp/golden/decision.trace");
 }
 
-// With many peers, Decision indexes which parents hold each prefix and asks only those. A random
-// sequence of announcements and withdrawals from 12 peers, with peers leaving (below the
-// indexing threshold) and new ones taking their slots: after every change, the Loc-RIB's answer
-// and what went downstream equal the decision process over every peer's route.
-TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
+// RFC 4271 §9.1.2.2 (c) compares MEDs only within a neighbouring AS, so a route that lost can
+// still decide the winner: O (AS 65100, MED 0) eliminates X (AS 65100, MED 5), leaving W (AS
+// 65106) to win on the lower BGP Identifier. When O leaves, X is back and beats W. Decision,
+// indexing with eight parents, must not take O's withdrawal for one that changes nothing, although
+// O ranks with the winner and is not it.
+TEST_F(DecisionProcessTest, ALoserLeavingCanChangeTheWinnerThroughMed) {
   RouteTableSet tables;
   PeerIn::Options resolved;
   resolved.mark_resolved = true;
   auto* decision = plumber_.Make<Decision>("Decision", DecisionOptions{});
   auto* cache = Cache("check");
   stage::Plumber::Plumb<BgpRoute>(decision, cache);
+  std::vector<PeerIn*> peers;
+  for (int i = 0; i < static_cast<int>(Decision::kIndexFromParents); ++i) {
+    auto* p = plumber_.Make<PeerIn>(absl::StrCat("PeerIn(", i, ")"), &plumber_, &tables, resolved);
+    stage::Plumber::Plumb<BgpStage::RouteType>(p, decision);
+    const std::string addr = absl::StrCat("10.0.0.", i + 1);
+    p->SessionUp(sources_.Intern(testing::Source(i + 1, addr.c_str(), addr.c_str(), 65001, false)));
+    peers.push_back(p);
+  }
+  const net::Prefix n = P("192.0.2.0/24");
+  peers[0]->Announce(n, Attr().Path({65100}).NextHop("10.0.0.1").Med(5).In(store_));  // X
+  peers[1]->Announce(n, Attr().Path({65106}).NextHop("10.0.0.2").Med(0).In(store_));  // W
+  peers[2]->Announce(n, Attr().Path({65100}).NextHop("10.0.0.3").Med(0).In(store_));  // O
+  ASSERT_TRUE(cache->lookup_route(n));
+  EXPECT_EQ(cache->lookup_route(n)->source->name, "10.0.0.2");
+  peers[2]->Withdraw(n);
+  ASSERT_TRUE(cache->lookup_route(n));
+  EXPECT_EQ(cache->lookup_route(n)->source->name, "10.0.0.1");
+  EXPECT_TRUE(violations_.empty()) << violations_.front();
+}
+
+// With many peers, Decision indexes which parents hold each prefix and asks only those, and
+// decides from the recorded winner the changes that cannot tie with it. A random sequence of
+// announcements and withdrawals from 12 peers (every fourth with unresolvable nexthops; the
+// attribute sets differ in LOCAL_PREF, AS_PATH length, ORIGIN and MED), with peers leaving (below
+// the indexing threshold) and new ones taking their slots: after every change, the Loc-RIB's
+// answer and what went downstream equal the decision process over every peer's route.
+TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
+  RouteTableSet tables;
+  auto* decision = plumber_.Make<Decision>("Decision", DecisionOptions{});
+  auto* cache = Cache("check");
+  stage::Plumber::Plumb<BgpRoute>(decision, cache);
   constexpr int kPeers = 12;
   std::vector<PeerIn*> peers;
   auto add_peer = [&](int i) {
-    auto* p = plumber_.Make<PeerIn>(absl::StrCat("PeerIn(", i, ")"), &plumber_, &tables, resolved);
+    PeerIn::Options options;
+    options.mark_resolved = i % 4 != 3;
+    auto* p = plumber_.Make<PeerIn>(absl::StrCat("PeerIn(", i, ")"), &plumber_, &tables, options);
     stage::Plumber::Plumb<BgpStage::RouteType>(p, decision);
     const std::string addr = absl::StrCat("10.0.", i / 256, ".", i % 256 + 1);
     p->SessionUp(
@@ -231,12 +265,15 @@ TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
   std::vector<net::Prefix> prefixes;
   for (int i = 0; i < 40; ++i) prefixes.push_back(P(absl::StrCat("198.51.", i, ".0/24").c_str()));
   std::vector<AttrRef> attrs;
-  for (uint32_t i = 0; i < 6; ++i) {
+  for (uint32_t i = 0; i < 24; ++i) {
+    const uint32_t k = i % 12;  // each path twice, with two MEDs
     Attr a;
-    if (i % 3 == 0) a.Path({65100 + i});
-    if (i % 3 == 1) a.Path({65100 + i % 2, 7});
-    if (i % 3 == 2) a.Path({65100 + i % 2, 7, 8});
-    attrs.push_back(a.NextHop("10.0.0.1").LocalPref(100 + 10 * (i % 2)).Med(i).In(store_));
+    if (k % 3 == 0) a.Path({65100 + k});
+    if (k % 3 == 1) a.Path({65100 + k % 2, 7});
+    if (k % 3 == 2) a.Path({65100 + k % 2, 7, 8});
+    a.Origin(k % 5 == 4 ? Origin::kIncomplete : Origin::kIgp);
+    a.Med(k % 4 + 5 * (i / 12));
+    attrs.push_back(a.NextHop("10.0.0.1").LocalPref(100 + 10 * (k % 2)).In(store_));
   }
   auto check = [&](const net::Prefix& n, const std::string& when) {
     std::vector<BgpRoute> all;
@@ -270,6 +307,7 @@ TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
   };
   for (int round = 0; round < 3000; ++round) step(round);
   EXPECT_GT(decision->indexed_prefixes(), 0u);
+  EXPECT_GT(decision->decided_from_winner(), 1000u);
   // Five peers withdraw everything and leave: 7 parents, no index.
   for (int k = 0; k < 5; ++k) {
     PeerIn* p = peers.back();
