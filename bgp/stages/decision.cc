@@ -13,7 +13,7 @@ Decision::Decision(std::string name, DecisionOptions options)
 std::string Decision::Status() const {
   std::string s = absl::StrCat("loc-rib=", routes_, " parents=", parent_count());
   if (indexing_) {
-    absl::StrAppend(&s, " indexed=", holders_.size(),
+    absl::StrAppend(&s, " indexed=", holders_.size(), complete_ ? " complete" : "",
                     " decided-from-winner=", decided_from_winner_);
   }
   return s;
@@ -58,8 +58,14 @@ void Decision::ReplaceUpstream(BgpStage* old_stage, BgpStage* new_stage) {
 }
 
 void Decision::UpdateIndexing() {
+  const bool was_indexing = indexing_;
   indexing_ = parent_count() >= kIndexFromParents;
-  if (!indexing_) holders_ = {};  // frees the table
+  if (!indexing_) {
+    holders_ = {};  // frees the table
+    complete_ = false;
+  } else if (!was_indexing) {
+    complete_ = held_ == 0;
+  }
 }
 
 size_t Decision::SlotOf(const BgpStage* parent) const {
@@ -80,7 +86,7 @@ uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* 
   };
   auto known = indexing_ ? holders_.find(prefix) : holders_.end();
   if (known == holders_.end()) {
-    for (size_t slot = 0; slot < slots_.size(); ++slot) ask(slot);
+    for (size_t slot = complete_ ? kMaskSlots : 0; slot < slots_.size(); ++slot) ask(slot);
     return answered;
   }
   for (uint64_t m = known->second.holders; m != 0; m &= m - 1) {
@@ -182,10 +188,13 @@ void Decision::Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRout
 }
 
 void Decision::add_route(const BgpRoute& route, BgpStage* caller) {
+  ++held_;
   Decide(caller, nullptr, &route);
 }
 
 void Decision::delete_route(const BgpRoute& route, BgpStage* caller) {
+  if (held_ > 0) --held_;
+  if (held_ == 0 && indexing_) complete_ = true;
   Decide(caller, &route, nullptr);
 }
 

@@ -28,6 +28,11 @@
 // Decision asks only the winner's parent for the route it replaces. Any other change (a tie on
 // the rank, the winner leaving or getting worse) asks every holder as above. Every change of
 // every parent reaches Decision, so the winner recorded is the one sent.
+//
+// Decision counts the routes its parents hold (adds less deletes). When indexing starts while
+// that count is 0 — the usual case: peers are configured, so their branches plumbed, before
+// routes arrive — or when the count falls back to 0, the index is complete: a prefix it does not
+// know has no holder, and its first route asks no one.
 
 #include <cstdint>
 #include <string>
@@ -70,6 +75,8 @@ class Decision : public BgpStage {
   size_t indexed_prefixes() const { return holders_.size(); }
   // Changes decided from the recorded winner, without asking the other parents.
   size_t decided_from_winner() const { return decided_from_winner_; }
+  // Whether the index names every holder of every prefix (see the file comment).
+  bool index_complete() const { return complete_; }
   void DisconnectUpstream(BgpStage* s) override;
   void DisconnectDownstream(BgpStage* s) override {
     if (downstream_ == s) downstream_ = nullptr;
@@ -115,6 +122,8 @@ class Decision : public BgpStage {
   size_t routes_ = 0;  // prefixes with a winner
   bool indexing_ = false;
   size_t decided_from_winner_ = 0;  // changes DecideFromWinner decided
+  size_t held_ = 0;                 // routes the parents hold: adds less deletes
+  bool complete_ = false;           // indexing, and every holder of every prefix is indexed
   // Prefix -> what the index knows (slots past kMaskSlots: always asked, never recorded winners).
   mutable absl::flat_hash_map<net::Prefix, Known> holders_;
 };

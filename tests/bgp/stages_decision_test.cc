@@ -242,8 +242,9 @@ TEST_F(DecisionProcessTest, ALoserLeavingCanChangeTheWinnerThroughMed) {
 // decides from the recorded winner the changes that cannot tie with it. A random sequence of
 // announcements and withdrawals from 12 peers (every fourth with unresolvable nexthops; the
 // attribute sets differ in LOCAL_PREF, AS_PATH length, ORIGIN and MED), with peers leaving (below
-// the indexing threshold) and new ones taking their slots: after every change, the Loc-RIB's
-// answer and what went downstream equal the decision process over every peer's route.
+// the indexing threshold) and new ones taking their slots while routes are held (an index that
+// is not complete), then everything withdrawn (complete again): after every change, the
+// Loc-RIB's answer and what went downstream equal the decision process over every peer's route.
 TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
   RouteTableSet tables;
   auto* decision = plumber_.Make<Decision>("Decision", DecisionOptions{});
@@ -262,6 +263,7 @@ TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
     return p;
   };
   for (int i = 0; i < kPeers; ++i) peers.push_back(add_peer(i));
+  EXPECT_TRUE(decision->index_complete());  // indexing began before any route
   std::vector<net::Prefix> prefixes;
   for (int i = 0; i < 40; ++i) prefixes.push_back(P(absl::StrCat("198.51.", i, ".0/24").c_str()));
   std::vector<AttrRef> attrs;
@@ -320,9 +322,15 @@ TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
   for (int round = 3000; round < 4000; ++round) step(round);
   // Three new peers take the free slots: indexing again.
   for (int i = kPeers; i < kPeers + 3; ++i) peers.push_back(add_peer(i));
+  EXPECT_FALSE(decision->index_complete());  // routes held before indexing began again
   for (int round = 4000; round < 7000; ++round) step(round);
   EXPECT_GT(decision->indexed_prefixes(), 0u);
   for (const net::Prefix& n : prefixes) check(n, "at the end");
+  for (PeerIn* p : peers) {
+    for (const net::Prefix& n : prefixes) p->Withdraw(n);
+  }
+  EXPECT_TRUE(decision->index_complete());  // nothing held: complete again
+  for (int round = 7000; round < 8000; ++round) step(round);
   EXPECT_TRUE(violations_.empty()) << violations_.front();
 }
 
