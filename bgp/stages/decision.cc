@@ -178,7 +178,7 @@ void Decision::Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRout
   const Selection after = SelectBest(candidates, options_);
   const BgpRoute* new_best = after.best >= 0 ? candidates[after.best] : nullptr;
   uint64_t winner = kNoWinner;
-  if (new_best != nullptr) {
+  if (indexing_ && new_best != nullptr) {  // the winner is recorded only in the index
     const size_t best = static_cast<size_t>(after.best);
     const size_t slot = best == alternatives.size() ? caller_slot : alternative_slots[best];
     if (slot < kMaskSlots) winner = PackWinner(RankBeforeMed(*new_best, options_), slot);
