@@ -95,6 +95,8 @@ class Decision : public BgpStage {
     uint64_t winner = kNoWinner;  // PackWinner of the route sent downstream
   };
   static constexpr uint64_t kNoWinner = ~uint64_t{0};
+  // The rank above 8 bits of slot (below kMaskSlots); a winner is eligible, so never kNoWinner.
+  static_assert(kRankBits + 8 <= 64 && kMaskSlots < 256);
   static uint64_t PackWinner(uint64_t rank, size_t slot) { return rank << 8 | slot; }
 
   void Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRoute* new_route);
