@@ -80,7 +80,7 @@ uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* 
     if (parent == nullptr || parent == skip) return;
     if (std::optional<BgpRoute> r = parent->lookup_route(prefix)) {
       out->push_back(std::move(*r));
-      slots->push_back(slot);
+      if (slots != nullptr) slots->push_back(slot);
       answered |= SlotBit(slot);
     }
   };
@@ -162,12 +162,13 @@ void Decision::SendChange(const BgpRoute* old_best, const BgpRoute* new_best) {
 }
 
 void Decision::Decide(BgpStage* caller, const BgpRoute* old_route, const BgpRoute* new_route) {
-  const size_t caller_slot = SlotOf(caller);
+  // Slots matter only to the index.
+  const size_t caller_slot = indexing_ ? SlotOf(caller) : slots_.size();
   if (indexing_ && DecideFromWinner(caller_slot, old_route, new_route)) return;
   const net::Prefix& prefix = old_route != nullptr ? old_route->net : new_route->net;
   Routes alternatives;
   Slots alternative_slots;
-  uint64_t holders = Ask(prefix, caller, &alternatives, &alternative_slots);
+  uint64_t holders = Ask(prefix, caller, &alternatives, indexing_ ? &alternative_slots : nullptr);
   if (new_route != nullptr && caller_slot < slots_.size()) holders |= SlotBit(caller_slot);
   absl::InlinedVector<const BgpRoute*, 8> candidates;
   for (const BgpRoute& r : alternatives) candidates.push_back(&r);
@@ -209,8 +210,7 @@ void Decision::push(BgpStage*) {
 
 std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const {
   Routes routes;
-  Slots slots;
-  Remember(prefix, Ask(prefix, nullptr, &routes, &slots), nullptr);
+  Remember(prefix, Ask(prefix, nullptr, &routes, nullptr), nullptr);
   if (routes.empty()) return std::nullopt;
   absl::InlinedVector<const BgpRoute*, 8> candidates;
   for (const BgpRoute& r : routes) candidates.push_back(&r);
@@ -221,8 +221,7 @@ std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const 
 
 std::vector<BgpRoute> Decision::Candidates(const net::Prefix& prefix) const {
   Routes routes;
-  Slots slots;
-  Ask(prefix, nullptr, &routes, &slots);
+  Ask(prefix, nullptr, &routes, nullptr);
   return {std::make_move_iterator(routes.begin()), std::make_move_iterator(routes.end())};
 }
 

@@ -106,8 +106,8 @@ class Decision : public BgpStage {
   // The winner of `prefix` changes from `old_best` to `new_best` (either may be null).
   void SendChange(const BgpRoute* old_best, const BgpRoute* new_best);
   // Looks `prefix` up in the parents that may hold it (all when not indexed), except `skip`,
-  // appending the routes to `out` and their slots to `slots`; returns the mask of the slots that
-  // answered.
+  // appending the routes to `out` and, unless `slots` is null, their slots to `slots`; returns
+  // the mask of the slots that answered.
   uint64_t Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* out, Slots* slots) const;
   // Records which slots hold `prefix` and, unless `winner` is null, the winner (when indexing).
   void Remember(const net::Prefix& prefix, uint64_t holders, const uint64_t* winner) const;

@@ -34,6 +34,17 @@ class DecisionProcessTest : public testing::StagesTest {
     r.flags = resolved ? BgpRoute::kResolved : BgpRoute::kUnresolvable;
     return r;
   }
+  // Peer `i` (address 10.0.x.y, from i + 1) of AS `as`, in session, plumbed into `decision`;
+  // its PeerIn marks routes resolved or unresolvable.
+  PeerIn* AddPeer(RouteTableSet* tables, Decision* decision, int i, uint32_t as, bool resolved) {
+    PeerIn::Options options;
+    options.mark_resolved = resolved;
+    auto* p = plumber_.Make<PeerIn>(absl::StrCat("PeerIn(", i, ")"), &plumber_, tables, options);
+    stage::Plumber::Plumb<BgpStage::RouteType>(p, decision);
+    const std::string addr = absl::StrCat("10.0.", i / 256, ".", i % 256 + 1);
+    p->SessionUp(sources_.Intern(testing::Source(i + 1, addr.c_str(), addr.c_str(), as, false)));
+    return p;
+  }
 };
 
 struct Row {
@@ -213,18 +224,12 @@ TEST_F(DecisionProcessTest, StageSendsWinnerChanges) {
 // O ranks with the winner and is not it.
 TEST_F(DecisionProcessTest, ALoserLeavingCanChangeTheWinnerThroughMed) {
   RouteTableSet tables;
-  PeerIn::Options resolved;
-  resolved.mark_resolved = true;
   auto* decision = plumber_.Make<Decision>("Decision", DecisionOptions{});
   auto* cache = Cache("check");
   stage::Plumber::Plumb<BgpRoute>(decision, cache);
   std::vector<PeerIn*> peers;
   for (int i = 0; i < static_cast<int>(Decision::kIndexFromParents); ++i) {
-    auto* p = plumber_.Make<PeerIn>(absl::StrCat("PeerIn(", i, ")"), &plumber_, &tables, resolved);
-    stage::Plumber::Plumb<BgpStage::RouteType>(p, decision);
-    const std::string addr = absl::StrCat("10.0.0.", i + 1);
-    p->SessionUp(sources_.Intern(testing::Source(i + 1, addr.c_str(), addr.c_str(), 65001, false)));
-    peers.push_back(p);
+    peers.push_back(AddPeer(&tables, decision, i, 65001, true));
   }
   const net::Prefix n = P("192.0.2.0/24");
   peers[0]->Announce(n, Attr().Path({65100}).NextHop("10.0.0.1").Med(5).In(store_));  // X
@@ -252,16 +257,7 @@ TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
   stage::Plumber::Plumb<BgpRoute>(decision, cache);
   constexpr int kPeers = 12;
   std::vector<PeerIn*> peers;
-  auto add_peer = [&](int i) {
-    PeerIn::Options options;
-    options.mark_resolved = i % 4 != 3;
-    auto* p = plumber_.Make<PeerIn>(absl::StrCat("PeerIn(", i, ")"), &plumber_, &tables, options);
-    stage::Plumber::Plumb<BgpStage::RouteType>(p, decision);
-    const std::string addr = absl::StrCat("10.0.", i / 256, ".", i % 256 + 1);
-    p->SessionUp(
-        sources_.Intern(testing::Source(i + 1, addr.c_str(), addr.c_str(), 65001 + i % 5, false)));
-    return p;
-  };
+  auto add_peer = [&](int i) { return AddPeer(&tables, decision, i, 65001 + i % 5, i % 4 != 3); };
   for (int i = 0; i < kPeers; ++i) peers.push_back(add_peer(i));
   EXPECT_TRUE(decision->index_complete());  // indexing began before any route
   std::vector<net::Prefix> prefixes;
