@@ -14,7 +14,8 @@ std::string Decision::Status() const {
   std::string s = absl::StrCat("loc-rib=", routes_, " parents=", parent_count());
   if (indexing_) {
     absl::StrAppend(&s, " indexed=", holders_.size(), complete_ ? " complete" : "",
-                    " decided-from-winner=", decided_from_winner_);
+                    " decided-from-winner=", decided_from_winner_,
+                    " looked-up-from-winner=", looked_up_from_winner_);
   }
   return s;
 }
@@ -128,9 +129,8 @@ bool Decision::DecideFromWinner(size_t slot, const BgpRoute* old_route, const Bg
     if (old_route != nullptr && RankBeforeMed(*old_route, options_) <= winner_rank) return false;
     if (!new_above && !new_below) return false;
     if (new_below) {
-      if (winner_slot >= slots_.size() || slots_[winner_slot] == nullptr) return false;
-      winner = slots_[winner_slot]->lookup_route(prefix);
-      if (!winner || RankBeforeMed(*winner, options_) != winner_rank) return false;
+      winner = WinnerRoute(prefix, known->second.winner);
+      if (!winner) return false;
     }
   }
   ++decided_from_winner_;
@@ -208,7 +208,24 @@ void Decision::push(BgpStage*) {
   if (downstream_ != nullptr) downstream_->push(this);
 }
 
+std::optional<BgpRoute> Decision::WinnerRoute(const net::Prefix& prefix, uint64_t winner) const {
+  const size_t slot = winner & 0xff;
+  if (slot >= slots_.size() || slots_[slot] == nullptr) return std::nullopt;
+  std::optional<BgpRoute> route = slots_[slot]->lookup_route(prefix);
+  if (route && RankBeforeMed(*route, options_) != winner >> 8) return std::nullopt;
+  return route;
+}
+
 std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const {
+  if (indexing_) {
+    auto known = holders_.find(prefix);
+    if (known != holders_.end() && known->second.winner != kNoWinner) {
+      if (std::optional<BgpRoute> winner = WinnerRoute(prefix, known->second.winner)) {
+        ++looked_up_from_winner_;
+        return winner;
+      }
+    }
+  }
   Routes routes;
   Remember(prefix, Ask(prefix, nullptr, &routes, nullptr), nullptr);
   if (routes.empty()) return std::nullopt;

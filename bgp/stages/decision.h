@@ -9,7 +9,7 @@
 // the route after it, and sends downstream the difference between the two winners — an add, a
 // delete, a replace, or nothing when the winner did not change. lookup_route runs the decision
 // process over every parent's answer, which is what was sent downstream because every parent
-// answers what it sent.
+// answers what it sent — or, when the index below records the winner, asks its parent alone.
 //
 // Cost: one lookup per other parent per change, and one per parent per lookup_route — cheap with a
 // few peers. From kIndexFromParents parents on, Decision also keeps, per prefix, the set of
@@ -27,7 +27,9 @@
 // changes; one ranked strictly below the winner arrives (or replaces the winner) — it wins, and
 // Decision asks only the winner's parent for the route it replaces. Any other change (a tie on
 // the rank, the winner leaving or getting worse) asks every holder as above. Every change of
-// every parent reaches Decision, so the winner recorded is the one sent.
+// every parent reaches Decision, so the winner recorded is the one sent, and lookup_route (a
+// peer's dump asks it for every prefix) answers it with one lookup when its parent still holds a
+// route of the recorded rank.
 //
 // Decision counts the routes its parents hold (adds less deletes). When indexing starts while
 // that count is 0 — the usual case: peers are configured, so their branches plumbed, before
@@ -75,6 +77,8 @@ class Decision : public BgpStage {
   size_t indexed_prefixes() const { return holders_.size(); }
   // Changes decided from the recorded winner, without asking the other parents.
   size_t decided_from_winner() const { return decided_from_winner_; }
+  // Lookups answered by the recorded winner's parent alone.
+  size_t looked_up_from_winner() const { return looked_up_from_winner_; }
   // Whether the index names every holder of every prefix (see the file comment).
   bool index_complete() const { return complete_; }
   void DisconnectUpstream(BgpStage* s) override;
@@ -103,6 +107,9 @@ class Decision : public BgpStage {
   // The change decided from the recorded winner alone (see the file comment): returns false,
   // having changed nothing, when it takes asking the holders.
   bool DecideFromWinner(size_t slot, const BgpRoute* old_route, const BgpRoute* new_route);
+  // The route of the recorded `winner` (PackWinner) of `prefix`, asked of its parent alone;
+  // nullopt when that parent is gone or does not answer a route of the recorded rank.
+  std::optional<BgpRoute> WinnerRoute(const net::Prefix& prefix, uint64_t winner) const;
   // The winner of `prefix` changes from `old_best` to `new_best` (either may be null).
   void SendChange(const BgpRoute* old_best, const BgpRoute* new_best);
   // Looks `prefix` up in the parents that may hold it (all when not indexed), except `skip`,
@@ -124,8 +131,9 @@ class Decision : public BgpStage {
   size_t routes_ = 0;  // prefixes with a winner
   bool indexing_ = false;
   size_t decided_from_winner_ = 0;  // changes DecideFromWinner decided
-  size_t held_ = 0;                 // routes the parents hold: adds less deletes
-  bool complete_ = false;           // indexing, and every holder of every prefix is indexed
+  mutable size_t looked_up_from_winner_ = 0;
+  size_t held_ = 0;        // routes the parents hold: adds less deletes
+  bool complete_ = false;  // indexing, and every holder of every prefix is indexed
   // Prefix -> what the index knows (slots past kMaskSlots: always asked, never recorded winners).
   mutable absl::flat_hash_map<net::Prefix, Known> holders_;
 };

@@ -237,9 +237,11 @@ TEST_F(DecisionProcessTest, ALoserLeavingCanChangeTheWinnerThroughMed) {
   peers[2]->Announce(n, Attr().Path({65100}).NextHop("10.0.0.3").Med(0).In(store_));  // O
   ASSERT_TRUE(cache->lookup_route(n));
   EXPECT_EQ(cache->lookup_route(n)->source->name, "10.0.0.2");
+  EXPECT_EQ(decision->lookup_route(n)->source->name, "10.0.0.2");
   peers[2]->Withdraw(n);
   ASSERT_TRUE(cache->lookup_route(n));
   EXPECT_EQ(cache->lookup_route(n)->source->name, "10.0.0.1");
+  EXPECT_EQ(decision->lookup_route(n)->source->name, "10.0.0.1");
   EXPECT_TRUE(violations_.empty()) << violations_.front();
 }
 
@@ -306,6 +308,7 @@ TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
   for (int round = 0; round < 3000; ++round) step(round);
   EXPECT_GT(decision->indexed_prefixes(), 0u);
   EXPECT_GT(decision->decided_from_winner(), 1000u);
+  EXPECT_GT(decision->looked_up_from_winner(), 1000u);  // check's lookups, mostly
   // Five peers withdraw everything and leave: 7 parents, no index.
   for (int k = 0; k < 5; ++k) {
     PeerIn* p = peers.back();
