@@ -335,7 +335,7 @@ void ShardStage<Route, Sub>::OutputPort::Take(Out& o) {
       downstream_->delete_route(o.old_route, nullptr);
       break;
     case Out::Op::kReplace:
-      downstream_->replace_route(o.old_route, o.new_route, nullptr);
+      downstream_->replace_route(std::move(o.old_route), std::move(o.new_route), nullptr);
       break;
     case Out::Op::kSignal:
       if (handlers_.signal) handlers_.signal(o.code, o.new_route);

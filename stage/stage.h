@@ -89,6 +89,12 @@ class Stage : public StageBase {
     delete_route(old_route, caller);
     add_route(new_route, caller);
   }
+  // replace_route of routes its caller has no further use for (see add_route above). By default
+  // the same as replace_route.
+  virtual void replace_route(Route&& old_route, Route&& new_route, Stage* caller) {
+    replace_route(static_cast<const Route&>(old_route), static_cast<const Route&>(new_route),
+                  caller);
+  }
   // End of a batch from `caller`.
   virtual void push(Stage* caller) = 0;
 

@@ -79,14 +79,14 @@ void ExportFilter::Visit(const net::Prefix& prefix) {
   Emit(Export(*r, *active_), Export(*r, *pending_));
 }
 
-void ExportFilter::Emit(const std::optional<BgpRoute>& o, const std::optional<BgpRoute>& n) {
+void ExportFilter::Emit(std::optional<BgpRoute> o, std::optional<BgpRoute> n) {
   if (downstream_ == nullptr) return;
   if (o && n) {
-    if (!(*o == *n)) downstream_->replace_route(*o, *n, this);
+    if (!(*o == *n)) downstream_->replace_route(std::move(*o), std::move(*n), this);
   } else if (o) {
     downstream_->delete_route(*o, this);
   } else if (n) {
-    downstream_->add_route(*n, this);
+    downstream_->add_route(std::move(*n), this);
   }
 }
 

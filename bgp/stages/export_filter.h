@@ -58,7 +58,9 @@ class ExportFilter : public BgpLinearStage {
   std::optional<BgpRoute> Export(const BgpRoute& route, const Context& c) const {
     return ExportRoute(route, c.config, store_, rw_, c.memo.get());
   }
-  void Emit(const std::optional<BgpRoute>& o, const std::optional<BgpRoute>& n);
+  // Sends downstream the change from `o` to `n` (exported routes, either may be none), handing
+  // the routes over: downstream may keep their references instead of counting new ones.
+  void Emit(std::optional<BgpRoute> o, std::optional<BgpRoute> n);
   void CheckSlot();
   void Visit(const net::Prefix& prefix);
   void WalkDone();

@@ -74,8 +74,8 @@ std::string PeerOut::Status() const {
   return s;
 }
 
-PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, const AttrRef& from) {
-  return ops_.emplace_back(Op{prefix, from, AttrRef(), false});
+PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, AttrRef from) {
+  return ops_.emplace_back(Op{prefix, std::move(from), AttrRef(), false});
 }
 
 void PeerOut::Collapse() {
@@ -124,6 +124,10 @@ void PeerOut::delete_route(const BgpRoute& route, BgpStage*) {
 
 void PeerOut::replace_route(const BgpRoute& old_route, const BgpRoute& new_route, BgpStage*) {
   Pending(new_route.net, old_route.attrs).to = new_route.attrs;
+}
+
+void PeerOut::replace_route(BgpRoute&& old_route, BgpRoute&& new_route, BgpStage*) {
+  Pending(new_route.net, std::move(old_route.attrs)).to = std::move(new_route.attrs);
 }
 
 // The encoding scratch of Flush: a batch's announcements grouped by attribute set in flat

@@ -81,6 +81,8 @@ class PeerOut : public BranchTail {
   void delete_route(const BgpRoute& route, BgpStage* caller) override;
   void replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
                      BgpStage* caller) override;
+  void replace_route(BgpRoute&& old_route, BgpRoute&& new_route,
+                     BgpStage* caller) override;  // keeps the routes' sets
   void push(BgpStage* caller) override { Flush(); }
 
   // Sends End-of-RIB for the family (after flushing what is pending).
@@ -107,7 +109,7 @@ class PeerOut : public BranchTail {
     AttrRef to;    // what it should have (null: nothing)
     bool force = false;
   };
-  Op& Pending(const net::Prefix& prefix, const AttrRef& from);
+  Op& Pending(const net::Prefix& prefix, AttrRef from);
   // Merges the changes of each prefix into its first: what the peer had before the first, what
   // it should have after the last, re-announced if any of them was. The others send nothing.
   void Collapse();

@@ -56,6 +56,11 @@ void ShardTail::add_route(const BgpRoute& route, BgpStage*) {
   ++emitted_;
 }
 
+void ShardTail::add_route(BgpRoute&& route, BgpStage*) {
+  outputs_->Emit(port_, Op::kAdd).new_route = std::move(route);
+  ++emitted_;
+}
+
 void ShardTail::delete_route(const BgpRoute& route, BgpStage*) {
   outputs_->Emit(port_, Op::kDelete).old_route = route;
   ++emitted_;
@@ -65,6 +70,13 @@ void ShardTail::replace_route(const BgpRoute& old_route, const BgpRoute& new_rou
   Out& o = outputs_->Emit(port_, Op::kReplace);
   o.old_route = old_route;
   o.new_route = new_route;
+  ++emitted_;
+}
+
+void ShardTail::replace_route(BgpRoute&& old_route, BgpRoute&& new_route, BgpStage*) {
+  Out& o = outputs_->Emit(port_, Op::kReplace);
+  o.old_route = std::move(old_route);
+  o.new_route = std::move(new_route);
   ++emitted_;
 }
 

@@ -37,9 +37,11 @@ class ShardTail : public BranchTail, public stage::ShardPortExit {
   uint32_t port() const { return port_; }
 
   void add_route(const BgpRoute& route, BgpStage* caller) override;
+  void add_route(BgpRoute&& route, BgpStage* caller) override;  // the output takes the route
   void delete_route(const BgpRoute& route, BgpStage* caller) override;
   void replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
                      BgpStage* caller) override;
+  void replace_route(BgpRoute&& old_route, BgpRoute&& new_route, BgpStage* caller) override;
   void push(BgpStage* caller) override;
 
   void EndOfRib() override;
