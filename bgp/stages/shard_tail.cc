@@ -51,9 +51,8 @@ std::string ShardTail::Status() const {
   return s;
 }
 
-void ShardTail::add_route(const BgpRoute& route, BgpStage*) {
-  outputs_->Emit(port_, Op::kAdd).new_route = route;
-  ++emitted_;
+void ShardTail::add_route(const BgpRoute& route, BgpStage* caller) {
+  add_route(BgpRoute(route), caller);
 }
 
 void ShardTail::add_route(BgpRoute&& route, BgpStage*) {
@@ -66,11 +65,9 @@ void ShardTail::delete_route(const BgpRoute& route, BgpStage*) {
   ++emitted_;
 }
 
-void ShardTail::replace_route(const BgpRoute& old_route, const BgpRoute& new_route, BgpStage*) {
-  Out& o = outputs_->Emit(port_, Op::kReplace);
-  o.old_route = old_route;
-  o.new_route = new_route;
-  ++emitted_;
+void ShardTail::replace_route(const BgpRoute& old_route, const BgpRoute& new_route,
+                              BgpStage* caller) {
+  replace_route(BgpRoute(old_route), BgpRoute(new_route), caller);
 }
 
 void ShardTail::replace_route(BgpRoute&& old_route, BgpRoute&& new_route, BgpStage*) {
