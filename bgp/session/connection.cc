@@ -189,6 +189,7 @@ void Connection::HandleSlice() {
   while (owner_ != nullptr && !closing_ && !paused_) {
     switch (framer_.Next(&message, &error)) {
       case MessageFramer::Result::kNeedMore:
+        EndSlice(handled);
         return StartRead();
       case MessageFramer::Result::kError:
         owner_->OnHeaderError(this, error);
@@ -199,9 +200,15 @@ void Connection::HandleSlice() {
     }
     if (++handled >= kSliceMessages || std::chrono::steady_clock::now() - start >= kSliceTime) {
       // Yield: timers and other peers run before the rest of what was read.
+      EndSlice(handled);
       return PostSlice();
     }
   }
+  EndSlice(handled);
+}
+
+void Connection::EndSlice(int handled) {
+  if (handled > 0 && owner_ != nullptr) owner_->OnSliceEnd(this);
 }
 
 void Connection::PostSlice() {
@@ -240,16 +247,51 @@ void Connection::SendBulk(std::vector<uint8_t> messages) {
   Pump();
 }
 
-size_t Connection::ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset) const {
+size_t Connection::ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset, size_t room,
+                            bool at_least_one) const {
   size_t end = offset;
   while (end < buffer.size()) {
     if (buffer.size() - end < size_t(kHeaderSize)) return buffer.size();
     const size_t length = LoadU16(buffer.data() + end + 16);
     if (length < size_t(kHeaderSize)) return buffer.size();  // not whole messages: write it all
-    if (end > offset && end + length - offset > kWriteChunk) break;
+    if ((end > offset || !at_least_one) && end + length - offset > room) break;
     end += length;
   }
   return std::min(end, buffer.size());
+}
+
+size_t Connection::GatherBulk() {
+  gather_.clear();
+  size_t length = 0;
+  size_t offset = bulk_offset_;
+  for (const std::vector<uint8_t>& buffer : bulk_) {
+    if (gather_.size() == kMaxGather || length >= kWriteChunk) break;
+    size_t end = buffer.size();
+    if (end - offset > kWriteChunk - length) {
+      end = ChunkEnd(buffer, offset, kWriteChunk - length, gather_.empty());
+    }
+    if (end == offset) break;
+    gather_.emplace_back(buffer.data() + offset, end - offset);
+    length += end - offset;
+    offset = 0;
+    if (end < buffer.size()) break;
+  }
+  bulk_in_flight_ = gather_.size();
+  return length;
+}
+
+void Connection::ConsumeBulk(size_t length) {
+  backlog_ -= length;
+  while (length > 0) {
+    const size_t left = bulk_.front().size() - bulk_offset_;
+    if (length < left) {
+      bulk_offset_ += length;
+      return;
+    }
+    length -= left;
+    bulk_.pop_front();
+    bulk_offset_ = 0;
+  }
 }
 
 void Connection::Pump() {
@@ -273,23 +315,20 @@ void Connection::Pump() {
   }
   if (closing_) return FinishClose();
   if (bulk_.empty()) return;
-  const std::vector<uint8_t>& front = bulk_.front();
-  const size_t end = ChunkEnd(front, bulk_offset_);
-  const size_t length = end - bulk_offset_;
+  const size_t length = GatherBulk();
   writing_ = true;
   SendHoldWaiting();
   asio::async_write(
-      socket_, asio::buffer(front.data() + bulk_offset_, length),
+      socket_, gather_,
       [self = shared_from_this(), length](const boost::system::error_code& ec, size_t) {
         self->writing_ = false;
+        self->bulk_in_flight_ = 0;
         if (ec) return self->Fail(absl::StrCat("write failed: ", ec.message()));
-        if (self->closing_) return self->Pump();  // the bulk queue was dropped meanwhile
-        self->bulk_offset_ += length;
-        self->backlog_ -= length;
-        if (self->bulk_offset_ == self->bulk_.front().size()) {
-          self->bulk_.pop_front();
-          self->bulk_offset_ = 0;
+        if (self->closing_) {  // the bulk queue was dropped meanwhile, but for what was written
+          self->bulk_.clear();
+          return self->Pump();
         }
+        self->ConsumeBulk(length);
         self->SendHoldProgress();
         self->Guarded([&] {
           if (self->owner_ && self->backlog_ <= kLowWater) self->owner_->OnWritable(self.get());
@@ -348,7 +387,8 @@ void Connection::Close() {
   if (closing_) return;
   owner_ = nullptr;
   closing_ = true;
-  bulk_.clear();
+  // The write in flight still reads its buffers: they go when it completes.
+  bulk_.erase(bulk_.begin() + static_cast<std::ptrdiff_t>(bulk_in_flight_), bulk_.end());
   bulk_offset_ = 0;
   backlog_ = 0;
   linger_timer_.expires_after(kCloseLinger);

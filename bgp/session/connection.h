@@ -16,7 +16,9 @@
 //  - Writing: control messages (OPEN, KEEPALIVE, NOTIFICATION, ROUTE-REFRESH: SendUrgent) go out
 //    before queued UPDATEs (SendBulk), which are written in chunks of at most kWriteChunk octets
 //    cut at message boundaries. A KEEPALIVE therefore waits for at most one chunk, never for the
-//    backlog.
+//    backlog. A chunk gathers the queued buffers (up to kMaxGather of them) into one write: the
+//    many small batches a turn of the loop queues while a write is in flight cost one system
+//    call, not one each.
 //
 // Lifetime: owned through std::shared_ptr (every pending operation holds one). Close() detaches the
 // owner: no callback reaches it afterwards, even from a handler already queued.
@@ -58,6 +60,9 @@ class ConnectionOwner {
   virtual void OnConnectFailed(Connection* c, const std::string& reason) = 0;
   // A whole message, header checked (RFC 4271 §6.1); valid during the call only.
   virtual void OnMessage(Connection* c, Bytes message) = 0;
+  // The messages handed over since the last call came in one slice of reading (see the top of
+  // this file): what they started may be finished in one go. Called after at least one message.
+  virtual void OnSliceEnd(Connection* c) { (void)c; }
   // A bad header: the stream is unusable; `error` is the NOTIFICATION to send.
   virtual void OnHeaderError(Connection* c, const Notification& error) = 0;
   // The peer closed the connection, or it failed.
@@ -84,6 +89,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   static constexpr int kSliceMessages = 256;
   static constexpr std::chrono::microseconds kSliceTime{2000};
   static constexpr size_t kWriteChunk = 64 * 1024;
+  static constexpr size_t kMaxGather = 64;  // buffers one write takes at most
   static constexpr size_t kLowWater = 256 * 1024;
   // After Close(): how long the NOTIFICATION may take to leave, and the peer to close its side.
   static constexpr std::chrono::milliseconds kCloseLinger{1000};
@@ -132,9 +138,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnSocketReady();
   void StartRead();
   void HandleSlice();
-  void PostSlice();  // HandleSlice from the event loop, at most one pending
+  void PostSlice();            // HandleSlice from the event loop, at most one pending
+  void EndSlice(int handled);  // tells the owner (OnSliceEnd) when the slice handed anything
   void Pump();
-  size_t ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset) const;
+  // Where the whole messages of `buffer` from `offset` that fit in `room` octets end (at least
+  // one message when `at_least_one`; the buffer's end when it does not hold whole messages).
+  size_t ChunkEnd(const std::vector<uint8_t>& buffer, size_t offset, size_t room,
+                  bool at_least_one) const;
+  // Fills gather_ with the next write's buffers (whole messages, at most kWriteChunk octets
+  // unless one message is larger); returns its length.
+  size_t GatherBulk();
+  // `length` octets of bulk_ were written.
+  void ConsumeBulk(size_t length);
   void Fail(const std::string& reason);
   // Runs `body` (a handler's work); an exception from it fails this connection only (Fail).
   template <typename Body>
@@ -162,7 +177,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<std::vector<uint8_t>> urgent_;
   std::vector<uint8_t> urgent_in_flight_;
   std::deque<std::vector<uint8_t>> bulk_;
-  size_t bulk_offset_ = 0;  // into bulk_.front()
+  size_t bulk_offset_ = 0;     // into bulk_.front()
+  size_t bulk_in_flight_ = 0;  // bulk_'s buffers the write in flight reads (gather_)
+  std::vector<boost::asio::const_buffer> gather_;
   size_t backlog_ = 0;
   std::vector<uint8_t> drain_buffer_;
   boost::asio::ip::tcp::endpoint local_, remote_;
