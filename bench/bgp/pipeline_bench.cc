@@ -4,7 +4,8 @@
 // ExportFilter, PeerOut) and encoding the UPDATEs sent downstream, until the event loop is idle.
 // Not timed: reading the capture into memory. Between two reads of a session's worth of UPDATEs
 // (64 KiB or 256 UPDATEs) the event loop runs what is ready, as in sluice-bgp: background slices,
-// the shards' outputs, RIB acknowledgements.
+// the shards' outputs, RIB acknowledgements. UPDATEs decoded on the loop are pushed once per
+// read, as a session brackets them (SessionListener::BeginUpdates).
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
 //                                          [--threads N] [--parse-threads N] [--shard-stage]
@@ -264,14 +265,27 @@ struct Feeder {
       decoders.push_back(std::make_unique<UpdateDecoder>(params, &store));
     }
     UpdateMessage u;
+    // As a session does, the UPDATEs of one read are pushed together (BeginUpdates), until the
+    // read ends or the input pauses.
+    std::vector<bool> open(feeds.size(), false);
+    auto end_read = [&](size_t k) {
+      if (open[k]) listeners[k]->EndUpdates();
+      open[k] = false;
+    };
     r.peak_heap = ForEachMessage([&](size_t k, const uint8_t* m, size_t n) {
       decoders[k]->Decode(Bytes(m, n), &u);
       r.prefixes += u.announced.size();
       // As a session does: nothing is read while the shards' input is full.
+      if (routing.input_paused()) end_read(k);
       while (routing.input_paused()) io.run_one_for(std::chrono::milliseconds(1));
+      if (!open[k]) listeners[k]->BeginUpdates();
+      open[k] = true;
       listeners[k]->OnUpdate(u);
-      if (poll && EndsRead(k, n)) io.poll();  // as in the process: what became ready runs
+      if (!EndsRead(k, n)) return;
+      end_read(k);
+      if (poll) io.poll();  // as in the process: what became ready runs
     });
+    for (size_t k = 0; k < feeds.size(); ++k) end_read(k);
     return r;
   }
 

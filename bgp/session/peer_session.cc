@@ -273,6 +273,7 @@ void PeerSession::Execute(FsmAction& a, ResetCause cause) {
       counters_.prefixes_accepted = 0;
       counters_.prefixes_advertised = 0;
       LogDown(a);
+      EndUpdates();  // what the session's last UPDATEs changed goes downstream first
       if (EndsGracefully(a)) {
         if (listener_) listener_->OnSessionDownGraceful(a.reason);
       } else {
@@ -343,6 +344,9 @@ void PeerSession::OnConnectFailed(Connection* c, const std::string& reason) {
 void PeerSession::OnMessage(Connection* c, Bytes message) {
   Guard("a message", [&] { HandleMessage(c, message); });
 }
+void PeerSession::OnSliceEnd(Connection*) {
+  Guard("the end of a read", [&] { EndUpdates(); });
+}
 void PeerSession::OnHeaderError(Connection* c, const Notification& error) {
   Guard("a header error", [&] { HandleHeaderError(c, error); });
 }
@@ -409,7 +413,20 @@ void PeerSession::HandleUpdate(Bytes message) {
   // The routes' arrival, for the route latency histogram (stage/route_arrival.h).
   stage::ArrivalScope arrival(stage::MonotonicNowNs());
   decoder_->Decode(message, &update_);
+  BeginUpdates();
   DeliverUpdate(update_);
+}
+
+void PeerSession::BeginUpdates() {
+  if (updates_open_ || listener_ == nullptr) return;
+  updates_open_ = true;
+  listener_->BeginUpdates();
+}
+
+void PeerSession::EndUpdates() {
+  if (!updates_open_) return;
+  updates_open_ = false;
+  if (listener_) listener_->EndUpdates();
 }
 
 void PeerSession::DeliverUpdate(UpdateMessage& update) {

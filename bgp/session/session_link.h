@@ -51,6 +51,12 @@ class SessionListener {
   // every route of the peer in them must go; the session drops their NLRI from then on.
   // End-of-RIB arrives as an UPDATE with `end_of_rib` set.
   virtual void OnUpdate(UpdateMessage& update) = 0;
+  // The UPDATEs from here to EndUpdates() were read together (one slice of the connection's
+  // reading, decoded on the event loop): the listener may hold back their push downstream until
+  // EndUpdates, so that what follows them (export, encoding, sending) runs once for all of them.
+  // Without BeginUpdates, each OnUpdate is pushed on its own.
+  virtual void BeginUpdates() {}
+  virtual void EndUpdates() {}
   // The peer asked for our Adj-RIB-Out of `family` again (RFC 2918).
   virtual void OnRouteRefresh(AfiSafi family) = 0;
   // The session left Established (NOTIFICATION sent or received, hold timer expired, TCP

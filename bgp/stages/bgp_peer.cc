@@ -93,9 +93,26 @@ void BgpPeer::OnUpdate(UpdateMessage& update) {
   for (int slot = 0; slot < 2; ++slot) {
     if (!touched[slot]) continue;
     ++families_[slot].updates_received;
-    in_[slot]->Push();
+    if (holding_pushes_) {
+      push_held_[slot] = true;
+    } else {
+      in_[slot]->Push();
+    }
   }
   if (touched[0] || touched[1]) ReportCounts();
+}
+
+void BgpPeer::EndUpdates() {
+  holding_pushes_ = false;
+  PushHeld();
+}
+
+void BgpPeer::PushHeld() {
+  for (int slot = 0; slot < 2; ++slot) {
+    if (!push_held_[slot]) continue;
+    push_held_[slot] = false;
+    if (in_[slot] != nullptr) in_[slot]->Push();
+  }
 }
 
 void BgpPeer::ReportCounts() {
@@ -111,6 +128,7 @@ void BgpPeer::DisableInputs(AfiSafiSet disabled, const std::string& reason) {
     SLUICE_LOG(kInfo) << settings_.name << ": withdrawing the peer's " << f.ToString()
                       << " routes (RFC 7606 AFI/SAFI disable): " << reason;
     st.disabled = true;
+    PushHeld();
     in_[slot] = nullptr;
     pipelines_[slot]->InputDown(settings_.peer_id);
     changed = true;
@@ -141,6 +159,7 @@ void BgpPeer::OnRouteRefresh(AfiSafi family) {
 
 void BgpPeer::FamilyDown(int slot, bool keep_stale) {
   if (!families_[slot].up) return;
+  PushHeld();
   families_[slot].up = false;
   in_[slot] = nullptr;
   if (keep_stale) {

@@ -4,7 +4,8 @@
 //
 //   OnEstablished   the peer's families come up in each FamilyPipeline (output branch, dump)
 //   OnUpdate        withdrawn and announced NLRI into the family's input (Adj-RIB-In), one
-//                   push per UPDATE; End-of-RIB noted; RFC 7606 AFI/SAFI disable takes the
+//                   push per UPDATE, or one per read between BeginUpdates and EndUpdates;
+//                   End-of-RIB noted; RFC 7606 AFI/SAFI disable takes the
 //                   family's input down (the peer's routes of it go; what we send it stays);
 //                   the received and accepted prefix counts go back to the session
 //   OnRouteRefresh  PeerOut re-announces everything the peer has (RFC 2918)
@@ -51,6 +52,8 @@ class BgpPeer : public SessionListener {
 
   void OnEstablished(const EstablishedInfo& info) override;
   void OnUpdate(UpdateMessage& update) override;
+  void BeginUpdates() override { holding_pushes_ = true; }
+  void EndUpdates() override;
   void OnRouteRefresh(AfiSafi family) override;
   void OnSessionDown(const std::string& reason) override;
   void OnSessionDownGraceful(const std::string& reason) override;
@@ -86,6 +89,8 @@ class BgpPeer : public SessionListener {
     return f.safi == Safi::kUnicast ? pipelines_[Slot(f)] : nullptr;
   }
   void FamilyDown(int slot, bool keep_stale = false);
+  // Pushes the inputs whose push OnUpdate held back.
+  void PushHeld();
   void Down(const std::string& reason);
   // RFC 7606 AFI/SAFI disable of the families in `disabled`.
   void DisableInputs(AfiSafiSet disabled, const std::string& reason);
@@ -94,6 +99,8 @@ class BgpPeer : public SessionListener {
   SessionSender* sender_;
   std::array<FamilyRouting*, 2> pipelines_;
   std::array<RouteInput*, 2> in_{nullptr, nullptr};  // while the family is up
+  bool holding_pushes_ = false;                      // between BeginUpdates and EndUpdates
+  std::array<bool, 2> push_held_{false, false};      // an input changed and was not pushed yet
   PeerSourceRegistry* sources_;
   std::array<FamilyState, 2> families_;
   bool established_ = false;

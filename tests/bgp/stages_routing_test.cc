@@ -93,6 +93,31 @@ TEST_F(RoutingTest, ShowPlumbing) {
   EXPECT_GOLDEN(routing_->Describe(), "tests/bgp/golden/plumbing.txt");
 }
 
+// The UPDATEs of one read (BeginUpdates .. EndUpdates, as the session brackets what it decodes
+// on the loop) are pushed once: the downstream peer gets nothing before EndUpdates, then their
+// prefixes of one attribute set in one UPDATE. Without the brackets, one UPDATE each.
+TEST_F(RoutingTest, TheUpdatesOfOneReadArePushedTogether) {
+  RunLoop();
+  const uint64_t before = down_->updates;
+  AttrRef a = Attr().Path({65001, 7}).NextHop("192.0.2.2").In(store_);
+  up_l_->BeginUpdates();
+  Announce({"10.0.0.0/8"}, a);
+  Announce({"10.1.0.0/16"}, a);
+  Announce({"10.2.0.0/16"}, a);
+  RunLoop();
+  EXPECT_EQ(down_->updates, before) << "sent before the read ended";
+  up_l_->EndUpdates();
+  RunLoop();
+  EXPECT_EQ(down_->updates, before + 1);
+  EXPECT_EQ(down_->held.size(), 3u);
+  Announce({"10.3.0.0/16"}, a);
+  Announce({"10.4.0.0/16"}, a);
+  RunLoop();
+  EXPECT_EQ(down_->updates, before + 3);
+  EXPECT_EQ(down_->held.size(), 5u);
+  EXPECT_TRUE(down_->errors.empty());
+}
+
 TEST_F(RoutingTest, PeersRoutesAndTheRib) {
   AttrRef a = Attr().Path({65001, 7}).NextHop("192.0.2.2").In(store_);
   Announce({"10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/24", "172.16.0.0/12", "192.0.2.0/24"}, a);
