@@ -130,9 +130,9 @@ class Decision : public BgpStage {
   BgpStage* downstream_ = nullptr;
   size_t routes_ = 0;  // prefixes with a winner
   bool indexing_ = false;
-  size_t decided_from_winner_ = 0;  // changes DecideFromWinner decided
-  mutable size_t looked_up_from_winner_ = 0;
-  size_t held_ = 0;        // routes the parents hold: adds less deletes
+  size_t decided_from_winner_ = 0;            // changes DecideFromWinner decided
+  mutable size_t looked_up_from_winner_ = 0;  // lookups the winner's parent answered
+  size_t held_ = 0;                           // routes the parents hold: adds less deletes
   bool complete_ = false;  // indexing, and every holder of every prefix is indexed
   // Prefix -> what the index knows (slots past kMaskSlots: always asked, never recorded winners).
   mutable absl::flat_hash_map<net::Prefix, Known> holders_;
