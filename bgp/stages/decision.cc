@@ -62,7 +62,7 @@ void Decision::UpdateIndexing() {
   const bool was_indexing = indexing_;
   indexing_ = parent_count() >= kIndexFromParents;
   if (!indexing_) {
-    holders_ = {};  // frees the table
+    holders_.Clear();
     complete_ = false;
   } else if (!was_indexing) {
     complete_ = held_ == 0;
@@ -85,12 +85,12 @@ uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* 
       answered |= SlotBit(slot);
     }
   };
-  auto known = indexing_ ? holders_.find(prefix) : holders_.end();
-  if (known == holders_.end()) {
+  const Known* known = indexing_ ? holders_.Find(prefix) : nullptr;
+  if (known == nullptr) {
     for (size_t slot = complete_ ? kMaskSlots : 0; slot < slots_.size(); ++slot) ask(slot);
     return answered;
   }
-  for (uint64_t m = known->second.holders; m != 0; m &= m - 1) {
+  for (uint64_t m = known->holders; m != 0; m &= m - 1) {
     const size_t slot = static_cast<size_t>(std::countr_zero(m));
     if (slot < slots_.size()) ask(slot);
   }
@@ -101,7 +101,7 @@ uint64_t Decision::Ask(const net::Prefix& prefix, const BgpStage* skip, Routes* 
 void Decision::Remember(const net::Prefix& prefix, uint64_t holders, const uint64_t* winner) const {
   if (!indexing_) return;
   if (holders == 0) {
-    holders_.erase(prefix);
+    holders_.Erase(prefix);
     return;
   }
   Known& known = holders_[prefix];
@@ -112,10 +112,10 @@ void Decision::Remember(const net::Prefix& prefix, uint64_t holders, const uint6
 bool Decision::DecideFromWinner(size_t slot, const BgpRoute* old_route, const BgpRoute* new_route) {
   if (slot >= kMaskSlots || slot >= slots_.size()) return false;
   const net::Prefix& prefix = old_route != nullptr ? old_route->net : new_route->net;
-  auto known = holders_.find(prefix);
-  if (known == holders_.end() || known->second.winner == kNoWinner) return false;
-  const uint64_t winner_rank = known->second.winner >> 8;
-  const size_t winner_slot = known->second.winner & 0xff;
+  Known* known = holders_.Find(prefix);
+  if (known == nullptr || known->winner == kNoWinner) return false;
+  const uint64_t winner_rank = known->winner >> 8;
+  const size_t winner_slot = known->winner & 0xff;
   const uint64_t new_rank = new_route != nullptr ? RankBeforeMed(*new_route, options_) : kNoWinner;
   const bool new_above = new_route == nullptr || new_rank > winner_rank;
   const bool new_below = new_route != nullptr && new_rank < winner_rank;
@@ -129,12 +129,12 @@ bool Decision::DecideFromWinner(size_t slot, const BgpRoute* old_route, const Bg
     if (old_route != nullptr && RankBeforeMed(*old_route, options_) <= winner_rank) return false;
     if (!new_above && !new_below) return false;
     if (new_below) {
-      winner = WinnerRoute(prefix, known->second.winner);
+      winner = WinnerRoute(prefix, known->winner);
       if (!winner) return false;
     }
   }
   ++decided_from_winner_;
-  Known& k = known->second;
+  Known& k = *known;
   if (new_route == nullptr) {
     k.holders &= ~SlotBit(slot);
   } else {
@@ -218,9 +218,9 @@ std::optional<BgpRoute> Decision::WinnerRoute(const net::Prefix& prefix, uint64_
 
 std::optional<BgpRoute> Decision::lookup_route(const net::Prefix& prefix) const {
   if (indexing_) {
-    auto known = holders_.find(prefix);
-    if (known != holders_.end() && known->second.winner != kNoWinner) {
-      if (std::optional<BgpRoute> winner = WinnerRoute(prefix, known->second.winner)) {
+    const Known* known = holders_.Find(prefix);
+    if (known != nullptr && known->winner != kNoWinner) {
+      if (std::optional<BgpRoute> winner = WinnerRoute(prefix, known->winner)) {
         ++looked_up_from_winner_;
         return winner;
       }

@@ -40,10 +40,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "bgp/stages/bgp_stage.h"
 #include "bgp/stages/decision_process.h"
+#include "bgp/stages/prefix_index.h"
 
 namespace sluice::bgp {
 
@@ -135,7 +135,7 @@ class Decision : public BgpStage {
   size_t held_ = 0;                           // routes the parents hold: adds less deletes
   bool complete_ = false;  // indexing, and every holder of every prefix is indexed
   // Prefix -> what the index knows (slots past kMaskSlots: always asked, never recorded winners).
-  mutable absl::flat_hash_map<net::Prefix, Known> holders_;
+  mutable PrefixIndex<Known> holders_;
 };
 
 }  // namespace sluice::bgp
