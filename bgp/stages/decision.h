@@ -11,15 +11,17 @@
 // process over every parent's answer, which is what was sent downstream because every parent
 // answers what it sent — or, when the index below records the winner, asks its parent alone.
 //
-// Cost: one lookup per other parent per change, and one per parent per lookup_route — cheap with a
-// few peers. From kIndexFromParents parents on, Decision also keeps, per prefix, the set of
+// Cost: one lookup per other parent per change, and one per parent per lookup_route — cheap with
+// one full feed. From kIndexFromParents parents on, Decision also keeps, per prefix, the set of
 // parents that answered a route the last time it asked (a bit per parent slot; BIRD keeps a
 // net's routes in one list for the same reason), and asks only those: a peer that just came up
 // gets its dump (DumpStage) at one lookup per route, not one per peer. The set is a superset of
 // the parents that hold a route, since a parent's every change reaches Decision, which then
 // asks again; a parent that connects holds nothing yet, and one that leaves has deleted its
-// routes first. Below kIndexFromParents the index is dropped: with a few peers and a full
-// table it would cost memory for no lookup saved.
+// routes first. Below kIndexFromParents — one upstream, a downstream peer and the routes this
+// process originates: two lookups per change, in tables that hold little — the index is dropped:
+// a full IPv4 table would cost about 25 MB of it (a hash slot per prefix) to spare lookups that
+// find nothing. A second full feed makes the winner recorded below worth it.
 //
 // The index also keeps the slot of the route last sent downstream and its RankBeforeMed
 // (decision_process.h), so that most changes need no lookup in the other parents: a route ranked
@@ -50,7 +52,7 @@ namespace sluice::bgp {
 class Decision : public BgpStage {
  public:
   // Parents from which the per-prefix index of holders is kept; the slots a mask can name.
-  static constexpr size_t kIndexFromParents = 8;
+  static constexpr size_t kIndexFromParents = 4;
   static constexpr size_t kMaskSlots = 64;
 
   Decision(std::string name, DecisionOptions options);

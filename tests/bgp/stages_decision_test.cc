@@ -220,8 +220,8 @@ TEST_F(DecisionProcessTest, StageSendsWinnerChanges) {
 // RFC 4271 §9.1.2.2 (c) compares MEDs only within a neighbouring AS, so a route that lost can
 // still decide the winner: O (AS 65100, MED 0) eliminates X (AS 65100, MED 5), leaving W (AS
 // 65106) to win on the lower BGP Identifier. When O leaves, X is back and beats W. Decision,
-// indexing with eight parents, must not take O's withdrawal for one that changes nothing, although
-// O ranks with the winner and is not it.
+// indexing with kIndexFromParents parents, must not take O's withdrawal for one that changes
+// nothing, although O ranks with the winner and is not it.
 TEST_F(DecisionProcessTest, ALoserLeavingCanChangeTheWinnerThroughMed) {
   RouteTableSet tables;
   auto* decision = plumber_.Make<Decision>("Decision", DecisionOptions{});
@@ -309,18 +309,19 @@ TEST_F(DecisionProcessTest, ManyPeersAskOnlyTheHoldersAndAgreeWithEveryPeer) {
   EXPECT_GT(decision->indexed_prefixes(), 0u);
   EXPECT_GT(decision->decided_from_winner(), 1000u);
   EXPECT_GT(decision->looked_up_from_winner(), 1000u);  // check's lookups, mostly
-  // Five peers withdraw everything and leave: 7 parents, no index.
-  for (int k = 0; k < 5; ++k) {
+  // Peers withdraw everything and leave until one fewer than kIndexFromParents: no index.
+  constexpr int kLeave = kPeers - static_cast<int>(Decision::kIndexFromParents) + 1;
+  for (int k = 0; k < kLeave; ++k) {
     PeerIn* p = peers.back();
     for (const net::Prefix& n : prefixes) p->Withdraw(n);
     stage::Plumber::Unplumb<BgpRoute>(p, decision);
     peers.pop_back();
   }
   EXPECT_EQ(decision->indexed_prefixes(), 0u);
-  for (const net::Prefix& n : prefixes) check(n, "after five left");
+  for (const net::Prefix& n : prefixes) check(n, "after peers left");
   for (int round = 3000; round < 4000; ++round) step(round);
-  // Three new peers take the free slots: indexing again.
-  for (int i = kPeers; i < kPeers + 3; ++i) peers.push_back(add_peer(i));
+  // New peers take the free slots: indexing again.
+  for (int i = kPeers; i < kPeers + kLeave - 2; ++i) peers.push_back(add_peer(i));
   EXPECT_FALSE(decision->index_complete());  // routes held before indexing began again
   for (int round = 4000; round < 7000; ++round) step(round);
   EXPECT_GT(decision->indexed_prefixes(), 0u);
