@@ -48,6 +48,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ next to the script
 import churn  # noqa: E402
 import kernel  # noqa: E402
+import machine  # noqa: E402
 import obs  # noqa: E402
 import rov  # noqa: E402
 
@@ -1490,6 +1491,8 @@ def main():
         log(f"RIS capture: {ctx.ris_ipv4_peers} IPv4 peers")
 
     started = datetime.datetime.now(datetime.timezone.utc)
+    machine_line = machine.describe()  # before the daemons start: an idle machine's cost
+    log(f"machine: {machine_line}")
     results, expect_of = {}, {}
     os.makedirs(args.out, exist_ok=True)
     if any(d.rov for d in devices) and not args.quick:
@@ -1510,7 +1513,7 @@ def main():
                   + (f"; BMP Route Monitoring {args.bmp_route_monitoring}"
                      if any(d.obs for d in devices if isinstance(d, Sluice)) else "")
                   + f"; load average at the {'end' if final else 'last write'}: {' '.join(load)}"
-                  + mean_load + f"; {os.cpu_count()} CPUs.\n")
+                  + mean_load + f"; {machine_line}.\n")
         md = header + "\n" + table_markdown(results, workloads, devices, args.runs, expect_of)
         md += overhead_markdown(results, workloads, devices, args.interleave)
         if "1" in workloads and any(d.rov for d in devices):
