@@ -1,12 +1,11 @@
 """The machine a convergence run measured on, beyond its load: CPUs, kernel, and the cost of a
 system call.
 
-The daemons differ by orders of magnitude in the system calls they make for the same table: BIRD
-2 sends each UPDATE to each peer with a write(2) of its own (684,394 writes in one run of
-workload 3), sluice-bgp queues a peer's UPDATEs and sends them together (4,273 sendmsg calls in
-that workload at threads 1). A virtual machine can make a system call ten times dearer than bare
-metal, and a daemon's times then move with it. The results header records the cost, so that runs
-on two machines can be told apart.
+The daemons differ by orders of magnitude in the system calls they make for the same table (BIRD
+2 sends each UPDATE to each peer with a write(2) of its own; sluice-bgp queues a peer's UPDATEs
+and sends them together), and a virtual machine can make a system call ten times dearer than
+bare metal: a daemon's times then move with it (README.md, Caveats). The results header records
+the cost, so that runs on two machines can be told apart.
 """
 
 import os
