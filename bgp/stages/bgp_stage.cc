@@ -4,15 +4,13 @@
 
 namespace sluice::bgp {
 
-namespace {
-
-// `sorted` holds an ascending run [0, old_size) and appended prefixes after it, themselves
-// ascending: one ascending run without duplicates, cut to `limit`.
 void MergeCollected(std::vector<net::Prefix>* sorted, size_t old_size, size_t limit) {
   std::inplace_merge(sorted->begin(), sorted->begin() + old_size, sorted->end());
   sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
   if (sorted->size() > limit) sorted->resize(limit);
 }
+
+namespace {
 
 // Past the `limit` smallest collected so far, nothing more can make the cut.
 std::optional<net::Prefix> CollectBound(const std::vector<net::Prefix>& sorted, size_t limit) {

@@ -44,6 +44,10 @@ class PrefixSource {
                                std::vector<net::Prefix>* sorted) const;
 };
 
+// `sorted` holds an ascending run [0, old_size) and appended prefixes after it, themselves
+// ascending: makes it one ascending run without duplicates, cut to `limit` (CollectPrefixes).
+void MergeCollected(std::vector<net::Prefix>* sorted, size_t old_size, size_t limit);
+
 // The next prefix after `after` in one table.
 std::optional<net::Prefix> NextPrefixIn(RouteTable& table, const std::optional<net::Prefix>& after);
 // PrefixSource::CollectPrefixes over one table.

@@ -242,4 +242,29 @@ std::vector<BgpRoute> Decision::Candidates(const net::Prefix& prefix) const {
   return {std::make_move_iterator(routes.begin()), std::make_move_iterator(routes.end())};
 }
 
+bool Decision::CollectIndexedPrefixes(const std::optional<net::Prefix>& after, size_t limit,
+                                      std::vector<net::Prefix>* sorted) const {
+  if (!indexing_ || !complete_ || slots_.size() > kMaskSlots) return false;
+  const size_t old_size = sorted->size();
+  holders_.AppendAfter(after, limit, sorted);
+  MergeCollected(sorted, old_size, limit);
+  return true;
+}
+
+std::optional<net::Prefix> LocRibPrefixes::NextPrefix(
+    const std::optional<net::Prefix>& after) const {
+  std::vector<net::Prefix> next;
+  if (decision_ != nullptr && decision_->CollectIndexedPrefixes(after, 1, &next)) {
+    if (next.empty()) return std::nullopt;
+    return next.front();
+  }
+  return tables_->NextPrefix(after);
+}
+
+void LocRibPrefixes::CollectPrefixes(const std::optional<net::Prefix>& after, size_t limit,
+                                     std::vector<net::Prefix>* sorted) const {
+  if (decision_ != nullptr && decision_->CollectIndexedPrefixes(after, limit, sorted)) return;
+  tables_->CollectPrefixes(after, limit, sorted);
+}
+
 }  // namespace sluice::bgp

@@ -36,7 +36,10 @@
 // Decision counts the routes its parents hold (adds less deletes). When indexing starts while
 // that count is 0 — the usual case: peers are configured, so their branches plumbed, before
 // routes arrive — or when the count falls back to 0, the index is complete: a prefix it does not
-// know has no holder, and its first route asks no one.
+// know has no holder, and its first route asks no one. A complete index also lists the prefixes
+// that may have a route, in order (CollectIndexedPrefixes): the walks over the Loc-RIB
+// (LocRibPrefixes, below) take each prefix once from it, instead of once per peer's table that
+// holds it.
 
 #include <cstdint>
 #include <string>
@@ -83,6 +86,11 @@ class Decision : public BgpStage {
   size_t looked_up_from_winner() const { return looked_up_from_winner_; }
   // Whether the index names every holder of every prefix (see the file comment).
   bool index_complete() const { return complete_; }
+  // PrefixSource::CollectPrefixes from the index, when it names every prefix that may have a
+  // route (complete, and every parent in a slot a mask can name); false, having collected
+  // nothing, when it does not.
+  bool CollectIndexedPrefixes(const std::optional<net::Prefix>& after, size_t limit,
+                              std::vector<net::Prefix>* sorted) const;
   void DisconnectUpstream(BgpStage* s) override;
   void DisconnectDownstream(BgpStage* s) override {
     if (downstream_ == s) downstream_ = nullptr;
@@ -138,6 +146,24 @@ class Decision : public BgpStage {
   bool complete_ = false;  // indexing, and every holder of every prefix is indexed
   // Prefix -> what the index knows (slots past kMaskSlots: always asked, never recorded winners).
   mutable PrefixIndex<Known> holders_;
+};
+
+// The Loc-RIB's prefixes, for the walks over it (a new peer's dump, an export re-filter, a route
+// refresh): Decision's index when it can list them (Decision::CollectIndexedPrefixes), each
+// prefix once, else the union of the peer branches' tables, where a prefix comes once per table
+// that holds it.
+class LocRibPrefixes : public PrefixSource {
+ public:
+  explicit LocRibPrefixes(const PrefixSource* tables) : tables_(tables) {}
+  void set_decision(const Decision* decision) { decision_ = decision; }
+
+  std::optional<net::Prefix> NextPrefix(const std::optional<net::Prefix>& after) const override;
+  void CollectPrefixes(const std::optional<net::Prefix>& after, size_t limit,
+                       std::vector<net::Prefix>* sorted) const override;
+
+ private:
+  const PrefixSource* tables_;
+  const Decision* decision_ = nullptr;
 };
 
 }  // namespace sluice::bgp

@@ -30,6 +30,7 @@ FamilyPipeline::FamilyPipeline(net::Family family, const RouterSettings& router,
   local_in_->SessionUp(services_.sources->Local());
   loc_rib_.Add(&local_tables_);
   decision_ = plumber_->Make<Decision>(Name("Decision", ""), router_.decision);
+  loc_rib_prefixes_.set_decision(decision_);
   BgpStage* tail = local_in_;
   std::vector<stage::StageBase*> ignored;
   Append(&tail, decision_, &ignored, "local");
@@ -228,7 +229,7 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
   // The dump's on_done needs PeerOut, made below: look it up when it runs.
   std::weak_ptr<FamilyPipeline*> weak = self_;
   auto* dump = plumber_->Make<DumpStage>(
-      Name("Dump", name), plumber_, &loc_rib_, o.reader,
+      Name("Dump", name), plumber_, &loc_rib_prefixes_, o.reader,
       [weak, peer_id] {
         auto self = weak.lock();
         if (!self || *self == nullptr) return;
@@ -237,22 +238,22 @@ void FamilyPipeline::PeerUp(uint32_t peer_id, const PeerSource* source, SessionS
       options_.dump_slice);
   stage::Plumber::Plumb<BgpRoute>(tail, dump);
   tail = dump;
-  o.exporter =
-      Append(&tail,
-             plumber_->Make<ExportFilter>(
-                 Name("ExportFilter", name), plumber_->io(), &loc_rib_, o.reader, services_.store,
-                 MakeExportConfig(b.settings, info), b.settings.export_policy, export_memos_),
-             &ignored, name);
+  o.exporter = Append(
+      &tail,
+      plumber_->Make<ExportFilter>(Name("ExportFilter", name), plumber_->io(), &loc_rib_prefixes_,
+                                   o.reader, services_.store, MakeExportConfig(b.settings, info),
+                                   b.settings.export_policy, export_memos_),
+      &ignored, name);
   if (services_.tails != nullptr) {
     o.tail = Append(&tail,
                     services_.tails->MakePeerTail(plumber_, Name("PeerOut", name), peer_id,
-                                                  o.reader, &loc_rib_),
+                                                  o.reader, &loc_rib_prefixes_),
                     &ignored, name);
   } else {
     o.out =
         Append(&tail,
                plumber_->Make<PeerOut>(Name("PeerOut", name), plumber_->io(), sender, info.params,
-                                       afi_safi(), o.reader, &loc_rib_, options_.peer_out),
+                                       afi_safi(), o.reader, &loc_rib_prefixes_, options_.peer_out),
                &ignored, name);
     o.tail = o.out;
   }
@@ -425,7 +426,7 @@ void FamilyPipeline::BuildRibBranch() {
   std::weak_ptr<FamilyPipeline*> weak = self_;
   const int generation = rib_generation_;
   auto* dump = plumber_->Make<DumpStage>(
-      Name("Dump", name), plumber_, &loc_rib_, rib_reader_,
+      Name("Dump", name), plumber_, &loc_rib_prefixes_, rib_reader_,
       [weak, generation] {
         auto self = weak.lock();
         if (self && *self != nullptr && (*self)->rib_generation_ == generation) {
@@ -508,7 +509,7 @@ absl::StatusOr<std::vector<BgpRoute>> FamilyPipeline::ReadRoutes(const RouteQuer
     return out;
   }
   auto next = [&](const std::optional<net::Prefix>& after) {
-    return adj_in ? NextPrefixIn(in->table(), after) : loc_rib_.NextPrefix(after);
+    return adj_in ? NextPrefixIn(in->table(), after) : loc_rib_prefixes_.NextPrefix(after);
   };
   std::optional<net::Prefix> cursor = q.after;
   if (q.within && (!cursor || *cursor < *q.within)) {

@@ -185,7 +185,7 @@ class FamilyPipeline : public FamilyRouting {
   // --- Reading -------------------------------------------------------------------------------
   Decision* decision() { return decision_; }
   Fanout* fanout() { return fanout_; }
-  const PrefixSource& loc_rib_prefixes() const { return loc_rib_; }
+  const PrefixSource& loc_rib_prefixes() const { return loc_rib_prefixes_; }
   // The route the peer has from us for `prefix` (through its output branch).
   std::optional<BgpRoute> AdjRibOutLookup(uint32_t peer_id, const net::Prefix& prefix);
   absl::StatusOr<std::vector<BgpRoute>> ReadRoutes(const RouteQuery& query,
@@ -249,7 +249,8 @@ class FamilyPipeline : public FamilyRouting {
   stage::Plumber* plumber_;
   std::shared_ptr<std::vector<std::string>> violations_;
   std::vector<stage::CacheStage<BgpRoute>*> caches_;
-  PrefixSourceUnion loc_rib_;
+  PrefixSourceUnion loc_rib_;  // the peer branches' tables
+  LocRibPrefixes loc_rib_prefixes_{&loc_rib_};
   RouteTableSet local_tables_;
   PeerIn* local_in_ = nullptr;
   Decision* decision_ = nullptr;
