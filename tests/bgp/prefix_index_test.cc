@@ -1,6 +1,7 @@
 // PrefixIndex: prefixes that share their first bits, differ only in length or family, or are
 // IPv6 past the 8-octet keys (over /56), each keep their own value; AppendAfter lists them in
-// net::Prefix order from any point, present in the index or not.
+// net::Prefix order from any point, present in the index or not; the order is kept only while
+// walks ask for it.
 #include "bgp/stages/prefix_index.h"
 
 #include <gtest/gtest.h>
@@ -93,6 +94,53 @@ TEST(PrefixIndexTest, AppendAfterListsInPrefixOrderFromAnyPoint) {
   left.clear();
   index.AppendAfter(std::nullopt, 100, &left);
   EXPECT_TRUE(left.empty());
+}
+
+TEST(PrefixIndexTest, KeepsTheOrderOnlyWhileWalksAskForIt) {
+  PrefixIndex<int> index;
+  std::vector<net::Prefix> got;
+  index.AppendAfter(std::nullopt, 10, &got);
+  EXPECT_TRUE(got.empty());
+  EXPECT_FALSE(index.ordered()) << "a walk of the empty index needs no order";
+  auto v4 = [](uint32_t i) { return net::Prefix(net::IPv4Address(0x0a000000u + (i << 8)), 24); };
+  for (uint32_t i = 0; i < 1000; i += 2) index[v4(i)] = 1;
+  index[P("2001:db8::1/128")] = 1;
+  EXPECT_FALSE(index.ordered()) << "a table loaded with no walk keeps no order";
+
+  index.AppendAfter(std::nullopt, 2, &got);
+  EXPECT_TRUE(index.ordered());
+  EXPECT_EQ(got, (std::vector<net::Prefix>{v4(0), v4(2)}));
+
+  // Changes while the walk goes on are in its next answers.
+  index[v4(1)] = 1;
+  index.Erase(v4(2));
+  index[P("2001:db8::/32")] = 1;
+  got.clear();
+  index.AppendAfter(v4(0), 2, &got);
+  EXPECT_EQ(got, (std::vector<net::Prefix>{v4(1), v4(4)}));
+  got.clear();
+  index.AppendAfter(v4(998), 5, &got);
+  EXPECT_EQ(got, (std::vector<net::Prefix>{P("2001:db8::/32"), P("2001:db8::1/128")}));
+  EXPECT_TRUE(index.ordered()) << "one walk's end is not the end of the others";
+
+  // Past kMinIdleChanges changes without a walk asking (the index is smaller), it is dropped.
+  const size_t changes = PrefixIndex<int>::kMinIdleChanges / 2 + 1;
+  for (uint32_t i = 0; i < changes; ++i) index[v4(1000 + i)] = 1;
+  EXPECT_TRUE(index.ordered());
+  for (uint32_t i = 0; i < changes; ++i) index.Erase(v4(1000 + i));
+  EXPECT_FALSE(index.ordered());
+
+  // The next walk builds it again, with what changed in between.
+  index.Erase(v4(0));
+  index[v4(3)] = 1;
+  got.clear();
+  index.AppendAfter(std::nullopt, 3, &got);
+  EXPECT_TRUE(index.ordered());
+  EXPECT_EQ(got, (std::vector<net::Prefix>{v4(1), v4(3), v4(4)}));
+  std::vector<net::Prefix> all;
+  index.AppendAfter(std::nullopt, 1000, &all);
+  EXPECT_EQ(all.size(), index.size());
+  EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
 }
 
 }  // namespace
