@@ -22,8 +22,8 @@
 // pipeline). The timed part ends when every shard is idle too (BgpRouting::Settle).
 // --parse-threads N: the UPDATEs are decoded on a pool of N threads and handed back to the loop
 // a read's worth (64 KiB or 256 UPDATEs) per handler, as sluice-bgp's sessions do
-// (PeerManager::SetParseThreads); the default is what sluice-bgp does: --threads when above 1,
-// else 0 (decoded on the loop).
+// (PeerManager::SetParseThreads); the default is what sluice-bgp does
+// (RouterConfig::DefaultParseThreads: the cores the loop and the shards leave, else 0).
 // --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
 // --shard-batch N, --shard-backlog N, --shard-coalesce-us N: PipelineOptions::shard_batch (items
@@ -495,7 +495,7 @@ struct Args {
   bool poll = true;
   int threads = 1;
   bool shard_stage = false;
-  int parse_threads = -1;  // -1: as sluice-bgp (--threads when above 1, else 0)
+  int parse_threads = -1;  // -1: as sluice-bgp (RouterConfig::DefaultParseThreads)
   std::string policy_kind = "none";
   bool print_policy = false;
   std::vector<std::string> bmp;  // --bmp's views
@@ -527,8 +527,9 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
   app.add_flag("--shard-stage", a.shard_stage,
                "with --threads 1: the shard stage with one worker thread");
   app.add_option("--parse-threads", a.parse_threads,
-                 "decode the UPDATEs on a pool of N threads, as sluice-bgp's sessions do with "
-                 "threads > 1 (0: on the event loop; default: --threads when above 1, else 0)")
+                 "decode the UPDATEs on a pool of N threads, as sluice-bgp's sessions do (0: on "
+                 "the event loop; default: as sluice-bgp, the hardware threads that the loop and "
+                 "--threads leave, at most --threads)")
       ->check(CLI::Range(0, 256));
   app.add_option("--shard-batch", a.options.shard_batch,
                  "PipelineOptions::shard_batch: routes per hand-over to a shard")
@@ -612,7 +613,8 @@ int Main(int argc, char** argv) {
   setup.poll = a.poll;
   setup.threads = a.threads;
   setup.shard_stage = a.shard_stage;
-  setup.parse_threads = a.parse_threads >= 0 ? a.parse_threads : (a.threads > 1 ? a.threads : 0);
+  setup.parse_threads =
+      a.parse_threads >= 0 ? a.parse_threads : RouterConfig::DefaultParseThreads(a.threads);
   setup.options = a.options;
   setup.station = station.get();
   policy::FilterSlot slot(nullptr);

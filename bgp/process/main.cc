@@ -5,7 +5,7 @@
 //   sluice-bgp [--finder ENDPOINT] [--instance NAME] [--listen ADDR[:PORT]]...
 //              [--local-as AS] [--bgp-id ADDR] [--rib TARGET | --no-rib] [--rpki CLASS]
 //              [--ipv4-only]
-//              [--send-buffer-kb KB] [--send-budget-mb MB] [--threads N]
+//              [--send-buffer-kb KB] [--send-budget-mb MB] [--threads N] [--parse-threads N]
 //
 // Prints "ready INSTANCE" on stdout once registered with the Finder. SIGINT/SIGTERM (or
 // common/1.0/shutdown): every session ends with Cease / Administrative Shutdown, then exit 0.
@@ -54,6 +54,7 @@ struct Flags {
   // 15 octets per peer. Past a few peers the shared queue holds the surplus more cheaply.
   size_t send_budget_mb = 8;
   int threads = RouterConfig::DefaultThreads();
+  int parse_threads = -1;  // -1: RouterConfig::DefaultParseThreads
 };
 
 [[noreturn]] void Die(const std::string& message) {
@@ -144,10 +145,16 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
                  "over the number of peers, at least 256 KiB and at most --send-buffer-kb")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   app.add_option("--threads", f->threads,
-                 "route processing on N worker threads (the prefixes shared among them by hash) "
-                 "and UPDATE decoding on N more; 1: the serial pipeline on the event loop "
+                 "route processing on N worker threads (the prefixes shared among them by hash); "
+                 "1: the serial pipeline on the event loop "
                  "(default: the number of hardware threads)")
       ->check(CLI::Range(1, 256));
+  app.add_option_function<int>(
+         "--parse-threads", [f](const int& n) { f->parse_threads = n; },
+         "decode received UPDATEs on a pool of N threads; 0: on the event loop (default: the "
+         "hardware threads that the event loop and --threads leave, at most --threads; 0 with "
+         "--threads 1)")
+      ->check(CLI::Range(0, 256));
   options.AddLogOptions();
   return options.Parse(argc, argv);
 }
@@ -164,7 +171,9 @@ int Run(const Flags& flags) {
   options.pipeline.peer_out.high_water = flags.send_buffer_kb * 1024;
   options.pipeline.peer_out.budget = &send_budget;
   options.threads = flags.threads;
-  options.parse_threads = flags.threads > 1 ? flags.threads : 0;
+  options.parse_threads = flags.parse_threads >= 0
+                              ? flags.parse_threads
+                              : RouterConfig::DefaultParseThreads(flags.threads);
   BgpDaemon daemon(io, options);
   BgpProcess& bgp = daemon.bgp();
 

@@ -1,5 +1,6 @@
 #include "bgp/stages/bgp_routing.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -81,6 +82,11 @@ void BgpRouting::VrpsChanged() {
 int RouterConfig::DefaultThreads() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
+}
+
+int RouterConfig::DefaultParseThreads(int threads, int cores) {
+  if (threads <= 1) return 0;
+  return std::clamp(cores - threads - 1, 0, threads);
 }
 
 void BgpRouting::Settle() {

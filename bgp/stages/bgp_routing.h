@@ -62,6 +62,12 @@ struct RouterConfig {
   double stale_routes_time_s = 360;
   // The number of hardware threads (at least 1).
   static int DefaultThreads();
+  // How many threads sluice-bgp decodes received UPDATEs on (its parse pool) for `threads` shard
+  // workers on a machine of `cores` hardware threads: the cores that the event loop and the
+  // shards leave free, at most `threads`; 0 (decoded on the event loop) for the serial pipeline
+  // or when no core is left. A pool on cores the shards also need costs more CPU than the
+  // decoding it takes off the loop (bench/bgp/README.md).
+  static int DefaultParseThreads(int threads, int cores = DefaultThreads());
 };
 
 // What the routing side knows of a peer (the session side's PeerConfig and PeerStatus, in

@@ -330,5 +330,16 @@ TEST(ShardedRouting, ThreadsAndPlumbing) {
   EXPECT_GE(RouterConfig::DefaultThreads(), 1);
 }
 
+// The parse pool takes only the cores that the event loop and the shards leave.
+TEST(ShardTest, ParsePoolTakesTheCoresTheLoopAndShardsLeave) {
+  EXPECT_EQ(RouterConfig::DefaultParseThreads(1, 64), 0) << "the serial pipeline decodes itself";
+  EXPECT_EQ(RouterConfig::DefaultParseThreads(2, 2), 0);
+  EXPECT_EQ(RouterConfig::DefaultParseThreads(4, 2), 0);
+  EXPECT_EQ(RouterConfig::DefaultParseThreads(8, 8), 0);
+  EXPECT_EQ(RouterConfig::DefaultParseThreads(2, 4), 1);
+  EXPECT_EQ(RouterConfig::DefaultParseThreads(4, 8), 3);
+  EXPECT_EQ(RouterConfig::DefaultParseThreads(2, 16), 2) << "at most one per shard";
+}
+
 }  // namespace
 }  // namespace sluice::bgp
