@@ -528,7 +528,7 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
                "with --threads 1: the shard stage with one worker thread");
   app.add_option("--parse-threads", a.parse_threads,
                  "decode the UPDATEs on a pool of N threads, as sluice-bgp's sessions do (0: on "
-                 "the event loop; default: as sluice-bgp, the hardware threads that the loop and "
+                 "the event loop; default: as sluice-bgp, the usable CPUs that the loop and "
                  "--threads leave, at most --threads)")
       ->check(CLI::Range(0, 256));
   app.add_option("--shard-batch", a.options.shard_batch,

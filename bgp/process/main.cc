@@ -147,12 +147,13 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
   app.add_option("--threads", f->threads,
                  "route processing on N worker threads (the prefixes shared among them by hash); "
                  "1: the serial pipeline on the event loop "
-                 "(default: the number of hardware threads)")
+                 "(default: the CPUs sluice-bgp may use, its affinity mask within its cgroup's CPU "
+                 "quota)")
       ->check(CLI::Range(1, 256));
   app.add_option_function<int>(
          "--parse-threads", [f](const int& n) { f->parse_threads = n; },
          "decode received UPDATEs on a pool of N threads; 0: on the event loop (default: the "
-         "hardware threads that the event loop and --threads leave, at most --threads; 0 with "
+         "usable CPUs that the event loop and --threads leave, at most --threads; 0 with "
          "--threads 1)")
       ->check(CLI::Range(0, 256));
   options.AddLogOptions();

@@ -1,9 +1,9 @@
 #include "bgp/stages/bgp_routing.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "base/cpus.h"
 
 namespace sluice::bgp {
 
@@ -79,10 +79,7 @@ void BgpRouting::VrpsChanged() {
   }
 }
 
-int RouterConfig::DefaultThreads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
-}
+int RouterConfig::DefaultThreads() { return base::UsableCpus(); }
 
 int RouterConfig::DefaultParseThreads(int threads, int cores) {
   if (threads <= 1) return 0;

@@ -60,12 +60,13 @@ struct RouterConfig {
   // End-of-RIB before its routes still stale are withdrawn (`graceful-restart {
   // stale-routes-time }`).
   double stale_routes_time_s = 360;
-  // The number of hardware threads (at least 1).
+  // The CPUs this process may use (base::UsableCpus: its affinity mask, within its cgroups' CPU
+  // quota; at least 1).
   static int DefaultThreads();
   // How many threads sluice-bgp decodes received UPDATEs on (its parse pool) for `threads` shard
-  // workers on a machine of `cores` hardware threads: the cores that the event loop and the
-  // shards leave free, at most `threads`; 0 (decoded on the event loop) for the serial pipeline
-  // or when no core is left. A pool on cores the shards also need costs more CPU than the
+  // workers on `cores` usable CPUs: the cores that the event loop and the shards leave free, at
+  // most `threads`; 0 (decoded on the event loop) for the serial pipeline or when no core is
+  // left. A pool on cores the shards also need costs more CPU than the
   // decoding it takes off the loop (bench/bgp/README.md).
   static int DefaultParseThreads(int threads, int cores = DefaultThreads());
 };

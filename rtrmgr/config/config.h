@@ -269,7 +269,7 @@ struct BgpConfig {
   bool enabled = false;  // a `bgp { }` block is present
   uint32_t local_as = 0;
   net::IPv4Address bgp_id;
-  uint32_t threads = 0;   // shard stage workers, 1..256; 0 (unset): the hardware threads
+  uint32_t threads = 0;   // shard stage workers, 1..256; 0 (unset): the CPUs sluice-bgp may use
   DampingConfig damping;  // parameters for the peers with `damping;`
   BgpMrtConfig mrt;       // MRT table dumps and update log
   // graceful-restart { restart-time 120; stale-routes-time 360; } (RFC 4724; seconds): the

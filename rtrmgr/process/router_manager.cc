@@ -91,7 +91,7 @@ std::vector<std::string> RouterManager::ProcessArgv(const std::string& name) con
   }
   std::vector<std::string> argv = {ProgramPath(bin, "sluice-bgp"), "--finder", finder_address(),
                                    "--instance", options_.bgp_instance};
-  if (running_.bgp.threads != 0) {  // else sluice-bgp's default: the hardware threads
+  if (running_.bgp.threads != 0) {  // else sluice-bgp's default: the CPUs it may use
     argv.push_back("--threads");
     argv.push_back(absl::StrCat(running_.bgp.threads));
   }

@@ -1,10 +1,12 @@
 // `--version` on every program, and common/1.0 get_version of a running process: all answer the
 // project version of base/version.h. Every program's command line follows one convention
 // (base/program_options.h): --help lists the options and exits 0, a bad option or value exits 2
-// naming it. The manual pages of docs/man render without a warning.
+// naming it; sluice-bgp's --help gives the default threads of where it runs. The manual pages of
+// docs/man render without a warning.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,6 +19,7 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/cpus.h"
 #include "base/version.h"
 #include "ipc/xrl_args.h"
 #include "tests/system/child_process.h"
@@ -67,6 +70,28 @@ TEST(VersionSystemTest, EveryProgramListsItsOptionsOnHelp) {
     EXPECT_THAT(r.out, HasSubstr(name)) << name;
     EXPECT_THAT(r.out, HasSubstr("--version")) << name << ": " << r.out;
   }
+}
+
+// sluice-bgp's default --threads is the number of CPUs it may use, not the machine's: under
+// taskset(1) with one CPU of ours, 1.
+TEST(VersionSystemTest, SluiceBgpDefaultThreadsAreTheCpusItMayUse) {
+  const std::map<std::string, std::string> programs = Programs();
+  auto bgp = programs.find("sluice-bgp");
+  ASSERT_NE(bgp, programs.end());
+  const std::string option = "--threads INT:INT in [1 - 256]=";
+  CommandResult r = RunCommand({bgp->second, "--help"}, {}, 5000);
+  EXPECT_THAT(r.out, HasSubstr(option + std::to_string(base::UsableCpus()) + "\n"));
+  cpu_set_t ours;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(ours), &ours), 0);
+  if (base::UsableCpus() < 2 || ::access("/usr/bin/taskset", X_OK) != 0) {
+    GTEST_SKIP() << "one usable CPU, or no /usr/bin/taskset (util-linux): no smaller set to try";
+  }
+  int first = 0;
+  while (!CPU_ISSET(first, &ours)) ++first;
+  r = RunCommand({"/usr/bin/taskset", "-c", std::to_string(first), bgp->second, "--help"}, {},
+                 5000);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(option + "1\n"));
 }
 
 TEST(VersionSystemTest, EveryProgramRefusesAnUnknownOptionWithStatus2) {
