@@ -69,7 +69,7 @@ constexpr int kPort = 10479;
 // Idle for a growing time (RFC 4271 §8.1.1 DampPeerOscillations), so none is used twice.
 std::string ProbeAddress(int i) { return absl::StrCat("127.0.", 1 + i / 250, ".", 1 + i % 250); }
 
-std::string Config(int samples, bool netlink) {
+std::string Config(int samples, bool netlink, int threads) {
   std::string peers;
   for (int i = 0; i < samples; ++i) {
     absl::StrAppend(&peers, "        peer ", ProbeAddress(i), " { as ", 4200000100u + i,
@@ -81,8 +81,9 @@ std::string Config(int samples, bool netlink) {
     bgp {
         local-as 4200000001;
         bgp-id 10.255.0.1;
-        listen 127.0.0.1 port )",
-      kPort, R"(;
+)",
+      threads > 0 ? absl::StrCat("        threads ", threads, ";\n") : "",
+      "        listen 127.0.0.1 port ", kPort, R"(;
         peer 127.0.0.2 { as 4200000002; local-ip 127.0.0.1; passive; }
         peer 127.0.0.3 { as 4200000003; local-ip 127.0.0.1; passive; }
 )",
@@ -233,7 +234,7 @@ uint64_t WaitForDump(cli::SyncClient& client, const std::string& peer) {
   return advertised;
 }
 
-int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink) {
+int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink, int threads) {
   const bool same = halves.find("same") != std::string::npos;
   const bool different = halves.find("different") != std::string::npos;
   const bool fresh = halves.find("fresh") != std::string::npos;
@@ -241,7 +242,7 @@ int Run(uint64_t prefixes, int samples, const std::string& halves, bool netlink)
   const std::string rundir = mkdtemp(dir_template);
   const std::string bin = BuildDir();
   const std::string conf = rundir + "/bench.conf";
-  std::ofstream(conf) << Config(2 * samples, netlink);
+  std::ofstream(conf) << Config(2 * samples, netlink, threads);
   Points points = kPoints;
   if (netlink) points.push_back(kKernelPoint);
   const pid_t rtrmgr =
@@ -369,6 +370,7 @@ int main(int argc, char** argv) {
   int samples = 20;
   std::string halves = "same,different,fresh";
   bool netlink = false;
+  int threads = 0;
   sluice::base::ProgramOptions options(
       "route_path_bench",
       "route_path_bench: with a full table loaded in sluice-rtrmgr's router, the path of a single "
@@ -398,7 +400,10 @@ int main(int argc, char** argv) {
   app.add_flag("--netlink", netlink,
                "(root) a private network namespace; the FEA programs kernel table 100 and "
                "fea_route_in_kernel is measured too");
+  app.add_option("--threads", threads,
+                 "N: sluice-bgp's threads (the configuration's `threads`); 0 leaves its default")
+      ->check(CLI::Range(0, 256));
   if (std::optional<int> exit = options.Parse(argc, argv)) return *exit;
   if (netlink && !sluice::rtrmgr::mainjob::EnterPrivateNetworkNamespace()) return 1;
-  return sluice::rtrmgr::mainjob::Run(prefixes, samples, halves, netlink);
+  return sluice::rtrmgr::mainjob::Run(prefixes, samples, halves, netlink, threads);
 }
