@@ -46,13 +46,19 @@ if [ -z "$build" ]; then
   build="$root/build-release"
   export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  ninja -C "$build" bgp_pipeline_bench sluice-bgp sluice-finder sluice sluice-replay >/dev/null
+  ninja -C "$build" bgp_pipeline_bench core_to_core sluice-bgp sluice-finder sluice \
+    sluice-replay >/dev/null
 fi
 
 echo "== machine"
 echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $cpus CPUs," \
   "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Linux $(uname -r)"
 echo "threads: ${ns[*]}; raw outputs in $out"
+# Every route crosses between the event loop's CPU and a shard's, twice: what a cache line's
+# trip costs here is what sharding's extra CPU grows with (README.md, "Handing over").
+if [ -x "$build/bench/scaling/core_to_core" ]; then
+  "$build/bench/scaling/core_to_core" --trips 100000 | tee "$out/core_to_core.txt"
+fi
 if [ "$cpus" -lt 4 ]; then
   echo "note: with $cpus CPUs the event loop shares them with every shard, so N > $((cpus - 1))" \
     "cannot run faster here; the tables show the cost of sharding (process CPU against the" \
