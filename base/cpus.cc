@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -86,8 +87,10 @@ void CgroupPaths(absl::string_view self_cgroup, std::optional<std::string>* v2,
 }
 
 // Where `path` (our cgroup) lies below a mount of root `root`: "" for the mount point itself,
-// nullopt when outside what the mount shows.
+// nullopt when outside what the mount shows (in another cgroup namespace the path starts with
+// "/..") or not a path.
 std::optional<std::string> Below(absl::string_view root, absl::string_view path) {
+  if (path.empty() || path.front() != '/' || absl::StrContains(path, "/..")) return std::nullopt;
   if (root == "/") return std::string(path == "/" ? "" : path);
   if (!absl::ConsumePrefix(&path, root)) return std::nullopt;
   if (!path.empty() && path.front() != '/') return std::nullopt;

@@ -57,6 +57,10 @@ TEST_F(CgroupTree, NoLimitWhereNoneIsSetOrTheFilesMakeNoSense) {
   Write("/sys/fs/cgroup/a/cpu.max", "lots\n");
   EXPECT_EQ(CgroupCpuLimit("0::/a\n", kV2Mount, root_), std::nullopt);
   EXPECT_EQ(CgroupCpuLimit("0::/not/there\n", kV2Mount, root_), std::nullopt);
+  Write("/sys/fs/cgroup/cpu.max", "100000 100000\n");  // what a walk out of the tree would find
+  EXPECT_EQ(CgroupCpuLimit("0::relative\n", kV2Mount, root_), std::nullopt);
+  EXPECT_EQ(CgroupCpuLimit("0::/../outside\n", kV2Mount, root_), std::nullopt);
+  EXPECT_EQ(CgroupCpuLimit("0::/a\n", kV2Mount, root_), 1);  // the files above are read
   EXPECT_EQ(CgroupCpuLimit("", kV2Mount, root_), std::nullopt);
   EXPECT_EQ(CgroupCpuLimit("0::/a\n", "", root_), std::nullopt);
   EXPECT_EQ(CgroupCpuLimit("garbage", "more garbage - x\n", root_), std::nullopt);
