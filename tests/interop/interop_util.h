@@ -62,7 +62,8 @@ class ChildProcess {
 
 // True when `program` is found on PATH (or in /usr/sbin, /sbin: daemons live there).
 bool HaveProgram(const std::string& program);
-// A TCP port on 127.0.0.1 that nobody listens on right now.
+// A TCP port that nobody has bound right now on 127.0.0.1, nor on ::1 (where daemons such as
+// GoBGP bind it too); -1 if none is found.
 int FreeTcpPort();
 // Polls `condition` every 100 ms for up to `seconds`; true once it holds.
 bool WaitFor(const std::function<bool()>& condition, double seconds);
