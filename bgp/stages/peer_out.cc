@@ -204,21 +204,38 @@ void PeerOut::Flush() {
   Scratch& s = *scratch;
   s.announce_group.reserve(ops_.size());
   s.announce.reserve(ops_.size());
-  for (Op& op : ops_) {
+  // The sets were made and counted on other threads (the shard stage): each op's are loaded a
+  // few ops ahead and released as soon as they are read, while their lines are here.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < ops_.size() && i < kAhead; ++i) ops_[i].to.Prefetch();
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (i + kAhead < ops_.size()) {
+      ops_[i + kAhead].to.Prefetch();
+      ops_[i + kAhead].from.Prefetch();
+    }
+    Op& op = ops_[i];
     // Unchanged: nothing to send — unless re-announced (a refresh), and only what the peer has:
     // an add, a refresh and a delete in one batch leave nothing to withdraw.
-    if (op.from == op.to && (!op.force || !op.to)) continue;
+    const bool unchanged = op.from == op.to;
+    const bool had = static_cast<bool>(op.from);
+    op.from.reset();
+    if (unchanged && (!op.force || !op.to)) {
+      op.to.reset();
+      continue;
+    }
     if (!op.to) {
       s.withdraw.push_back(Nlri{op.prefix, 0, family_.safi});
       --counters_.advertised;
       continue;
     }
-    if (!op.from) ++counters_.advertised;
+    if (!had) ++counters_.advertised;
     auto [it, added] = s.group_index.try_emplace(Scratch::SetKey{op.to.get(), op.to.hash()},
                                                  static_cast<uint32_t>(s.group_attrs.size()));
     if (added) {
       s.group_attrs.push_back(std::move(op.to));  // the key's pointer stays valid
       s.group_start.push_back(0);
+    } else {
+      op.to.reset();
     }
     ++s.group_start[it->second];
     s.announce_group.push_back(it->second);
