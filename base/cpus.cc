@@ -97,6 +97,25 @@ std::optional<std::string> Below(absl::string_view root, absl::string_view path)
   return std::string(path);
 }
 
+// A mountinfo path field as the file system knows it: the kernel writes a space, tab, newline and
+// backslash in it as "\040", "\011", "\012" and "\134" (proc(5), fs/proc_namespace.c).
+std::string UnescapeMountField(absl::string_view field) {
+  std::string out;
+  out.reserve(field.size());
+  for (size_t i = 0; i < field.size(); ++i) {
+    const absl::string_view rest = field.substr(i + 1, 3);
+    const bool octal = field[i] == '\\' && rest.size() == 3 && rest[0] >= '0' && rest[0] <= '3' &&
+                       rest[1] >= '0' && rest[1] <= '7' && rest[2] >= '0' && rest[2] <= '7';
+    if (!octal) {
+      out.push_back(field[i]);
+      continue;
+    }
+    out.push_back(static_cast<char>((rest[0] - '0') * 64 + (rest[1] - '0') * 8 + (rest[2] - '0')));
+    i += 3;
+  }
+  return out;
+}
+
 // The hierarchies of mountinfo ("ID PARENT DEV ROOT MOUNT_POINT OPTIONS [TAGS] - TYPE SOURCE
 // SUPER_OPTIONS", proc(5)) that hold our cgroups.
 std::vector<Hierarchy> Hierarchies(absl::string_view mountinfo,
@@ -114,8 +133,8 @@ std::vector<Hierarchy> Hierarchies(absl::string_view mountinfo,
     }
     const std::optional<std::string>& path = v2 ? v2_path : v1_cpu_path;
     if (!(v2 || v1_cpu) || !path) continue;
-    if (std::optional<std::string> relative = Below(f[3], *path)) {
-      found.push_back(Hierarchy{v2, std::string(f[4]), *relative});
+    if (std::optional<std::string> relative = Below(UnescapeMountField(f[3]), *path)) {
+      found.push_back(Hierarchy{v2, UnescapeMountField(f[4]), *relative});
     }
   }
   return found;

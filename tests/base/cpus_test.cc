@@ -88,6 +88,17 @@ TEST_F(CgroupTree, AMountRootedAtTheCgroupItselfIsRead) {
   EXPECT_EQ(CgroupCpuLimit("0::/elsewhere\n", mounts, root_), std::nullopt);
 }
 
+// mountinfo writes a space in a path as "\040" (and a backslash as "\134"); /proc/self/cgroup
+// writes it as it is.
+TEST_F(CgroupTree, EscapedMountPathsAreReadAsTheFileSystemNamesThem) {
+  const std::string mounts =
+      "40 39 0:26 /my\\040box /sys/fs/cg\\134roups ro - cgroup2 cgroup2 rw\n";
+  Write("/sys/fs/cg\\roups/cpu.max", "100000 100000\n");
+  Write("/sys/fs/cg\\roups/inner/cpu.max", "max 100000\n");
+  EXPECT_EQ(CgroupCpuLimit("0::/my box/inner\n", mounts, root_), 1);
+  EXPECT_EQ(CgroupCpuLimit("0::/my\\040box/inner\n", mounts, root_), std::nullopt);
+}
+
 TEST(CpusTest, UsableCpusFollowsTheAffinityMask) {
   const int all = UsableCpus();
   ASSERT_GE(all, 1);
