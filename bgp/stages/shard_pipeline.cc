@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bgp/wire/attribute_encoder.h"
 #include "stage/route_arrival.h"
 
 namespace sluice::bgp {
@@ -113,7 +114,10 @@ struct ShardedRouting::Worker final : public BranchTailFactory {
   void Process(std::span<In> items) {
     const Port* to = nullptr;
     uint32_t port = 0;
-    for (In& item : items) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      In& item = items[i];
+      if (i + 2 * kPrefetchAhead < items.size()) Prefetch(items[i + 2 * kPrefetchAhead], false);
+      if (i + kPrefetchAhead < items.size()) Prefetch(items[i + kPrefetchAhead], true);
       if (to == nullptr || item.port != port) {
         port = item.port;
         auto it = ports.find(port);
@@ -128,6 +132,16 @@ struct ShardedRouting::Worker final : public BranchTailFactory {
         to->in->Withdraw(item.route.net);
       }
     }
+  }
+  // The loop decoded and counted the sets this shard's routes refer to: the lines the Adj-RIB-In
+  // (its reference) and the import policy (AS path, communities) read are loaded a few routes
+  // ahead, not waited for one route at a time: the set itself, then (`deep`, once it is here)
+  // what it points to.
+  static constexpr size_t kPrefetchAhead = 4;
+  static void Prefetch(const In& item, bool deep) {
+    if (item.op != In::Op::kAdd || !item.route.attrs) return;
+    if (!deep) item.route.attrs.Prefetch();
+    PrefetchForEncoding(*item.route.attrs, deep);
   }
   void Touch(const Port& p) {
     for (const Port& t : touched) {
