@@ -207,12 +207,14 @@ void PeerOut::Flush() {
   // The sets were made and counted on other threads (the shard stage): each op's are loaded a
   // few ops ahead and released as soon as they are read, while their lines are here.
   constexpr size_t kAhead = 8;
-  for (size_t i = 0; i < ops_.size() && i < kAhead; ++i) ops_[i].to.Prefetch();
+  auto prefetch = [this](size_t i) {
+    if (i >= ops_.size()) return;
+    ops_[i].to.Prefetch();
+    ops_[i].from.Prefetch();
+  };
+  for (size_t i = 0; i < kAhead; ++i) prefetch(i);
   for (size_t i = 0; i < ops_.size(); ++i) {
-    if (i + kAhead < ops_.size()) {
-      ops_[i + kAhead].to.Prefetch();
-      ops_[i + kAhead].from.Prefetch();
-    }
+    prefetch(i + kAhead);
     Op& op = ops_[i];
     // Unchanged: nothing to send — unless re-announced (a refresh), and only what the peer has:
     // an add, a refresh and a delete in one batch leave nothing to withdraw.
