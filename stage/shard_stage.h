@@ -82,7 +82,9 @@ class ShardStage {
   };
 
   // Changes one port delivers before it is pushed within a long burst (a shard catching up): the
-  // downstream's batch, and what it holds per change, stays small.
+  // downstream's batch, and what it holds per change, stays small. The push waits for the end of
+  // the epoch being delivered, so that every shard's changes of one upstream batch (the halves of
+  // one UPDATE received) reach the downstream in one batch.
   static constexpr uint64_t kPushEvery = 4096;
 
   class InputPort : public LinearStage<Route> {
@@ -225,6 +227,7 @@ class ShardStage {
  private:
   void Deliver(std::span<Out> items);
   void Delivered();
+  void PushFull();  // at an epoch's end: the ports past kPushEvery changes
   void PushTouched();
 
   boost::asio::io_context& io_;
@@ -311,11 +314,7 @@ void ShardStage<Route, Sub>::Deliver(std::span<Out> items) {
       p->touched_ = true;
       touched_.push_back(p);
     }
-    if (++p->changes_ >= kPushEvery) {
-      p->changes_ = 0;
-      p->downstream_->push(nullptr);
-      if (p->dead_) continue;
-    }
+    ++p->changes_;
     p->Take(o);
     // The item's references go here, on the loop that just used them, not when the shard reuses
     // the item.
@@ -350,6 +349,7 @@ void ShardStage<Route, Sub>::OutputPort::Take(Out& o) {
 
 template <StageRoute Route, class Sub>
 void ShardStage<Route, Sub>::Delivered() {
+  PushFull();
   if (hooks_.delivered) hooks_.delivered();
   // Every epoch delivered in this turn of the event loop is pushed once, so that the changes of
   // every shard and every batch delivered together share the downstream's batch.
@@ -360,6 +360,20 @@ void ShardStage<Route, Sub>::Delivered() {
     push_posted_ = false;
     PushTouched();
   });
+}
+
+template <StageRoute Route, class Sub>
+void ShardStage<Route, Sub>::PushFull() {
+  bool any = false;
+  for (const OutputPort* p : touched_) any = any || p->changes_ >= kPushEvery;
+  if (!any) return;
+  // A copy: a push can remove a port, and its entry in touched_, on the way.
+  const std::vector<OutputPort*> touched = touched_;
+  for (OutputPort* p : touched) {
+    if (p->dead_ || p->changes_ < kPushEvery || p->downstream_ == nullptr) continue;
+    p->changes_ = 0;
+    p->downstream_->push(nullptr);
+  }
 }
 
 template <StageRoute Route, class Sub>

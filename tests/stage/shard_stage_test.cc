@@ -272,6 +272,53 @@ TEST_P(ShardStageTest, UpstreamBatchesReachDownstreamWholeBetweenPushes) {
   EXPECT_GE(pushes, 2);
 }
 
+// Past kPushEvery changes the output port pushes at the end of the upstream batch it is
+// delivering, not in the middle of it: the halves of one UPDATE that two shards exported still
+// reach the downstream (PeerOut) in one batch, and so go out in one UPDATE.
+TEST_P(ShardStageTest, ALongBurstIsPushedOnlyBetweenUpstreamBatches) {
+  const int shards = GetParam();
+  boost::asio::io_context io;
+  Plumber plumber(io);
+  auto* origin = plumber.Make<TestOrigin>("origin");
+  ShardOptions options;
+  options.shards = shards;
+  TestShardStage shard(
+      io, options,
+      FactoryOf([](Plumber& p, ShardEntry<TestRoute>* entry, ShardExit<TestRoute>* exit) {
+        auto* d = p.Make<Doubler>("doubler");
+        Plumber::Plumb<TestRoute>(entry, d);
+        Plumber::Plumb<TestRoute>(d, exit);
+      }));
+  auto* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
+  Plumber::Plumb<TestRoute>(origin, shard.AddInput("in", kIn));
+  shard.AddOutput(kOut)->Connect(capture);
+  // Three batches of 3,000 prefixes (each under kPushEvery, two together past it), spread over
+  // every shard, handed over without the loop running in between.
+  constexpr int kBatch = 3000;
+  static_assert(kBatch < TestShardStage::kPushEvery && 2 * kBatch > TestShardStage::kPushEvery);
+  for (int batch = 0; batch < 3; ++batch) {
+    for (int i = 0; i < kBatch; ++i) {
+      const std::string p = std::to_string(10 + batch) + "." + std::to_string(i % 200) + "." +
+                            std::to_string(i / 200) + ".0/24";
+      origin->Add(R(p.c_str(), 1 + batch));
+    }
+    origin->Push();
+  }
+  shard.Settle();
+  int adds = 0;
+  int pushes = 0;
+  for (const std::string& line : capture->trace()) {
+    if (line != "push") {
+      ++adds;
+      continue;
+    }
+    ++pushes;
+    EXPECT_EQ(adds % kBatch, 0) << "a push inside a batch after " << adds << " routes";
+  }
+  EXPECT_EQ(adds, 3 * kBatch);
+  EXPECT_GE(pushes, 2);
+}
+
 // A blocked output port reaches every shard's exit, in order with the routes, and so does the
 // unblock; an exit made while its port is blocked starts blocked.
 TEST_P(ShardStageTest, BlockingAnOutputPortReachesEveryShardsExit) {
