@@ -292,8 +292,8 @@ struct Feeder {
   // The sessions with parse threads (PeerManager::SetParseThreads, sluice-bgp's default with
   // threads > 1): each upstream's UPDATEs go to the pool a read at a time (UpdateBatch: at most
   // Connection::kReadSize octets or kSliceMessages messages), decoded in order on a strand of
-  // the pool, each batch handed back to the loop as one handler; the loop reads no further while
-  // PeerSession::kMaxParsing wait for the pool.
+  // the pool, each batch handed back to the loop as one handler and one read (BeginUpdates ..
+  // EndUpdates); the loop reads no further while PeerSession::kMaxParsing wait for the pool.
   FeedResult ThroughParsePool(int threads) {
     FeedResult r;
     boost::asio::thread_pool pool(static_cast<size_t>(threads));
@@ -313,10 +313,12 @@ struct Feeder {
         auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoders[k]));
         parsing -= int(batch.size());
         boost::asio::post(io, [&, k, decoded] {
+          listeners[k]->BeginUpdates();
           for (UpdateMessage& u : decoded->updates) {
             r.prefixes += u.announced.size();
             listeners[k]->OnUpdate(u);
           }
+          listeners[k]->EndUpdates();
           delivered += decoded->updates.size();
         });
       });

@@ -153,10 +153,9 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void DeliverParsed(UpdateBatch::Decoded& decoded, uint64_t generation,
                      const std::weak_ptr<bool>& alive);
   void DeliverUpdate(UpdateMessage& update);
-  // Brackets the UPDATEs decoded on the loop for the listener (SessionListener::BeginUpdates):
-  // opened by the first UPDATE of a slice, closed at the end of the connection's slice and
-  // before the session goes down. A parse pool's batches are not bracketed: with the shard
-  // stage, that measured no better end to end (bench/bgp/README.md).
+  // Brackets the UPDATEs of one read for the listener (SessionListener::BeginUpdates): opened by
+  // the first UPDATE of a slice, closed at the end of the connection's slice (decoded on the
+  // loop) or of the parse pool's batch, and before the session goes down.
   void BeginUpdates();
   void EndUpdates();
   // Counts and logs (rate-limited) the RFC 7606 outcome of a malformed UPDATE.

@@ -78,10 +78,14 @@ void PeerSession::DeliverParsed(UpdateBatch::Decoded& decoded, uint64_t generati
   auto current = [&] {
     return !alive.expired() && generation == session_generation_ && !teardown_pending_;
   };
+  // One read's UPDATEs are pushed downstream together, as when the loop decodes them.
   for (UpdateMessage& update : decoded.updates) {
-    if (!current()) return;
+    if (!current()) break;
+    BeginUpdates();
     Guard("an UPDATE", [&] { DeliverUpdate(update); });
   }
+  if (alive.expired()) return;
+  Guard("the end of a read", [&] { EndUpdates(); });
   if (decoded.fault && current()) Fault("parsing an UPDATE", *decoded.fault);
 }
 

@@ -1,9 +1,10 @@
 // PBTS: with PeerManager::SetParseThreads, UPDATEs are decoded off the event loop and
-// still reach the routing side in the order the peer sent them. Two speakers on loopback; A sends
-// thousands of UPDATEs that announce and withdraw the same prefixes over and over, so that any
-// reordering would leave B with a different Adj-RIB-In than the one A's sequence implies. Then
-// B's session is reset while UPDATEs are in flight: nothing decoded for the old session reaches
-// the routing side after it went down. Runs under ThreadSanitizer too (label tsan).
+// still reach the routing side in the order the peer sent them, a read's UPDATEs together. Two
+// speakers on loopback; A sends thousands of UPDATEs that announce and withdraw the same prefixes
+// over and over, so that any reordering would leave B with a different Adj-RIB-In than the one
+// A's sequence implies. Then B's session is reset while UPDATEs are in flight: nothing decoded
+// for the old session reaches the routing side after it went down. Runs under ThreadSanitizer
+// too (label tsan).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -101,6 +102,11 @@ TEST(SessionParseThreads, UpdatesDecodedOffTheLoopArriveInOrder) {
     ASSERT_NE(attrs, nullptr) << prefix;
     EXPECT_EQ(attrs->next_hop->ToString(), nh) << prefix;
   }
+  // A read's UPDATEs are handed over together (BeginUpdates .. EndUpdates), so that the routing
+  // side pushes them downstream once, as when the loop decodes them.
+  EXPECT_EQ(rib_b()->updates_unbracketed, 0);
+  EXPECT_FALSE(rib_b()->in_read);
+  EXPECT_LT(rib_b()->reads, sent / 4) << "reads of about one UPDATE each";
   auto status = b.manager.GetPeer(Addr("127.0.0.1"));
   ASSERT_TRUE(status.ok());
   EXPECT_EQ(status->counters.nlri_announced_in + status->counters.nlri_withdrawn_in, 4000u);

@@ -33,9 +33,15 @@ class AdjRibIn : public SessionListener {
     info_ = info;
     ++established_count;
   }
+  void BeginUpdates() override { in_read = true; }
+  void EndUpdates() override {
+    in_read = false;
+    ++reads;
+  }
   void OnUpdate(UpdateMessage& update) override {
     if (fault) fault();  // may throw: a routing side failing on this UPDATE
     ++updates;
+    if (!in_read) ++updates_unbracketed;
     for (const Nlri& n : update.withdrawn) routes.erase(n.prefix);
     for (const Nlri& n : update.announced) routes.insert_or_assign(n.prefix, update.attributes);
     if (update.end_of_rib) end_of_rib.Add(*update.end_of_rib);
@@ -87,6 +93,9 @@ class AdjRibIn : public SessionListener {
   int downs = 0;
   int graceful_downs = 0;  // of `downs`: ends that let the peer restart (RFC 4724)
   int updates = 0;
+  bool in_read = false;         // between BeginUpdates and EndUpdates
+  int reads = 0;                // EndUpdates calls: the reads whose UPDATEs were pushed together
+  int updates_unbracketed = 0;  // UPDATEs outside BeginUpdates .. EndUpdates
   int route_refreshes = 0;
   int writables = 0;
   AfiSafiSet end_of_rib;
