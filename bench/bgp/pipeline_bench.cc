@@ -293,7 +293,8 @@ struct Feeder {
   // threads > 1): each upstream's UPDATEs go to the pool a read at a time (UpdateBatch: at most
   // Connection::kReadSize octets or kSliceMessages messages), decoded in order on a strand of
   // the pool, each batch handed back to the loop as one handler and one read (BeginUpdates ..
-  // EndUpdates); the loop reads no further while PeerSession::kMaxParsing wait for the pool.
+  // EndUpdates), its messages loaded a few UPDATEs ahead and freed back on the pool; the loop
+  // reads no further while PeerSession::kMaxParsing wait for the pool.
   FeedResult ThroughParsePool(int threads) {
     FeedResult r;
     boost::asio::thread_pool pool(static_cast<size_t>(threads));
@@ -312,14 +313,18 @@ struct Feeder {
       boost::asio::post(strands[k], [&, k, batch = std::move(reads[k])] {
         auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoders[k]));
         parsing -= int(batch.size());
-        boost::asio::post(io, [&, k, decoded] {
+        boost::asio::post(io, [&, k, decoded]() mutable {
           listeners[k]->BeginUpdates();
-          for (UpdateMessage& u : decoded->updates) {
-            r.prefixes += u.announced.size();
-            listeners[k]->OnUpdate(u);
+          constexpr size_t kAhead = 2;
+          for (size_t i = 0; i < kAhead; ++i) decoded->Prefetch(i);
+          for (size_t i = 0; i < decoded->updates.size(); ++i) {
+            decoded->Prefetch(i + kAhead);
+            r.prefixes += decoded->updates[i].announced.size();
+            listeners[k]->OnUpdate(decoded->updates[i]);
           }
           listeners[k]->EndUpdates();
           delivered += decoded->updates.size();
+          boost::asio::post(strands[k], [d = std::move(decoded)]() mutable { d.reset(); });
         });
       });
       reads[k] = UpdateBatch();

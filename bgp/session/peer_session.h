@@ -153,6 +153,10 @@ class PeerSession final : public SessionSender, private ConnectionOwner {
   void DeliverParsed(UpdateBatch::Decoded& decoded, uint64_t generation,
                      const std::weak_ptr<bool>& alive);
   void DeliverUpdate(UpdateMessage& update);
+  // Frees a delivered batch on the parse pool, whose thread allocated its messages and made or
+  // counted their sets: the loop neither waits on those lines nor hands the memory back to
+  // another thread's cache.
+  void FreeOffLoop(std::shared_ptr<UpdateBatch::Decoded> decoded);
   // Brackets the UPDATEs of one read for the listener (SessionListener::BeginUpdates): opened by
   // the first UPDATE of a slice, closed at the end of the connection's slice (decoded on the
   // loop) or of the parse pool's batch, and before the session goes down.

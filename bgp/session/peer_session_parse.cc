@@ -55,22 +55,29 @@ void PeerSession::FlushParseBatch() {
   if (parse_batch_generation_ != session_generation_ || teardown_pending_ || !decoder_) {
     return DropParseBatch();
   }
-  boost::asio::post(*parse_strand_,
-                    [this, batch = std::move(parse_batch_), decoder = decoder_,
-                     generation = parse_batch_generation_, alive = std::weak_ptr<bool>(alive_),
-                     parsing = parsing_, &io = io_, arrival = parse_batch_arrival_] {
-                      NameParseThread();
-                      auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoder));
-                      parsing->fetch_sub(int(batch.size()), std::memory_order_acq_rel);
-                      parsing->notify_all();
-                      // `this` is touched only on the loop, once `alive` says the session still
-                      // exists.
-                      boost::asio::post(io, [this, decoded, generation, alive, arrival] {
-                        stage::ArrivalScope scope(arrival);
-                        DeliverParsed(*decoded, generation, alive);
-                      });
-                    });
+  boost::asio::post(
+      *parse_strand_, [this, batch = std::move(parse_batch_), decoder = decoder_,
+                       generation = parse_batch_generation_, alive = std::weak_ptr<bool>(alive_),
+                       parsing = parsing_, &io = io_, arrival = parse_batch_arrival_] {
+        NameParseThread();
+        auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoder));
+        parsing->fetch_sub(int(batch.size()), std::memory_order_acq_rel);
+        parsing->notify_all();
+        // `this` is touched only on the loop, once `alive` says the session still exists.
+        boost::asio::post(
+            io, [this, decoded = std::move(decoded), generation, alive, arrival]() mutable {
+              stage::ArrivalScope scope(arrival);
+              DeliverParsed(*decoded, generation, alive);
+              if (!alive.expired()) FreeOffLoop(std::move(decoded));
+            });
+      });
   parse_batch_ = UpdateBatch();
+}
+
+void PeerSession::FreeOffLoop(std::shared_ptr<UpdateBatch::Decoded> decoded) {
+  if (parse_pool_ == nullptr) return;
+  if (!parse_strand_) parse_strand_.emplace(boost::asio::make_strand(parse_pool_->get_executor()));
+  boost::asio::post(*parse_strand_, [decoded = std::move(decoded)]() mutable { decoded.reset(); });
 }
 
 void PeerSession::DeliverParsed(UpdateBatch::Decoded& decoded, uint64_t generation,
@@ -79,10 +86,13 @@ void PeerSession::DeliverParsed(UpdateBatch::Decoded& decoded, uint64_t generati
     return !alive.expired() && generation == session_generation_ && !teardown_pending_;
   };
   // One read's UPDATEs are pushed downstream together, as when the loop decodes them.
-  for (UpdateMessage& update : decoded.updates) {
+  constexpr size_t kAhead = 2;
+  for (size_t i = 0; i < kAhead; ++i) decoded.Prefetch(i);
+  for (size_t i = 0; i < decoded.updates.size(); ++i) {
     if (!current()) break;
+    decoded.Prefetch(i + kAhead);
     BeginUpdates();
-    Guard("an UPDATE", [&] { DeliverUpdate(update); });
+    Guard("an UPDATE", [&] { DeliverUpdate(decoded.updates[i]); });
   }
   if (alive.expired()) return;
   Guard("the end of a read", [&] { EndUpdates(); });

@@ -33,6 +33,16 @@ class UpdateBatch {
     // An exception from the decoder (handler_fault.h): `updates` holds the messages before the
     // one that raised it, and the rest of the batch was not decoded.
     std::optional<HandlerFault> fault;
+
+    // Starts loading what the loop reads of updates[i] (no-op past the end): its attribute set's
+    // count and its first NLRI, which a pool thread wrote. The loop calls it a few UPDATEs ahead.
+    void Prefetch(size_t i) const {
+      if (i >= updates.size()) return;
+      const UpdateMessage& u = updates[i];
+      u.attributes.Prefetch();
+      if (!u.announced.empty()) __builtin_prefetch(u.announced.data());
+      if (!u.withdrawn.empty()) __builtin_prefetch(u.withdrawn.data());
+    }
   };
   // Decodes every message in order with `decoder` (which keeps the session's state: the
   // negotiated capabilities, the attribute store it interns into).
