@@ -99,12 +99,21 @@ void BgpPeer::OnUpdate(UpdateMessage& update) {
       in_[slot]->Push();
     }
   }
-  if (touched[0] || touched[1]) ReportCounts();
+  if (!touched[0] && !touched[1]) return;
+  if (holding_pushes_) {
+    counts_held_ = true;
+  } else {
+    ReportCounts();
+  }
 }
 
 void BgpPeer::EndUpdates() {
   holding_pushes_ = false;
   PushHeld();
+  if (counts_held_) {
+    counts_held_ = false;
+    ReportCounts();
+  }
 }
 
 void BgpPeer::PushHeld() {

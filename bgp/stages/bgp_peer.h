@@ -7,7 +7,8 @@
 //                   push per UPDATE, or one per read between BeginUpdates and EndUpdates;
 //                   End-of-RIB noted; RFC 7606 AFI/SAFI disable takes the
 //                   family's input down (the peer's routes of it go; what we send it stays);
-//                   the received and accepted prefix counts go back to the session
+//                   the received and accepted prefix counts go back to the session (after
+//                   each UPDATE, or at the end of the read)
 //   OnRouteRefresh  PeerOut re-announces everything the peer has (RFC 2918)
 //   OnSessionDown   every family goes down: background deletion, output branch removed
 //   OnSessionDownGraceful  RFC 4724 §4.2: the families the peer's capability lists keep their
@@ -101,6 +102,7 @@ class BgpPeer : public SessionListener {
   std::array<RouteInput*, 2> in_{nullptr, nullptr};  // while the family is up
   bool holding_pushes_ = false;                      // between BeginUpdates and EndUpdates
   std::array<bool, 2> push_held_{false, false};      // an input changed and was not pushed yet
+  bool counts_held_ = false;  // counts changed within the read: reported at its end
   PeerSourceRegistry* sources_;
   std::array<FamilyState, 2> families_;
   bool established_ = false;
