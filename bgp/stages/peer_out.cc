@@ -157,6 +157,28 @@ struct PeerOut::Scratch {
     }
   };
   absl::flat_hash_map<SetKey, uint32_t> group_index;
+  // The set of the last announcement and its group: one UPDATE's prefixes come in a run with one
+  // set, found without hashing. last_ref keeps that set alive when its group holds another entry.
+  const PathAttributes* last_set = nullptr;
+  AttrRef last_ref;
+  uint32_t last_group = 0;
+
+  // The group of an announcement with `attrs`, made for it if new; takes the reference.
+  uint32_t GroupOf(AttrRef attrs) {
+    if (attrs.get() == last_set) return last_group;
+    last_set = attrs.get();
+    auto [it, added] = group_index.try_emplace(SetKey{attrs.get(), attrs.hash()},
+                                               static_cast<uint32_t>(group_attrs.size()));
+    if (added) {
+      group_attrs.push_back(std::move(attrs));  // the key's pointer stays valid
+      group_start.push_back(0);
+      last_ref.reset();
+    } else {
+      last_ref = std::move(attrs);
+    }
+    last_group = it->second;
+    return last_group;
+  }
 
   void Clear() {
     withdraw.clear();
@@ -166,6 +188,8 @@ struct PeerOut::Scratch {
     announce.clear();
     grouped.clear();
     group_index.clear();
+    last_set = nullptr;
+    last_ref.reset();
   }
   // What a batch larger than kKeepScratch entries grew is not kept: memory follows the table,
   // not the largest batch seen.
@@ -231,16 +255,9 @@ void PeerOut::Flush() {
       continue;
     }
     if (!had) ++counters_.advertised;
-    auto [it, added] = s.group_index.try_emplace(Scratch::SetKey{op.to.get(), op.to.hash()},
-                                                 static_cast<uint32_t>(s.group_attrs.size()));
-    if (added) {
-      s.group_attrs.push_back(std::move(op.to));  // the key's pointer stays valid
-      s.group_start.push_back(0);
-    } else {
-      op.to.reset();
-    }
-    ++s.group_start[it->second];
-    s.announce_group.push_back(it->second);
+    const uint32_t group = s.GroupOf(std::move(op.to));
+    ++s.group_start[group];
+    s.announce_group.push_back(group);
     s.announce.push_back(Nlri{op.prefix, 0, family_.safi});
   }
   ops_.clear();
