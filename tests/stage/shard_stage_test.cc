@@ -173,6 +173,31 @@ TestShardStage::Factory FactoryOf(Build build) {
 
 class ShardStageTest : public ::testing::TestWithParam<int> {};
 
+// origin → the shard stage (a Doubler in each shard) → capture, on the test's loop.
+struct DoublerNetwork {
+  explicit DoublerNetwork(int shards)
+      : shard(io, Options(shards),
+              FactoryOf([](Plumber& p, ShardEntry<TestRoute>* entry, ShardExit<TestRoute>* exit) {
+                auto* d = p.Make<Doubler>("doubler");
+                Plumber::Plumb<TestRoute>(entry, d);
+                Plumber::Plumb<TestRoute>(d, exit);
+              })) {
+    Plumber::Plumb<TestRoute>(origin, shard.AddInput("in", kIn));
+    shard.AddOutput(kOut)->Connect(capture);
+  }
+  static ShardOptions Options(int shards) {
+    ShardOptions options;
+    options.shards = shards;
+    return options;
+  }
+
+  boost::asio::io_context io;
+  Plumber plumber{io};
+  TestOrigin* origin = plumber.Make<TestOrigin>("origin");
+  TestShardStage shard;
+  CaptureStage<TestRoute>* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
+};
+
 TEST_P(ShardStageTest, SameResultAsTheSerialSubNetworkAndConsistent) {
   const int shards = GetParam();
   const std::vector<Op> ops = RandomOps(3000, 7);
@@ -223,22 +248,10 @@ TEST_P(ShardStageTest, SameResultAsTheSerialSubNetworkAndConsistent) {
 }
 
 TEST_P(ShardStageTest, UpstreamBatchesReachDownstreamWholeBetweenPushes) {
-  const int shards = GetParam();
-  boost::asio::io_context io;
-  Plumber plumber(io);
-  auto* origin = plumber.Make<TestOrigin>("origin");
-  ShardOptions options;
-  options.shards = shards;
-  TestShardStage shard(
-      io, options,
-      FactoryOf([](Plumber& p, ShardEntry<TestRoute>* entry, ShardExit<TestRoute>* exit) {
-        auto* d = p.Make<Doubler>("doubler");
-        Plumber::Plumb<TestRoute>(entry, d);
-        Plumber::Plumb<TestRoute>(d, exit);
-      }));
-  auto* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
-  Plumber::Plumb<TestRoute>(origin, shard.AddInput("in", kIn));
-  shard.AddOutput(kOut)->Connect(capture);
+  DoublerNetwork net(GetParam());
+  TestOrigin* origin = net.origin;
+  TestShardStage& shard = net.shard;
+  CaptureStage<TestRoute>* capture = net.capture;
   // Three batches of 40 prefixes each (spread over every shard), the loop running between them.
   for (int batch = 0; batch < 3; ++batch) {
     for (int i = 0; i < 40; ++i) {
@@ -276,22 +289,10 @@ TEST_P(ShardStageTest, UpstreamBatchesReachDownstreamWholeBetweenPushes) {
 // delivering, not in the middle of it: the halves of one UPDATE that two shards exported still
 // reach the downstream (PeerOut) in one batch, and so go out in one UPDATE.
 TEST_P(ShardStageTest, ALongBurstIsPushedOnlyBetweenUpstreamBatches) {
-  const int shards = GetParam();
-  boost::asio::io_context io;
-  Plumber plumber(io);
-  auto* origin = plumber.Make<TestOrigin>("origin");
-  ShardOptions options;
-  options.shards = shards;
-  TestShardStage shard(
-      io, options,
-      FactoryOf([](Plumber& p, ShardEntry<TestRoute>* entry, ShardExit<TestRoute>* exit) {
-        auto* d = p.Make<Doubler>("doubler");
-        Plumber::Plumb<TestRoute>(entry, d);
-        Plumber::Plumb<TestRoute>(d, exit);
-      }));
-  auto* capture = plumber.Make<CaptureStage<TestRoute>>("capture");
-  Plumber::Plumb<TestRoute>(origin, shard.AddInput("in", kIn));
-  shard.AddOutput(kOut)->Connect(capture);
+  DoublerNetwork net(GetParam());
+  TestOrigin* origin = net.origin;
+  TestShardStage& shard = net.shard;
+  CaptureStage<TestRoute>* capture = net.capture;
   // Three batches of 3,000 prefixes (each under kPushEvery, two together past it), spread over
   // every shard, handed over without the loop running in between.
   constexpr int kBatch = 3000;
