@@ -87,8 +87,10 @@ class AttrRef {
   // References alive to this set (for tests and statistics).
   uint32_t use_count() const { return entry_ ? entry_->refs.load(std::memory_order_relaxed) : 0; }
   void reset() { AttrRef().swap(*this); }
-  // Starts loading the set's hash and reference count (for writing: a release follows), for a
-  // caller that will read a set another thread made or counts, a few sets ahead of using it.
+  // Starts loading the line that holds the set's reference count (for writing: a release
+  // follows), for a caller that will read a set another thread made or counts, a few sets ahead
+  // of using it. The hash is on that line too unless the entry places the two across a line
+  // boundary (about one entry in four).
   void Prefetch() const {
     if (entry_) __builtin_prefetch(&entry_->refs, 1);
   }
