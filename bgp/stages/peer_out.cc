@@ -15,6 +15,10 @@ namespace sluice::bgp {
 
 namespace {
 constexpr size_t kKeepOps = 16384;  // changes a batch may hold and keep its buffers for the next
+constexpr size_t kFirstOps = 256;   // room a fresh batch starts with
+// Batch buffers a thread keeps between batches, for whichever of its PeerOuts starts one next:
+// memory for batches follows how many peers take changes at once, not how many there are.
+constexpr size_t kSpareBatches = 8;
 constexpr size_t kKeepScratch = 16384;  // entries the encoding scratch keeps for the next batch
 // A big batch goes to the session in pieces of about this many octets (whole UPDATEs): buffers
 // of this size are recycled by the allocator, where one of a whole burst's size would be mapped,
@@ -74,25 +78,46 @@ std::string PeerOut::Status() const {
   return s;
 }
 
+thread_local std::vector<std::vector<PeerOut::Op>> PeerOut::spare_batches_;
+
 PeerOut::Op& PeerOut::Pending(const net::Prefix& prefix, AttrRef from) {
+  if (ops_.capacity() == 0) TakeBatch();
   return ops_.emplace_back(Op{prefix, std::move(from), AttrRef(), false});
 }
 
-void PeerOut::Collapse() {
+void PeerOut::TakeBatch() {
+  if (spare_batches_.empty()) {
+    ops_.reserve(kFirstOps);
+    return;
+  }
+  ops_.swap(spare_batches_.back());
+  spare_batches_.pop_back();
+}
+
+void PeerOut::ReturnBatch() {
+  ops_.clear();
+  // A burst's buffer is not kept.
+  if (ops_.capacity() <= kKeepOps && spare_batches_.size() < kSpareBatches) {
+    spare_batches_.push_back(std::move(ops_));
+  }
+  std::vector<Op>().swap(ops_);
+}
+
+void PeerOut::Collapse(std::vector<uint32_t>& first_of) {
   if (ops_.size() < 2) return;
   // An open-addressing table of indexes into ops_, built for this batch at twice its size: a
   // change finds its prefix's first change (always earlier) or takes an empty slot.
   constexpr uint32_t kEmpty = ~uint32_t{0};
   const size_t mask = std::bit_ceil(2 * ops_.size()) - 1;
-  first_of_.assign(mask + 1, kEmpty);
+  first_of.assign(mask + 1, kEmpty);
   for (size_t i = 0; i < ops_.size(); ++i) {
     Op& op = ops_[i];
     for (size_t slot = absl::HashOf(op.prefix) & mask;; slot = (slot + 1) & mask) {
-      if (first_of_[slot] == kEmpty) {
-        first_of_[slot] = static_cast<uint32_t>(i);
+      if (first_of[slot] == kEmpty) {
+        first_of[slot] = static_cast<uint32_t>(i);
         break;
       }
-      Op& first = ops_[first_of_[slot]];
+      Op& first = ops_[first_of[slot]];
       if (first.prefix != op.prefix) continue;
       first.to = std::exchange(op.to, AttrRef());
       first.force = first.force || op.force;
@@ -101,7 +126,6 @@ void PeerOut::Collapse() {
       break;
     }
   }
-  if (first_of_.capacity() > 2 * kKeepOps) std::vector<uint32_t>().swap(first_of_);
 }
 
 void PeerOut::Readvertise(const BgpRoute& route) {
@@ -136,6 +160,7 @@ void PeerOut::replace_route(BgpRoute&& old_route, BgpRoute&& new_route, BgpStage
 // share one: it keeps a burst's buffers for the next batch of any peer (memory touched once, not
 // faulted in again for every batch) without each peer keeping its own.
 struct PeerOut::Scratch {
+  std::vector<uint32_t> first_of;  // Collapse's table
   std::vector<Nlri> withdraw;
   std::vector<AttrRef> group_attrs;      // group g's set
   std::vector<uint32_t> group_start;     // where group g's prefixes begin in grouped
@@ -197,6 +222,7 @@ struct PeerOut::Scratch {
     auto trim = [](auto& v) {
       if (v.capacity() > kKeepScratch) std::decay_t<decltype(v)>().swap(v);
     };
+    if (first_of.capacity() > 2 * kKeepOps) std::vector<uint32_t>().swap(first_of);
     trim(withdraw);
     trim(group_attrs);
     trim(group_start);
@@ -223,9 +249,9 @@ void PeerOut::ReturnScratch(std::unique_ptr<Scratch> scratch) {
 
 void PeerOut::Flush() {
   if (ops_.empty()) return;
-  Collapse();
   std::unique_ptr<Scratch> scratch = TakeScratch();
   Scratch& s = *scratch;
+  Collapse(s.first_of);
   s.announce_group.reserve(ops_.size());
   s.announce.reserve(ops_.size());
   // The sets were made and counted on other threads (the shard stage): each op's are loaded a
@@ -260,8 +286,7 @@ void PeerOut::Flush() {
     s.announce_group.push_back(group);
     s.announce.push_back(Nlri{op.prefix, 0, family_.safi});
   }
-  ops_.clear();
-  if (ops_.capacity() > kKeepOps) std::vector<Op>().swap(ops_);  // a burst's is not kept
+  ReturnBatch();
   if (!s.withdraw.empty() || !s.group_attrs.empty()) Encode(s);
   ReturnScratch(std::move(scratch));
 }

@@ -7,7 +7,8 @@
 // has and what the peer should have; the Adj-RIB-Out as a table is what lookups through the
 // branch answer (ExportFilter over the FanoutReader's view of the Loc-RIB), which is what
 // `show bgp routes ... advertised` and route refresh read. Memory per route: nothing beyond the
-// batch being encoded.
+// batch being encoded; between batches a PeerOut holds no buffer (the thread keeps a few for the
+// next batches of any of its PeerOuts).
 //
 // Batching: changes are collected until push() (the end of the batch upstream: one UPDATE in,
 // one dump slice, one fanout drain slice), appended as they come. Several changes of one prefix
@@ -110,9 +111,15 @@ class PeerOut : public BranchTail {
     bool force = false;
   };
   Op& Pending(const net::Prefix& prefix, AttrRef from);
+  // A batch's buffer: one the thread kept (spare_batches_), or a fresh one; and back (kept when
+  // there is room, freed otherwise) once the batch is sent. A PeerOut between batches holds none.
+  void TakeBatch();
+  void ReturnBatch();
+  static thread_local std::vector<std::vector<Op>> spare_batches_;
   // Merges the changes of each prefix into its first: what the peer had before the first, what
   // it should have after the last, re-announced if any of them was. The others send nothing.
-  void Collapse();
+  // `first_of`: room for its table (the scratch's).
+  void Collapse(std::vector<uint32_t>& first_of);
   void Flush();
   // Flush's encoding scratch (peer_out.cc), one per thread, lent to one Flush at a time: a Flush
   // reached from inside another (through its session's callbacks) gets a fresh one.
@@ -147,8 +154,6 @@ class PeerOut : public BranchTail {
   std::vector<std::function<void()>> when_writable_;
   // The batch: ops in the order they came (after Collapse, a prefix's first holds its changes).
   std::vector<Op> ops_;
-  // Collapse's scratch: a hash table of each prefix's first change (indexes into ops_).
-  std::vector<uint32_t> first_of_;
   PrefixWalk refresh_;
 };
 
