@@ -148,6 +148,7 @@ void Connection::StartConnect(const tcp::endpoint& remote, const ConnectionOptio
 void Connection::OnSocketReady() {
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
+  socket_.non_blocking(true, ec);  // ReadReady reads what the socket holds, never waits
   local_ = socket_.local_endpoint(ec);
   remote_ = socket_.remote_endpoint(ec);
   connected_ = !ec;
@@ -157,28 +158,38 @@ void Connection::OnSocketReady() {
 
 // ---- reading ----
 
+// Reading waits for the socket to be readable with no buffer, then reads what is there into the
+// framer: a connection between reads holds only a partial message (MessageFramer::
+// ShrinkToBuffered), not a read buffer each.
 void Connection::StartRead() {
   if (reading_ || closing_) return;
   reading_ = true;
+  socket_.async_wait(tcp::socket::wait_read,
+                     [self = shared_from_this()](const boost::system::error_code& ec) {
+                       self->reading_ = false;
+                       if (self->closing_) {
+                         if (self->finished_) return;
+                         if (ec) return self->FinishClose();
+                         return self->Drain();
+                       }
+                       if (ec) return self->Fail(ec.message());
+                       self->Guarded([&] { self->ReadReady(); });
+                     });
+}
+
+void Connection::ReadReady() {
   std::span<uint8_t> buf = framer_.Prepare(kReadSize);
-  socket_.async_read_some(
-      asio::buffer(buf.data(), buf.size()),
-      [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
-        self->reading_ = false;
-        if (self->closing_) {
-          if (self->finished_) return;
-          if (ec) return self->FinishClose();
-          return self->Drain();
-        }
-        if (ec) {
-          return self->Fail(ec == asio::error::eof ? "the peer closed the connection"
-                                                   : ec.message());
-        }
-        self->Guarded([&] {
-          self->framer_.Commit(n);
-          self->HandleSlice();
-        });
-      });
+  boost::system::error_code ec;
+  const size_t n = socket_.read_some(asio::buffer(buf.data(), buf.size()), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    framer_.ShrinkToBuffered();
+    return StartRead();
+  }
+  if (ec) {
+    return Fail(ec == asio::error::eof ? "the peer closed the connection" : ec.message());
+  }
+  framer_.Commit(n);
+  HandleSlice();
 }
 
 void Connection::HandleSlice() {
@@ -190,6 +201,7 @@ void Connection::HandleSlice() {
     switch (framer_.Next(&message, &error)) {
       case MessageFramer::Result::kNeedMore:
         EndSlice(handled);
+        framer_.ShrinkToBuffered();
         return StartRead();
       case MessageFramer::Result::kError:
         owner_->OnHeaderError(this, error);

@@ -8,7 +8,9 @@
 //    is handled in a handler posted to the event loop, so that timers (KEEPALIVE, hold) and other
 //    peers run in between, however slow the owner is. Nothing more is read from the socket while
 //    whole messages wait in the framer, so memory stays bounded (TCP flow control holds the peer
-//    back instead).
+//    back instead). A read waits for the socket to be readable before it takes a buffer, and the
+//    framer gives back its room once the messages are handled: a connection between reads holds
+//    at most a partial message, so idle peers cost no read buffer each.
 //  - PauseReading(true) stops handing messages to the owner at the next message boundary, and
 //    reading from the socket, until PauseReading(false): the owner's consumer is full, and TCP
 //    holds the peer back. Writing and timers go on. The peer's KEEPALIVEs are not read either, so
@@ -137,6 +139,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void StartConnect(const boost::asio::ip::tcp::endpoint& remote, const ConnectionOptions& options);
   void OnSocketReady();
   void StartRead();
+  void ReadReady();  // the socket is readable
   void HandleSlice();
   void PostSlice();            // HandleSlice from the event loop, at most one pending
   void EndSlice(int handled);  // tells the owner (OnSliceEnd) when the slice handed anything

@@ -50,13 +50,28 @@ bool CheckHeader(Bytes header, size_t max_message_size, size_t* length, Notifica
 }
 
 std::span<uint8_t> MessageFramer::Prepare(size_t n) {
-  if (start_ > 0 && (start_ == end_ || start_ > buffer_.size() / 2)) {
-    std::memmove(buffer_.data(), buffer_.data() + start_, end_ - start_);
-    end_ -= start_;
-    start_ = 0;
+  if (start_ > 0 && (start_ == end_ || start_ > capacity_ / 2)) Repack(capacity_);
+  if (capacity_ < end_ + n) Repack(std::max(end_ - start_ + n, capacity_ * 2));
+  return std::span<uint8_t>(buffer_.get() + end_, n);
+}
+
+void MessageFramer::ShrinkToBuffered() {
+  if (capacity_ > buffered()) Repack(buffered());
+}
+
+void MessageFramer::Repack(size_t capacity) {
+  const size_t size = end_ - start_;
+  if (capacity == capacity_) {
+    if (start_ > 0) std::memmove(buffer_.get(), buffer_.get() + start_, size);
+  } else {
+    std::unique_ptr<uint8_t[]> fresh;
+    if (capacity > 0) fresh = std::make_unique_for_overwrite<uint8_t[]>(capacity);
+    if (size > 0) std::memcpy(fresh.get(), buffer_.get() + start_, size);
+    buffer_ = std::move(fresh);
+    capacity_ = capacity;
   }
-  if (buffer_.size() < end_ + n) buffer_.resize(std::max(end_ + n, buffer_.size() * 2));
-  return std::span<uint8_t>(buffer_.data() + end_, n);
+  start_ = 0;
+  end_ = size;
 }
 
 void MessageFramer::Append(Bytes data) {
@@ -68,14 +83,14 @@ void MessageFramer::Append(Bytes data) {
 MessageFramer::Result MessageFramer::Next(Bytes* message, Notification* error) {
   if (failed_) return Result::kError;
   if (end_ - start_ < size_t(kHeaderSize)) return Result::kNeedMore;
-  const Bytes header(buffer_.data() + start_, kHeaderSize);
+  const Bytes header(buffer_.get() + start_, kHeaderSize);
   size_t len = 0;
   if (!CheckHeader(header, max_message_size_, &len, error)) {
     failed_ = true;
     return Result::kError;
   }
   if (end_ - start_ < len) return Result::kNeedMore;
-  *message = Bytes(buffer_.data() + start_, len);
+  *message = Bytes(buffer_.get() + start_, len);
   start_ += len;
   return Result::kMessage;
 }

@@ -14,8 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
-#include <vector>
 
 #include "bgp/wire/byte_io.h"
 #include "bgp/wire/constants.h"
@@ -34,6 +34,10 @@ class MessageFramer {
 
   // Space for at least `n` more octets (to read into), then Commit() what was written.
   std::span<uint8_t> Prepare(size_t n);
+  // Frees the room beyond what is buffered (a partial message, if any): for a stream waiting
+  // for its next read, so that an idle connection holds no read buffer. Invalidates what Next()
+  // returned.
+  void ShrinkToBuffered();
   void Commit(size_t n) { end_ += n; }
   // Copies `data` in (Prepare + Commit).
   void Append(Bytes data);
@@ -43,9 +47,15 @@ class MessageFramer {
   Result Next(Bytes* message, Notification* error);
 
   size_t buffered() const { return end_ - start_; }
+  size_t capacity() const { return capacity_; }  // octets of buffer held
 
  private:
-  std::vector<uint8_t> buffer_;
+  // Moves the buffered octets to the front of a buffer of `capacity` octets (at least
+  // buffered()), a new one unless it is the current one's size.
+  void Repack(size_t capacity);
+
+  std::unique_ptr<uint8_t[]> buffer_;  // not zeroed: only [start_, end_) is ever read
+  size_t capacity_ = 0;
   size_t start_ = 0;  // first unread octet
   size_t end_ = 0;    // one past the last buffered octet
   size_t max_message_size_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "bgp/wire/message_framer.h"
@@ -274,6 +275,40 @@ TEST(MessageFramerTest, CutsAStreamIntoMessages) {
   }
   EXPECT_EQ(types, (std::vector<int>{4, 1, 4}));
   EXPECT_EQ(framer.buffered(), 0u);
+}
+
+// Between reads the framer holds only the partial message it has: a stream read in large
+// pieces, shrunk after each, still comes out whole and in order.
+TEST(MessageFramerTest, ShrinkingBetweenReadsKeepsThePartialMessage) {
+  std::vector<uint8_t> stream;
+  for (int i = 0; i < 3000; ++i) {
+    if (i % 100 == 0) {
+      ASSERT_TRUE(AppendOpen(LocalOpen(), &stream).ok());
+    } else {
+      AppendKeepalive(&stream);
+    }
+  }
+  MessageFramer framer;
+  Bytes message;
+  Notification error;
+  size_t opens = 0, keepalives = 0;
+  constexpr size_t kRead = 4000;  // not a multiple of any message's length
+  for (size_t at = 0; at < stream.size(); at += kRead) {
+    const size_t n = std::min(kRead, stream.size() - at);
+    std::span<uint8_t> room = framer.Prepare(kRead);
+    std::memcpy(room.data(), stream.data() + at, n);
+    framer.Commit(n);
+    while (framer.Next(&message, &error) == MessageFramer::Result::kMessage) {
+      (message[18] == 1 ? opens : keepalives)++;
+    }
+    framer.ShrinkToBuffered();
+    EXPECT_LT(framer.buffered(), 64u);  // at most one message, and these are short
+    EXPECT_EQ(framer.capacity(), framer.buffered());
+  }
+  EXPECT_EQ(opens, 30u);
+  EXPECT_EQ(keepalives, 2970u);
+  EXPECT_EQ(framer.buffered(), 0u);
+  EXPECT_EQ(framer.capacity(), 0u);
 }
 
 TEST(MessageFramerTest, HeaderErrors) {
