@@ -1,9 +1,7 @@
 #include "tests/interop/interop_util.h"
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,44 +127,6 @@ std::string ChildProcess::Output() const {
 bool HaveProgram(const std::string& program) {
   ExtendPath();
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-namespace {
-// Whether TCP port `port` can be bound on ::1 now (true where the host has no IPv6 loopback).
-bool FreeOnIpv6Loopback(int port) {
-  const int fd = socket(AF_INET6, SOCK_STREAM, 0);
-  if (fd < 0) return true;
-  sockaddr_in6 a{};
-  a.sin6_family = AF_INET6;
-  a.sin6_addr = in6addr_loopback;
-  a.sin6_port = htons(static_cast<uint16_t>(port));
-  const bool free =
-      bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 || errno != EADDRINUSE;
-  close(fd);
-  return free;
-}
-}  // namespace
-
-// Daemons given the port (GoBGP's listener) bind it on ::1 too, where the kernel hands out
-// ephemeral ports independently of 127.0.0.1: a port taken there is skipped.
-int FreeTcpPort() {
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    socklen_t len = sizeof(a);
-    int port = -1;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-      port = ntohs(a.sin_port);
-    }
-    const bool free6 = port < 0 || FreeOnIpv6Loopback(port);
-    close(fd);
-    if (free6) return port;
-  }
-  return -1;
 }
 
 bool WaitFor(const std::function<bool()>& condition, double seconds) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "tests/interop/free_port.h"
 
 namespace sluice::testing {
 
@@ -62,9 +63,6 @@ class ChildProcess {
 
 // True when `program` is found on PATH (or in /usr/sbin, /sbin: daemons live there).
 bool HaveProgram(const std::string& program);
-// A TCP port that nobody has bound right now on 127.0.0.1, nor on ::1 (where daemons such as
-// GoBGP bind it too); -1 if none is found.
-int FreeTcpPort();
 // Polls `condition` every 100 ms for up to `seconds`; true once it holds.
 bool WaitFor(const std::function<bool()>& condition, double seconds);
 // Runs a command (no shell) and returns its stdout; an error naming the exit status otherwise.

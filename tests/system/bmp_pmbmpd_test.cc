@@ -168,7 +168,7 @@ TEST(BmpPmbmpdTest, CollectorHoldsTheTableSeesResetsAndIsResynchronisedAfterASta
   char tmpl[] = "/tmp/sluice-bmp-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
-  const std::vector<int> ports = FreeLoopbackPorts(2);
+  const std::vector<int> ports = {FreeTcpPort(), FreeTcpPort()};
   const int port = ports[0], bmp_port = ports[1];
 
   // pmbmpd, logging every message as a JSON line.

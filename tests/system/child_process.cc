@@ -185,34 +185,4 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::vector
   return result;
 }
 
-namespace {
-
-// Binds a TCP socket to 127.0.0.1:`port` (0: the kernel picks); the port bound, or 0.
-int BindLoopback(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  int bound = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0) {
-    socklen_t n = sizeof(a);
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n) == 0) bound = ntohs(a.sin_port);
-  }
-  close(fd);
-  return bound;
-}
-
-}  // namespace
-
-int FreeLoopbackPort() {
-  thread_local std::mt19937 random(std::random_device{}());
-  std::uniform_int_distribution<int> below_ephemeral(20000, 32767);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    if (int port = BindLoopback(below_ephemeral(random)); port > 0) return port;
-  }
-  return BindLoopback(0);
-}
-
 }  // namespace sluice::testing

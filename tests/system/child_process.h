@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/interop/free_port.h"
+
 namespace sluice::testing {
 
 // $SLUICE_BUILD_DIR/`relative` (the build tree; set by ctest).
@@ -62,10 +64,5 @@ struct CommandResult {
 // Runs a program to completion (at most `ms`), capturing stdout and stderr.
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::vector<std::string>& env = {}, int ms = 20000);
-
-// A TCP port on 127.0.0.1 that was free a moment ago, picked at random below the kernel's
-// ephemeral range (32768 and up here), so that no process's outgoing connection takes it before
-// the daemon it is for binds it; the kernel's pick for port 0 when none is found.
-int FreeLoopbackPort();
 
 }  // namespace sluice::testing

@@ -59,7 +59,7 @@ protocols {
 class Topology {
  public:
   bool Start() {
-    port_ = FreeLoopbackPort();
+    port_ = FreeTcpPort();
     conf_ = r_.WriteConfig("router.conf", Config(port_, "upstream", "7"));
     if (!r_.Start(conf_)) return false;
     replay_ = ChildProcess::Start(

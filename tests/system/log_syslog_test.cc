@@ -156,7 +156,7 @@ TEST(LogSyslog, EstablishedReachesSyslogAndDebugFollowsSetLogLevel) {
   ASSERT_TRUE(syslog.ok()) << "cannot bind a Unix datagram socket";
   syslog.StartReading();
   RtrmgrProcess r;
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   ASSERT_TRUE(r.Start(r.WriteConfig("router.conf", Config(port, syslog.path()))))
       << r.Logs("rtrmgr") << syslog.Dump();
   auto replay = ChildProcess::Start(

@@ -112,8 +112,8 @@ class MetricsRouter : public ::testing::Test {
     if (::access(kCurl, X_OK) != 0 || ::access(kPromtool, X_OK) != 0) {
       GTEST_SKIP() << "curl or promtool (Debian package prometheus) is not installed";
     }
-    bgp_port_ = FreeLoopbackPort();
-    metrics_port_ = FreeLoopbackPort();
+    bgp_port_ = FreeTcpPort();
+    metrics_port_ = FreeTcpPort();
     conf_ = r_.WriteConfig("router.conf", Config(bgp_port_, MetricsBlock(metrics_port_)));
     ASSERT_TRUE(r_.Start(conf_)) << r_.Logs("rtrmgr");
     replay_ = StartReplay("127.0.0.2", "4200000002", feed);
@@ -399,7 +399,7 @@ TEST_F(MetricsSystemTest, AProcessRestartIsCounted) {
 }
 
 TEST_F(MetricsSystemTest, ReloadMovesTheEndpointThenStopsIt) {
-  const int moved = FreeLoopbackPort();
+  const int moved = FreeTcpPort();
   r_.WriteConfig("router.conf", Config(bgp_port_, MetricsBlock(moved)));
   r_.process()->Signal(SIGHUP);
   EXPECT_TRUE(Eventually([&] { return !Get(moved).empty(); }, 30)) << r_.Logs("rtrmgr");
@@ -431,8 +431,8 @@ TEST(MetricsMainJob, CurlAfterTheSummary) {
   std::ifstream in(std::string(source) + "/rtrmgr/examples/main-job.conf");
   std::stringstream text;
   text << in.rdbuf();
-  const int bgp_port = FreeLoopbackPort();
-  const int metrics_port = FreeLoopbackPort();
+  const int bgp_port = FreeTcpPort();
+  const int metrics_port = FreeTcpPort();
   const std::string conf =
       absl::StrReplaceAll(text.str(), {{"port 10179", absl::StrCat("port ", bgp_port)},
                                        {"port 9324", absl::StrCat("port ", metrics_port)}});

@@ -152,7 +152,7 @@ struct Router {
   double replay_seconds = 0;  // from the upstream's first UPDATE until the Loc-RIB held all
 
   absl::Status Start(const std::string& mrt) {
-    port = FreeLoopbackPorts(1)[0];
+    port = FreeTcpPort();
     const std::string conf = r.WriteConfig(
         "mrt.conf",
         absl::StrCat("fea { backend dummy; }\nprotocols {\n    bgp {\n        local-as ",

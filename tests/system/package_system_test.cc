@@ -265,7 +265,7 @@ TEST_F(PackageTest, InstalledRouterRunsTheMainJobAndNotifiesReady) {
   InstalledRouter router;
   NotifySocket notify(router.confdir() + "/notify.sock");
   ASSERT_TRUE(notify.ok());
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   const std::string conf = router.WriteConfig(MainJobConfig(port));
   ASSERT_TRUE(router.Start(conf, {"NOTIFY_SOCKET=" + notify.path()})) << router.Log("rtrmgr");
   EXPECT_TRUE(notify.WaitFor("READY=1", 10000)) << "received: " << notify.Received();
@@ -341,7 +341,7 @@ TEST_F(PackageTest, RemoveStopsTheRouterAndPurgeLeavesNoFile) {
   ASSERT_GT(files.size(), 10u);
 
   InstalledRouter router;
-  ASSERT_TRUE(router.Start(router.WriteConfig(MainJobConfig(FreeLoopbackPort())), {}))
+  ASSERT_TRUE(router.Start(router.WriteConfig(MainJobConfig(FreeTcpPort())), {}))
       << router.Log("rtrmgr");
   ASSERT_FALSE(InstalledProcesses().empty());
 

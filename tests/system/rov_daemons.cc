@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -52,23 +51,12 @@ const char* Igp(net::Family family) { return family == net::Family::kIPv4 ? "igp
 
 }  // namespace
 
-std::vector<int> FreeLoopbackPorts(size_t n, int avoid) {
-  std::vector<int> ports;
-  while (ports.size() < n) {
-    const int port = FreeLoopbackPort();
-    if (port > 0 && port != avoid && std::find(ports.begin(), ports.end(), port) == ports.end()) {
-      ports.push_back(port);
-    }
-  }
-  return ports;
-}
-
 bool Stayrtr::Installed() { return ::access(kStayrtr, X_OK) == 0; }
 
 Stayrtr::Stayrtr(std::string vrp_file) : vrp_file_(std::move(vrp_file)) {}
 
 bool Stayrtr::Start() {
-  port_ = FreeLoopbackPort();
+  port_ = FreeTcpPort();
   process_ = ChildProcess::Start({kStayrtr, "-cache", vrp_file_, "-bind",
                                   absl::StrCat("127.0.0.1:", port_), "-checktime=false",
                                   "-metrics.addr", "", "-refresh", "1", "-loglevel", "error"});
@@ -212,7 +200,7 @@ std::unique_ptr<ChildProcess> StartUpstream(const UpstreamFeed& feed, int port,
 
 absl::Status StartBirdSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
                               size_t vrps, Speaker* s) {
-  const std::vector<int> ports = FreeLoopbackPorts(3, cache_port);
+  const std::vector<int> ports = {FreeTcpPort(), FreeTcpPort(), FreeTcpPort()};
   const int upstream_port = ports[0], downstream_port = ports[1], collector_port = ports[2];
   auto fail = [&](const std::string& what) {
     if (s->upstream) s->upstream->Wait(2000);  // all it said, if it has ended
@@ -309,7 +297,7 @@ double Seconds(std::chrono::steady_clock::time_point from,
 
 absl::Status StartSluiceSpeaker(const std::string& dir, const UpstreamFeed& feed, int cache_port,
                                 size_t vrps, Speaker* s) {
-  const std::vector<int> ports = FreeLoopbackPorts(2, cache_port);
+  const std::vector<int> ports = {FreeTcpPort(), FreeTcpPort()};
   const int port = ports[0], collector_port = ports[1];
   auto fail = [&](const std::string& what) {
     if (s->upstream) s->upstream->Wait(2000);

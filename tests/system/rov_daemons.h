@@ -37,10 +37,6 @@ inline constexpr char kCollectorAddress[] = "127.0.0.4";
 // The IPv6 NEXT_HOP the upstream sends (BIRD resolves it through a default route via lo).
 inline constexpr char kUpstreamNextHop6[] = "2001:db8::3";
 
-// `n` distinct TCP ports on 127.0.0.1 free a moment ago, none equal to `avoid` (the kernel may
-// hand out the same free port twice in a row).
-std::vector<int> FreeLoopbackPorts(size_t n, int avoid = 0);
-
 // stayrtr (Debian) serving `vrp_file` on 127.0.0.1:port(), re-reading it every second.
 class Stayrtr {
  public:

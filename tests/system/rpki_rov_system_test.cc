@@ -37,7 +37,7 @@ namespace {
 using testing::BuildPath;
 using testing::ChildProcess;
 using testing::Eventually;
-using testing::FreeLoopbackPort;
+using testing::FreeTcpPort;
 using testing::RtrmgrProcess;
 
 constexpr int kPrefixes = 3000;
@@ -132,7 +132,7 @@ class RovSystem : public ::testing::Test {
   RtrmgrProcess r_;
   std::string vrps_;
   int rtr_port_ = 0;
-  int bgp_port_ = FreeLoopbackPort();
+  int bgp_port_ = FreeTcpPort();
   std::unique_ptr<testing::Stayrtr> stayrtr_;
 };
 

@@ -28,29 +28,13 @@ using ::testing::HasSubstr;
 
 constexpr char kStayrtr[] = "/usr/bin/stayrtr";
 
-// A TCP port on 127.0.0.1 free a moment ago.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof a;
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
 class RpkiStayrtrTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (access(kStayrtr, X_OK) != 0) {
       GTEST_SKIP() << kStayrtr << " is not installed (Debian package stayrtr)";
     }
-    port_ = FreePort();
+    port_ = testing::FreeTcpPort();
     vrps_ = p_.rundir() + "/vrps.json";
     ASSERT_TRUE(p_.StartFinder());
   }

@@ -86,7 +86,7 @@ std::string ReadFile(const std::string& path) {
 class ConfigCommit : public ::testing::Test {
  protected:
   void SetUp() override {
-    port_ = FreeLoopbackPort();
+    port_ = FreeTcpPort();
     const std::string conf = r_.WriteConfig("router.conf", Config(port_, "192.0.2.0/24", kPeer2));
     ASSERT_TRUE(r_.Start(conf)) << r_.Logs("rtrmgr");
     ASSERT_TRUE(Eventually([&] {

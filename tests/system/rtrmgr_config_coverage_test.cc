@@ -108,8 +108,8 @@ bool HaveBird() { return ::access(kBird, X_OK) == 0 && ::access(kBirdc, X_OK) ==
 TEST(RtrmgrConfigCoverage, GroupPeerTimersFamiliesClusterIdAndNetworksAgainstBird) {
   if (!HaveBird()) GTEST_SKIP() << "BIRD 2 is not installed (Debian package bird2)";
   RtrmgrProcess r;
-  const int port = FreeLoopbackPort();
-  const int bird_port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
+  const int bird_port = FreeTcpPort();
   const std::string first =
       "        network 10.99.0.0/16 { med 7; community [ 65000:99 ]; }\n"
       "        network 10.98.0.0/16;\n";

@@ -87,7 +87,7 @@ std::optional<pb::FilterInfo> Filter(RtrmgrProcess& r, const std::string& name) 
 
 TEST(RtrmgrGlue, StaticRoutesPoliciesAndDampingGoThroughTheirProcessesInterfaces) {
   RtrmgrProcess r;
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, true));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr") << r.process()->Output();
 

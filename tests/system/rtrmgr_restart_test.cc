@@ -94,7 +94,7 @@ bool HasFibRoute(RtrmgrProcess& r, const char* prefix) {
 TEST(RtrmgrRestart, ASuccessorAdoptsTheProcessesOfAKilledRouterManager) {
   RtrmgrProcess r;
   KillLeftovers leftovers{r.rundir()};
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.process()->Output();
   ASSERT_TRUE(Eventually([&] { return HasFibRoute(r, "192.0.2.0/24"); })) << r.Logs("fea");
@@ -171,7 +171,7 @@ TEST(RtrmgrRestart, ASuccessorAdoptsTheProcessesOfAKilledRouterManager) {
 TEST(RtrmgrRestart, AFileChangedWhileNoRouterManagerRanIsAppliedOnAdoption) {
   RtrmgrProcess r;
   KillLeftovers leftovers{r.rundir()};
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.process()->Output();
   const int fea = r.ChildPid("fea");
@@ -194,7 +194,7 @@ TEST(RtrmgrRestart, AFileChangedWhileNoRouterManagerRanIsAppliedOnAdoption) {
 TEST(RtrmgrRestart, ASecondRouterManagerBesideALiveOneIsRefused) {
   RtrmgrProcess r;
   KillLeftovers leftovers{r.rundir()};
-  const std::string conf = r.WriteConfig("router.conf", Config(FreeLoopbackPort(), kStatic1));
+  const std::string conf = r.WriteConfig("router.conf", Config(FreeTcpPort(), kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.process()->Output();
   std::map<std::string, int> pids;
   for (const char* name : kChildren) pids[name] = r.ChildPid(name);
@@ -225,7 +225,7 @@ TEST(RtrmgrRestart, CorruptOrStaleRecordsStartEverythingAfresh) {
                     r.rundir() + "/rtrmgr/children",
                     corrupt ? "fea 1 2 3 4 5\ngarbage\n" : rtrmgr::FormatChildren({stale}))
                     .ok());
-    ASSERT_TRUE(r.Start(r.WriteConfig("router.conf", Config(FreeLoopbackPort(), kStatic1))))
+    ASSERT_TRUE(r.Start(r.WriteConfig("router.conf", Config(FreeTcpPort(), kStatic1))))
         << r.process()->Output();
     const int fea = r.ChildPid("fea");
     EXPECT_GT(fea, 0);

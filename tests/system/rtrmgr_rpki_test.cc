@@ -23,7 +23,7 @@ namespace sluice {
 namespace {
 
 using testing::Eventually;
-using testing::FreeLoopbackPort;
+using testing::FreeTcpPort;
 using ::testing::HasSubstr;
 using testing::RtrmgrProcess;
 
@@ -84,7 +84,7 @@ class RtrmgrRpki : public ::testing::Test {
   RtrmgrProcess r_;
   std::string vrps_;
   int port_ = 0;
-  int bgp_port_ = FreeLoopbackPort();
+  int bgp_port_ = FreeTcpPort();
   std::unique_ptr<testing::Stayrtr> stayrtr_;
 };
 
@@ -110,7 +110,7 @@ TEST_F(RtrmgrRpki, CachesFromTheConfigurationSurviveReloadsAndRestarts) {
   // A second cache (nothing listens there) at a reload: added to the running process.
   const int rpki_pid = r_.ChildPid("rpki");
   ASSERT_GT(rpki_pid, 0);
-  const int unused = FreeLoopbackPort();
+  const int unused = FreeTcpPort();
   const std::string next =
       r_.WriteConfig("next.conf", Config(Cache(port_, 1) + Cache(unused, 2), bgp_port_));
   const testing::CommandResult loaded = r_.Sluice({"configure", "load", next});

@@ -54,7 +54,7 @@ constexpr char kStatic2[] = "        route 198.51.100.0/24 { next-hop 10.1.0.254
 
 TEST(RtrmgrSystem, StartsConfiguresRestartsACrashedRibAndStopsCleanly) {
   RtrmgrProcess r;
-  const std::string conf = r.WriteConfig("router.conf", Config(FreeLoopbackPort(), kStatic1));
+  const std::string conf = r.WriteConfig("router.conf", Config(FreeTcpPort(), kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr") << r.process()->Output();
 
   // Each process took its part: the interface (FEA), the static route (sluice-static) with its
@@ -111,7 +111,7 @@ TEST(RtrmgrSystem, StartsConfiguresRestartsACrashedRibAndStopsCleanly) {
 // IPv6 routes it meant to withdraw are gone.
 TEST(RtrmgrSystem, MalformedUpdateIsCountedInThePeerListAndItsRoutesGo) {
   RtrmgrProcess r;
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   const std::string conf = r.WriteConfig("router.conf", absl::StrCat(R"(
 fea { backend dummy; }
 protocols {
@@ -204,7 +204,7 @@ TEST(RtrmgrSystem, ConfigurationErrorsNameFileLineColumnAndStartNothing) {
 
 TEST(RtrmgrSystem, ChangedFilesApplyAsDeltasAndABadFileChangesNothing) {
   RtrmgrProcess r;
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, kStatic1));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr");
   ASSERT_TRUE(Eventually([&] {
@@ -252,7 +252,7 @@ TEST(RtrmgrSystem, ChangedFilesApplyAsDeltasAndABadFileChangesNothing) {
 // FIB ends with the same content as the Loc-RIB.
 TEST(RtrmgrSystem, KillingTheRibMidRunEndsWithTheSameFib) {
   RtrmgrProcess r;
-  const int port = FreeLoopbackPort();
+  const int port = FreeTcpPort();
   const std::string conf = r.WriteConfig("router.conf", Config(port, ""));
   ASSERT_TRUE(r.Start(conf)) << r.Logs("rtrmgr");
   constexpr int kPrefixes = 200000;

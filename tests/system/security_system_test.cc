@@ -97,7 +97,7 @@ class SecuritySystemTest : public ::testing::Test {
 
   // Starts the router and feeds it kPrefixes routes from a sluice-replay upstream.
   void StartRouterWithTable() {
-    const int port = FreeLoopbackPort();
+    const int port = FreeTcpPort();
     const std::string conf = r_.WriteConfig("router.conf", Config(port));
     ASSERT_TRUE(r_.Start(conf)) << r_.Logs("rtrmgr") << r_.process()->Output();
     replay_ = ChildProcess::Start(
@@ -229,7 +229,7 @@ TEST_F(SecuritySystemTest, AHostileRunDirectoryOrASymlinkedLogStopsTheStart) {
   ASSERT_NE(mkdtemp(hostile), nullptr);
   ASSERT_EQ(chown(hostile, getpwnam("nobody")->pw_uid, getgrnam("nogroup")->gr_gid), 0);
   ASSERT_EQ(chmod(hostile, 0777), 0);
-  const std::string conf = r_.WriteConfig("router.conf", Config(FreeLoopbackPort()));
+  const std::string conf = r_.WriteConfig("router.conf", Config(FreeTcpPort()));
   CommandResult refused = RunCommand(
       {BuildPath("rtrmgr/process/sluice-rtrmgr"), "--config", conf, "--rundir", hostile});
   EXPECT_EQ(refused.exit_code, 1);

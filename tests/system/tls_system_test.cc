@@ -45,7 +45,7 @@ class TlsSystemTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
     ASSERT_TRUE(MakeCertificates({"finder", "fea", "rib", "bgp"}));
-    finder_address_ = absl::StrCat("tcp:127.0.0.1:", FreeLoopbackPort());
+    finder_address_ = absl::StrCat("tcp:127.0.0.1:", FreeTcpPort());
   }
   void TearDown() override {
     client_.reset();
