@@ -51,6 +51,7 @@
 // SLUICE_PERF_CTL=FIFO: profile the timed part only. The benchmark writes "enable" to FIFO as the
 // timing starts and "disable" as it ends, for
 //   mkfifo /tmp/ctl && SLUICE_PERF_CTL=/tmp/ctl perf record -D -1 --control fifo:/tmp/ctl ...
+#include <pthread.h>
 #include <time.h>
 
 #include <algorithm>
@@ -311,6 +312,8 @@ struct Feeder {
       if (reads[k].empty()) return;
       sent += reads[k].size();
       boost::asio::post(strands[k], [&, k, batch = std::move(reads[k])] {
+        thread_local const bool named = pthread_setname_np(pthread_self(), "bgp-parse") == 0;
+        (void)named;  // as sluice-bgp's pool is named: profiles tell it from the loop
         auto decoded = std::make_shared<UpdateBatch::Decoded>(batch.Decode(*decoders[k]));
         parsing -= int(batch.size());
         boost::asio::post(io, [&, k, decoded]() mutable {
