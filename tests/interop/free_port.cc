@@ -16,7 +16,7 @@ namespace {
 // Whether nothing holds TCP port `port` on any address of `family` now: a bind to the wildcard
 // address conflicts with every socket bound to that port, listening or connected, on any address
 // (127.0.0.4 included). The socket is closed without listening. True where the family is missing.
-bool FreeOnEveryAddress(int family, int port) {
+bool FreeOnEveryAddressOf(int family, int port) {
   const int fd = socket(family, SOCK_STREAM, 0);
   if (fd < 0) return true;
   int bound;
@@ -49,6 +49,10 @@ int EphemeralLow() {
 }
 }  // namespace
 
+bool FreeOnEveryAddress(int port) {
+  return FreeOnEveryAddressOf(AF_INET, port) && FreeOnEveryAddressOf(AF_INET6, port);
+}
+
 int FreeTcpPortIn(int low, int high) {
   static std::mutex mu;
   static std::set<int> handed_out;
@@ -60,7 +64,7 @@ int FreeTcpPortIn(int low, int high) {
   for (int i = 0; i < window; ++i) {
     const int port = low + (start + i) % window;
     if (handed_out.count(port) != 0) continue;
-    if (!FreeOnEveryAddress(AF_INET, port) || !FreeOnEveryAddress(AF_INET6, port)) continue;
+    if (!FreeOnEveryAddress(port)) continue;
     handed_out.insert(port);
     return port;
   }

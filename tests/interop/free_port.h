@@ -10,5 +10,7 @@ int FreeTcpPort();
 // The same, from the ports `low`..`high` only (starting at a random one of them); -1 when each of
 // them is held or was handed out before.
 int FreeTcpPortIn(int low, int high);
+// Whether no socket holds TCP `port` on any IPv4 or IPv6 address now.
+bool FreeOnEveryAddress(int port);
 
 }  // namespace sluice::testing
