@@ -15,9 +15,10 @@ namespace sluice::testing {
 namespace {
 // Whether nothing holds TCP port `port` on any address of `family` now: a bind to the wildcard
 // address conflicts with every socket bound to that port, listening or connected, on any address
-// (127.0.0.4 included). The socket is closed without listening. True where the family is missing.
+// (127.0.0.4 included). The socket is closed without listening, and no child started meanwhile
+// inherits it. True where the family is missing.
 bool FreeOnEveryAddressOf(int family, int port) {
-  const int fd = socket(family, SOCK_STREAM, 0);
+  const int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return true;
   int bound;
   if (family == AF_INET6) {
