@@ -9,6 +9,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
+#include "bgp/stages/encode_thread.h"
 #include "bgp/wire/attribute_encoder.h"
 
 namespace sluice::bgp {
@@ -26,6 +27,15 @@ constexpr size_t kKeepScratch = 16384;  // entries the encoding scratch keeps fo
 constexpr size_t kSendChunk = 32 * 1024;
 }  // namespace
 
+std::shared_ptr<const PeerOut::Encoding> PeerOut::MakeEncoding(const std::string& name,
+                                                               const SessionParams& params,
+                                                               AfiSafi family) {
+  UpdateEncoder encoder(params);
+  const int encoder_class = EncodedGroupCache::Join(encoder);
+  return std::make_shared<const Encoding>(
+      Encoding{name, family, std::move(encoder), encoder_class});
+}
+
 PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* sender,
                  const SessionParams& params, AfiSafi family, FlowControl* reader,
                  const PrefixSource* loc_rib, Options options)
@@ -35,8 +45,7 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
       reader_(reader),
       options_(options),
       io_(io),
-      encoder_(params),
-      encoder_class_(EncodedGroupCache::Join(encoder_)),
+      encoding_(MakeEncoding(name, params, family)),
       refresh_(io, name + " refresh", loc_rib,
                PrefixWalk::Hooks{
                    .visit =
@@ -47,7 +56,7 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
                          }
                        },
                    .end_of_slice = [this] { Flush(); },
-                   .can_run = [this] { return !blocked_; },
+                   .can_run = [this] { return !blocked_ && !encoding_full_; },
                    .paused = [this] { when_writable_.push_back(refresh_.Resumer()); },
                }) {
   if (options_.budget != nullptr) options_.budget->Add(sender_);
@@ -61,7 +70,7 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
 
 PeerOut::~PeerOut() {
   if (options_.budget != nullptr) options_.budget->Remove(sender_);
-  EncodedGroupCache::Leave(encoder_class_);
+  EncodedGroupCache::Leave(encoding_->encoder_class);
   // The cache may hold references to this peer's sets: none may outlive their stores.
   EncodedGroupCache::Local().Clear();
 }
@@ -73,6 +82,7 @@ size_t PeerOut::high_water() const {
 std::string PeerOut::Status() const {
   std::string s = absl::StrCat("advertised=", counters_.advertised, " updates=", counters_.updates);
   if (counters_.groups_shared != 0) absl::StrAppend(&s, " shared_groups=", counters_.groups_shared);
+  if (in_flight_changes_ != 0) absl::StrAppend(&s, " encoding=", in_flight_changes_);
   if (blocked_) s += " blocked";
   if (refresh_.running()) s += " refreshing";
   return s;
@@ -94,30 +104,31 @@ void PeerOut::TakeBatch() {
   spare_batches_.pop_back();
 }
 
-void PeerOut::ReturnBatch() {
-  ops_.clear();
+void PeerOut::ReturnBatch() { KeepBuffer(std::exchange(ops_, std::vector<Op>())); }
+
+void PeerOut::KeepBuffer(std::vector<Op> buffer) {
+  buffer.clear();
   // A burst's buffer is not kept.
-  if (ops_.capacity() <= kKeepOps && spare_batches_.size() < kSpareBatches) {
-    spare_batches_.push_back(std::move(ops_));
+  if (buffer.capacity() <= kKeepOps && spare_batches_.size() < kSpareBatches) {
+    spare_batches_.push_back(std::move(buffer));
   }
-  std::vector<Op>().swap(ops_);
 }
 
-void PeerOut::Collapse(std::vector<uint32_t>& first_of) {
-  if (ops_.size() < 2) return;
-  // An open-addressing table of indexes into ops_, built for this batch at twice its size: a
+void PeerOut::Collapse(std::vector<Op>& ops, std::vector<uint32_t>& first_of) {
+  if (ops.size() < 2) return;
+  // An open-addressing table of indexes into ops, built for this batch at twice its size: a
   // change finds its prefix's first change (always earlier) or takes an empty slot.
   constexpr uint32_t kEmpty = ~uint32_t{0};
-  const size_t mask = std::bit_ceil(2 * ops_.size()) - 1;
+  const size_t mask = std::bit_ceil(2 * ops.size()) - 1;
   first_of.assign(mask + 1, kEmpty);
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    Op& op = ops_[i];
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Op& op = ops[i];
     for (size_t slot = absl::HashOf(op.prefix) & mask;; slot = (slot + 1) & mask) {
       if (first_of[slot] == kEmpty) {
         first_of[slot] = static_cast<uint32_t>(i);
         break;
       }
-      Op& first = ops_[first_of[slot]];
+      Op& first = ops[first_of[slot]];
       if (first.prefix != op.prefix) continue;
       first.to = std::exchange(op.to, AttrRef());
       first.force = first.force || op.force;
@@ -247,25 +258,33 @@ void PeerOut::ReturnScratch(std::unique_ptr<Scratch> scratch) {
   spare_scratch_ = std::move(scratch);
 }
 
-void PeerOut::Flush() {
-  if (ops_.empty()) return;
+PeerOut::Encoded PeerOut::EncodeBatch(const Encoding& e, std::vector<Op>& ops,
+                                      boost::asio::io_context& io) {
+  Encoded out;
   std::unique_ptr<Scratch> scratch = TakeScratch();
-  Scratch& s = *scratch;
-  Collapse(s.first_of);
-  s.announce_group.reserve(ops_.size());
-  s.announce.reserve(ops_.size());
+  Collapse(ops, scratch->first_of);
+  Group(e, ops, *scratch, out);
+  ops.clear();
+  if (!scratch->withdraw.empty() || !scratch->group_attrs.empty()) Pack(e, *scratch, io, out);
+  ReturnScratch(std::move(scratch));
+  return out;
+}
+
+void PeerOut::Group(const Encoding& e, std::vector<Op>& ops, Scratch& s, Encoded& out) {
+  s.announce_group.reserve(ops.size());
+  s.announce.reserve(ops.size());
   // The sets were made and counted on other threads (the shard stage): each op's are loaded a
   // few ops ahead and released as soon as they are read, while their lines are here.
   constexpr size_t kAhead = 8;
-  auto prefetch = [this](size_t i) {
-    if (i >= ops_.size()) return;
-    ops_[i].to.Prefetch();
-    ops_[i].from.Prefetch();
+  auto prefetch = [&ops](size_t i) {
+    if (i >= ops.size()) return;
+    ops[i].to.Prefetch();
+    ops[i].from.Prefetch();
   };
   for (size_t i = 0; i < kAhead; ++i) prefetch(i);
-  for (size_t i = 0; i < ops_.size(); ++i) {
+  for (size_t i = 0; i < ops.size(); ++i) {
     prefetch(i + kAhead);
-    Op& op = ops_[i];
+    Op& op = ops[i];
     // Unchanged: nothing to send — unless re-announced (a refresh), and only what the peer has:
     // an add, a refresh and a delete in one batch leave nothing to withdraw.
     const bool unchanged = op.from == op.to;
@@ -276,22 +295,19 @@ void PeerOut::Flush() {
       continue;
     }
     if (!op.to) {
-      s.withdraw.push_back(Nlri{op.prefix, 0, family_.safi});
-      --counters_.advertised;
+      s.withdraw.push_back(Nlri{op.prefix, 0, e.family.safi});
+      --out.advertised;
       continue;
     }
-    if (!had) ++counters_.advertised;
+    if (!had) ++out.advertised;
     const uint32_t group = s.GroupOf(std::move(op.to));
     ++s.group_start[group];
     s.announce_group.push_back(group);
-    s.announce.push_back(Nlri{op.prefix, 0, family_.safi});
+    s.announce.push_back(Nlri{op.prefix, 0, e.family.safi});
   }
-  ReturnBatch();
-  if (!s.withdraw.empty() || !s.group_attrs.empty()) Encode(s);
-  ReturnScratch(std::move(scratch));
 }
 
-void PeerOut::Encode(Scratch& s) {
+void PeerOut::Pack(const Encoding& e, Scratch& s, boost::asio::io_context& io, Encoded& out) {
   // Counting sort: group_start holds each group's size, then where it begins; each group keeps
   // its prefixes in batch order.
   uint32_t at = 0;
@@ -305,9 +321,9 @@ void PeerOut::Encode(Scratch& s) {
     s.grouped[s.group_start[s.announce_group[i]]++] = s.announce[i];
   }
   // group_start[g] is now where group g ends.
-  std::vector<uint8_t> out;
+  std::vector<uint8_t> piece;
   int messages = 0;
-  counters_.withdrawn += s.withdraw.size();
+  out.withdrawn += s.withdraw.size();
   std::span<const Nlri> withdraw = s.withdraw;
   // The sets were made on other threads (the shard stage): loading them a group or two ahead
   // keeps the encoder from waiting on each of their cache lines in turn.
@@ -317,53 +333,112 @@ void PeerOut::Encode(Scratch& s) {
   prefetch(0, false);
   prefetch(1, false);
   prefetch(0, true);
-  const EncodedGroupCache::Batch batch = EncodedGroupCache::Local().BeginBatch(encoder_class_, io_);
+  const EncodedGroupCache::Batch batch = EncodedGroupCache::Local().BeginBatch(e.encoder_class, io);
   for (size_t g = 0; g < s.group_attrs.size(); ++g) {
     prefetch(g + 2, false);
     prefetch(g + 1, true);
     AttrRef& attrs = s.group_attrs[g];
     const uint32_t begin = g == 0 ? 0 : s.group_start[g - 1];
     const std::span<const Nlri> nlri(s.grouped.data() + begin, s.group_start[g] - begin);
-    absl::StatusOr<int> n = PackGroup(batch, attrs, nlri, withdraw, &out);
+    absl::StatusOr<int> n = PackGroup(e, batch, attrs, nlri, withdraw, &piece, out);
     if (!n.ok()) {
-      ++counters_.encode_errors;
-      SLUICE_LOG(kWarning) << name() << ": cannot encode " << nlri.size()
+      ++out.encode_errors;
+      SLUICE_LOG(kWarning) << e.name << ": cannot encode " << nlri.size()
                            << " prefixes: " << n.status().ToString();
-      counters_.advertised -= nlri.size();
+      out.advertised -= static_cast<int64_t>(nlri.size());
     } else {
       messages += *n;
-      counters_.announced += nlri.size();
+      out.announced += nlri.size();
       withdraw = {};
     }
     attrs.reset();  // do not keep attribute sets alive between batches
-    if (out.size() >= kSendChunk) {
-      Send(std::move(out), messages);
-      out = std::vector<uint8_t>();
+    if (piece.size() >= kSendChunk) {
+      out.pieces.emplace_back(std::exchange(piece, std::vector<uint8_t>()), messages);
       messages = 0;
     }
   }
   if (!withdraw.empty()) {
-    absl::StatusOr<int> n = encoder_.Pack(nullptr, {}, withdraw, &out);
+    absl::StatusOr<int> n = e.encoder.Pack(nullptr, {}, withdraw, &piece);
     if (n.ok()) messages += *n;
   }
-  Send(std::move(out), messages);
+  if (!piece.empty()) out.pieces.emplace_back(std::move(piece), messages);
 }
 
-absl::StatusOr<int> PeerOut::PackGroup(const EncodedGroupCache::Batch& batch, const AttrRef& attrs,
-                                       std::span<const Nlri> announce,
-                                       std::span<const Nlri> withdraw, std::vector<uint8_t>* out) {
+absl::StatusOr<int> PeerOut::PackGroup(const Encoding& e, const EncodedGroupCache::Batch& batch,
+                                       const AttrRef& attrs, std::span<const Nlri> announce,
+                                       std::span<const Nlri> withdraw, std::vector<uint8_t>* out,
+                                       Encoded& counts) {
   EncodedGroupCache& cache = *batch.cache;
   if (std::optional<int> n = cache.Find(batch, attrs, announce, withdraw, out)) {
-    ++counters_.groups_shared;
+    ++counts.groups_shared;
     return *n;
   }
   const size_t before = out->size();
-  absl::StatusOr<int> n = encoder_.Pack(attrs.get(), announce, withdraw, out);
+  absl::StatusOr<int> n = e.encoder.Pack(attrs.get(), announce, withdraw, out);
   if (n.ok()) {
     cache.Store(batch, attrs, announce, withdraw,
                 std::span<const uint8_t>(out->data() + before, out->size() - before), *n);
   }
   return n;
+}
+
+void PeerOut::Flush() {
+  if (ops_.empty()) return;
+  if (options_.encoder != nullptr) return HandOver();
+  Encoded encoded = EncodeBatch(*encoding_, ops_, io_);
+  ReturnBatch();
+  Apply(std::move(encoded));
+}
+
+void PeerOut::HandOver() {
+  if (in_flight_ >= kMaxInFlight) {
+    // Waits for a batch to come back; the reader waits too once this one is big.
+    if (!encoding_full_ && ops_.size() >= kHoldChanges) {
+      encoding_full_ = true;
+      ApplyBlocked();
+    }
+    return;
+  }
+  const size_t changes = ops_.size();
+  ++in_flight_;
+  in_flight_changes_ += changes;
+  EncodeThread& encoder = *options_.encoder;
+  encoder.Post([this, alive = std::weak_ptr<bool>(alive_), encoding = encoding_, loop = &io_,
+                encode_loop = &encoder.io(), ops = std::exchange(ops_, std::vector<Op>()),
+                changes]() mutable {
+    Encoded encoded = EncodeBatch(*encoding, ops, *encode_loop);
+    boost::asio::post(*loop, [this, alive, changes, encoded = std::move(encoded),
+                              buffer = std::move(ops)]() mutable {
+      if (alive.expired()) return;  // the PeerOut is gone (its session went down)
+      BatchEncoded(changes, std::move(encoded), std::move(buffer));
+    });
+  });
+}
+
+void PeerOut::BatchEncoded(size_t changes, Encoded encoded, std::vector<Op> buffer) {
+  --in_flight_;
+  in_flight_changes_ -= changes;
+  KeepBuffer(std::move(buffer));
+  Apply(std::move(encoded));
+  Flush();  // what waited for this batch
+  if (encoding_full_ && in_flight_ < kMaxInFlight) {
+    encoding_full_ = false;
+    ApplyBlocked();
+  }
+  if (end_of_rib_waiting_ && in_flight_ == 0) {
+    end_of_rib_waiting_ = false;
+    SendEndOfRib();
+  }
+  RunWhenWritable();
+}
+
+void PeerOut::Apply(Encoded encoded) {
+  counters_.advertised += encoded.advertised;
+  counters_.announced += encoded.announced;
+  counters_.withdrawn += encoded.withdrawn;
+  counters_.encode_errors += encoded.encode_errors;
+  counters_.groups_shared += encoded.groups_shared;
+  for (auto& [messages, count] : encoded.pieces) Send(std::move(messages), count);
 }
 
 void PeerOut::Send(std::vector<uint8_t> messages, int count) {
@@ -381,13 +456,18 @@ void PeerOut::CheckBacklog() {
 }
 
 void PeerOut::ApplyBlocked() {
-  if (reader_ != nullptr) reader_->SetBlocked(blocked_ || gated_);
+  if (reader_ != nullptr) reader_->SetBlocked(blocked_ || encoding_full_ || gated_);
 }
 
 void PeerOut::OnWritable() {
   if (!blocked_ || sender_->send_backlog() > high_water()) return;
   blocked_ = false;
   ApplyBlocked();
+  RunWhenWritable();
+}
+
+void PeerOut::RunWhenWritable() {
+  if (blocked_ || encoding_full_ || when_writable_.empty()) return;
   std::vector<std::function<void()>> callbacks;
   callbacks.swap(when_writable_);
   for (auto& cb : callbacks) cb();
@@ -405,8 +485,12 @@ void PeerOut::EndOfRib() {
 
 void PeerOut::SendEndOfRib() {
   Flush();
+  if (in_flight_ > 0) {  // after the batches on the encoding thread
+    end_of_rib_waiting_ = true;
+    return;
+  }
   std::vector<uint8_t> out;
-  encoder_.EndOfRib(family_, &out);
+  encoding_->encoder.EndOfRib(family_, &out);
   counters_.end_of_rib_sent = true;
   Send(std::move(out), 1);
 }

@@ -22,11 +22,19 @@
 // turn of the event loop (the same set, prefixes, withdrawals and encoder) is copied from it
 // instead (EncodedGroupCache): peers that get the same changes share one encoding.
 //
+// Encoding off the loop (Options::encoder): each batch is handed at push() to an EncodeThread,
+// which collapses, groups and encodes it; the UPDATEs come back to the loop and are sent there, in
+// the order of the batches. At most kMaxInFlight batches are on that thread at once; later
+// changes wait in the batch being collected, which is handed over as soon as one comes back.
+// End-of-RIB goes out once every batch handed over before it is sent.
+//
 // Flow control: after sending, when the session's send backlog is above `high_water` octets (or
 // the peer's share of a SendBudget), PeerOut blocks its FanoutReader (changes wait in the fanout
-// queue) until OnWritable(). End-of-RIB (RFC 4724) is sent by EndOfRib(), which the branch's Dump
-// stage triggers when the initial dump is done. Refresh() answers a ROUTE-REFRESH (RFC 2918): a
-// background walk over the Loc-RIB re-announces every route the peer has.
+// queue) until OnWritable(); likewise while batches are on the encoding thread and the batch
+// waiting for them holds kHoldChanges changes or more. End-of-RIB (RFC 4724) is sent by EndOfRib(),
+// which the branch's Dump stage triggers when the initial dump is done. Refresh() answers a
+// ROUTE-REFRESH (RFC 2918): a background walk over the Loc-RIB re-announces every route the peer
+// has.
 
 #include <cstdint>
 #include <functional>
@@ -43,8 +51,11 @@
 #include "bgp/stages/prefix_walk.h"
 #include "bgp/stages/send_budget.h"
 #include "bgp/wire/update_encoder.h"
+#include "boost/asio/io_context.hpp"
 
 namespace sluice::bgp {
+
+class EncodeThread;
 
 class PeerOut : public BranchTail {
  public:
@@ -56,7 +67,16 @@ class PeerOut : public BranchTail {
     // While this speaker restarts, the peer gets nothing — routes nor End-of-RIB — until the
     // gate opens (selection deferral, RFC 4724 §4.1); null: no deferral. Outlives the PeerOut.
     EndOfRibGate* end_of_rib_gate = nullptr;
+    // When set, batches are encoded on this thread (it outlives the PeerOut) and sent when they
+    // come back; null: encoded and sent on the loop, at push().
+    EncodeThread* encoder = nullptr;
   };
+  // Batches on the encoding thread at once, and the changes a batch waiting for them may hold
+  // before the reader is blocked (48 octets each: about 3 MiB for a peer whose encoding falls
+  // behind). The bound is high because a blocked reader splits what the shards send next into
+  // more, smaller batches (each shard's queue drains on its own), hence more UPDATEs.
+  static constexpr int kMaxInFlight = 2;
+  static constexpr size_t kHoldChanges = 65536;
   struct Counters {
     uint64_t advertised = 0;  // prefixes the peer has from us now
     uint64_t updates = 0;     // UPDATE messages sent (End-of-RIB included)
@@ -99,8 +119,9 @@ class PeerOut : public BranchTail {
 
   const Counters& counters() const { return counters_; }
   bool blocked() const { return blocked_; }
-  // Changes in the batch not yet encoded (the session's octet backlog is not counted).
-  std::optional<uint64_t> queue_depth() const override { return ops_.size(); }
+  // Changes not yet encoded: the batch, and those on the encoding thread (the session's octet
+  // backlog is not counted).
+  std::optional<uint64_t> queue_depth() const override { return ops_.size() + in_flight_changes_; }
 
  private:
   void SendEndOfRib();
@@ -116,40 +137,81 @@ class PeerOut : public BranchTail {
   void TakeBatch();
   void ReturnBatch();
   static thread_local std::vector<std::vector<Op>> spare_batches_;
-  // Merges the changes of each prefix into its first: what the peer had before the first, what
-  // it should have after the last, re-announced if any of them was. The others send nothing.
-  // `first_of`: room for its table (the scratch's).
-  void Collapse(std::vector<uint32_t>& first_of);
-  void Flush();
-  // Flush's encoding scratch (peer_out.cc), one per thread, lent to one Flush at a time: a Flush
-  // reached from inside another (through its session's callbacks) gets a fresh one.
+  // Stores a batch's emptied buffer for the next batch of any PeerOut of this thread, if there is
+  // room and it did not grow past kKeepOps.
+  static void KeepBuffer(std::vector<Op> buffer);
+  // What encoding a batch takes, shared with the jobs on the encoding thread (immutable).
+  struct Encoding {
+    std::string name;
+    AfiSafi family;
+    UpdateEncoder encoder;
+    int encoder_class;  // EncodedGroupCache::Join
+  };
+  static std::shared_ptr<const Encoding> MakeEncoding(const std::string& name,
+                                                      const SessionParams& params, AfiSafi family);
+  // What encoding a batch made, applied on the loop: the UPDATEs in pieces of about kSendChunk
+  // octets (messages, their count) and the changes to the counters.
+  struct Encoded {
+    std::vector<std::pair<std::vector<uint8_t>, int>> pieces;
+    int64_t advertised = 0;
+    uint64_t announced = 0;
+    uint64_t withdrawn = 0;
+    uint64_t encode_errors = 0;
+    uint64_t groups_shared = 0;
+  };
+  // Flush's encoding scratch (peer_out.cc), one per thread, lent to one batch at a time.
   struct Scratch;
   static thread_local std::unique_ptr<Scratch> spare_scratch_;
   static std::unique_ptr<Scratch> TakeScratch();
   static void ReturnScratch(std::unique_ptr<Scratch> scratch);
-  // Flush's second half: the batch's changes, grouped in `scratch`, encoded and sent.
-  void Encode(Scratch& scratch);
+  // A batch's UPDATEs, on the thread whose loop is `io` (any thread): Collapse, then Group, then
+  // Pack. Empties `ops`, releasing every reference it held.
+  static Encoded EncodeBatch(const Encoding& e, std::vector<Op>& ops, boost::asio::io_context& io);
+  // Merges the changes of each prefix into its first: what the peer had before the first, what
+  // it should have after the last, re-announced if any of them was. The others send nothing.
+  // `first_of`: room for its table (the scratch's).
+  static void Collapse(std::vector<Op>& ops, std::vector<uint32_t>& first_of);
+  // The withdrawals, and the announcements grouped by attribute set, into `s`.
+  static void Group(const Encoding& e, std::vector<Op>& ops, Scratch& s, Encoded& out);
+  // The groups of `s`, packed into UPDATEs.
+  static void Pack(const Encoding& e, Scratch& s, boost::asio::io_context& io, Encoded& out);
   // One group's UPDATEs: copied when another peer on this thread just packed the same group.
-  absl::StatusOr<int> PackGroup(const EncodedGroupCache::Batch& batch, const AttrRef& attrs,
-                                std::span<const Nlri> announce, std::span<const Nlri> withdraw,
-                                std::vector<uint8_t>* out);
+  static absl::StatusOr<int> PackGroup(const Encoding& e, const EncodedGroupCache::Batch& batch,
+                                       const AttrRef& attrs, std::span<const Nlri> announce,
+                                       std::span<const Nlri> withdraw, std::vector<uint8_t>* out,
+                                       Encoded& counts);
+  void Flush();
+  // Flush with an encoder: the batch to the encoding thread, unless kMaxInFlight are there.
+  void HandOver();
+  // A batch of `changes` came back from the encoding thread with its emptied buffer.
+  void BatchEncoded(size_t changes, Encoded encoded, std::vector<Op> buffer);
+  // Counts and sends what a batch made.
+  void Apply(Encoded encoded);
   void Send(std::vector<uint8_t> messages, int count);
   void CheckBacklog();
-  // Blocks the reader while the backlog is high or the restart gate is closed.
+  // Blocks the reader while the backlog is high, the encoding thread is full or the restart gate
+  // is closed.
   void ApplyBlocked();
+  // Runs what waited for the branch to be unblocked (a refresh walk), when it is.
+  void RunWhenWritable();
   size_t high_water() const;
 
   SessionSender* sender_;
   AfiSafi family_;
   FlowControl* reader_;
   Options options_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the gate's callback
+  // For the gate's callback and the batches coming back from the encoding thread.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   boost::asio::io_context& io_;
-  UpdateEncoder encoder_;
-  int encoder_class_;  // EncodedGroupCache::Join
+  std::shared_ptr<const Encoding> encoding_;
   Counters counters_;
   bool blocked_ = false;  // the send backlog is above the high water
   bool gated_ = false;    // the restart gate is closed
+  // Batches on the encoding thread and their changes; the batch waiting for them is full.
+  int in_flight_ = 0;
+  uint64_t in_flight_changes_ = 0;
+  bool encoding_full_ = false;
+  bool end_of_rib_waiting_ = false;  // End-of-RIB goes out once in_flight_ is 0
   EndOfRibGate::Observer gate_observer_;
   std::vector<std::function<void()>> when_writable_;
   // The batch: ops in the order they came (after Collapse, a prefix's first holds its changes).

@@ -1,15 +1,20 @@
 // PeerOut: prefixes sharing attributes packed into as few UPDATEs as fit, withdrawals first,
 // changes that leave the peer's state unchanged not sent, End-of-RIB, flow control on the send
 // backlog (alone, or sharing a SendBudget with other peers), and route refresh. What it sends is
-// decoded again (golden log of UPDATEs).
+// decoded again (golden log of UPDATEs). With an encoding thread (PeerOut::Options::encoder): the
+// same UPDATEs, End-of-RIB after the batches on that thread, the reader blocked while it is full,
+// and a PeerOut gone with a batch there. Runs under ThreadSanitizer too (label tsan).
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "bgp/stages/encode_thread.h"
 #include "bgp/stages/encoded_group_cache.h"
 #include "bgp/stages/peer_in.h"
 #include "bgp/stages/peer_out.h"
@@ -44,16 +49,22 @@ class PeerOutTest : public testing::StagesTest {
     in_ = plumber_.Make<PeerIn>("PeerIn", &plumber_, &tables_, resolved);
     SessionParams params;
     session_ = std::make_unique<testing::FakeSession>(&store_, params);
-    PeerOut::Options options;
-    options.high_water = 100000;
     out_ = plumber_.Make<PeerOut>("PeerOut", io_, session_.get(), params, kIPv4Unicast, &flow_,
-                                  &tables_, options);
+                                  &tables_, Options());
     stage::Plumber::Plumb<BgpRoute>(in_, out_);
     in_->SessionUp(sources_.Intern(testing::Source(1, "P", "10.0.0.1", 65001, false)));
     a_ = Attr().Path({65000, 1}).NextHop("192.0.2.1").In(store_);
     b_ = Attr().Path({65000, 2}).NextHop("192.0.2.1").In(store_);
   }
   net::Prefix N(uint32_t i) { return net::Prefix(net::IPv4Address(0x0a000000 + (i << 8)), 24); }
+  virtual PeerOut::Options Options() {
+    PeerOut::Options options;
+    options.high_water = 100000;
+    return options;
+  }
+  // After a push: until what it handed over is sent (nothing to wait for on the loop).
+  virtual void Sent() {}
+  void PacksGroupsSuppressesNoChangesAndEndsTheRib();
 
   RouteTableSet tables_;
   FakeFlow flow_;
@@ -111,21 +122,24 @@ TEST_F(PeerOutTest, AFlushInsideAnotherPeersSendKeepsEachBatchApart) {
   EXPECT_FALSE(first_session.held.contains(N(30000)));
 }
 
-TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
+void PeerOutTest::PacksGroupsSuppressesNoChangesAndEndsTheRib() {
   // 2,000 /24s with one attribute set: 4 octets each, two 4,096-octet UPDATEs.
   for (uint32_t i = 0; i < 2000; ++i) in_->Announce(N(i), a_);
   in_->Push();
+  Sent();
   EXPECT_EQ(session_->updates, 2u);
   EXPECT_EQ(session_->held.size(), 2000u);
   // Two attribute sets interleaved: one UPDATE per set.
   for (uint32_t i = 2000; i < 2010; ++i) in_->Announce(N(i), i % 2 ? a_ : b_);
   in_->Push();
+  Sent();
   EXPECT_EQ(session_->updates, 4u);
   // Withdrawals ride in the first UPDATE with announcements.
   in_->Withdraw(N(0));
   in_->Withdraw(N(1));
   in_->Announce(N(2), b_);
   in_->Push();
+  Sent();
   // Changes that end where they started send nothing: withdraw and re-announce the same
   // attributes, or announce and withdraw a new prefix, in one batch.
   const size_t before = session_->updates;
@@ -134,14 +148,20 @@ TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
   in_->Announce(N(5000), a_);
   in_->Withdraw(N(5000));
   in_->Push();
+  Sent();
   EXPECT_EQ(session_->updates, before);
   out_->EndOfRib();
+  Sent();
   EXPECT_EQ(session_->end_of_ribs, 1u);
   EXPECT_TRUE(out_->counters().end_of_rib_sent);
   EXPECT_EQ(out_->counters().advertised, 2008u);
   EXPECT_EQ(session_->held.size(), 2008u);
   EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
   EXPECT_GOLDEN(session_->Log(), "tests/bgp/golden/peer_out.updates");
+}
+
+TEST_F(PeerOutTest, PacksGroupsSuppressesNoChangesAndEndsTheRib) {
+  PacksGroupsSuppressesNoChangesAndEndsTheRib();
 }
 
 // The export rules make transient sets (one per shard for the halves of an UPDATE): equal sets
@@ -409,6 +429,109 @@ TEST_F(PeerOutTest, ARefreshOfAPrefixAddedAndDeletedInOneBatchSendsNothing) {
   out_->push(nullptr);
   EXPECT_EQ(session_->announced, 2u);
   EXPECT_EQ(out_->counters().advertised, 1u);
+}
+
+// With an encoding thread. Its jobs run in order, so a job that waits for a signal holds back
+// everything posted after it.
+class PeerOutEncoderTest : public PeerOutTest {
+ protected:
+  void TearDown() override { Sent(); }
+  PeerOut::Options Options() override {
+    PeerOut::Options options = PeerOutTest::Options();
+    options.encoder = &encoder_;
+    return options;
+  }
+  // Until the encoding thread has run everything posted to it (its end-of-turn clears too) and
+  // the loop everything that came back.
+  void Sent() override {
+    do {
+      encoder_.Post([] {});  // after the clears posted before it
+      while (encoder_.pending() > 0) std::this_thread::yield();
+      io_.restart();
+    } while (io_.poll() > 0);
+  }
+  // Holds the encoding thread until Release().
+  void Hold() {
+    encoder_.Post([f = release_.get_future().share()] { f.wait(); });
+  }
+  void Release() { release_.set_value(); }
+
+  EncodeThread encoder_{"test-encode"};
+  std::promise<void> release_;
+};
+
+TEST_F(PeerOutEncoderTest, SendsWhatTheLoopSends) {
+  PacksGroupsSuppressesNoChangesAndEndsTheRib();  // the same golden log
+}
+
+TEST_F(PeerOutEncoderTest, NothingIsSentBeforeTheBatchComesBackAndEndOfRibGoesLast) {
+  Hold();
+  for (uint32_t i = 0; i < 10; ++i) in_->Announce(N(i), a_);
+  in_->Push();
+  out_->EndOfRib();
+  io_.restart();
+  io_.poll();
+  EXPECT_EQ(session_->updates, 0u);
+  EXPECT_EQ(out_->queue_depth(), 10u) << "on the encoding thread";
+  EXPECT_FALSE(out_->end_of_rib_sent());
+  Release();
+  Sent();
+  EXPECT_EQ(session_->held.size(), 10u);
+  EXPECT_EQ(session_->end_of_ribs, 1u);
+  ASSERT_EQ(session_->log.size(), 2u);
+  EXPECT_EQ(session_->log.front().substr(0, 11), "announce 10");
+  EXPECT_EQ(session_->log.back().substr(0, 10), "End-of-RIB");
+  EXPECT_TRUE(out_->end_of_rib_sent());
+  EXPECT_EQ(out_->queue_depth(), 0u);
+  EXPECT_EQ(out_->counters().advertised, 10u);
+  EXPECT_EQ(out_->counters().updates, 2u);
+}
+
+TEST_F(PeerOutEncoderTest, ABusyEncodingThreadBlocksTheReaderOnceTheWaitingBatchIsFull) {
+  Hold();
+  uint32_t next = 0;
+  auto batch = [&](uint32_t changes) {
+    for (uint32_t i = 0; i < changes; ++i, ++next) in_->Announce(N(next), next % 2 ? a_ : b_);
+    in_->Push();
+  };
+  batch(100);
+  batch(100);  // PeerOut::kMaxInFlight on the thread now
+  batch(100);
+  EXPECT_FALSE(flow_.blocked) << "100 changes wait";
+  batch(PeerOut::kHoldChanges);
+  EXPECT_TRUE(flow_.blocked);
+  EXPECT_EQ(out_->queue_depth(), next);
+  EXPECT_EQ(session_->updates, 0u);
+  Release();
+  Sent();
+  EXPECT_FALSE(flow_.blocked);
+  EXPECT_EQ(session_->held.size(), next);
+  EXPECT_EQ(out_->counters().advertised, next);
+  EXPECT_EQ(out_->queue_depth(), 0u);
+  EXPECT_TRUE(session_->errors.empty()) << session_->errors.front();
+}
+
+TEST_F(PeerOutEncoderTest, APeerOutGoneWithABatchOnTheThreadSendsNothingAndKeepsNothing) {
+  AttributeStore other;  // aborts if destroyed while the batch still holds its set
+  AttrRef made = Attr().Path({65000, 7}).NextHop("192.0.2.1").In(other);
+  SessionParams params;
+  testing::FakeSession session(&store_, params);
+  FakeFlow flow;
+  auto out = std::make_unique<PeerOut>("PeerOut2", io_, &session, params, kIPv4Unicast, &flow,
+                                       &tables_, Options());
+  Hold();
+  BgpRoute r;
+  r.attrs = made;
+  for (uint32_t i = 0; i < 10; ++i) {
+    r.net = N(i);
+    out->add_route(r, nullptr);
+  }
+  out->push(nullptr);
+  out.reset();
+  Release();
+  Sent();
+  EXPECT_EQ(session.updates, 0u);
+  EXPECT_EQ(made.use_count(), 2u) << "ours and r's";
 }
 
 }  // namespace
