@@ -9,6 +9,7 @@
 //
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench [--reps 5] [--rib] [--upstreams N] [--no-poll]
 //                                          [--threads N] [--parse-threads N] [--shard-stage]
+//                                          [--encode-thread 0|1]
 //                                          [--policy none|heavy] [--bmp VIEWS]
 //   SLUICE_DATA_DIR=... bgp_pipeline_bench --print-policy
 //
@@ -24,6 +25,10 @@
 // a read's worth (64 KiB or 256 UPDATEs) per handler, as sluice-bgp's sessions do
 // (PeerManager::SetParseThreads); the default is what sluice-bgp does
 // (RouterConfig::DefaultParseThreads: the cores the loop and the shards leave, else 0).
+// --encode-thread 1: PeerOut encodes on a thread of its own (RouterConfig::encode_thread), 0: on
+// the loop; the default is what sluice-bgp does (RouterConfig::DefaultEncodeThread: with the
+// shard stage, when a core is left beside the loop and the shards). That thread counts in the
+// process CPU, not the loop's.
 // --shard-stage with --threads 1: the shard stage with one worker thread (RouterConfig::
 // shard_single_thread) — the cost of handing routes to a shard and back, without spreading.
 // --shard-batch N, --shard-backlog N, --shard-coalesce-us N: PipelineOptions::shard_batch (items
@@ -200,6 +205,7 @@ struct Setup {
   int threads = 1;
   bool shard_stage = false;                // threads 1 on a worker thread
   int parse_threads = 0;                   // decode on a pool of these (0: on the loop)
+  bool encode_thread = false;              // RouterConfig::encode_thread
   policy::FilterSlot* import = nullptr;    // null: no import policy
   bench::BenchStation* station = nullptr;  // null: no BMP Route Monitoring
   PipelineOptions options;
@@ -368,6 +374,7 @@ Result RunOnce(const std::vector<Capture>& feeds, const Setup& setup) {
     rc.ipv6 = false;
     rc.threads = setup.threads;
     rc.shard_single_thread = setup.shard_stage;
+    rc.encode_thread = setup.encode_thread;
     auto routing = std::make_unique<BgpRouting>(
         io, rc,
         RoutingServices{nullptr, with_rib ? &rib : nullptr, &store, nullptr, nullptr,
@@ -506,6 +513,7 @@ struct Args {
   int threads = 1;
   bool shard_stage = false;
   int parse_threads = -1;  // -1: as sluice-bgp (RouterConfig::DefaultParseThreads)
+  int encode_thread = -1;  // -1: as sluice-bgp (RouterConfig::DefaultEncodeThread)
   std::string policy_kind = "none";
   bool print_policy = false;
   std::vector<std::string> bmp;  // --bmp's views
@@ -541,6 +549,10 @@ std::optional<int> ParseArgs(int argc, char** argv, Args& a) {
                  "the event loop; default: as sluice-bgp, the usable CPUs that the loop and "
                  "--threads leave, at most --threads)")
       ->check(CLI::Range(0, 256));
+  app.add_option("--encode-thread", a.encode_thread,
+                 "1: PeerOut encodes on a thread of its own, 0: on the event loop (default: as "
+                 "sluice-bgp, when a usable CPU is left beside the loop and --threads > 1)")
+      ->check(CLI::Range(0, 1));
   app.add_option("--shard-batch", a.options.shard_batch,
                  "PipelineOptions::shard_batch: routes per hand-over to a shard")
       ->check(CLI::Range(size_t{1}, size_t{1} << 30));
@@ -625,6 +637,8 @@ int Main(int argc, char** argv) {
   setup.shard_stage = a.shard_stage;
   setup.parse_threads =
       a.parse_threads >= 0 ? a.parse_threads : RouterConfig::DefaultParseThreads(a.threads);
+  setup.encode_thread =
+      a.encode_thread >= 0 ? a.encode_thread == 1 : RouterConfig::DefaultEncodeThread(a.threads);
   setup.options = a.options;
   setup.station = station.get();
   policy::FilterSlot slot(nullptr);
@@ -639,10 +653,10 @@ int Main(int argc, char** argv) {
   }
   std::printf(
       "PCH: %zu UPDATEs loaded; %d upstream -> 1 downstream%s, %d thread(s)%s, %d parse "
-      "thread(s), %s import policy, %d runs\n",
+      "thread(s)%s, %s import policy, %d runs\n",
       c.messages.size(), a.upstreams, a.with_rib ? " + RIB" : "", a.threads,
       a.shard_stage && a.threads == 1 ? " (shard stage)" : "", setup.parse_threads,
-      a.policy_kind.c_str(), a.reps);
+      setup.encode_thread ? ", encoding thread" : "", a.policy_kind.c_str(), a.reps);
   std::vector<double> secs, rate, bpr, cpu, cpu_rate, process_cpu;
   std::vector<size_t> updates;
   for (int i = 0; i < a.reps; ++i) {

@@ -46,6 +46,7 @@ BgpDaemon::BgpDaemon(boost::asio::io_context& io, BgpDaemonOptions options)
   o.ipv6 = options_.ipv6;
   o.threads = options_.threads;
   o.parse_threads = options_.parse_threads;
+  o.encode_thread = options_.encode_thread;
   bgp_ = std::make_unique<BgpProcess>(io, o);
   damping_ = std::make_unique<DampingControl>(&bgp_->routing());
   // RIB -> BGP: redistributed routes through the redist:PROTOCOL banks.

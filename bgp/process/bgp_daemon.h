@@ -61,8 +61,9 @@ struct BgpDaemonOptions {
   bool ipv4 = true;
   bool ipv6 = true;
   PipelineOptions pipeline;
-  int threads = 1;        // BgpProcessOptions::threads
-  int parse_threads = 0;  // BgpProcessOptions::parse_threads
+  int threads = 1;             // BgpProcessOptions::threads
+  int parse_threads = 0;       // BgpProcessOptions::parse_threads
+  bool encode_thread = false;  // BgpProcessOptions::encode_thread
 };
 
 class BgpDaemon {

@@ -15,6 +15,7 @@ RouterConfig MakeRouterConfig(const BgpProcessOptions& o) {
   c.ipv4 = o.ipv4;
   c.ipv6 = o.ipv6;
   c.threads = o.threads;
+  c.encode_thread = o.encode_thread;
   return c;
 }
 

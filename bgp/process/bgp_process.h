@@ -54,6 +54,8 @@ struct BgpProcessOptions {
   // PBTS: threads decoding the peers' UPDATEs off the event loop (PeerManager::SetParseThreads);
   // 0: on the event loop.
   int parse_threads = 0;
+  // PeerOut's encoding on a thread of its own (RouterConfig::encode_thread).
+  bool encode_thread = false;
 };
 
 // One peer as `list_peers` shows it: the session's status and configuration and the routing

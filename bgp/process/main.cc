@@ -6,6 +6,7 @@
 //              [--local-as AS] [--bgp-id ADDR] [--rib TARGET | --no-rib] [--rpki CLASS]
 //              [--ipv4-only]
 //              [--send-buffer-kb KB] [--send-budget-mb MB] [--threads N] [--parse-threads N]
+//              [--encode-thread 0|1]
 //
 // Prints "ready INSTANCE" on stdout once registered with the Finder. SIGINT/SIGTERM (or
 // common/1.0/shutdown): every session ends with Cease / Administrative Shutdown, then exit 0.
@@ -55,6 +56,7 @@ struct Flags {
   size_t send_budget_mb = 8;
   int threads = RouterConfig::DefaultThreads();
   int parse_threads = -1;  // -1: RouterConfig::DefaultParseThreads
+  int encode_thread = -1;  // -1: RouterConfig::DefaultEncodeThread
 };
 
 [[noreturn]] void Die(const std::string& message) {
@@ -156,6 +158,12 @@ std::optional<int> ParseFlags(int argc, char** argv, Flags* f) {
          "usable CPUs that the event loop and --threads leave, at most --threads; 0 with "
          "--threads 1)")
       ->check(CLI::Range(0, 256));
+  app.add_option_function<int>(
+         "--encode-thread", [f](const int& n) { f->encode_thread = n; },
+         "1: encode the UPDATEs sent to peers on a thread of their own, 0: on the event loop "
+         "(default: 1 when --threads > 1 leaves a usable CPU beside the event loop and the "
+         "shards)")
+      ->check(CLI::Range(0, 1));
   options.AddLogOptions();
   return options.Parse(argc, argv);
 }
@@ -175,6 +183,9 @@ int Run(const Flags& flags) {
   options.parse_threads = flags.parse_threads >= 0
                               ? flags.parse_threads
                               : RouterConfig::DefaultParseThreads(flags.threads);
+  options.encode_thread = flags.encode_thread >= 0
+                              ? flags.encode_thread == 1
+                              : RouterConfig::DefaultEncodeThread(flags.threads);
   BgpDaemon daemon(io, options);
   BgpProcess& bgp = daemon.bgp();
 

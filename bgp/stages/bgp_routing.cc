@@ -1,9 +1,11 @@
 #include "bgp/stages/bgp_routing.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "absl/strings/str_cat.h"
 #include "base/cpus.h"
+#include "boost/asio/executor_work_guard.hpp"
 
 namespace sluice::bgp {
 
@@ -28,6 +30,10 @@ BgpRouting::BgpRouting(boost::asio::io_context& io, RouterConfig config, Routing
   ps.profiler = services_.profiler;
   ps.validator = services_.validator;
   ps.route_monitor = services_.route_monitor;
+  if (config_.encode_thread) {
+    encoder_ = std::make_unique<EncodeThread>();
+    options.peer_out.encoder = encoder_.get();
+  }
   const int threads = config_.threads > 0 ? config_.threads : RouterConfig::DefaultThreads();
   if (threads > 1 || config_.shard_single_thread) {
     sharded_ = std::make_unique<ShardedRouting>(threads, router, ps, options,
@@ -86,14 +92,34 @@ int RouterConfig::DefaultParseThreads(int threads, int cores) {
   return std::clamp(cores - threads - 1, 0, threads);
 }
 
+bool RouterConfig::DefaultEncodeThread(int threads, int cores) {
+  return threads > 1 && cores >= threads + 2;
+}
+
 void BgpRouting::Settle() {
-  if (sharded_ != nullptr) {
-    sharded_->Settle();
-    return;
-  }
+  do {
+    if (sharded_ != nullptr) {
+      sharded_->Settle();
+    } else {
+      io().restart();
+      while (io().poll() > 0) {
+      }
+    }
+  } while (SettleEncoder());
+}
+
+bool BgpRouting::SettleEncoder() {
+  if (encoder_ == nullptr) return false;
+  bool ran = false;
+  auto guard = boost::asio::make_work_guard(io());
   io().restart();
-  while (io().poll() > 0) {
+  while (encoder_->pending() > 0) {  // its batches come back to the loop meanwhile
+    if (io().run_one_for(std::chrono::milliseconds(1)) > 0) ran = true;
   }
+  guard.reset();
+  io().restart();
+  while (io().poll() > 0) ran = true;
+  return ran;
 }
 
 BgpRouting::~BgpRouting() {

@@ -31,6 +31,7 @@
 #include "absl/time/time.h"
 #include "bgp/session/session_link.h"
 #include "bgp/stages/bgp_peer.h"
+#include "bgp/stages/encode_thread.h"
 #include "bgp/stages/family_pipeline.h"
 #include "bgp/stages/family_routing.h"
 #include "bgp/stages/nexthop_cache.h"
@@ -56,6 +57,9 @@ struct RouterConfig {
   // With threads 1: run the shard stage anyway, on one worker thread (benchmarks: what the
   // hand-over between the event loop and the shards costs, apart from spreading the work).
   bool shard_single_thread = false;
+  // PeerOut's encoding on a thread of its own (EncodeThread, PeerOut::Options::encoder), so that
+  // the event loop only hands batches over and sends; false: on the event loop.
+  bool encode_thread = false;
   // RFC 4724 §4.2 helper: seconds a restarted peer has, once Established again, to send
   // End-of-RIB before its routes still stale are withdrawn (`graceful-restart {
   // stale-routes-time }`).
@@ -69,6 +73,10 @@ struct RouterConfig {
   // left. A pool on cores the shards also need costs more CPU than the
   // decoding it takes off the loop (bench/bgp/README.md).
   static int DefaultParseThreads(int threads, int cores = DefaultThreads());
+  // Whether sluice-bgp encodes on a thread of its own for `threads` shard workers on `cores`
+  // usable CPUs: with the shard stage, when a core is left beside the event loop and the shards
+  // (then the loop's main remaining work, encoding, moves there); never for the serial pipeline.
+  static bool DefaultEncodeThread(int threads, int cores = DefaultThreads());
 };
 
 // What the routing side knows of a peer (the session side's PeerConfig and PeerStatus, in
@@ -230,8 +238,9 @@ class BgpRouting {
   int threads() const { return sharded_ != nullptr ? sharded_->threads() : 1; }
   // Null with one thread.
   ShardedRouting* sharded() { return sharded_.get(); }
-  // Runs the event loop (and waits for the shards) until nothing is left to do anywhere: every
-  // route handed over was processed, every output delivered, no handler ready. For tests and
+  // Runs the event loop (and waits for the shards and the encoding thread) until nothing is left
+  // to do anywhere: every route handed over was processed, every output delivered and sent, no
+  // handler ready. For tests and
   // benchmarks: a process's loop never runs dry this way (timers are not waited for).
   void Settle();
   // The shards' input is full (ShardedRouting::SetBackpressure): every peer's session was told
@@ -251,9 +260,14 @@ class BgpRouting {
   void RibSyncedFrom(size_t family, std::function<void(bool synced)> done);
   // Tells every peer's session to stop (or go on) reading.
   void PauseInputs(bool paused);
+  // Settle's step for the encoding thread: runs the loop until every batch handed to it came
+  // back; whether any handler ran.
+  bool SettleEncoder();
 
   RouterConfig config_;
   RoutingServices services_;
+  // config_.encode_thread: destroyed after every PeerOut that uses it.
+  std::unique_ptr<EncodeThread> encoder_;
   // Destroyed in reverse: peers, then the stages (which use the pipelines' table sets and the
   // nexthop cache), then the pipelines.
   PeerSourceRegistry sources_;

@@ -54,14 +54,17 @@ class ShardRouter {
 
   // `shard_single_thread`: with threads 1, the shard stage on one worker thread anyway.
   // `validator`: with RPKI (every branch validates against it), or null.
+  // `encode_thread`: RouterConfig::encode_thread.
   ShardRouter(int threads, uint32_t local_as, PipelineOptions options = {},
-              bool shard_single_thread = false, const rpki::OriginValidator* validator = nullptr) {
+              bool shard_single_thread = false, const rpki::OriginValidator* validator = nullptr,
+              bool encode_thread = false) {
     rib_ = std::make_unique<FakeRib>(io_);
     RouterConfig rc;
     rc.local_as = local_as;
     rc.router_id = net::IPv4Address(0xc0000201);  // 192.0.2.1
     rc.threads = threads;
     rc.shard_single_thread = shard_single_thread;
+    rc.encode_thread = encode_thread;
     RoutingServices services{nullptr, rib_.get(), &store_};
     services.validator = validator;
     routing_ = std::make_unique<BgpRouting>(io_, rc, services, options);

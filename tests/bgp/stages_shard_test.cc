@@ -96,7 +96,7 @@ void Churn(ShardRouter& r, std::mt19937& rng, const Scenario& s, int updates) {
 }
 
 RouterDigest RunScenario(int threads, std::vector<std::string>* log,
-                         bool shard_single_thread = false) {
+                         bool shard_single_thread = false, bool encode_thread = false) {
   Scenario s;
   PipelineOptions po;
   po.shard_batch = 64;  // small batches: many hand-overs
@@ -105,7 +105,7 @@ RouterDigest RunScenario(int threads, std::vector<std::string>* log,
   po.rib_out.window = 2;
   po.dump_slice = 100;
   po.deletion_slice = 100;
-  ShardRouter r(threads, kLocalAs, po, shard_single_thread);
+  ShardRouter r(threads, kLocalAs, po, shard_single_thread, nullptr, encode_thread);
   for (const auto& [addr, as] : s.peers) r.AddPeer(addr, A(addr), as);
   for (const auto& [addr, as] : s.peers) r.Up(*r.peer(A(addr)));
   std::mt19937 rng(20261121);
@@ -170,6 +170,9 @@ TEST(ShardedRouting, SameRoutesAsTheSerialPipeline) {
   // The shard stage with a single worker (what bgp_pipeline_bench --shard-stage measures).
   const RouterDigest single = RunScenario(1, &log, /*shard_single_thread=*/true);
   testing::ExpectSameRouting(serial, single, "1 thread, shard stage");
+  // PeerOut encoding on a thread of its own (RouterConfig::encode_thread).
+  const RouterDigest encoding = RunScenario(4, &log, false, /*encode_thread=*/true);
+  testing::ExpectSameRouting(serial, encoding, "4 threads, encoding thread");
   for (const std::string& l : log) std::printf("%s\n", l.c_str());
 }
 
@@ -339,6 +342,16 @@ TEST(ShardTest, ParsePoolTakesTheCoresTheLoopAndShardsLeave) {
   EXPECT_EQ(RouterConfig::DefaultParseThreads(2, 4), 1);
   EXPECT_EQ(RouterConfig::DefaultParseThreads(4, 8), 3);
   EXPECT_EQ(RouterConfig::DefaultParseThreads(2, 16), 2) << "at most one per shard";
+}
+
+// The encoding thread takes a core that the event loop and the shards leave.
+TEST(ShardTest, EncodingThreadTakesACoreTheLoopAndShardsLeave) {
+  EXPECT_FALSE(RouterConfig::DefaultEncodeThread(1, 64)) << "the serial pipeline encodes itself";
+  EXPECT_FALSE(RouterConfig::DefaultEncodeThread(2, 2));
+  EXPECT_FALSE(RouterConfig::DefaultEncodeThread(2, 3));
+  EXPECT_FALSE(RouterConfig::DefaultEncodeThread(8, 8));
+  EXPECT_TRUE(RouterConfig::DefaultEncodeThread(2, 4));
+  EXPECT_TRUE(RouterConfig::DefaultEncodeThread(4, 8));
 }
 
 }  // namespace
