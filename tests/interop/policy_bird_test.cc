@@ -14,9 +14,13 @@
 //   - static routes put in the RIB with tags 5 and 6 (rib/1.0/add_route4, protocol "static"),
 //     redistributed through redist:static: BIRD sees them with 65001:5 / 65001:6;
 //   - sluice-rib's origin:static policy tags an untagged static route, which then follows.
+// sluice-bgp runs the shard stage (--threads 2) with PeerOut's encoding on its own thread
+// (--encode-thread 1): what BIRD down holds is what those UPDATEs, encoded off the loop, said.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "absl/strings/str_cat.h"
@@ -162,6 +166,18 @@ constexpr const char* kRedist = R"(policy-statement static-to-bgp {
 }
 )";
 
+// Whether process `pid` has a thread named `name` (/proc/PID/task/TID/comm).
+bool HasThread(pid_t pid, const std::string& name) {
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator(absl::StrCat("/proc/", pid, "/task"), ec)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) return true;
+  }
+  return false;
+}
+
 TEST(PolicyBirdTest, ImportExportAndRedistributionPoliciesAsBirdSeesThem) {
   for (const char* p : {"bird", "birdc"}) {
     if (!sluice::testing::HaveProgram(p)) {
@@ -170,8 +186,10 @@ TEST(PolicyBirdTest, ImportExportAndRedistributionPoliciesAsBirdSeesThem) {
   }
   const int port = sluice::testing::FreeTcpPort();
   SluiceRouter sluice({"--listen", absl::StrCat("127.0.0.1:", port), "--local-as",
-                       absl::StrCat(kSluiceAs), "--bgp-id", "10.255.0.1", "--ipv4-only"});
+                       absl::StrCat(kSluiceAs), "--bgp-id", "10.255.0.1", "--ipv4-only",
+                       "--threads", "2", "--encode-thread", "1"});
   ASSERT_TRUE(sluice.ok()) << sluice.error();
+  EXPECT_TRUE(HasThread(sluice.bgp().pid(), "bgp-encode"));
   BgpClient& bgp = sluice.client();
 
   // Policies first (banks may be configured before their peers), then the peers.
