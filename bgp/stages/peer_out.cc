@@ -41,7 +41,6 @@ PeerOut::PeerOut(std::string name, boost::asio::io_context& io, SessionSender* s
                  const PrefixSource* loc_rib, Options options)
     : BranchTail(name),
       sender_(sender),
-      family_(family),
       reader_(reader),
       options_(options),
       io_(io),
@@ -490,7 +489,7 @@ void PeerOut::SendEndOfRib() {
     return;
   }
   std::vector<uint8_t> out;
-  encoding_->encoder.EndOfRib(family_, &out);
+  encoding_->encoder.EndOfRib(encoding_->family, &out);
   counters_.end_of_rib_sent = true;
   Send(std::move(out), 1);
 }

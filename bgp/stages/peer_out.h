@@ -197,7 +197,6 @@ class PeerOut : public BranchTail {
   size_t high_water() const;
 
   SessionSender* sender_;
-  AfiSafi family_;
   FlowControl* reader_;
   Options options_;
   // For the gate's callback and the batches coming back from the encoding thread.

@@ -435,7 +435,10 @@ TEST_F(PeerOutTest, ARefreshOfAPrefixAddedAndDeletedInOneBatchSendsNothing) {
 // everything posted after it.
 class PeerOutEncoderTest : public PeerOutTest {
  protected:
-  void TearDown() override { Sent(); }
+  void TearDown() override {
+    if (held_) Release();  // a test that stopped early must not leave the thread waiting
+    Sent();
+  }
   PeerOut::Options Options() override {
     PeerOut::Options options = PeerOutTest::Options();
     options.encoder = &encoder_;
@@ -452,12 +455,17 @@ class PeerOutEncoderTest : public PeerOutTest {
   }
   // Holds the encoding thread until Release().
   void Hold() {
+    held_ = true;
     encoder_.Post([f = release_.get_future().share()] { f.wait(); });
   }
-  void Release() { release_.set_value(); }
+  void Release() {
+    held_ = false;
+    release_.set_value();
+  }
 
   EncodeThread encoder_{"test-encode"};
   std::promise<void> release_;
+  bool held_ = false;
 };
 
 TEST_F(PeerOutEncoderTest, SendsWhatTheLoopSends) {
