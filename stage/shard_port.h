@@ -39,14 +39,28 @@ struct ShardInput {
   int64_t arrival_ns = 0;  // stage/route_arrival.h; 0 unknown
 };
 
+// What a replace's output keeps of the old route until the loop delivers it: by default the whole
+// route. Every change waiting for the loop holds one, so its size is what a burst of changes keeps
+// in memory and carries from a shard's core to the loop's. A route type whose ports' downstream
+// stages read only part of an old route may specialise this to keep that part:
+//   Keep(old_route)              on the shard: what to keep of the old route
+//   Restore(kept, new_route)     on the loop: the old route its downstream's replace_route gets
+template <StageRoute Route>
+struct ShardOldRoute {
+  Route route;
+  static ShardOldRoute Keep(Route&& old_route) { return ShardOldRoute{std::move(old_route)}; }
+  static Route Restore(ShardOldRoute&& kept, const Route&) { return std::move(kept.route); }
+};
+
 template <StageRoute Route>
 struct ShardOutput {
   enum class Op : uint8_t { kAdd, kDelete, kReplace, kSignal, kBarrier };
   Op op = Op::kAdd;
   uint8_t code = 0;  // kSignal, kBarrier: the port owner's
   uint32_t port = 0;
-  Route old_route;  // kDelete, kReplace
-  Route new_route;  // kAdd, kReplace, kSignal
+  // kAdd and kReplace: the new route; kDelete: the route deleted; kSignal: the signal's route.
+  Route route;
+  ShardOldRoute<Route> old;  // kReplace: the route replaced
   int64_t arrival_ns = 0;
 };
 
@@ -126,15 +140,15 @@ class ShardExit : public LinearStage<Route>, public ShardPortExit {
   bool blocked() const { return blocked_; }
 
   void add_route(const Route& route, Stage<Route>*) override {
-    outputs_->Emit(port_, Op::kAdd).new_route = route;
+    outputs_->Emit(port_, Op::kAdd).route = route;
   }
   void delete_route(const Route& route, Stage<Route>*) override {
-    outputs_->Emit(port_, Op::kDelete).old_route = route;
+    outputs_->Emit(port_, Op::kDelete).route = route;
   }
   void replace_route(const Route& old_route, const Route& new_route, Stage<Route>*) override {
     ShardOutput<Route>& o = outputs_->Emit(port_, Op::kReplace);
-    o.old_route = old_route;
-    o.new_route = new_route;
+    o.old = ShardOldRoute<Route>::Keep(Route(old_route));
+    o.route = new_route;
   }
   void push(Stage<Route>*) override { outputs_->Flush(); }
   void SetBlocked(bool blocked) override { blocked_ = blocked; }

@@ -318,8 +318,8 @@ void ShardStage<Route, Sub>::Deliver(std::span<Out> items) {
     p->Take(o);
     // The item's references go here, on the loop that just used them, not when the shard reuses
     // the item.
-    o.old_route = Route();
-    o.new_route = Route();
+    o.route = Route();
+    o.old = {};
   }
 }
 
@@ -328,16 +328,18 @@ void ShardStage<Route, Sub>::OutputPort::Take(Out& o) {
   ArrivalScope arrival(o.arrival_ns);
   switch (o.op) {
     case Out::Op::kAdd:
-      downstream_->add_route(std::move(o.new_route), nullptr);
+      downstream_->add_route(std::move(o.route), nullptr);
       break;
     case Out::Op::kDelete:
-      downstream_->delete_route(o.old_route, nullptr);
+      downstream_->delete_route(o.route, nullptr);
       break;
-    case Out::Op::kReplace:
-      downstream_->replace_route(std::move(o.old_route), std::move(o.new_route), nullptr);
+    case Out::Op::kReplace: {
+      Route old_route = ShardOldRoute<Route>::Restore(std::move(o.old), o.route);
+      downstream_->replace_route(std::move(old_route), std::move(o.route), nullptr);
       break;
+    }
     case Out::Op::kSignal:
-      if (handlers_.signal) handlers_.signal(o.code, o.new_route);
+      if (handlers_.signal) handlers_.signal(o.code, o.route);
       break;
     case Out::Op::kBarrier:
       if (++barriers_[o.code] < owner_->shards()) break;

@@ -31,7 +31,7 @@ ShardTail::ShardTail(std::string name, boost::asio::io_context& io, ShardOutputs
                          if (std::optional<BgpRoute> r = upstream_->lookup_route(p)) {
                            Out& o = outputs_->Emit(port_, Op::kSignal);
                            o.code = kReadvertise;
-                           o.new_route = *r;
+                           o.route = *r;
                            ++emitted_;
                          }
                        },
@@ -56,12 +56,12 @@ void ShardTail::add_route(const BgpRoute& route, BgpStage* caller) {
 }
 
 void ShardTail::add_route(BgpRoute&& route, BgpStage*) {
-  outputs_->Emit(port_, Op::kAdd).new_route = std::move(route);
+  outputs_->Emit(port_, Op::kAdd).route = std::move(route);
   ++emitted_;
 }
 
 void ShardTail::delete_route(const BgpRoute& route, BgpStage*) {
-  outputs_->Emit(port_, Op::kDelete).old_route = route;
+  outputs_->Emit(port_, Op::kDelete).route = route;
   ++emitted_;
 }
 
@@ -72,8 +72,8 @@ void ShardTail::replace_route(const BgpRoute& old_route, const BgpRoute& new_rou
 
 void ShardTail::replace_route(BgpRoute&& old_route, BgpRoute&& new_route, BgpStage*) {
   Out& o = outputs_->Emit(port_, Op::kReplace);
-  o.old_route = std::move(old_route);
-  o.new_route = std::move(new_route);
+  o.old = stage::ShardOldRoute<BgpRoute>::Keep(std::move(old_route));
+  o.route = std::move(new_route);
   ++emitted_;
 }
 

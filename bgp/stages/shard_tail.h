@@ -17,6 +17,29 @@
 #include "bgp/stages/route.h"
 #include "stage/shard_port.h"
 
+namespace sluice::stage {
+// What a replace waiting for the loop keeps of the old route: its attribute set and its source,
+// what the ports' downstream stages read of it (PeerOut: the set advertised before; RibOut: the
+// source's kind, for the RIB's origin table). Delivered, the old route has the new one's prefix
+// and path id; its other fields (IGP metric, flags, validation state) are left unset.
+template <>
+struct ShardOldRoute<bgp::BgpRoute> {
+  bgp::AttrRef attrs;
+  const bgp::PeerSource* source = nullptr;
+  static ShardOldRoute Keep(bgp::BgpRoute&& old_route) {
+    return ShardOldRoute{std::move(old_route.attrs), old_route.source};
+  }
+  static bgp::BgpRoute Restore(ShardOldRoute&& kept, const bgp::BgpRoute& new_route) {
+    bgp::BgpRoute r;
+    r.net = new_route.net;
+    r.path_id = new_route.path_id;
+    r.attrs = std::move(kept.attrs);
+    r.source = kept.source;
+    return r;
+  }
+};
+}  // namespace sluice::stage
+
 namespace sluice::bgp {
 
 using ShardOutputs = stage::ShardOutputs<BgpRoute>;

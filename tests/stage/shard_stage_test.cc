@@ -375,7 +375,7 @@ TEST_P(ShardStageTest, SignalsInOrderAndBarriersOnceEveryShardRaisedThem) {
   using OutOp = ShardOutput<TestRoute>::Op;
   for (int i = 0; i < shards; ++i) {
     shard.runner().Command(i, [&outs, i](TestShard&) {
-      outs[i]->Emit(kOut, OutOp::kSignal).new_route = R("10.0.0.0/24", i);
+      outs[i]->Emit(kOut, OutOp::kSignal).route = R("10.0.0.0/24", i);
       ShardOutput<TestRoute>& b = outs[i]->Emit(kOut, OutOp::kBarrier);
       b.code = 7;
       outs[i]->Flush();
