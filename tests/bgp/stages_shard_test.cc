@@ -10,6 +10,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "bgp/stages/shard_tail.h"
 #include "policy/filter.h"
 #include "tests/bgp/shard_test_util.h"
 #include "tests/bgp/stages_test_util.h"
@@ -352,6 +353,39 @@ TEST(ShardTest, EncodingThreadTakesACoreTheLoopAndShardsLeave) {
   EXPECT_FALSE(RouterConfig::DefaultEncodeThread(8, 8));
   EXPECT_TRUE(RouterConfig::DefaultEncodeThread(2, 4));
   EXPECT_TRUE(RouterConfig::DefaultEncodeThread(4, 8));
+}
+
+// A replace waiting for the loop keeps of the old route what PeerOut (its attribute set) and
+// RibOut (its source) read; the loop gets it back with the new route's prefix and path id.
+TEST(ShardTest, AReplaceKeepsWhatTheLoopsStagesReadOfTheOldRoute) {
+  using Kept = stage::ShardOldRoute<BgpRoute>;
+  AttributeStore store;
+  PeerSource ibgp_peer;
+  ibgp_peer.peer_id = 3;
+  ibgp_peer.ibgp = true;
+  PeerSource ebgp_peer;
+  ebgp_peer.peer_id = 4;
+  BgpRoute old_route;
+  old_route.net = P("10.1.0.0/16");
+  old_route.attrs = testing::Attr().Path({65001}).NextHop("192.0.2.1").In(store);
+  old_route.source = &ibgp_peer;
+  old_route.path_id = 7;
+  BgpRoute new_route = old_route;
+  new_route.attrs = testing::Attr().Path({65002}).NextHop("192.0.2.2").In(store);
+  new_route.source = &ebgp_peer;
+  const AttrRef old_attrs = old_route.attrs;
+  stage::ShardOutput<BgpRoute> o;
+  o.op = stage::ShardOutput<BgpRoute>::Op::kReplace;
+  o.old = Kept::Keep(std::move(old_route));
+  o.route = new_route;
+  EXPECT_LT(sizeof(o), 2 * sizeof(BgpRoute)) << "an output holds less than two routes";
+
+  const BgpRoute restored = Kept::Restore(std::move(o.old), o.route);
+  EXPECT_EQ(restored.net, P("10.1.0.0/16"));
+  EXPECT_EQ(restored.path_id, 7u);
+  EXPECT_EQ(restored.source, &ibgp_peer) << "RibOut deletes from the old source's origin table";
+  EXPECT_EQ(restored.attrs.get(), old_attrs.get()) << "PeerOut compares with the set sent before";
+  EXPECT_EQ(old_attrs.use_count(), 2u) << "the kept set was moved, not copied";
 }
 
 }  // namespace
